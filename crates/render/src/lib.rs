@@ -1,0 +1,279 @@
+//! Rendering: scenario → stream.
+//!
+//! The second stage of the data flow. [`render`] turns one [`Turn`] into the provider-neutral
+//! [`Event`]s an events-level subject consumes, each paired with its [`Origin`]: which block,
+//! fragment, terminal or fault of the scenario produced it. The oracle reads origins to know
+//! what was delivered before a cut; it never reads the events' contents back.
+//!
+//! The neutral events can express both shapes the providers use: Anthropic's (a call is
+//! announced, fragmented and closed by its own terminal event, and the message-level stop
+//! reason follows the blocks) and OpenAI Chat's (fragments of several calls interleave, no
+//! call has its own terminal, and the finish reason is the only terminal).
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use toolcert_scenario::{
+    fragments, Block, Ending, FaultKind, Shape, StopReason, StreamEnd, Turn,
+};
+
+/// A provider-neutral stream event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event<'a> {
+    /// A piece of prose.
+    TextDelta { text: Cow<'a, str> },
+    /// A call is announced: its positional key is bound to its id and tool name.
+    CallStart { index: u32, call_id: Cow<'a, str>, name: Cow<'a, str> },
+    /// An argument fragment for the call at `index`.
+    ArgsDelta { index: u32, fragment: Cow<'a, str> },
+    /// The call at `index` has no more fragments (Anthropic `content_block_stop`,
+    /// Responses `function_call_arguments.done`).
+    CallStop { index: u32 },
+    /// The message-level stop reason (Anthropic `message_delta`, Chat `finish_reason`,
+    /// Responses `response.completed` / `response.incomplete`).
+    Stop { reason: StopReason },
+    /// An error event mid-stream; the stream closes after it.
+    Error { message: Cow<'a, str> },
+    /// A keep-alive with no content.
+    Ping,
+}
+
+impl Event<'_> {
+    /// An owned copy, detached from the scenario it borrows from.
+    pub fn into_owned(self) -> Event<'static> {
+        fn own(c: Cow<'_, str>) -> Cow<'static, str> {
+            Cow::Owned(c.into_owned())
+        }
+        match self {
+            Event::TextDelta { text } => Event::TextDelta { text: own(text) },
+            Event::CallStart { index, call_id, name } => {
+                Event::CallStart { index, call_id: own(call_id), name: own(name) }
+            }
+            Event::ArgsDelta { index, fragment } => Event::ArgsDelta { index, fragment: own(fragment) },
+            Event::CallStop { index } => Event::CallStop { index },
+            Event::Stop { reason } => Event::Stop { reason },
+            Event::Error { message } => Event::Error { message: own(message) },
+            Event::Ping => Event::Ping,
+        }
+    }
+}
+
+/// What part of the scenario an event came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "origin", rename_all = "snake_case")]
+pub enum Origin {
+    /// Fragment `fragment` of the text block at `block`, covering bytes `start..end`.
+    Text { block: u32, start: u32, end: u32 },
+    /// The announcement of the call at `block`.
+    Announce { block: u32 },
+    /// A fragment of the call at `block`, covering argument bytes `start..end`.
+    Fragment { block: u32, start: u32, end: u32 },
+    /// The call's own terminal event.
+    CallStop { block: u32 },
+    /// The message-level stop; in the interleaved shape it is every call's terminal.
+    Stop,
+    /// The error event of an errored ending.
+    Error,
+    Ping,
+    /// The fault at this position of `Turn::faults`.
+    Fault { fault: u32 },
+}
+
+/// A turn rendered at the events level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rendered<'a> {
+    pub events: Vec<Event<'a>>,
+    /// `origins[k]` is where `events[k]` came from.
+    pub origins: Vec<Origin>,
+    /// How the transport closes after the last event.
+    pub end: StreamEnd,
+}
+
+impl Rendered<'_> {
+    /// Position of the first event with this origin.
+    pub fn position(&self, origin: Origin) -> Option<usize> {
+        self.origins.iter().position(|o| *o == origin)
+    }
+}
+
+/// Renders one turn as provider-neutral events.
+pub fn render(turn: &Turn) -> Rendered<'_> {
+    let mut body: Vec<(Event<'_>, Origin)> = Vec::new();
+    match &turn.shape {
+        Shape::PerCall => {
+            for (b, block) in turn.blocks.iter().enumerate() {
+                let block_no = b as u32;
+                match block {
+                    Block::Text(t) => {
+                        for (r, f) in fragments(&t.text, &t.splits) {
+                            body.push((
+                                Event::TextDelta { text: Cow::Borrowed(f) },
+                                Origin::Text { block: block_no, start: r.start as u32, end: r.end as u32 },
+                            ));
+                        }
+                    }
+                    Block::Call(c) => {
+                        body.push((announce(c), Origin::Announce { block: block_no }));
+                        for (r, f) in fragments(&c.arguments, &c.splits) {
+                            body.push((
+                                Event::ArgsDelta { index: c.index, fragment: Cow::Borrowed(f) },
+                                Origin::Fragment { block: block_no, start: r.start as u32, end: r.end as u32 },
+                            ));
+                        }
+                        body.push((Event::CallStop { index: c.index }, Origin::CallStop { block: block_no }));
+                    }
+                }
+            }
+        }
+        Shape::Interleaved(il) => interleave(turn, &il.order, &mut body),
+    }
+    if let Ending::Stop(reason) = turn.ending {
+        body.push((Event::Stop { reason }, Origin::Stop));
+    }
+    insert_faults(turn, &mut body);
+    insert_pings(&turn.pings, &mut body);
+
+    let end = match &turn.ending {
+        Ending::Stop(_) => StreamEnd::Eof,
+        Ending::Abandoned { after, end } => {
+            body.truncate(*after as usize);
+            *end
+        }
+        Ending::Errored { after, message } => {
+            body.truncate(*after as usize);
+            body.push((Event::Error { message: Cow::Borrowed(message) }, Origin::Error));
+            StreamEnd::Eof
+        }
+    };
+    let (events, origins) = body.into_iter().unzip();
+    Rendered { events, origins, end }
+}
+
+fn announce(c: &toolcert_scenario::Call) -> Event<'_> {
+    Event::CallStart { index: c.index, call_id: Cow::Borrowed(&c.call_id), name: Cow::Borrowed(&c.name) }
+}
+
+/// The interleaved (OpenAI Chat) shape: a call's announcement rides with its first piece.
+fn interleave<'a>(turn: &'a Turn, order: &[u16], body: &mut Vec<(Event<'a>, Origin)>) {
+    // Each block's pieces: fragments, or for a call with no argument bytes one bare piece
+    // (the announcement alone).
+    type Piece<'a> = Option<(std::ops::Range<usize>, &'a str)>;
+    let mut pieces: Vec<std::collections::VecDeque<Piece<'a>>> = turn
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text(t) => fragments(&t.text, &t.splits).map(Some).collect(),
+            Block::Call(c) => {
+                let mut q: std::collections::VecDeque<Piece<'a>> =
+                    fragments(&c.arguments, &c.splits).map(Some).collect();
+                if q.is_empty() {
+                    q.push_back(None);
+                }
+                q
+            }
+        })
+        .collect();
+    let n = turn.blocks.len();
+    let mut announced = vec![false; n];
+    let mut send = |b: usize| {
+        let Some(piece) = pieces[b].pop_front() else { return false };
+        let block_no = b as u32;
+        match (&turn.blocks[b], piece) {
+            (Block::Text(_), Some((r, f))) => body.push((
+                Event::TextDelta { text: Cow::Borrowed(f) },
+                Origin::Text { block: block_no, start: r.start as u32, end: r.end as u32 },
+            )),
+            (Block::Text(_), None) => {}
+            (Block::Call(c), piece) => {
+                if !announced[b] {
+                    announced[b] = true;
+                    body.push((announce(c), Origin::Announce { block: block_no }));
+                }
+                if let Some((r, f)) = piece {
+                    body.push((
+                        Event::ArgsDelta { index: c.index, fragment: Cow::Borrowed(f) },
+                        Origin::Fragment { block: block_no, start: r.start as u32, end: r.end as u32 },
+                    ));
+                }
+            }
+        }
+        true
+    };
+    if n == 0 {
+        return;
+    }
+    for &o in order {
+        send(o as usize % n);
+    }
+    // What the order left unsent follows in block order.
+    for b in 0..n {
+        while send(b) {}
+    }
+}
+
+/// Inserts each fault at its position, clamped to where it makes sense; a fault that cannot
+/// be placed (it names a call of a turn with none, or follows a terminal the stream never
+/// sends) is not rendered.
+fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
+    let call_blocks: Vec<u32> = turn
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, Block::Call(_)))
+        .map(|(i, _)| i as u32)
+        .collect();
+    let unused_index = turn.calls().map(|c| c.index).max().map_or(0, |m| m.saturating_add(1));
+    let mut inserts: Vec<(usize, Event<'a>, Origin)> = Vec::new();
+    for (k, fault) in turn.faults.iter().enumerate() {
+        let origin = Origin::Fault { fault: k as u32 };
+        let call_of = |call: u16| -> Option<(u32, &'a toolcert_scenario::Call)> {
+            if call_blocks.is_empty() {
+                return None;
+            }
+            let block = call_blocks[call as usize % call_blocks.len()];
+            match &turn.blocks[block as usize] {
+                Block::Call(c) => Some((block, c)),
+                Block::Text(_) => None,
+            }
+        };
+        let placed = match &fault.kind {
+            FaultKind::ReplayAnnouncement { call } => call_of(*call).and_then(|(block, c)| {
+                let lo = body.iter().position(|(_, o)| *o == Origin::Announce { block })? + 1;
+                Some((lo, announce(c)))
+            }),
+            FaultKind::UnannouncedFragment { fragment } => Some((
+                0,
+                Event::ArgsDelta { index: unused_index, fragment: Cow::Borrowed(fragment) },
+            )),
+            FaultKind::FragmentAfterStop { call, fragment } => call_of(*call).and_then(|(block, c)| {
+                let terminal = match turn.shape {
+                    Shape::PerCall => Origin::CallStop { block },
+                    Shape::Interleaved(_) => Origin::Stop,
+                };
+                let lo = body.iter().position(|(_, o)| *o == terminal)? + 1;
+                Some((lo, Event::ArgsDelta { index: c.index, fragment: Cow::Borrowed(fragment) }))
+            }),
+        };
+        if let Some((lo, event)) = placed {
+            let at = (fault.at as usize).clamp(lo, body.len());
+            inserts.push((at, event, origin));
+        }
+    }
+    // Insert from the back so earlier positions stay valid; equal positions keep fault order.
+    inserts.sort_by_key(|(at, _, _)| *at);
+    for (at, event, origin) in inserts.into_iter().rev() {
+        body.insert(at, (event, origin));
+    }
+}
+
+fn insert_pings(pings: &[u32], body: &mut Vec<(Event<'_>, Origin)>) {
+    let mut at: Vec<usize> = pings.iter().map(|&p| (p as usize).min(body.len())).collect();
+    at.sort_unstable();
+    for p in at.into_iter().rev() {
+        body.insert(p, (Event::Ping, Origin::Ping));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,398 @@
+//! The scenario model: the ground truth of a case.
+//!
+//! A [`Case`] says what the model wrote (the [`Turn`]s, their text and [`Call`]s, the exact
+//! argument bytes) and how each stream was delivered (where the fragments split, how the
+//! calls interleave, how the turn ended, which [`Fault`]s the stream carries). It is the
+//! first stage of the data flow: generators and named cases build scenarios, the renderer
+//! turns them into events, and the oracle derives the expected observation from them alone.
+//!
+//! Every field is plain data with no invariants a constructor must enforce: positions are
+//! clamped and out-of-range references ignored where they are used, so any value (including
+//! one made by `arbitrary` or read from a file) renders to some stream.
+
+use serde::{Deserialize, Serialize};
+
+/// One certification case: one or more streams, each fed to its own accumulator made by the
+/// same factory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Case {
+    /// A stable, human-readable id (`named/split/inside-unicode-escape`, `gen/1/42`).
+    pub name: String,
+    pub streams: Vec<Turn>,
+    /// How the streams are delivered relative to each other.
+    #[serde(default)]
+    pub schedule: StreamSchedule,
+}
+
+impl Case {
+    /// A case of one stream.
+    pub fn single(name: impl Into<String>, turn: Turn) -> Case {
+        Case { name: name.into(), streams: vec![turn], schedule: StreamSchedule::Sequential }
+    }
+}
+
+/// How several streams of one case are delivered.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamSchedule {
+    /// Each stream runs to its end before the next one starts (successive turns).
+    #[default]
+    Sequential,
+    /// All streams are open at once. Entry `k` names the stream (modulo the stream count)
+    /// that delivers the next event; when the list runs out, the rest go round-robin.
+    Concurrent(Vec<u16>),
+}
+
+/// One streamed response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The tools offered in the request (their schemas drive the schema profile).
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    pub blocks: Vec<Block>,
+    /// How the blocks' pieces are laid out in the stream.
+    #[serde(default)]
+    pub shape: Shape,
+    pub ending: Ending,
+    #[serde(default)]
+    pub faults: Vec<Fault>,
+    /// Keep-alive events (`ping`) inserted before these body positions.
+    #[serde(default)]
+    pub pings: Vec<u32>,
+}
+
+/// A tool offered to the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    /// The JSON Schema of its input, when the case exercises the schema profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<serde_json::Value>,
+}
+
+/// One block of a turn, in the order the model wrote them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Block {
+    Text(TextBlock),
+    Call(Call),
+}
+
+/// Prose the user reads as it streams.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextBlock {
+    pub text: String,
+    /// Split points: byte offsets where a text delta ends (see [`fragments`]).
+    #[serde(default)]
+    pub splits: Vec<usize>,
+}
+
+/// A tool call as the model wrote it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// The positional key every fragment carries.
+    pub index: u32,
+    /// The stable id the announcement carries once.
+    pub call_id: String,
+    pub name: String,
+    /// The exact argument text the model wrote, which may be invalid JSON on purpose.
+    pub arguments: String,
+    /// Split points: byte offsets where an argument fragment ends (see [`fragments`]).
+    #[serde(default)]
+    pub splits: Vec<usize>,
+}
+
+/// How a turn's pieces are placed in the stream.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// Anthropic and Responses: blocks one after another, each call closed by its own
+    /// terminal event; the message-level stop reason comes after the blocks.
+    #[default]
+    PerCall,
+    /// OpenAI Chat: pieces of several blocks interleave; no call has a terminal event of its
+    /// own, and the finish reason is the only terminal.
+    Interleaved(Interleave),
+}
+
+/// The order in which an interleaved turn's pieces are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interleave {
+    /// Entry `k` names the block (by position, modulo the block count) whose next piece is
+    /// sent; an exhausted block is skipped. Pieces left when the list runs out follow in
+    /// block order. Each block's own pieces always keep their order.
+    #[serde(default)]
+    pub order: Vec<u16>,
+    /// `joins[k]`: piece `k` (in sending order) rides in the same chunk as piece `k - 1`.
+    /// Only the wire level sees chunks; the events level sends one event per piece.
+    #[serde(default)]
+    pub joins: Vec<bool>,
+}
+
+/// How a turn ends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The provider sends its message-level stop reason. Whether the turn is complete or
+    /// truncated follows from the reason ([`StopReason::is_truncating`]).
+    Stop(StopReason),
+    /// No terminal event: the stream ends after `after` body events.
+    Abandoned { after: u32, end: StreamEnd },
+    /// An `error` event after `after` body events, then the stream closes.
+    Errored { after: u32, message: String },
+}
+
+/// The four kinds of ending of DESIGN.md's vocabulary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndingKind {
+    Complete,
+    Truncated,
+    Abandoned,
+    Errored,
+}
+
+impl Ending {
+    pub fn kind(&self) -> EndingKind {
+        match self {
+            Ending::Stop(r) if r.is_truncating() => EndingKind::Truncated,
+            Ending::Stop(_) => EndingKind::Complete,
+            Ending::Abandoned { .. } => EndingKind::Abandoned,
+            Ending::Errored { .. } => EndingKind::Errored,
+        }
+    }
+}
+
+/// How the transport under a stream closed, as the accumulator is told at `finish`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamEnd {
+    /// The server closed the stream normally.
+    #[default]
+    Eof,
+    /// The connection dropped.
+    Disconnect,
+    /// The client cancelled (user pressed stop, request context cancelled).
+    Cancel,
+}
+
+/// A message-level stop reason, spelled as the dialect that sends it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    // Anthropic `stop_reason`.
+    ToolUse,
+    EndTurn,
+    StopSequence,
+    MaxTokens,
+    Refusal,
+    // OpenAI Chat `finish_reason`.
+    ToolCalls,
+    Stop,
+    Length,
+    ContentFilter,
+    // OpenAI Responses terminal events.
+    Completed,
+    Incomplete,
+}
+
+impl StopReason {
+    pub const ALL: [StopReason; 11] = [
+        StopReason::ToolUse,
+        StopReason::EndTurn,
+        StopReason::StopSequence,
+        StopReason::MaxTokens,
+        StopReason::Refusal,
+        StopReason::ToolCalls,
+        StopReason::Stop,
+        StopReason::Length,
+        StopReason::ContentFilter,
+        StopReason::Completed,
+        StopReason::Incomplete,
+    ];
+
+    /// Reasons that say the output was cut: nothing of such a turn may be dispatched.
+    pub fn is_truncating(self) -> bool {
+        matches!(
+            self,
+            StopReason::MaxTokens
+                | StopReason::Refusal
+                | StopReason::Length
+                | StopReason::ContentFilter
+                | StopReason::Incomplete
+        )
+    }
+
+    /// The string the dialect puts on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            StopReason::ToolUse => "tool_use",
+            StopReason::EndTurn => "end_turn",
+            StopReason::StopSequence => "stop_sequence",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::Refusal => "refusal",
+            StopReason::ToolCalls => "tool_calls",
+            StopReason::Stop => "stop",
+            StopReason::Length => "length",
+            StopReason::ContentFilter => "content_filter",
+            StopReason::Completed => "completed",
+            StopReason::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// A defect of the stream itself. Any delivered fault fails the turn with a protocol error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// The body position it is inserted before, clamped to where the fault makes sense
+    /// (after the announcement it replays, after the terminal event it follows).
+    pub at: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// The announcement of call number `call` (among the turn's calls, modulo their count)
+    /// is sent again, as a reconnect or a proxy replays it.
+    ReplayAnnouncement { call: u16 },
+    /// A fragment for a positional index no announcement used.
+    UnannouncedFragment { fragment: String },
+    /// A fragment for call number `call` after its terminal event.
+    FragmentAfterStop { call: u16, fragment: String },
+}
+
+/// The kinds of fault, for coverage counts and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultClass {
+    ReplayAnnouncement,
+    UnannouncedFragment,
+    FragmentAfterStop,
+}
+
+impl FaultKind {
+    pub fn class(&self) -> FaultClass {
+        match self {
+            FaultKind::ReplayAnnouncement { .. } => FaultClass::ReplayAnnouncement,
+            FaultKind::UnannouncedFragment { .. } => FaultClass::UnannouncedFragment,
+            FaultKind::FragmentAfterStop { .. } => FaultClass::FragmentAfterStop,
+        }
+    }
+}
+
+/// The fragments a text or argument string is sent as, given its split points.
+///
+/// The boundaries are `0`, each split point (sorted, clamped to the length and moved back to
+/// a character boundary) and the length. Repeated split points give empty fragments. An empty
+/// string with no split points is sent as no fragment at all.
+pub fn fragments<'a>(text: &'a str, splits: &[usize]) -> Fragments<'a> {
+    Fragments { text, splits: normalized_splits(text, splits), next: 0, start: 0, done: false }
+}
+
+/// Split points sorted, clamped to `text.len()` and moved back to character boundaries.
+pub fn normalized_splits(text: &str, splits: &[usize]) -> Vec<usize> {
+    let mut out: Vec<usize> = splits
+        .iter()
+        .map(|&s| {
+            let mut s = s.min(text.len());
+            while !text.is_char_boundary(s) {
+                s -= 1;
+            }
+            s
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Iterator over `(byte_range, fragment)`; see [`fragments`].
+pub struct Fragments<'a> {
+    text: &'a str,
+    splits: Vec<usize>,
+    next: usize,
+    start: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for Fragments<'a> {
+    type Item = (std::ops::Range<usize>, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.text.is_empty() && self.splits.is_empty() {
+            self.done = true;
+            return None;
+        }
+        let end = match self.splits.get(self.next) {
+            Some(&s) => {
+                self.next += 1;
+                s
+            }
+            None => {
+                self.done = true;
+                self.text.len()
+            }
+        };
+        let start = self.start;
+        self.start = end;
+        Some((start..end, &self.text[start..end]))
+    }
+}
+
+impl Turn {
+    /// The turn's calls in block order.
+    pub fn calls(&self) -> impl Iterator<Item = &Call> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Call(c) => Some(c),
+            Block::Text(_) => None,
+        })
+    }
+
+    /// The schema of the named tool, if the request offered one.
+    pub fn schema_of(&self, name: &str) -> Option<&serde_json::Value> {
+        self.tools.iter().find(|t| t.name == name).and_then(|t| t.schema.as_ref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frags(text: &str, splits: &[usize]) -> Vec<&'static str> {
+        fragments(text, splits)
+            .map(|(_, f)| &*Box::leak(f.to_owned().into_boxed_str()))
+            .collect()
+    }
+
+    #[test]
+    fn fragments_cover_the_text_in_order() {
+        assert_eq!(frags("abcdef", &[2, 4]), ["ab", "cd", "ef"]);
+        assert_eq!(frags("abcdef", &[4, 2]), ["ab", "cd", "ef"]);
+        assert_eq!(frags("abc", &[]), ["abc"]);
+    }
+
+    #[test]
+    fn repeated_and_edge_splits_give_empty_fragments() {
+        assert_eq!(frags("ab", &[0, 1, 1, 2]), ["", "a", "", "b", ""]);
+        assert_eq!(frags("", &[0]), ["", ""]);
+        assert!(frags("", &[]).is_empty());
+    }
+
+    #[test]
+    fn splits_move_back_to_char_boundaries() {
+        // é is two bytes; a split at 2 lands inside it and moves back to 1.
+        assert_eq!(frags("Mé", &[2]), ["M", "é"]);
+        assert_eq!(frags("ab", &[99]), ["ab", ""]);
+    }
+
+    #[test]
+    fn truncating_reasons_are_the_cut_ones() {
+        let cut: Vec<_> = StopReason::ALL.iter().filter(|r| r.is_truncating()).collect();
+        assert_eq!(cut.len(), 5);
+        assert_eq!(Ending::Stop(StopReason::Length).kind(), EndingKind::Truncated);
+        assert_eq!(Ending::Stop(StopReason::ToolCalls).kind(), EndingKind::Complete);
+    }
+}

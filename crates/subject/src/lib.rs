@@ -1,0 +1,309 @@
+//! Subjects: the implementations under test, and what they report.
+//!
+//! The third stage of the data flow. An events-level subject implements [`Accumulator`]; a
+//! [`Factory`] makes one fresh accumulator per stream, and a [`Subject`] makes one fresh
+//! factory per case (so a factory that shares state between its accumulators can be caught,
+//! and a case never inherits another case's state). The [`driver`] feeds rendered streams to
+//! accumulators and records an [`Observation`] per stream: every [`Outcome`], text piece and
+//! [`TurnError`], stamped with how many events had been delivered when it was emitted, so
+//! the oracle can judge early dispatch.
+
+use serde::{Deserialize, Serialize};
+pub use toolcert_render::Event;
+pub use toolcert_scenario::{StreamEnd, Tool};
+
+pub mod driver;
+
+/// What an accumulator decides about one announced call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Safe to run: the call finished, its buffer parsed strictly and met the schema.
+    Dispatchable { call_id: String, name: String, args: serde_json::Value },
+    /// The buffer parsed but violates the tool's schema: answer the call with an error so the
+    /// model can correct it.
+    SchemaError { call_id: String, name: String, args: serde_json::Value, errors: Vec<String> },
+    /// Nothing to run.
+    Failed {
+        reason: FailReason,
+        call_id: Option<String>,
+        name: Option<String>,
+        /// The argument buffer as received.
+        raw: String,
+    },
+}
+
+impl Outcome {
+    pub fn call_id(&self) -> Option<&str> {
+        match self {
+            Outcome::Dispatchable { call_id, .. } | Outcome::SchemaError { call_id, .. } => Some(call_id),
+            Outcome::Failed { call_id, .. } => call_id.as_deref(),
+        }
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Outcome::Dispatchable { name, .. } | Outcome::SchemaError { name, .. } => Some(name),
+            Outcome::Failed { name, .. } => name.as_deref(),
+        }
+    }
+
+    /// A short label: `dispatchable`, `schema_error`, `failed(truncated)`, ...
+    pub fn label(&self) -> String {
+        match self {
+            Outcome::Dispatchable { .. } => "dispatchable".into(),
+            Outcome::SchemaError { .. } => "schema_error".into(),
+            Outcome::Failed { reason, .. } => format!("failed({})", reason.as_str()),
+        }
+    }
+}
+
+/// Why a call was not dispatched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailReason {
+    /// The stream ended (or errored, or was cancelled) before the call's terminal event.
+    Abandoned,
+    /// The turn stopped on a truncating reason (max_tokens, length, incomplete, ...).
+    Truncated,
+    /// The finished buffer is not exactly one JSON document.
+    Unparseable,
+}
+
+impl FailReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailReason::Abandoned => "abandoned",
+            FailReason::Truncated => "truncated",
+            FailReason::Unparseable => "unparseable",
+        }
+    }
+}
+
+/// An error that fails the whole turn. Compared by [`ErrorClass`], never by message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{class}: {detail}")]
+pub struct TurnError {
+    pub class: ErrorClass,
+    pub detail: String,
+}
+
+impl TurnError {
+    pub fn new(class: ErrorClass, detail: impl Into<String>) -> TurnError {
+        TurnError { class, detail: detail.into() }
+    }
+}
+
+/// The classes of turn error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// Protocol: a fragment for an index that was never announced.
+    UnannouncedIndex,
+    /// Protocol: an announcement for an index already announced in this stream.
+    DuplicateAnnouncement,
+    /// Protocol: a fragment (or any call event) after the call's terminal event.
+    FragmentAfterStop,
+    /// Protocol: an event the subject could not read (wire and bytes levels).
+    Malformed,
+    /// The provider sent an error event.
+    Upstream,
+    /// The subject failed the turn because it was truncated (as some SDKs do on `length`).
+    Truncated,
+    /// The subject failed the turn because the stream ended early (disconnect, cancel).
+    Incomplete,
+    /// Anything else the subject raised.
+    Other,
+}
+
+impl ErrorClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::UnannouncedIndex => "unannounced_index",
+            ErrorClass::DuplicateAnnouncement => "duplicate_announcement",
+            ErrorClass::FragmentAfterStop => "fragment_after_stop",
+            ErrorClass::Malformed => "malformed",
+            ErrorClass::Upstream => "upstream",
+            ErrorClass::Truncated => "truncated",
+            ErrorClass::Incomplete => "incomplete",
+            ErrorClass::Other => "other",
+        }
+    }
+
+    /// A defect of the stream that the accumulator must refuse.
+    pub fn is_protocol(self) -> bool {
+        matches!(
+            self,
+            ErrorClass::UnannouncedIndex
+                | ErrorClass::DuplicateAnnouncement
+                | ErrorClass::FragmentAfterStop
+                | ErrorClass::Malformed
+        )
+    }
+}
+
+impl std::fmt::Display for ErrorClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One slot of the assembled message, in the subject's order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "slot", rename_all = "snake_case")]
+pub enum Slot {
+    Text { text: String },
+    Call { call_id: String },
+}
+
+/// What a stream is for: the request's tools, so a subject can validate schemas.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamSpec<'a> {
+    pub tools: &'a [Tool],
+}
+
+/// An events-level accumulator: one per stream.
+///
+/// It takes the stream's events in order and may emit outcomes at any point (emitting one
+/// before the call's terminal event is early dispatch, which the oracle judges). Returning an
+/// error fails the turn: the stream is not fed further and `finish` is not called.
+pub trait Accumulator {
+    fn on_event(&mut self, event: &Event<'_>, out: &mut Emit) -> Result<(), TurnError>;
+
+    /// The stream has ended (cleanly, by disconnect or by cancellation): emit every outcome
+    /// not yet emitted.
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError>;
+}
+
+impl<A: Accumulator + ?Sized> Accumulator for Box<A> {
+    fn on_event(&mut self, event: &Event<'_>, out: &mut Emit) -> Result<(), TurnError> {
+        (**self).on_event(event, out)
+    }
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        (**self).finish(end, out)
+    }
+}
+
+/// Makes one fresh accumulator per stream.
+pub trait Factory {
+    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator>;
+}
+
+impl<F, A> Factory for F
+where
+    F: Fn(&StreamSpec<'_>) -> A,
+    A: Accumulator + 'static,
+{
+    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
+        Box::new(self(spec))
+    }
+}
+
+/// An implementation under test: makes one fresh factory per case.
+pub trait Subject {
+    /// A short name for reports (`builtin:reference`, `my-crate`).
+    fn name(&self) -> String;
+    fn factory(&self) -> Box<dyn Factory>;
+}
+
+/// A subject whose factories share nothing: each stream gets `make(spec)`.
+pub struct FnSubject<F> {
+    name: String,
+    make: F,
+}
+
+/// Wraps an accumulator constructor as a [`Subject`].
+///
+/// ```
+/// # use toolcert_subject::*;
+/// struct Nothing;
+/// impl Accumulator for Nothing {
+///     fn on_event(&mut self, _: &Event<'_>, _: &mut Emit) -> Result<(), TurnError> { Ok(()) }
+///     fn finish(&mut self, _: StreamEnd, _: &mut Emit) -> Result<(), TurnError> { Ok(()) }
+/// }
+/// let subject = subject_fn("nothing", |_spec: &StreamSpec<'_>| Nothing);
+/// assert_eq!(subject.name(), "nothing");
+/// ```
+pub fn subject_fn<F, A>(name: impl Into<String>, make: F) -> FnSubject<F>
+where
+    F: Fn(&StreamSpec<'_>) -> A + Clone + 'static,
+    A: Accumulator + 'static,
+{
+    FnSubject { name: name.into(), make }
+}
+
+impl<F, A> Subject for FnSubject<F>
+where
+    F: Fn(&StreamSpec<'_>) -> A + Clone + 'static,
+    A: Accumulator + 'static,
+{
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn factory(&self) -> Box<dyn Factory> {
+        Box::new(self.make.clone())
+    }
+}
+
+/// Where an accumulator puts what it decides. The driver stamps each item with the number of
+/// events delivered when it was emitted.
+#[derive(Debug, Default)]
+pub struct Emit {
+    pub(crate) delivered: u32,
+    pub(crate) at_finish: bool,
+    pub(crate) obs: Observation,
+}
+
+impl Emit {
+    /// Reports an outcome for a call.
+    pub fn outcome(&mut self, outcome: Outcome) {
+        let at = self.stamp();
+        self.obs.outcomes.push(Timed { at, value: outcome });
+    }
+
+    /// Appends prose to the text surface the user reads.
+    pub fn text(&mut self, text: &str) {
+        self.obs.text.push_str(text);
+    }
+
+    /// Reports the assembled message's slots in order (optional: lets the oracle check that
+    /// block order is kept).
+    pub fn layout(&mut self, slots: Vec<Slot>) {
+        self.obs.layout = Some(slots);
+    }
+
+    fn stamp(&self) -> Stamp {
+        Stamp { delivered: self.delivered, at_finish: self.at_finish }
+    }
+}
+
+/// When something was emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Events delivered (including the one being handled) when it was emitted.
+    pub delivered: u32,
+    /// Emitted from `finish`.
+    pub at_finish: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timed<T> {
+    pub at: Stamp,
+    #[serde(flatten)]
+    pub value: T,
+}
+
+/// Everything a subject reported for one stream.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub outcomes: Vec<Timed<Outcome>>,
+    /// The text surface: every text piece the subject emitted, concatenated.
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Vec<Slot>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Timed<TurnError>>,
+    /// The subject panicked (or, out of process, crashed); the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<String>,
+}
