@@ -1,1 +1,228 @@
-//! todo
+//! The reference accumulator: what a correct streaming tool-call accumulator does.
+//!
+//! It is one subject among others (the oracle never consults it), written to the seeds'
+//! rules: buffers keyed by the positional index with the call id kept beside them; fragments
+//! appended as opaque text in arrival order, with nothing parsed, decoded or trimmed; a
+//! protocol error for a fragment on an unannounced index, a second announcement of an index
+//! and a fragment after the call's terminal event; one strict parse of each buffer when the
+//! stream is done, then schema validation when the tool has a schema; nothing dispatched from
+//! a truncated turn; every announced call accounted for at the end.
+//!
+//! Outcomes are emitted at `finish`, never earlier: a call's own terminal event only says the
+//! provider has no more fragments for it, while the message-level stop reason that follows
+//! may still say the turn was cut (max_tokens), so dispatch waits for the whole stream.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use toolcert_scenario::{StopReason, StreamEnd, Tool};
+use toolcert_subject::{
+    Accumulator, Emit, ErrorClass, Event, Factory, FailReason, Outcome, Slot, StreamSpec, Subject, TurnError,
+};
+
+/// The subject `builtin:reference`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReferenceSubject;
+
+impl Subject for ReferenceSubject {
+    fn name(&self) -> String {
+        "builtin:reference".into()
+    }
+    fn factory(&self) -> Box<dyn Factory> {
+        Box::new(ReferenceFactory::default())
+    }
+}
+
+/// Makes reference accumulators; compiled schema validators are cached across the streams
+/// of one factory (compiling is the expensive part of validation).
+#[derive(Default)]
+pub struct ReferenceFactory {
+    validators: std::cell::RefCell<HashMap<String, Arc<Validator>>>,
+}
+
+/// A compiled tool schema, or the reason it could not be compiled.
+enum Validator {
+    Compiled(jsonschema::Validator),
+    Invalid(String),
+}
+
+impl Factory for ReferenceFactory {
+    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
+        let mut cache = self.validators.borrow_mut();
+        let schemas = spec
+            .tools
+            .iter()
+            .filter_map(|t: &Tool| {
+                let schema = t.schema.as_ref()?;
+                let key = schema.to_string();
+                let v = cache
+                    .entry(key)
+                    .or_insert_with(|| {
+                        Arc::new(match jsonschema::validator_for(schema) {
+                            Ok(v) => Validator::Compiled(v),
+                            Err(e) => Validator::Invalid(e.to_string()),
+                        })
+                    })
+                    .clone();
+                Some((t.name.clone(), v))
+            })
+            .collect();
+        Box::new(Reference::with_schemas(schemas))
+    }
+}
+
+/// One call's buffer.
+struct CallBuffer {
+    index: u32,
+    call_id: String,
+    name: String,
+    args: String,
+    /// The call's own terminal event arrived.
+    stopped: bool,
+}
+
+/// The reference accumulator for one stream.
+#[derive(Default)]
+pub struct Reference {
+    schemas: HashMap<String, Arc<Validator>>,
+    /// Announced calls in announcement order; few per turn, so a scan beats hashing.
+    calls: Vec<CallBuffer>,
+    /// The message-level stop reason, once it arrived.
+    stop: Option<StopReason>,
+    /// The layout of the assembled message: text runs and calls in stream order.
+    layout: Vec<Slot>,
+}
+
+impl Reference {
+    /// An accumulator that validates no schema.
+    pub fn new() -> Reference {
+        Reference::default()
+    }
+
+    fn with_schemas(schemas: HashMap<String, Arc<Validator>>) -> Reference {
+        Reference { schemas, ..Reference::default() }
+    }
+
+    fn call_mut(&mut self, index: u32) -> Option<&mut CallBuffer> {
+        self.calls.iter_mut().rev().find(|c| c.index == index)
+    }
+
+    fn judge(&self, call: &CallBuffer) -> Outcome {
+        let failed = |reason| Outcome::Failed {
+            reason,
+            call_id: Some(call.call_id.clone()),
+            name: Some(call.name.clone()),
+            raw: call.args.clone(),
+        };
+        match self.stop {
+            Some(reason) if reason.is_truncating() => return failed(FailReason::Truncated),
+            // Interleaved streams have no per-call terminal: the stop reason is every call's.
+            Some(_) => {}
+            // Without the stop reason the turn may yet have been cut: never dispatch.
+            None => return failed(FailReason::Abandoned),
+        }
+        // A call with no argument bytes takes no arguments, as providers send it.
+        let parsed = if call.args.is_empty() {
+            Ok(serde_json::Value::Object(Default::default()))
+        } else {
+            serde_json::from_str::<serde_json::Value>(&call.args)
+        };
+        let Ok(args) = parsed else { return failed(FailReason::Unparseable) };
+        let errors: Vec<String> = match self.schemas.get(&call.name).map(|v| &**v) {
+            None => Vec::new(),
+            Some(Validator::Compiled(v)) => v.iter_errors(&args).map(|e| e.to_string()).collect(),
+            Some(Validator::Invalid(e)) => vec![format!("the tool's schema does not compile: {e}")],
+        };
+        if errors.is_empty() {
+            Outcome::Dispatchable { call_id: call.call_id.clone(), name: call.name.clone(), args }
+        } else {
+            Outcome::SchemaError { call_id: call.call_id.clone(), name: call.name.clone(), args, errors }
+        }
+    }
+}
+
+fn protocol(class: ErrorClass, detail: String) -> Result<(), TurnError> {
+    Err(TurnError::new(class, detail))
+}
+
+impl Accumulator for Reference {
+    fn on_event(&mut self, event: &Event<'_>, out: &mut Emit) -> Result<(), TurnError> {
+        match event {
+            Event::TextDelta { text } => {
+                out.text(text);
+                match self.layout.last_mut() {
+                    Some(Slot::Text { text: run }) => run.push_str(text),
+                    _ => self.layout.push(Slot::Text { text: text.to_string() }),
+                }
+            }
+            Event::CallStart { index, call_id, name } => {
+                if self.stop.is_some() {
+                    return protocol(
+                        ErrorClass::FragmentAfterStop,
+                        format!("call {index} announced after the stop"),
+                    );
+                }
+                if self.calls.iter().any(|c| c.index == *index) {
+                    return protocol(
+                        ErrorClass::DuplicateAnnouncement,
+                        format!("index {index} announced twice (as {call_id})"),
+                    );
+                }
+                self.layout.push(Slot::Call { call_id: call_id.to_string() });
+                self.calls.push(CallBuffer {
+                    index: *index,
+                    call_id: call_id.to_string(),
+                    name: name.to_string(),
+                    args: String::new(),
+                    stopped: false,
+                });
+            }
+            Event::ArgsDelta { index, fragment } => {
+                let after_stop = self.stop.is_some();
+                let Some(call) = self.call_mut(*index) else {
+                    return protocol(
+                        ErrorClass::UnannouncedIndex,
+                        format!("fragment for unannounced index {index}"),
+                    );
+                };
+                if call.stopped || after_stop {
+                    return protocol(
+                        ErrorClass::FragmentAfterStop,
+                        format!("fragment for index {index} after its stop"),
+                    );
+                }
+                // Append only: no trim, no parse, no decode.
+                call.args.push_str(fragment);
+            }
+            Event::CallStop { index } => {
+                let Some(call) = self.call_mut(*index) else {
+                    return protocol(
+                        ErrorClass::UnannouncedIndex,
+                        format!("stop for unannounced index {index}"),
+                    );
+                };
+                if call.stopped {
+                    return protocol(ErrorClass::FragmentAfterStop, format!("index {index} stopped twice"));
+                }
+                call.stopped = true;
+            }
+            Event::Stop { reason } => {
+                if self.stop.is_some() {
+                    return protocol(ErrorClass::FragmentAfterStop, "a second stop reason".into());
+                }
+                self.stop = Some(*reason);
+            }
+            // The error ends the stream; `finish` accounts for the calls still live.
+            Event::Error { .. } | Event::Ping => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        for call in &self.calls {
+            out.outcome(self.judge(call));
+        }
+        out.layout(std::mem::take(&mut self.layout));
+        Ok(())
+    }
+}

@@ -13,9 +13,7 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use toolcert_scenario::{
-    fragments, Block, Ending, FaultKind, Shape, StopReason, StreamEnd, Turn,
-};
+use toolcert_scenario::{fragments, Block, Ending, FaultKind, Shape, StopReason, StreamEnd, Turn};
 
 /// A provider-neutral stream event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,20 +62,34 @@ impl Event<'_> {
 #[serde(tag = "origin", rename_all = "snake_case")]
 pub enum Origin {
     /// Fragment `fragment` of the text block at `block`, covering bytes `start..end`.
-    Text { block: u32, start: u32, end: u32 },
+    Text {
+        block: u32,
+        start: u32,
+        end: u32,
+    },
     /// The announcement of the call at `block`.
-    Announce { block: u32 },
+    Announce {
+        block: u32,
+    },
     /// A fragment of the call at `block`, covering argument bytes `start..end`.
-    Fragment { block: u32, start: u32, end: u32 },
+    Fragment {
+        block: u32,
+        start: u32,
+        end: u32,
+    },
     /// The call's own terminal event.
-    CallStop { block: u32 },
+    CallStop {
+        block: u32,
+    },
     /// The message-level stop; in the interleaved shape it is every call's terminal.
     Stop,
     /// The error event of an errored ending.
     Error,
     Ping,
     /// The fault at this position of `Turn::faults`.
-    Fault { fault: u32 },
+    Fault {
+        fault: u32,
+    },
 }
 
 /// A turn rendered at the events level.
@@ -118,7 +130,11 @@ pub fn render(turn: &Turn) -> Rendered<'_> {
                         for (r, f) in fragments(&c.arguments, &c.splits) {
                             body.push((
                                 Event::ArgsDelta { index: c.index, fragment: Cow::Borrowed(f) },
-                                Origin::Fragment { block: block_no, start: r.start as u32, end: r.end as u32 },
+                                Origin::Fragment {
+                                    block: block_no,
+                                    start: r.start as u32,
+                                    end: r.end as u32,
+                                },
                             ));
                         }
                         body.push((Event::CallStop { index: c.index }, Origin::CallStop { block: block_no }));
@@ -242,10 +258,9 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
                 let lo = body.iter().position(|(_, o)| *o == Origin::Announce { block })? + 1;
                 Some((lo, announce(c)))
             }),
-            FaultKind::UnannouncedFragment { fragment } => Some((
-                0,
-                Event::ArgsDelta { index: unused_index, fragment: Cow::Borrowed(fragment) },
-            )),
+            FaultKind::UnannouncedFragment { fragment } => {
+                Some((0, Event::ArgsDelta { index: unused_index, fragment: Cow::Borrowed(fragment) }))
+            }
             FaultKind::FragmentAfterStop { call, fragment } => call_of(*call).and_then(|(block, c)| {
                 let terminal = match turn.shape {
                     Shape::PerCall => Origin::CallStop { block },
@@ -277,3 +292,6 @@ fn insert_pings(pings: &[u32], body: &mut Vec<(Event<'_>, Origin)>) {
 
 #[cfg(test)]
 mod tests;
+
+mod transcript;
+pub use transcript::transcript;

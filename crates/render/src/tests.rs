@@ -18,10 +18,7 @@ fn turn(blocks: Vec<Block>, shape: Shape, ending: Ending) -> Turn {
 #[test]
 fn per_call_shape_closes_each_call_then_stops() {
     let t = turn(
-        vec![
-            Block::Text(TextBlock { text: "hi".into(), splits: vec![] }),
-            call(1, "a", "{}", &[1]),
-        ],
+        vec![Block::Text(TextBlock { text: "hi".into(), splits: vec![] }), call(1, "a", "{}", &[1])],
         Shape::PerCall,
         Ending::Stop(StopReason::ToolUse),
     );
@@ -62,10 +59,11 @@ fn interleaved_shape_follows_the_order_and_has_no_call_stop() {
 
 #[test]
 fn abandoned_turn_is_cut_and_errored_turn_ends_with_the_error() {
-    let mut t = turn(vec![call(0, "a", "abcd", &[1, 2])], Shape::PerCall, Ending::Abandoned {
-        after: 2,
-        end: StreamEnd::Disconnect,
-    });
+    let mut t = turn(
+        vec![call(0, "a", "abcd", &[1, 2])],
+        Shape::PerCall,
+        Ending::Abandoned { after: 2, end: StreamEnd::Disconnect },
+    );
     let r = render(&t);
     assert_eq!(r.events.len(), 2);
     assert_eq!(r.end, StreamEnd::Disconnect);

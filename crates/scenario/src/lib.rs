@@ -362,9 +362,7 @@ mod tests {
     use super::*;
 
     fn frags(text: &str, splits: &[usize]) -> Vec<&'static str> {
-        fragments(text, splits)
-            .map(|(_, f)| &*Box::leak(f.to_owned().into_boxed_str()))
-            .collect()
+        fragments(text, splits).map(|(_, f)| &*Box::leak(f.to_owned().into_boxed_str())).collect()
     }
 
     #[test]

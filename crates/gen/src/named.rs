@@ -1,0 +1,424 @@
+//! Named cases from the seeds.
+//!
+//! Every trace and failure story of the three chapters in `shared/seeds/`, built as a
+//! scenario (what the model wrote, how the stream split and ended), never as an expected
+//! output: the oracle derives each case's expectation. Ids are stable paths
+//! (`keying/refunded-open-pair`) used by reports, the corpus and `--case` filters.
+
+use toolcert_scenario::{
+    Block, Call, Case, Ending, Fault, FaultKind, Interleave, Shape, StopReason, StreamEnd, StreamSchedule,
+    TextBlock, Tool, Turn,
+};
+
+/// A case from the seeds, with where it comes from.
+#[derive(Clone, Debug)]
+pub struct NamedCase {
+    /// Stable id, also `case.name` without the `named/` prefix.
+    pub id: &'static str,
+    /// The seed chapter and heading it models.
+    pub seed: &'static str,
+    /// What it exercises, in one sentence.
+    pub about: &'static str,
+    /// The case needs the schema profile (a tool with a JSON Schema is judged against it).
+    pub needs_schema: bool,
+    pub case: Case,
+}
+
+const KEYING: &str = "000 Keying the argument accumulator";
+const DELTAS: &str = "002 Argument deltas and text deltas";
+const FINAL: &str = "003 Finalising a streamed tool call";
+
+/// A call sent as exactly these fragments.
+pub fn call(index: u32, call_id: &str, name: &str, fragments: &[&str]) -> Block {
+    let mut splits = Vec::new();
+    let mut at = 0;
+    for f in &fragments[..fragments.len().saturating_sub(1)] {
+        at += f.len();
+        splits.push(at);
+    }
+    Block::Call(Call {
+        index,
+        call_id: call_id.into(),
+        name: name.into(),
+        arguments: fragments.concat(),
+        splits,
+    })
+}
+
+/// A text block sent as exactly these deltas.
+pub fn text(deltas: &[&str]) -> Block {
+    let Block::Call(c) = call(0, "", "", deltas) else { unreachable!() };
+    Block::Text(TextBlock { text: c.arguments, splits: c.splits })
+}
+
+/// An Anthropic-shaped turn.
+pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
+    Turn { tools: vec![], blocks, shape: Shape::PerCall, ending, faults: vec![], pings: vec![] }
+}
+
+/// An OpenAI-Chat-shaped turn whose pieces are sent in `order` (block positions).
+pub fn interleaved(blocks: Vec<Block>, order: Vec<u16>, ending: Ending) -> Turn {
+    Turn {
+        tools: vec![],
+        blocks,
+        shape: Shape::Interleaved(Interleave { order, joins: vec![] }),
+        ending,
+        faults: vec![],
+        pings: vec![],
+    }
+}
+
+fn stop(r: StopReason) -> Ending {
+    Ending::Stop(r)
+}
+
+/// The refunded/open pair of `search_orders` calls, as the keying chapter streams it.
+fn refunded_open(first_index: u32) -> Vec<Block> {
+    vec![
+        call(
+            first_index,
+            "toolu_01Ka",
+            "search_orders",
+            &[r#"{"status": "refu"#, r#"nded", "from": "2025-03-01", "to": "2025-03-31"}"#],
+        ),
+        call(
+            first_index + 1,
+            "toolu_01Mb",
+            "search_orders",
+            &[r#"{"status": "op"#, r#"en", "from": "2025-03-01", "to": "2025-03-31"}"#],
+        ),
+    ]
+}
+
+/// The lookup_order turn of the deltas chapter: prose, then the call in three fragments.
+fn lookup_order_turn() -> Vec<Block> {
+    vec![
+        text(&["Let me pull", " that up for you."]),
+        call(
+            1,
+            "toolu_01QxR",
+            "lookup_order",
+            &[r#"{"order_id": "A-44"#, r#"71", "include_line_ite"#, r#"ms": true}"#],
+        ),
+    ]
+}
+
+/// The create_ticket buffer that max_tokens cut (finalising chapter).
+const CUT_TICKET: &str = "{\"project\": \"BILLING\", \"title\": \"March invoice run failed\",\n \"priority\": \"urgent\", \"description\": \"The 03-14 run aborted after\n  1,204 of 3,880 invoices. Affected accounts are listed in the\n  attached export; the failure appears to originate in the tax";
+
+/// Splits `s` into fragments of about `n` bytes, on character boundaries.
+fn every(s: &str, n: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = n;
+    while at < s.len() {
+        let mut b = at;
+        while !s.is_char_boundary(b) {
+            b += 1;
+        }
+        out.push(b);
+        at = b + n;
+    }
+    out
+}
+
+fn ticket_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "project": {"type": "string"},
+            "title": {"type": "string"},
+            "priority": {"enum": ["low", "normal", "urgent"]},
+            "description": {"type": "string"}
+        },
+        "required": ["project", "title", "priority"]
+    })
+}
+
+/// The five split positions of the keying chapter ("Opaque, ordered, owned").
+fn split_case(id: &'static str, about: &'static str, fragments: &[&str]) -> NamedCase {
+    named(
+        id,
+        KEYING,
+        about,
+        false,
+        per_call(vec![call(0, "toolu_01Sp", "annotate", fragments)], stop(StopReason::ToolUse)),
+    )
+}
+
+fn named(
+    id: &'static str,
+    seed: &'static str,
+    about: &'static str,
+    needs_schema: bool,
+    turn: Turn,
+) -> NamedCase {
+    NamedCase { id, seed, about, needs_schema, case: Case::single(format!("named/{id}"), turn) }
+}
+
+/// Every named case, in a stable order.
+pub fn all() -> Vec<NamedCase> {
+    let mut cases = vec![
+        named(
+            "deltas/lookup-order-a4471",
+            DELTAS,
+            "the chapter's own trace: prose, then lookup_order A-4471 in three fragments",
+            false,
+            per_call(lookup_order_turn(), stop(StopReason::ToolUse)),
+        ),
+        named(
+            "keying/refunded-open-pair",
+            KEYING,
+            "two calls to search_orders with the same keys: a name key merges them",
+            false,
+            per_call(refunded_open(1), stop(StopReason::ToolUse)),
+        ),
+        named(
+            "keying/refunded-open-interleaved",
+            KEYING,
+            "the same pair in OpenAI Chat chunks whose entries interleave the two indices",
+            false,
+            interleaved(refunded_open(0), vec![0, 1, 0, 1], stop(StopReason::ToolCalls)),
+        ),
+        split_case(
+            "split/inside-string",
+            "a split inside a quoted string: \"3\" | \"rd of March\"",
+            &[r#"{"note": "shipped on the 3"#, r#"rd of March"}"#],
+        ),
+        split_case(
+            "split/inside-escape",
+            "a split between the backslash and the n of \\n",
+            &[r#"{"note": "line one\"#, r#"nline two"}"#],
+        ),
+        split_case(
+            "split/inside-unicode-escape",
+            "a split inside \\u00e9: \\u00 | e9",
+            &[r#"{"city": "M\u00"#, r#"e9rida"}"#],
+        ),
+        split_case(
+            "split/inside-nested-object",
+            "a split inside a nested object",
+            &[r#"{"filter": {"status": "op"#, r#"en"}}"#],
+        ),
+        split_case(
+            "split/between-key-and-colon",
+            "a split between a key and its colon",
+            &[r#"{"limit""#, r#": 20}"#],
+        ),
+        named(
+            "deltas/summary-leading-spaces",
+            DELTAS,
+            "fragments that begin with spaces inside a string: trimming them mangles the summary",
+            false,
+            per_call(
+                vec![call(
+                    0,
+                    "toolu_01Tr",
+                    "create_ticket",
+                    &[r#"{"summary": "urgent request"#, " from ops about the March", r#" invoice run"}"#],
+                )],
+                stop(StopReason::ToolUse),
+            ),
+        ),
+        named(
+            "deltas/prefix-parses",
+            DELTAS,
+            "the buffer {\"limit\": 20} parses while a fragment is still to come: parsing is not completion",
+            false,
+            per_call(
+                vec![call(0, "toolu_01Lm", "search_orders", &[r#"{"limit": 20}"#, "\n"])],
+                stop(StopReason::ToolUse),
+            ),
+        ),
+        named(
+            "final/prefix-parses-then-truncated",
+            FINAL,
+            "a buffer that parses after its block stop, in a turn max_tokens cut: nothing may run",
+            false,
+            per_call(
+                vec![call(0, "toolu_01Lm", "search_orders", &[r#"{"limit": 20}"#])],
+                stop(StopReason::MaxTokens),
+            ),
+        ),
+        named(
+            "final/create-ticket-max-tokens",
+            FINAL,
+            "create_ticket cut at max_tokens mid-description: strict parse refuses, nothing is repaired",
+            false,
+            per_call(
+                vec![Block::Call(Call {
+                    index: 0,
+                    call_id: "toolu_01Tk".into(),
+                    name: "create_ticket".into(),
+                    arguments: CUT_TICKET.into(),
+                    splits: every(CUT_TICKET, 13),
+                })],
+                stop(StopReason::MaxTokens),
+            ),
+        ),
+        named(
+            "final/abandoned-mid-arguments",
+            FINAL,
+            "the connection drops mid-arguments with no terminal event: the call is Failed(abandoned)",
+            false,
+            per_call(lookup_order_turn(), Ending::Abandoned { after: 4, end: StreamEnd::Disconnect }),
+        ),
+        named(
+            "final/cancelled-mid-arguments",
+            FINAL,
+            "the user cancels mid-arguments: cancellation is abandonment",
+            false,
+            per_call(lookup_order_turn(), Ending::Abandoned { after: 3, end: StreamEnd::Cancel }),
+        ),
+        named(
+            "final/errored-mid-arguments",
+            FINAL,
+            "an error event arrives mid-arguments: the live call is abandoned, never dispatched",
+            false,
+            per_call(lookup_order_turn(), Ending::Errored { after: 4, message: "overloaded_error".into() }),
+        ),
+        named(
+            "final/interleaved-disconnect",
+            FINAL,
+            "an OpenAI Chat stream drops before finish_reason: every call is abandoned",
+            false,
+            interleaved(
+                refunded_open(0),
+                vec![0, 1, 0, 1],
+                Ending::Abandoned { after: 4, end: StreamEnd::Disconnect },
+            ),
+        ),
+        named(
+            "deltas/prose-before-and-after",
+            DELTAS,
+            "prose before a call and after it: text reassembled exactly, no argument bytes in it, order kept",
+            false,
+            per_call(
+                {
+                    let mut b = lookup_order_turn();
+                    b.push(text(&["I'll check the", " *line items* next."]));
+                    b
+                },
+                stop(StopReason::ToolUse),
+            ),
+        ),
+        named(
+            "keying/two-documents-end-to-end",
+            KEYING,
+            "one buffer holding two documents end to end: json.loads refuses, raw_decode keeps the first",
+            false,
+            per_call(
+                vec![call(
+                    0,
+                    "toolu_01Ka",
+                    "search_orders",
+                    &[
+                        r#"{"status": "refunded", "from": "2025-03-01", "to": "2025-03-31"}"#,
+                        r#"{"status": "open", "from": "2025-03-01", "to": "2025-03-31"}"#,
+                    ],
+                )],
+                stop(StopReason::ToolUse),
+            ),
+        ),
+        named(
+            "final/priority-p1-schema-error",
+            FINAL,
+            "priority \"P1\" against an enum low|normal|urgent: a SchemaError the model can correct",
+            true,
+            Turn {
+                tools: vec![Tool { name: "create_ticket".into(), schema: Some(ticket_schema()) }],
+                ..per_call(
+                    vec![call(
+                        0,
+                        "toolu_01Pr",
+                        "create_ticket",
+                        &[
+                            r#"{"project": "BILLING", "title": "March invoice run failed", "#,
+                            r#""priority": "P1"}"#,
+                        ],
+                    )],
+                    stop(StopReason::ToolUse),
+                )
+            },
+        ),
+        named(
+            "keying/empty-arguments",
+            DELTAS,
+            "a call with no argument bytes takes the arguments {}",
+            false,
+            per_call(vec![call(0, "toolu_01Em", "list_tools", &[])], stop(StopReason::ToolUse)),
+        ),
+    ];
+    cases.extend(protocol_cases());
+    cases.extend(isolation_cases());
+    cases
+}
+
+fn protocol_cases() -> Vec<NamedCase> {
+    let with_fault = |fault: FaultKind, at: u32| {
+        let mut t = per_call(refunded_open(1), stop(StopReason::ToolUse));
+        t.faults.push(Fault { kind: fault, at });
+        t
+    };
+    vec![
+        named(
+            "keying/duplicate-announcement",
+            KEYING,
+            "a reconnect replays a call's announcement: the turn fails with a protocol error",
+            false,
+            with_fault(FaultKind::ReplayAnnouncement { call: 0 }, 2),
+        ),
+        named(
+            "keying/unannounced-index",
+            KEYING,
+            "a fragment for an index never announced: the turn fails, no buffer is made up for it",
+            false,
+            with_fault(FaultKind::UnannouncedFragment { fragment: r#"{"status": "open"}"#.into() }, 2),
+        ),
+        named(
+            "keying/fragment-after-stop",
+            KEYING,
+            "a fragment for a call after its block stop: the turn fails",
+            false,
+            with_fault(FaultKind::FragmentAfterStop { call: 0, fragment: r#", "limit": 5}"#.into() }, 0),
+        ),
+    ]
+}
+
+fn isolation_cases() -> Vec<NamedCase> {
+    let stream = |id: &str, status: &str| {
+        per_call(
+            vec![
+                text(&["Searching."]),
+                call(1, id, "search_orders", &[r#"{"status": ""#, status, r#"", "limit": 5}"#]),
+            ],
+            stop(StopReason::ToolUse),
+        )
+    };
+    let two = |schedule| Case {
+        name: String::new(),
+        streams: vec![stream("toolu_01Us", "refunded"), stream("toolu_02Them", "open")],
+        schedule,
+    };
+    let mut concurrent = NamedCase {
+        id: "keying/two-streams-index-1",
+        seed: KEYING,
+        about: "two conversations at once both announce index 1: each stream needs its own accumulator",
+        needs_schema: false,
+        case: two(StreamSchedule::Concurrent(vec![0, 1, 0, 1, 0, 1, 0, 1])),
+    };
+    concurrent.case.name = format!("named/{}", concurrent.id);
+    let mut successive = NamedCase {
+        id: "keying/successive-turns",
+        seed: KEYING,
+        about: "two turns of one agent loop in sequence, both using index 1: nothing carries over",
+        needs_schema: false,
+        case: two(StreamSchedule::Sequential),
+    };
+    successive.case.name = format!("named/{}", successive.id);
+    vec![concurrent, successive]
+}
+
+/// The named case with this id.
+pub fn by_id(id: &str) -> Option<NamedCase> {
+    all().into_iter().find(|c| c.id == id)
+}

@@ -1,0 +1,241 @@
+//! Expectations: what a correct subject reports for one stream, derived from the scenario
+//! and the origins of the events that were delivered (never from any accumulator).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::Value;
+use toolcert_render::{Origin, Rendered};
+use toolcert_scenario::{Block, EndingKind, FaultClass, Shape, Turn};
+use toolcert_subject::{ErrorClass, FailReason, Slot};
+
+/// What the call's document is worth once finished, as a strict parser and the schema see it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Judged {
+    Dispatch { args: Value },
+    SchemaError { args: Value },
+    Unparseable,
+}
+
+/// The outcome a correct subject reports for one announced call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "expect", rename_all = "snake_case")]
+pub enum Expect {
+    /// Exactly this outcome (`Judged`), in a complete turn.
+    Finished { judged: Judged },
+    /// `Failed(reason)`.
+    Failed { reason: FailReason },
+    /// The call's own terminal arrived but the turn ended without its stop reason: either
+    /// what the document is worth, or `Failed(abandoned)`.
+    FinishedOrAbandoned { judged: Judged },
+    /// The turn carries a protocol fault: no outcome is required; a dispatch is allowed only
+    /// of a call whose own terminal arrived before the fault, with exactly `may_dispatch`.
+    Faulted { may_dispatch: Option<Value> },
+}
+
+/// One announced call as delivered.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExpectedCall {
+    /// Block position in the turn.
+    pub block: u32,
+    pub index: u32,
+    pub call_id: String,
+    pub name: String,
+    /// Events delivered once its terminal event had arrived (`None`: never arrived).
+    pub terminal_at: Option<u32>,
+    /// The buffer as received: the delivered fragments, joined.
+    pub raw: String,
+    /// The fragments as delivered, for telling a reordering from a mangling.
+    #[serde(skip)]
+    pub fragments: Vec<String>,
+    pub expect: Expect,
+}
+
+/// What a correct subject reports for one stream.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Expected {
+    pub ending: EndingKind,
+    pub calls: Vec<ExpectedCall>,
+    /// The first fault delivered: the protocol error the turn must fail with, and the number
+    /// of events delivered when it arrived.
+    pub fault: Option<(ErrorClass, u32)>,
+    /// Text pieces as delivered: (events delivered after the piece, text).
+    #[serde(skip)]
+    pub text_pieces: Vec<(u32, String)>,
+    /// The assembled message's layout, where the shape orders blocks (per-call shape only).
+    pub layout: Option<Vec<Slot>>,
+    pub events: u32,
+}
+
+impl Expected {
+    /// The text delivered within the first `n` events.
+    pub fn text_upto(&self, n: u32) -> String {
+        self.text_pieces.iter().filter(|(at, _)| *at <= n).map(|(_, t)| t.as_str()).collect()
+    }
+
+    /// Every delivered text piece, joined.
+    pub fn text(&self) -> String {
+        self.text_upto(u32::MAX)
+    }
+}
+
+/// Options of the oracle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Profile {
+    /// Judge calls against their tool's JSON Schema (ACC-SCHEMA). Off: schemas are ignored.
+    pub schema: bool,
+}
+
+/// Derives the expectation for one stream of a case.
+pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected {
+    let mut calls: Vec<ExpectedCall> = Vec::new();
+    let mut stop: Option<(toolcert_scenario::StopReason, u32)> = None;
+    let mut fault: Option<(ErrorClass, u32)> = None;
+    let mut errored = false;
+    let mut text_pieces = Vec::new();
+    let mut layout: Vec<Slot> = Vec::new();
+    let call_of = |block: u32| match &turn.blocks[block as usize] {
+        Block::Call(c) => c,
+        Block::Text(_) => unreachable!("origins name calls by their block"),
+    };
+    for (k, origin) in rendered.origins.iter().enumerate() {
+        let delivered = k as u32 + 1;
+        match *origin {
+            Origin::Text { block, start, end } => {
+                let Block::Text(t) = &turn.blocks[block as usize] else { unreachable!() };
+                let piece = &t.text[start as usize..end as usize];
+                text_pieces.push((delivered, piece.to_string()));
+                match layout.last_mut() {
+                    Some(Slot::Text { text }) => text.push_str(piece),
+                    _ => layout.push(Slot::Text { text: piece.to_string() }),
+                }
+            }
+            Origin::Announce { block } => {
+                let c = call_of(block);
+                layout.push(Slot::Call { call_id: c.call_id.clone() });
+                calls.push(ExpectedCall {
+                    block,
+                    index: c.index,
+                    call_id: c.call_id.clone(),
+                    name: c.name.clone(),
+                    terminal_at: None,
+                    raw: String::new(),
+                    fragments: Vec::new(),
+                    expect: Expect::Failed { reason: FailReason::Abandoned },
+                });
+            }
+            Origin::Fragment { block, start, end } => {
+                let c = call_of(block);
+                if let Some(e) = calls.iter_mut().find(|e| e.block == block) {
+                    let piece = &c.arguments[start as usize..end as usize];
+                    e.raw.push_str(piece);
+                    e.fragments.push(piece.to_string());
+                }
+            }
+            Origin::CallStop { block } => {
+                if let Some(e) = calls.iter_mut().find(|e| e.block == block) {
+                    e.terminal_at.get_or_insert(delivered);
+                }
+            }
+            Origin::Stop => {
+                let toolcert_scenario::Ending::Stop(reason) = turn.ending else { unreachable!() };
+                stop = Some((reason, delivered));
+                if matches!(turn.shape, Shape::Interleaved(_)) {
+                    for e in &mut calls {
+                        e.terminal_at.get_or_insert(delivered);
+                    }
+                }
+            }
+            Origin::Error => errored = true,
+            Origin::Ping => {}
+            Origin::Fault { fault: f } => {
+                if fault.is_none() {
+                    let class = match turn.faults[f as usize].kind.class() {
+                        FaultClass::ReplayAnnouncement => ErrorClass::DuplicateAnnouncement,
+                        FaultClass::UnannouncedFragment => ErrorClass::UnannouncedIndex,
+                        FaultClass::FragmentAfterStop => ErrorClass::FragmentAfterStop,
+                    };
+                    fault = Some((class, delivered));
+                }
+            }
+        }
+    }
+    let ending = match stop {
+        Some((reason, _)) if reason.is_truncating() => EndingKind::Truncated,
+        Some(_) => EndingKind::Complete,
+        None if errored => EndingKind::Errored,
+        None => EndingKind::Abandoned,
+    };
+    for e in &mut calls {
+        let document = &call_of(e.block).arguments;
+        let judged = || judge(document, turn.schema_of(&e.name).filter(|_| profile.schema));
+        e.expect = match (fault, stop) {
+            (Some((_, fault_at)), _) => Expect::Faulted {
+                // Dispatch was allowed only if the call had finished before the fault and the
+                // turn, as far as it had gone, was not truncated.
+                may_dispatch: match (e.terminal_at, stop) {
+                    (Some(t), s)
+                        if t < fault_at && !s.is_some_and(|(r, at)| at < fault_at && r.is_truncating()) =>
+                    {
+                        match judged() {
+                            Judged::Dispatch { args } => Some(args),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                },
+            },
+            (None, Some((reason, _))) if reason.is_truncating() => {
+                Expect::Failed { reason: FailReason::Truncated }
+            }
+            (None, Some(_)) => match judged() {
+                Judged::Unparseable => Expect::Failed { reason: FailReason::Unparseable },
+                judged => Expect::Finished { judged },
+            },
+            (None, None) if e.terminal_at.is_some() => Expect::FinishedOrAbandoned { judged: judged() },
+            (None, None) => Expect::Failed { reason: FailReason::Abandoned },
+        };
+    }
+    Expected {
+        ending,
+        calls,
+        fault,
+        text_pieces,
+        layout: matches!(turn.shape, Shape::PerCall).then_some(layout),
+        events: rendered.events.len() as u32,
+    }
+}
+
+/// What a finished document is worth: the strict parse of exactly the model's bytes (an
+/// empty document means `{}`), then the schema.
+pub fn judge(document: &str, schema: Option<&Value>) -> Judged {
+    let parsed = if document.is_empty() {
+        Ok(Value::Object(Default::default()))
+    } else {
+        serde_json::from_str::<Value>(document)
+    };
+    let Ok(args) = parsed else { return Judged::Unparseable };
+    match schema {
+        Some(schema) if !schema_accepts(schema, &args) => Judged::SchemaError { args },
+        _ => Judged::Dispatch { args },
+    }
+}
+
+thread_local! {
+    static VALIDATORS: RefCell<HashMap<String, Rc<Option<jsonschema::Validator>>>> = RefCell::new(HashMap::new());
+}
+
+/// Whether `args` satisfy `schema`. A schema that does not compile accepts nothing.
+fn schema_accepts(schema: &Value, args: &Value) -> bool {
+    let v = VALIDATORS.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry(schema.to_string())
+            .or_insert_with(|| Rc::new(jsonschema::validator_for(schema).ok()))
+            .clone()
+    });
+    v.as_ref().as_ref().is_some_and(|v| v.is_valid(args))
+}

@@ -1,0 +1,98 @@
+//! The invariants: stable ids, the rule each states, and why it matters to a user.
+
+use serde::{Deserialize, Serialize};
+
+/// How hard a rule is. A subject conforms at the grade it passes (as h2spec and Autobahn
+/// grade MUST and SHOULD rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grade {
+    /// Nothing is dispatched that the model did not finish writing, and every call that
+    /// completed is dispatched with exactly its arguments.
+    Must,
+    /// Per-call accounting: each call gets its own outcome with its reason and raw buffer.
+    Should,
+}
+
+impl Grade {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Grade::Must => "must",
+            Grade::Should => "should",
+        }
+    }
+}
+
+macro_rules! invariants {
+    ($($variant:ident = $id:literal, $seed:literal, $rule:literal, $why:literal;)*) => {
+        /// A numbered rule (DESIGN.md section 5).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum Invariant { $(#[serde(rename = $id)] $variant,)* }
+
+        impl Invariant {
+            pub const ALL: &'static [Invariant] = &[$(Invariant::$variant,)*];
+
+            /// The stable id reports and docs use.
+            pub fn id(self) -> &'static str { match self { $(Invariant::$variant => $id,)* } }
+
+            /// The seed chapters the rule comes from.
+            pub fn seed(self) -> &'static str { match self { $(Invariant::$variant => $seed,)* } }
+
+            /// The rule, in one sentence.
+            pub fn rule(self) -> &'static str { match self { $(Invariant::$variant => $rule,)* } }
+
+            /// What goes wrong for users when it is broken.
+            pub fn why(self) -> &'static str { match self { $(Invariant::$variant => $why,)* } }
+
+            pub fn from_id(id: &str) -> Option<Invariant> {
+                Invariant::ALL.iter().copied().find(|i| i.id().eq_ignore_ascii_case(id))
+            }
+        }
+
+        impl std::fmt::Display for Invariant {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.id()) }
+        }
+    };
+}
+
+invariants! {
+    AccAccount = "ACC-ACCOUNT", "000",
+        "every announced call gets exactly one outcome; no outcome for an unannounced call",
+        "a call the model announced silently never reaches the dispatcher, or runs twice, and nothing records it";
+    AccFidelity = "ACC-FIDELITY", "002, 000",
+        "a dispatched call's args equal the strict parse of exactly the model's document; `raw` in a failure is the buffer as received",
+        "the tool runs with arguments the model never wrote (a trimmed space, a mangled escape) and every downstream check passes";
+    AccIdentity = "ACC-IDENTITY", "000",
+        "outcomes carry the announced call_id and name; same-tool calls stay separate",
+        "two calls to the same tool collapse into one: half of the user's request is silently dropped or merged";
+    AccOrder = "ACC-ORDER", "000",
+        "fragments are joined in arrival order, nothing sorted or re-split",
+        "reordered fragments turn \"refunded\" into \"refnuded\"";
+    AccCompletion = "ACC-COMPLETION", "002",
+        "no outcome for a call before its terminal event; a prefix that parses is not complete",
+        "a buffer like {\"limit\": 20} parses and is dispatched before \", \\\"status\\\": ...\" arrives: the call runs without a field";
+    AccTruncation = "ACC-TRUNCATION", "003",
+        "a truncated turn dispatches nothing; never repaired",
+        "a ticket is created whose description stops mid-sentence, because max_tokens cut it and a repair parser closed it";
+    AccAbandon = "ACC-ABANDON", "003",
+        "a call live at stream end is Failed(abandoned), never dropped, never dispatched",
+        "a dropped connection leaves a call that neither ran nor failed: the UI spins forever and no log line says why";
+    AccStrict = "ACC-STRICT", "000, 003",
+        "an unparseable buffer is Failed(unparseable); no partial or merged dispatch",
+        "raw_decode keeps the first of two documents, a repair parser merges them: a call the model never made is run";
+    AccProtocol = "ACC-PROTOCOL", "000",
+        "unannounced index, duplicate announcement, fragment after stop: a protocol error; a well-formed turn raises none",
+        "a replayed or misrouted fragment is silently appended to some call instead of failing the turn";
+    AccIsolation = "ACC-ISOLATION", "000",
+        "concurrent or successive streams do not share state",
+        "one user's query runs with another user's filter, because two streams both used index 1";
+    AccText = "ACC-TEXT", "002",
+        "text reassembled exactly, no argument bytes in it, block order kept",
+        "argument JSON leaks into the chat bubble and the stored message, where markdown destroys it";
+    AccSchema = "ACC-SCHEMA", "003",
+        "parsed args that violate the tool schema give SchemaError (schema profile)",
+        "an invalid enum (priority: \"P1\") is dispatched instead of being answered with an error the model can correct";
+    SubjectCrash = "SUBJECT-CRASH", "-",
+        "the subject neither panics nor crashes on any stream",
+        "a malformed or unusual stream takes the client down instead of failing one turn";
+}
