@@ -53,3 +53,108 @@ pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
         }
     }
 }
+
+/// Starts certifying `subject`: set cases, seed and profile, then [`Certify::run`] for the
+/// report or [`Certify::assert_conforms`] in a test.
+pub fn certify<S: Subject>(subject: S) -> Certify<S> {
+    Certify { subject, run: Certification::default() }
+}
+
+/// A certification being set up; see [`certify`].
+pub struct Certify<S> {
+    subject: S,
+    run: Certification,
+}
+
+impl<S: Subject> Certify<S> {
+    /// Generated cases to run besides the named ones (default 0: named cases only).
+    pub fn cases(mut self, n: usize) -> Self {
+        self.run.cases = n;
+        self
+    }
+
+    /// The seed of the generated cases (default 1); the same seed runs the same cases.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.run.seed = seed;
+        self
+    }
+
+    /// The grade to reach (default [`Grade::Should`]: per-call accounting as well).
+    pub fn grade(mut self, grade: Grade) -> Self {
+        self.run.grade = grade;
+        self
+    }
+
+    /// Judge calls against their tools' JSON Schemas (default on). Turn it off for an
+    /// accumulator that does not validate.
+    pub fn schema(mut self, on: bool) -> Self {
+        self.run.profile.schema = on;
+        self
+    }
+
+    /// Only cases whose name contains `filter`.
+    pub fn only(mut self, filter: &str) -> Self {
+        self.run.filter = Some(filter.into());
+        self
+    }
+
+    /// Runs every case and returns the report.
+    pub fn run(&self) -> Report {
+        self.run.run(&self.subject)
+    }
+
+    /// Runs every case and panics with the readable counterexamples unless the subject
+    /// conforms.
+    #[track_caller]
+    pub fn assert_conforms(&self) {
+        let report = self.run();
+        if !report.conforms {
+            panic!("{}", report.to_text(3));
+        }
+    }
+}
+
+/// Expands to a module of tests, one `#[test]` per invariant, certifying the subject that
+/// `$subject` makes. The run happens once and each test reports its own invariant, so a
+/// failure names the rule that broke in the test's own name.
+///
+/// ```ignore
+/// toolcert::certify_tests!(mine, toolcert::subject::subject_fn("mine", |_: &StreamSpec<'_>| Mine::new()));
+/// ```
+#[macro_export]
+macro_rules! certify_tests {
+    ($module:ident, $subject:expr) => {
+        $crate::certify_tests!($module, $subject, |c| c);
+    };
+    ($module:ident, $subject:expr, $configure:expr) => {
+        mod $module {
+            #[allow(unused_imports)]
+            use super::*;
+
+            fn report() -> &'static $crate::Report {
+                static REPORT: ::std::sync::OnceLock<$crate::Report> = ::std::sync::OnceLock::new();
+                REPORT.get_or_init(|| {
+                    let configure: fn($crate::Certify<_>) -> $crate::Certify<_> = $configure;
+                    configure($crate::certify($subject)).run()
+                })
+            }
+
+            $crate::certify_tests!(@tests report;
+                acc_account = AccAccount, acc_fidelity = AccFidelity, acc_identity = AccIdentity,
+                acc_order = AccOrder, acc_completion = AccCompletion, acc_truncation = AccTruncation,
+                acc_abandon = AccAbandon, acc_strict = AccStrict, acc_protocol = AccProtocol,
+                acc_isolation = AccIsolation, acc_text = AccText, acc_schema = AccSchema,
+                subject_crash = SubjectCrash);
+        }
+    };
+    (@tests $report:ident; $($test:ident = $inv:ident),*) => {
+        $(
+            #[test]
+            fn $test() {
+                if let Some(failure) = $report().failing($crate::Invariant::$inv) {
+                    panic!("{}", failure);
+                }
+            }
+        )*
+    };
+}

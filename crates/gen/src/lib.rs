@@ -1,1 +1,3 @@
-//! todo
+//! Scenario generators: the seeds' named cases.
+
+pub mod named;

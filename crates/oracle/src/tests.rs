@@ -1,1 +1,305 @@
+//! The oracle itself can fail: each invariant is shown a deliberately wrong observation,
+//! built by hand (no accumulator involved), and must flag it; the right observation passes.
 
+use rstest::rstest;
+use serde_json::json;
+use toolcert_render::render;
+use toolcert_scenario::{
+    Block, Call, Case, Ending, Fault, FaultKind, Shape, StopReason, StreamEnd, StreamSchedule, TextBlock, Tool, Turn,
+};
+use toolcert_subject::{ErrorClass, FailReason, Observation, Outcome, Slot, Stamp, Timed, TurnError};
+
+use super::*;
+
+fn call(index: u32, id: &str, name: &str, args: &str, splits: &[usize]) -> Block {
+    Block::Call(Call {
+        index,
+        call_id: id.into(),
+        name: name.into(),
+        arguments: args.into(),
+        splits: splits.to_vec(),
+    })
+}
+
+fn turn(blocks: Vec<Block>, ending: Ending) -> Turn {
+    Turn { tools: vec![], blocks, shape: Shape::PerCall, ending, faults: vec![], pings: vec![] }
+}
+
+const REFUNDED: &str = r#"{"status": "refunded", "limit": 5}"#;
+const OPEN: &str = r#"{"status": "open", "limit": 5}"#;
+
+/// Two calls to the same tool, fragmented, in a complete turn, with prose first.
+fn pair() -> Turn {
+    turn(
+        vec![
+            Block::Text(TextBlock { text: "Searching both.".into(), splits: vec![9] }),
+            call(1, "toolu_A", "search_orders", REFUNDED, &[14, 16]),
+            call(2, "toolu_B", "search_orders", OPEN, &[12]),
+        ],
+        Ending::Stop(StopReason::ToolUse),
+    )
+}
+
+fn at_finish(events: u32) -> Stamp {
+    Stamp { delivered: events, at_finish: true }
+}
+
+fn dispatch(id: &str, name: &str, args: serde_json::Value) -> Outcome {
+    Outcome::Dispatchable { call_id: id.into(), name: name.into(), args }
+}
+
+fn failed(reason: FailReason, id: &str, name: &str, raw: &str) -> Outcome {
+    Outcome::Failed { reason, call_id: Some(id.into()), name: Some(name.into()), raw: raw.into() }
+}
+
+/// An observation whose outcomes were all emitted at finish.
+fn obs(t: &Turn, outcomes: Vec<Outcome>, text: &str) -> Observation {
+    let n = render(t).events.len() as u32;
+    Observation {
+        outcomes: outcomes.into_iter().map(|value| Timed { at: at_finish(n), value }).collect(),
+        text: text.into(),
+        ..Observation::default()
+    }
+}
+
+fn judge_one(t: &Turn, o: &Observation) -> Vec<Violation> {
+    let case = Case::single("t", t.clone());
+    judge_case(&case, &[render(t)], std::slice::from_ref(o), Profile { schema: true })
+}
+
+fn invariants(v: &[Violation]) -> Vec<(Invariant, Grade)> {
+    v.iter().map(|v| (v.invariant, v.grade)).collect()
+}
+
+fn right_pair(t: &Turn) -> Observation {
+    obs(
+        t,
+        vec![
+            dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5})),
+            dispatch("toolu_B", "search_orders", json!({"status": "open", "limit": 5})),
+        ],
+        "Searching both.",
+    )
+}
+
+#[test]
+fn the_right_observation_passes() {
+    let t = pair();
+    assert_eq!(judge_one(&t, &right_pair(&t)), []);
+}
+
+#[test]
+fn account_flags_a_missing_and_a_doubled_dispatch() {
+    let t = pair();
+    let mut o = right_pair(&t);
+    o.outcomes.pop();
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccAccount, Grade::Must)]);
+    let mut o = right_pair(&t);
+    o.outcomes.push(o.outcomes[0].clone());
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccAccount, Grade::Must)]);
+}
+
+#[test]
+fn account_flags_an_outcome_for_a_call_never_announced() {
+    let t = pair();
+    let mut o = right_pair(&t);
+    o.outcomes.push(Timed { at: at_finish(9), value: dispatch("toolu_Z", "search_orders", json!({})) });
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccAccount, Grade::Must)]);
+}
+
+#[test]
+fn fidelity_flags_arguments_the_model_never_wrote() {
+    let t = turn(
+        vec![call(0, "toolu_T", "create_ticket", r#"{"summary": "urgent request from ops"}"#, &[26])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    let trimmed = obs(&t, vec![dispatch("toolu_T", "create_ticket", json!({"summary": "urgent requestfrom ops"}))], "");
+    assert_eq!(invariants(&judge_one(&t, &trimmed)), [(Invariant::AccFidelity, Grade::Must)]);
+}
+
+#[test]
+fn identity_flags_a_wrong_name_and_merged_same_tool_calls() {
+    let t = pair();
+    let mut o = right_pair(&t);
+    o.outcomes[1].value = dispatch("toolu_B", "lookup_order", json!({"status": "open", "limit": 5}));
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccIdentity, Grade::Must)]);
+    // A name-keyed buffer: both documents in the first call's buffer, the second call gone.
+    let merged = format!("{REFUNDED}{OPEN}");
+    let o = obs(&t, vec![failed(FailReason::Unparseable, "toolu_A", "search_orders", &merged)], "Searching both.");
+    let v = invariants(&judge_one(&t, &o));
+    assert!(v.contains(&(Invariant::AccIdentity, Grade::Must)), "{v:?}");
+    assert!(v.contains(&(Invariant::AccAccount, Grade::Must)), "{v:?}");
+}
+
+#[test]
+fn order_flags_fragments_joined_out_of_order() {
+    let t = pair();
+    // toolu_A's fragments are [0..14] [14..16] [16..]; swap the last two.
+    let swapped = format!("{}{}{}", &REFUNDED[..14], &REFUNDED[16..], &REFUNDED[14..16]);
+    let mut o = right_pair(&t);
+    o.outcomes[0].value = failed(FailReason::Unparseable, "toolu_A", "search_orders", &swapped);
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccOrder, Grade::Must)]);
+}
+
+#[test]
+fn completion_flags_a_dispatch_before_the_terminal_event() {
+    let t = turn(vec![call(0, "toolu_L", "search_orders", "{\"limit\": 20}\n", &[13])], Ending::Stop(StopReason::ToolUse));
+    // Events: announce, fragment, fragment, call stop, stop. Dispatched after the first fragment.
+    let mut o = obs(&t, vec![dispatch("toolu_L", "search_orders", json!({"limit": 20}))], "");
+    o.outcomes[0].at = Stamp { delivered: 2, at_finish: false };
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccCompletion, Grade::Must)]);
+    o.outcomes[0].at = Stamp { delivered: 4, at_finish: false };
+    assert_eq!(judge_one(&t, &o), []);
+}
+
+#[test]
+fn truncation_flags_a_dispatch_from_a_cut_turn_even_when_it_parses() {
+    let t = turn(vec![call(0, "toolu_L", "search_orders", r#"{"limit": 20}"#, &[])], Ending::Stop(StopReason::MaxTokens));
+    let o = obs(&t, vec![dispatch("toolu_L", "search_orders", json!({"limit": 20}))], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccTruncation, Grade::Must)]);
+    let right = obs(&t, vec![failed(FailReason::Truncated, "toolu_L", "search_orders", r#"{"limit": 20}"#)], "");
+    assert_eq!(judge_one(&t, &right), []);
+    // Failing the whole turn meets the must grade, not the should grade.
+    let mut whole = obs(&t, vec![], "");
+    whole.error = Some(Timed { at: at_finish(4), value: TurnError::new(ErrorClass::Truncated, "length") });
+    assert_eq!(invariants(&judge_one(&t, &whole)), [(Invariant::AccTruncation, Grade::Should)]);
+}
+
+#[test]
+fn abandon_flags_a_dropped_and_a_dispatched_live_call() {
+    let t = turn(vec![call(0, "toolu_Q", "lookup_order", r#"{"order_id": "A-4471"}"#, &[8])], Ending::Abandoned {
+        after: 2,
+        end: StreamEnd::Disconnect,
+    });
+    let dropped = obs(&t, vec![], "");
+    assert_eq!(invariants(&judge_one(&t, &dropped)), [(Invariant::AccAbandon, Grade::Should)]);
+    let run = obs(&t, vec![dispatch("toolu_Q", "lookup_order", json!({"order_id": "A-4471"}))], "");
+    let v = invariants(&judge_one(&t, &run));
+    assert!(v.contains(&(Invariant::AccAbandon, Grade::Must)) || v.contains(&(Invariant::AccCompletion, Grade::Must)));
+    let right = obs(&t, vec![failed(FailReason::Abandoned, "toolu_Q", "lookup_order", r#"{"order_"#)], "");
+    assert_eq!(judge_one(&t, &right), []);
+    let wrong_raw = obs(&t, vec![failed(FailReason::Abandoned, "toolu_Q", "lookup_order", "")], "");
+    assert_eq!(invariants(&judge_one(&t, &wrong_raw)), [(Invariant::AccFidelity, Grade::Should)]);
+}
+
+#[test]
+fn strict_flags_the_first_of_two_documents_dispatched() {
+    let two = format!("{REFUNDED}{OPEN}");
+    let t = turn(vec![call(0, "toolu_A", "search_orders", &two, &[REFUNDED.len()])], Ending::Stop(StopReason::ToolUse));
+    let o = obs(&t, vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccStrict, Grade::Must)]);
+}
+
+#[rstest]
+#[case::replay(FaultKind::ReplayAnnouncement { call: 0 }, ErrorClass::DuplicateAnnouncement)]
+#[case::unannounced(FaultKind::UnannouncedFragment { fragment: "{}".into() }, ErrorClass::UnannouncedIndex)]
+#[case::after_stop(FaultKind::FragmentAfterStop { call: 0, fragment: "}".into() }, ErrorClass::FragmentAfterStop)]
+fn protocol_flags_an_accepted_fault(#[case] fault: FaultKind, #[case] class: ErrorClass) {
+    let mut t = pair();
+    t.faults.push(Fault { kind: fault, at: 3 });
+    let accepted = right_pair(&t);
+    let v = invariants(&judge_one(&t, &accepted));
+    assert!(v.contains(&(Invariant::AccProtocol, Grade::Must)), "{v:?}");
+    let mut refused = obs(&t, vec![], "Searching both.");
+    refused.error = Some(Timed { at: at_finish(99), value: TurnError::new(class, "refused") });
+    assert_eq!(judge_one(&t, &refused), []);
+    refused.error.as_mut().unwrap().value.class = ErrorClass::Other;
+    assert_eq!(invariants(&judge_one(&t, &refused)), [(Invariant::AccProtocol, Grade::Should)]);
+}
+
+#[test]
+fn protocol_flags_an_error_on_a_well_formed_turn() {
+    let t = pair();
+    let mut o = obs(&t, vec![], "Searching both.");
+    o.error = Some(Timed { at: at_finish(9), value: TurnError::new(ErrorClass::DuplicateAnnouncement, "index 1") });
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccProtocol, Grade::Must)]);
+}
+
+#[test]
+fn isolation_flags_another_streams_call() {
+    let one = |id: &str, args: &str| {
+        turn(vec![call(1, id, "search_orders", args, &[10])], Ending::Stop(StopReason::ToolUse))
+    };
+    let case = Case {
+        name: "two".into(),
+        streams: vec![one("toolu_A", REFUNDED), one("toolu_B", OPEN)],
+        schedule: StreamSchedule::Concurrent(vec![0, 1, 0, 1]),
+    };
+    let rendered: Vec<_> = case.streams.iter().map(render).collect();
+    let right = [
+        obs(&case.streams[0], vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))], ""),
+        obs(&case.streams[1], vec![dispatch("toolu_B", "search_orders", json!({"status": "open", "limit": 5}))], ""),
+    ];
+    assert_eq!(judge_case(&case, &rendered, &right, Profile::default()), []);
+    let mut leaked = right.clone();
+    leaked[1].outcomes[0].value = dispatch("toolu_B", "search_orders", json!({"status": "refunded", "limit": 5}));
+    let v = invariants(&judge_case(&case, &rendered, &leaked, Profile::default()));
+    assert_eq!(v, [(Invariant::AccIsolation, Grade::Must)]);
+}
+
+#[test]
+fn text_flags_argument_bytes_in_the_text_and_a_lost_block_order() {
+    let t = pair();
+    let mut o = right_pair(&t);
+    o.text = format!("Searching both.{REFUNDED}");
+    let v = judge_one(&t, &o);
+    assert_eq!(invariants(&v), [(Invariant::AccText, Grade::Must)]);
+    assert!(v[0].observed.contains("argument bytes"), "{}", v[0].observed);
+    let mut o = right_pair(&t);
+    o.layout = Some(vec![
+        Slot::Call { call_id: "toolu_A".into() },
+        Slot::Text { text: "Searching both.".into() },
+        Slot::Call { call_id: "toolu_B".into() },
+    ]);
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccText, Grade::Should)]);
+}
+
+#[test]
+fn schema_flags_an_invalid_enum_dispatched() {
+    let mut t = turn(
+        vec![call(0, "toolu_P", "create_ticket", r#"{"priority": "P1"}"#, &[])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    t.tools.push(Tool {
+        name: "create_ticket".into(),
+        schema: Some(json!({"type": "object", "properties": {"priority": {"enum": ["low", "normal", "urgent"]}}})),
+    });
+    let o = obs(&t, vec![dispatch("toolu_P", "create_ticket", json!({"priority": "P1"}))], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccSchema, Grade::Must)]);
+    let right = obs(
+        &t,
+        vec![Outcome::SchemaError {
+            call_id: "toolu_P".into(),
+            name: "create_ticket".into(),
+            args: json!({"priority": "P1"}),
+            errors: vec!["not one of the enum".into()],
+        }],
+        "",
+    );
+    assert_eq!(judge_one(&t, &right), []);
+}
+
+#[test]
+fn a_crash_is_flagged() {
+    let t = pair();
+    let o = Observation { crash: Some("index out of bounds".into()), ..Observation::default() };
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::SubjectCrash, Grade::Must)]);
+}
+
+#[test]
+fn empty_arguments_mean_an_empty_object() {
+    let t = turn(vec![call(0, "toolu_E", "list_tools", "", &[])], Ending::Stop(StopReason::ToolUse));
+    assert_eq!(judge_one(&t, &obs(&t, vec![dispatch("toolu_E", "list_tools", json!({}))], "")), []);
+}
+
+#[test]
+fn a_call_finished_before_an_abandoned_end_may_go_either_way() {
+    let t = turn(vec![call(0, "toolu_Q", "lookup_order", r#"{"a": 1}"#, &[])], Ending::Abandoned {
+        after: 3,
+        end: StreamEnd::Eof,
+    });
+    let ran = obs(&t, vec![dispatch("toolu_Q", "lookup_order", json!({"a": 1}))], "");
+    assert_eq!(judge_one(&t, &ran), []);
+    let held = obs(&t, vec![failed(FailReason::Abandoned, "toolu_Q", "lookup_order", r#"{"a": 1}"#)], "");
+    assert_eq!(judge_one(&t, &held), []);
+}

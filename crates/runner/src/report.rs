@@ -243,3 +243,20 @@ fn replay_hint(r: &Report, f: &Failure) -> String {
         None => format!("toolcert certify --subject {} --case {}", r.subject, f.case),
     }
 }
+
+impl Report {
+    /// The first failing case that broke `invariant` at the required grade, as text; `None`
+    /// when the invariant holds.
+    pub fn failing(&self, invariant: Invariant) -> Option<String> {
+        let status = self.invariants.iter().find(|i| i.id == invariant)?;
+        if status.status == Status::Pass {
+            return None;
+        }
+        let f = self.failures.iter().find(|f| {
+            f.violations.iter().any(|v| v.invariant == invariant && (self.grade == Grade::Should || v.grade == Grade::Must))
+        })?;
+        let mut one = self.clone();
+        one.failures = vec![f.clone()];
+        Some(one.to_text(1))
+    }
+}

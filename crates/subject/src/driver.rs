@@ -1,7 +1,7 @@
 //! Feeds rendered streams to accumulators and records what they report.
 //!
 //! The driver is level-agnostic in spirit: it knows only "deliver unit `k` of stream `s`",
-//! "finish stream `s`". At the events level a unit is one [`Event`].
+//! "finish stream `s`". At the events level a unit is one [`Event`](crate::Event).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -1,0 +1,42 @@
+//! The command line as a user meets it: exit codes and the JSON report's shape.
+
+use std::process::Command;
+
+fn toolcert(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolcert")).args(args).output().expect("toolcert runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn certify_with_no_arguments_certifies_the_reference() {
+    let (code, stdout, _) = toolcert(&[]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("builtin:reference"), "{stdout}");
+    assert!(stdout.contains("CONFORMS"), "{stdout}");
+}
+
+#[test]
+fn certify_json_has_the_documented_fields() {
+    let (code, stdout, _) = toolcert(&["certify", "--format", "json"]);
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("the report is JSON");
+    assert_eq!(report["conforms"], true);
+    assert!(report["cases"].as_u64().unwrap() >= 20, "{}", report["cases"]);
+    let invariants = report["invariants"].as_array().unwrap();
+    assert!(invariants.len() >= 12);
+    for i in invariants {
+        assert!(i["id"].as_str().unwrap().starts_with("ACC-") || i["id"] == "SUBJECT-CRASH");
+        assert_eq!(i["status"], "pass", "{i}");
+    }
+}
+
+#[test]
+fn an_unknown_subject_is_a_usage_error() {
+    let (code, _, stderr) = toolcert(&["certify", "--subject", "builtin:nope"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown subject"), "{stderr}");
+}

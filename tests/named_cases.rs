@@ -1,0 +1,102 @@
+//! The seeds' named cases: each is a scenario; the oracle derives its expectation, which must
+//! say what the seed says happens (written here from the seed's text, not from any
+//! accumulator's output), and the reference accumulator must conform to it.
+
+use rstest::rstest;
+use toolcert::gen::named;
+use toolcert::oracle::{expect, Expect, Judged, Profile};
+use toolcert::reference::ReferenceSubject;
+use toolcert::render::render;
+
+/// The oracle's expectation for each stream, one label per announced call, plus the
+/// protocol error the turn must fail with.
+fn expectation(id: &str) -> Vec<String> {
+    let case = named::by_id(id).unwrap_or_else(|| panic!("no named case {id}")).case;
+    let mut labels = Vec::new();
+    for turn in &case.streams {
+        let e = expect(turn, &render(turn), Profile { schema: true });
+        if let Some((class, _)) = e.fault {
+            labels.push(format!("protocol:{class}"));
+        }
+        for c in &e.calls {
+            labels.push(match &c.expect {
+                Expect::Finished { judged: Judged::Dispatch { args } } => format!("dispatch {args}"),
+                Expect::Finished { judged: Judged::SchemaError { .. } } => "schema_error".into(),
+                Expect::Finished { judged: Judged::Unparseable } => "failed(unparseable)".into(),
+                Expect::Failed { reason } => format!("failed({})", reason.as_str()),
+                Expect::FinishedOrAbandoned { .. } => "finished_or_abandoned".into(),
+                Expect::Faulted { .. } => "faulted".into(),
+            });
+        }
+    }
+    labels
+}
+
+const REFUNDED: &str = r#"dispatch {"from":"2025-03-01","status":"refunded","to":"2025-03-31"}"#;
+const OPEN: &str = r#"dispatch {"from":"2025-03-01","status":"open","to":"2025-03-31"}"#;
+
+#[rstest]
+#[case::lookup_order("deltas/lookup-order-a4471", &[r#"dispatch {"include_line_items":true,"order_id":"A-4471"}"#])]
+#[case::refunded_open_pair("keying/refunded-open-pair", &[REFUNDED, OPEN])]
+#[case::refunded_open_interleaved("keying/refunded-open-interleaved", &[REFUNDED, OPEN])]
+#[case::split_inside_string("split/inside-string", &[r#"dispatch {"note":"shipped on the 3rd of March"}"#])]
+#[case::split_inside_escape("split/inside-escape", &[r#"dispatch {"note":"line one\nline two"}"#])]
+#[case::split_inside_unicode_escape("split/inside-unicode-escape", &[r#"dispatch {"city":"Mérida"}"#])]
+#[case::split_inside_nested_object("split/inside-nested-object", &[r#"dispatch {"filter":{"status":"open"}}"#])]
+#[case::split_between_key_and_colon("split/between-key-and-colon", &[r#"dispatch {"limit":20}"#])]
+#[case::summary_leading_spaces(
+    "deltas/summary-leading-spaces",
+    &[r#"dispatch {"summary":"urgent request from ops about the March invoice run"}"#]
+)]
+#[case::prefix_parses("deltas/prefix-parses", &[r#"dispatch {"limit":20}"#])]
+#[case::prefix_parses_then_truncated("final/prefix-parses-then-truncated", &["failed(truncated)"])]
+#[case::create_ticket_max_tokens("final/create-ticket-max-tokens", &["failed(truncated)"])]
+#[case::abandoned_mid_arguments("final/abandoned-mid-arguments", &["failed(abandoned)"])]
+#[case::cancelled_mid_arguments("final/cancelled-mid-arguments", &["failed(abandoned)"])]
+#[case::errored_mid_arguments("final/errored-mid-arguments", &["failed(abandoned)"])]
+#[case::interleaved_disconnect("final/interleaved-disconnect", &["failed(abandoned)", "failed(abandoned)"])]
+#[case::prose_before_and_after(
+    "deltas/prose-before-and-after",
+    &[r#"dispatch {"include_line_items":true,"order_id":"A-4471"}"#]
+)]
+#[case::two_documents_end_to_end("keying/two-documents-end-to-end", &["failed(unparseable)"])]
+#[case::priority_p1("final/priority-p1-schema-error", &["schema_error"])]
+#[case::empty_arguments("keying/empty-arguments", &["dispatch {}"])]
+#[case::duplicate_announcement("keying/duplicate-announcement", &["protocol:duplicate_announcement", "faulted", "faulted"])]
+#[case::unannounced_index("keying/unannounced-index", &["protocol:unannounced_index", "faulted", "faulted"])]
+#[case::fragment_after_stop("keying/fragment-after-stop", &["protocol:fragment_after_stop", "faulted", "faulted"])]
+#[case::two_streams_index_1(
+    "keying/two-streams-index-1",
+    &[r#"dispatch {"limit":5,"status":"refunded"}"#, r#"dispatch {"limit":5,"status":"open"}"#]
+)]
+#[case::successive_turns(
+    "keying/successive-turns",
+    &[r#"dispatch {"limit":5,"status":"refunded"}"#, r#"dispatch {"limit":5,"status":"open"}"#]
+)]
+fn named_case(#[case] id: &str, #[case] seed_says: &[&str]) {
+    assert_eq!(expectation(id), seed_says, "the oracle's expectation for {id}");
+    let case = named::by_id(id).unwrap().case;
+    let checked = toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true });
+    assert!(
+        checked.violations.is_empty(),
+        "the reference breaks {id}:\n{}",
+        checked.violations.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn every_named_case_is_listed_above() {
+    let source = include_str!("named_cases.rs");
+    for c in named::all() {
+        assert!(source.contains(&format!("\"{}\"", c.id)), "named case {} has no rstest case", c.id);
+    }
+}
+
+#[test]
+fn named_case_ids_are_unique() {
+    let mut ids: Vec<&str> = named::all().iter().map(|c| c.id).collect();
+    ids.sort_unstable();
+    let n = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), n);
+}
