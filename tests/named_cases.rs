@@ -64,6 +64,7 @@ const OPEN: &str = r#"dispatch {"from":"2025-03-01","status":"open","to":"2025-0
 #[case::empty_arguments("keying/empty-arguments", &["dispatch {}"])]
 #[case::duplicate_announcement("keying/duplicate-announcement", &["protocol:duplicate_announcement", "faulted", "faulted"])]
 #[case::unannounced_index("keying/unannounced-index", &["protocol:unannounced_index", "faulted", "faulted"])]
+#[case::done_differs("deltas/done-differs-from-deltas", &["protocol:done_mismatch", "faulted", "faulted"])]
 #[case::fragment_after_stop("keying/fragment-after-stop", &["protocol:fragment_after_stop", "faulted", "faulted"])]
 #[case::two_streams_index_1(
     "keying/two-streams-index-1",

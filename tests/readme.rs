@@ -29,7 +29,9 @@ impl Accumulator for Mine {
                     Some(c) => c.3.push_str(fragment), // append only: no trim, parse or decode
                 }
             }
-            Event::CallStop { index } => match self.calls.iter_mut().find(|c| c.0 == *index) {
+            Event::CallStop { index, arguments } => match self.calls.iter_mut().find(|c| c.0 == *index) {
+                // Responses repeats the arguments in its terminal: they must match the fragments.
+                Some(c) if arguments.as_ref().is_some_and(|a| **a != c.3) => return err(ErrorClass::DoneMismatch, "done differs"),
                 Some(c) => c.4 = true,
                 None => return err(ErrorClass::UnannouncedIndex, "stop of unannounced"),
             },

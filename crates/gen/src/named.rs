@@ -375,6 +375,19 @@ fn protocol_cases() -> Vec<NamedCase> {
             with_fault(FaultKind::UnannouncedFragment { fragment: r#"{"status": "open"}"#.into() }, 2),
         ),
         named(
+            "deltas/done-differs-from-deltas",
+            DELTAS,
+            "Responses' done repeats the arguments but says something else than the deltas: the turn fails",
+            false,
+            with_fault(
+                FaultKind::DoneMismatch {
+                    call: 1,
+                    arguments: r#"{"status": "refunded", "from": "2025-03-01", "to": "2025-03-31"}"#.into(),
+                },
+                0,
+            ),
+        ),
+        named(
             "keying/fragment-after-stop",
             KEYING,
             "a fragment for a call after its block stop: the turn fails",

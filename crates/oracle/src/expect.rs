@@ -8,7 +8,7 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::Value;
 use toolcert_render::{Origin, Rendered};
-use toolcert_scenario::{Block, EndingKind, FaultClass, Shape, Turn};
+use toolcert_scenario::{Block, EndingKind, FaultClass, FaultKind, Shape, Turn};
 use toolcert_subject::{ErrorClass, FailReason, Slot};
 
 /// What the call's document is worth once finished, as a strict parser and the schema see it.
@@ -138,6 +138,16 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
             Origin::CallStop { block } => {
                 if let Some(e) = calls.iter_mut().find(|e| e.block == block) {
                     e.terminal_at.get_or_insert(delivered);
+                    // A terminal that repeats arguments other than the fragments is a fault.
+                    let mismatch = turn.faults.iter().any(|f| match &f.kind {
+                        FaultKind::DoneMismatch { call, arguments } => {
+                            mismatch_block(turn, *call) == Some(block) && *arguments != e.raw
+                        }
+                        _ => false,
+                    });
+                    if mismatch && fault.is_none() {
+                        fault = Some((ErrorClass::DoneMismatch, delivered));
+                    }
                 }
             }
             Origin::Stop => {
@@ -157,6 +167,7 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
                         FaultClass::ReplayAnnouncement => ErrorClass::DuplicateAnnouncement,
                         FaultClass::UnannouncedFragment => ErrorClass::UnannouncedIndex,
                         FaultClass::FragmentAfterStop => ErrorClass::FragmentAfterStop,
+                        FaultClass::DoneMismatch => ErrorClass::DoneMismatch,
                     };
                     fault = Some((class, delivered));
                 }
@@ -238,4 +249,17 @@ fn schema_accepts(schema: &Value, args: &Value) -> bool {
             .clone()
     });
     v.as_ref().as_ref().is_some_and(|v| v.is_valid(args))
+}
+
+/// The block of call number `call` (among the turn's calls, modulo their count), as the
+/// renderer picks it.
+fn mismatch_block(turn: &Turn, call: u16) -> Option<u32> {
+    let blocks: Vec<u32> = turn
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, Block::Call(_)))
+        .map(|(i, _)| i as u32)
+        .collect();
+    (!blocks.is_empty()).then(|| blocks[call as usize % blocks.len()])
 }

@@ -194,15 +194,19 @@ impl Accumulator for Reference {
                 // Append only: no trim, no parse, no decode.
                 call.args.push_str(fragment);
             }
-            Event::CallStop { index } => {
+            Event::CallStop { index, arguments } => {
                 let Some(call) = self.call_mut(*index) else {
-                    return protocol(
-                        ErrorClass::UnannouncedIndex,
-                        format!("stop for unannounced index {index}"),
-                    );
+                    return protocol(ErrorClass::UnannouncedIndex, format!("stop for unannounced index {index}"));
                 };
                 if call.stopped {
                     return protocol(ErrorClass::FragmentAfterStop, format!("index {index} stopped twice"));
+                }
+                // The fragments are the arguments; a terminal that says otherwise is a fault.
+                if arguments.as_ref().is_some_and(|a| **a != call.args) {
+                    return protocol(
+                        ErrorClass::DoneMismatch,
+                        format!("index {index}: the terminal's arguments differ from the fragments"),
+                    );
                 }
                 call.stopped = true;
             }

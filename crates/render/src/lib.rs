@@ -26,8 +26,14 @@ pub enum Event<'a> {
     /// An argument fragment for the call at `index`.
     ArgsDelta { index: u32, fragment: Cow<'a, str> },
     /// The call at `index` has no more fragments (Anthropic `content_block_stop`,
-    /// Responses `function_call_arguments.done`).
-    CallStop { index: u32 },
+    /// Responses `function_call_arguments.done`). Where the dialect repeats the whole
+    /// argument string here (Responses), `arguments` carries it: it must equal the fragments
+    /// joined, or the stream is faulty.
+    CallStop {
+        index: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arguments: Option<Cow<'a, str>>,
+    },
     /// The message-level stop reason (Anthropic `message_delta`, Chat `finish_reason`,
     /// Responses `response.completed` / `response.incomplete`).
     Stop { reason: StopReason },
@@ -49,7 +55,7 @@ impl Event<'_> {
                 Event::CallStart { index, call_id: own(call_id), name: own(name) }
             }
             Event::ArgsDelta { index, fragment } => Event::ArgsDelta { index, fragment: own(fragment) },
-            Event::CallStop { index } => Event::CallStop { index },
+            Event::CallStop { index, arguments } => Event::CallStop { index, arguments: arguments.map(own) },
             Event::Stop { reason } => Event::Stop { reason },
             Event::Error { message } => Event::Error { message: own(message) },
             Event::Ping => Event::Ping,
@@ -137,7 +143,10 @@ pub fn render(turn: &Turn) -> Rendered<'_> {
                                 },
                             ));
                         }
-                        body.push((Event::CallStop { index: c.index }, Origin::CallStop { block: block_no }));
+                        body.push((
+                            Event::CallStop { index: c.index, arguments: None },
+                            Origin::CallStop { block: block_no },
+                        ));
                     }
                 }
             }
@@ -260,6 +269,17 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
             }),
             FaultKind::UnannouncedFragment { fragment } => {
                 Some((0, Event::ArgsDelta { index: unused_index, fragment: Cow::Borrowed(fragment) }))
+            }
+            FaultKind::DoneMismatch { call, arguments } => {
+                // Not an inserted event: the call's own terminal carries the wrong arguments.
+                if let Some((block, _)) = call_of(*call) {
+                    if let Some((Event::CallStop { arguments: a, .. }, _)) =
+                        body.iter_mut().find(|(_, o)| *o == Origin::CallStop { block })
+                    {
+                        *a = Some(Cow::Borrowed(arguments));
+                    }
+                }
+                None
             }
             FaultKind::FragmentAfterStop { call, fragment } => call_of(*call).and_then(|(block, c)| {
                 let terminal = match turn.shape {

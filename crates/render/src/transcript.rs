@@ -32,7 +32,10 @@ pub fn transcript(case: &Case) -> String {
                 Event::ArgsDelta { index, fragment } => {
                     ("args_delta", serde_json::json!({ "index": index, "partial_json": fragment }))
                 }
-                Event::CallStop { index } => ("call_stop", serde_json::json!({ "index": index })),
+                Event::CallStop { index, arguments: None } => ("call_stop", serde_json::json!({ "index": index })),
+                Event::CallStop { index, arguments: Some(a) } => {
+                    ("call_stop", serde_json::json!({ "index": index, "arguments": a }))
+                }
                 Event::Stop { reason } => ("stop", serde_json::json!({ "stop_reason": reason.wire_name() })),
                 Event::Error { message } => ("error", serde_json::json!({ "message": message })),
                 Event::Ping => ("ping", serde_json::json!({})),

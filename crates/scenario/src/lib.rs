@@ -260,6 +260,10 @@ pub enum FaultKind {
     UnannouncedFragment { fragment: String },
     /// A fragment for call number `call` after its terminal event.
     FragmentAfterStop { call: u16, fragment: String },
+    /// The terminal event of call number `call` repeats its arguments (as Responses'
+    /// `function_call_arguments.done` does) but says `arguments` instead of what the
+    /// fragments carried. Only the per-call shape has such a terminal.
+    DoneMismatch { call: u16, arguments: String },
 }
 
 /// The kinds of fault, for coverage counts and reports.
@@ -269,6 +273,7 @@ pub enum FaultClass {
     ReplayAnnouncement,
     UnannouncedFragment,
     FragmentAfterStop,
+    DoneMismatch,
 }
 
 impl FaultKind {
@@ -277,6 +282,7 @@ impl FaultKind {
             FaultKind::ReplayAnnouncement { .. } => FaultClass::ReplayAnnouncement,
             FaultKind::UnannouncedFragment { .. } => FaultClass::UnannouncedFragment,
             FaultKind::FragmentAfterStop { .. } => FaultClass::FragmentAfterStop,
+            FaultKind::DoneMismatch { .. } => FaultClass::DoneMismatch,
         }
     }
 }

@@ -104,6 +104,8 @@ pub enum ErrorClass {
     DuplicateAnnouncement,
     /// Protocol: a fragment (or any call event) after the call's terminal event.
     FragmentAfterStop,
+    /// Protocol: a terminal event whose repeated arguments differ from the fragments.
+    DoneMismatch,
     /// Protocol: an event the subject could not read (wire and bytes levels).
     Malformed,
     /// The provider sent an error event.
@@ -122,6 +124,7 @@ impl ErrorClass {
             ErrorClass::UnannouncedIndex => "unannounced_index",
             ErrorClass::DuplicateAnnouncement => "duplicate_announcement",
             ErrorClass::FragmentAfterStop => "fragment_after_stop",
+            ErrorClass::DoneMismatch => "done_mismatch",
             ErrorClass::Malformed => "malformed",
             ErrorClass::Upstream => "upstream",
             ErrorClass::Truncated => "truncated",
@@ -137,6 +140,7 @@ impl ErrorClass {
             ErrorClass::UnannouncedIndex
                 | ErrorClass::DuplicateAnnouncement
                 | ErrorClass::FragmentAfterStop
+                | ErrorClass::DoneMismatch
                 | ErrorClass::Malformed
         )
     }
