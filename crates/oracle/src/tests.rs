@@ -22,7 +22,7 @@ fn call(index: u32, id: &str, name: &str, args: &str, splits: &[usize]) -> Block
 }
 
 fn turn(blocks: Vec<Block>, ending: Ending) -> Turn {
-    Turn { tools: vec![], blocks, shape: Shape::PerCall, ending, faults: vec![], pings: vec![] }
+    Turn { tools: vec![], blocks, shape: Shape::PerCall, ending, faults: vec![], pings: vec![], transport: Default::default() }
 }
 
 const REFUNDED: &str = r#"{"status": "refunded", "limit": 5}"#;

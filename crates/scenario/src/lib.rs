@@ -59,6 +59,47 @@ pub struct Turn {
     /// Keep-alive events (`ping`) inserted before these body positions.
     #[serde(default)]
     pub pings: Vec<u32>,
+    /// How the stream's bytes travel (bytes level only).
+    #[serde(default, skip_serializing_if = "Transport::is_plain")]
+    pub transport: Transport,
+}
+
+/// How a stream's SSE bytes are framed and cut into transport chunks (the bytes level).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transport {
+    #[serde(default)]
+    pub line_end: LineEnd,
+    /// Byte offsets (into the whole SSE byte stream, clamped) where one transport chunk ends
+    /// and the next begins: anywhere, including inside a multi-byte character, inside the
+    /// `data:` prefix and between `\r` and `\n`. No cuts: one chunk.
+    #[serde(default)]
+    pub cuts: Vec<u32>,
+    /// SSE comment lines (`: keep-alive`) inserted before these SSE event positions.
+    #[serde(default)]
+    pub comments: Vec<u32>,
+    /// SSE events (by position) whose JSON data is pretty-printed over several `data:` lines.
+    #[serde(default)]
+    pub multiline: Vec<u32>,
+    /// When the stream is abandoned: bytes of the first undelivered SSE event sent before the
+    /// connection drops (a partial event a correct decoder never dispatches).
+    #[serde(default)]
+    pub partial_tail: u32,
+}
+
+impl Transport {
+    pub fn is_plain(&self) -> bool {
+        *self == Transport::default()
+    }
+}
+
+/// SSE line ends (all three are legal).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineEnd {
+    #[default]
+    Lf,
+    CrLf,
+    Cr,
 }
 
 /// A tool offered to the model.
