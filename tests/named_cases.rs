@@ -15,8 +15,8 @@ fn expectation(id: &str) -> Vec<String> {
     let mut labels = Vec::new();
     for turn in &case.streams {
         let e = expect(turn, &render(turn), Profile { schema: true });
-        if let Some((class, _)) = e.fault {
-            labels.push(format!("protocol:{class}"));
+        if let Some(f) = e.fault {
+            labels.push(format!("protocol:{}", f.class));
         }
         for c in &e.calls {
             labels.push(match &c.expect {

@@ -1,1 +1,358 @@
-//! todo
+//! The mutant zoo: the harness proves itself (DESIGN.md section 6).
+//!
+//! Each [`Mutant`] is a small events-level accumulator with exactly one bug from the seeds,
+//! a bug real SDKs have shipped. The harness must flag every one, with one of the invariants
+//! in [`Mutant::expected`]; a mutant it lets through is a hole in the generators or the
+//! oracle.
+//!
+//! All mutants share one plain accumulator, [`Base`], written in the style of the seeds'
+//! Python `Accumulator` and `finalize` (and apart from the reference accumulator). Every
+//! decision it makes goes through a [`Hooks`] method whose default is correct; a mutant
+//! overrides exactly one (see the `bugs` module), except the two isolation mutants, whose
+//! bug is in the factory: it hands every stream the same accumulator. [`base`] is the
+//! unmutated accumulator as a subject, which must conform.
+//!
+//! ```
+//! let m = toolcert_mutants::by_name("name-keyed").expect("in the zoo");
+//! assert_eq!(m.subject().name(), "builtin:mutant/name-keyed");
+//! assert_eq!(m.expected, &[toolcert_oracle::Invariant::AccIdentity]);
+//! ```
+
+use toolcert_oracle::Invariant;
+use toolcert_subject::{Factory, StreamSpec, Subject};
+
+mod base;
+mod bugs;
+
+pub use base::{Base, CallBuffer, Calls, Correct, Hooks, Schemas};
+
+use bugs::*;
+use Invariant::*;
+
+/// A deliberately flawed accumulator and what must catch it.
+#[derive(Clone, Copy, Debug)]
+pub struct Mutant {
+    /// Kebab-case; the subject is `builtin:mutant/<name>`.
+    pub name: &'static str,
+    /// The seed passage the bug comes from: `file heading / section`.
+    pub seed: &'static str,
+    /// The bug, in one line.
+    pub bug: &'static str,
+    /// The invariants that must catch it: a run against it must report at least one of them.
+    pub expected: &'static [Invariant],
+    /// Makes the factory for one case (what [`Subject::factory`] returns).
+    pub factory: fn() -> Box<dyn Factory>,
+}
+
+impl Mutant {
+    /// The mutant as a subject named `builtin:mutant/<name>`.
+    pub fn subject(&self) -> Box<dyn Subject> {
+        Box::new(MutantSubject { name: format!("builtin:mutant/{}", self.name), factory: self.factory })
+    }
+}
+
+struct MutantSubject {
+    name: String,
+    factory: fn() -> Box<dyn Factory>,
+}
+
+impl Subject for MutantSubject {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn factory(&self) -> Box<dyn Factory> {
+        (self.factory)()
+    }
+}
+
+/// A factory making one fresh `Base<H>` per stream.
+fn per_stream<H: Hooks>() -> Box<dyn Factory> {
+    Box::new(|spec: &StreamSpec<'_>| Base::<H>::new(spec))
+}
+
+/// The unmutated base accumulator as a subject, `builtin:mutant-base`: every mutant is it with
+/// one hook overridden, so it must conform wherever they must not.
+pub fn base() -> Box<dyn Subject> {
+    Box::new(MutantSubject { name: "builtin:mutant-base".into(), factory: per_stream::<Correct> })
+}
+
+const KEYING_DOCS: &str = "000 Keying the argument accumulator / Where the two documents go";
+const KEYING_KEY: &str = "000 Keying the argument accumulator / The key the stream already gave you";
+const KEYING_PER_STREAM: &str = "000 Keying the argument accumulator / One accumulator per stream";
+const KEYING_OOO: &str = "000 Keying the argument accumulator / Opaque, ordered, owned";
+const KEYING_SEVEN: &str = "000 Keying the argument accumulator / Why a name key survives seven months";
+const DELTAS_CALL: &str = "002 Argument deltas and text deltas / What the stream says about a call";
+const DELTAS_CONCAT: &str = "002 Argument deltas and text deltas / Concatenate, and do nothing else";
+const DELTAS_TEXT: &str = "002 Argument deltas and text deltas / Two properties a text delta does not have";
+const DELTAS_SURFACE: &str =
+    "002 Argument deltas and text deltas / What the message surface does to a fragment";
+const DELTAS_FIXTURES: &str = "002 Argument deltas and text deltas / Fixtures that cannot fail";
+const FINAL_TERMINAL: &str = "003 Finalising a streamed tool call / What the terminal event certifies";
+const FINAL_ABSENCE: &str = "003 Finalising a streamed tool call / Making absence into an event";
+const FINAL_LOG: &str = "003 Finalising a streamed tool call / What each outcome is worth writing down";
+
+/// Every mutant, in a stable order.
+pub fn zoo() -> Vec<Mutant> {
+    let m = |name, seed, bug, expected, factory| Mutant { name, seed, bug, expected, factory };
+    vec![
+        // Keying.
+        m(
+            "name-keyed",
+            KEYING_DOCS,
+            "buffers keyed by tool name: two calls to one tool collapse into one buffer",
+            &[AccIdentity],
+            per_stream::<NameKeyed>,
+        ),
+        m(
+            "latest-call-id",
+            KEYING_KEY,
+            "every outcome carries the id of the most recent announcement",
+            &[AccIdentity],
+            per_stream::<LatestCallId>,
+        ),
+        // Faults given a plausible interpretation.
+        m(
+            "buffer-on-first-fragment",
+            KEYING_KEY,
+            "a defaultdict: a fragment for an unannounced index silently makes a buffer",
+            &[AccProtocol],
+            per_stream::<BufferOnFirstFragment>,
+        ),
+        m(
+            "unannounced-to-open-call",
+            KEYING_KEY,
+            "a fragment for an unannounced index is merged into the most recent open call",
+            &[AccProtocol],
+            per_stream::<UnannouncedToOpenCall>,
+        ),
+        m(
+            "unknown-index-as-0",
+            KEYING_KEY,
+            "a fragment for an unknown index is taken as index 0 and joins call 0",
+            &[AccProtocol],
+            per_stream::<UnknownIndexAsZero>,
+        ),
+        m(
+            "duplicate-ignored",
+            KEYING_KEY,
+            "a replayed announcement is accepted silently",
+            &[AccProtocol],
+            per_stream::<DuplicateIgnored>,
+        ),
+        m(
+            "duplicate-resets",
+            KEYING_KEY,
+            "a replayed announcement empties the call's buffer and starts it over",
+            &[AccProtocol],
+            per_stream::<DuplicateResets>,
+        ),
+        m(
+            "duplicate-phantom",
+            KEYING_KEY,
+            "a replayed announcement adds a phantom empty call with the same id",
+            &[AccProtocol, AccAccount],
+            per_stream::<DuplicatePhantom>,
+        ),
+        m(
+            "duplicate-concatenates",
+            KEYING_KEY,
+            "a replayed announcement's id and name are appended to the call's (id \"aa\", name \"ff\")",
+            &[AccProtocol, AccIdentity],
+            per_stream::<DuplicateConcatenates>,
+        ),
+        m(
+            "fragment-after-stop-accepted",
+            KEYING_KEY,
+            "a fragment after its call's terminal event is appended to the finished buffer",
+            &[AccProtocol],
+            per_stream::<FragmentAfterStopAccepted>,
+        ),
+        m(
+            "done-ignored",
+            DELTAS_CALL,
+            "the arguments a Responses `done` repeats are not compared with the fragments",
+            &[AccProtocol],
+            per_stream::<DoneIgnored>,
+        ),
+        m(
+            "done-trusted",
+            DELTAS_CALL,
+            "the arguments a Responses `done` repeats replace the fragments, even when they differ",
+            &[AccProtocol],
+            per_stream::<DoneTrusted>,
+        ),
+        // What is done to a fragment.
+        m(
+            "fragment-trim",
+            DELTAS_CONCAT,
+            "each fragment is trimmed before it is appended: spaces inside strings vanish",
+            &[AccFidelity],
+            per_stream::<FragmentTrim>,
+        ),
+        m(
+            "fragment-unescape",
+            DELTAS_CONCAT,
+            "each fragment's JSON escapes are decoded on their own: an escape split in two is lost",
+            &[AccFidelity],
+            per_stream::<FragmentUnescape>,
+        ),
+        m(
+            "fragments-reversed",
+            KEYING_OOO,
+            "fragments are joined in reverse arrival order (pushed to the front of the buffer)",
+            &[AccOrder],
+            per_stream::<FragmentsReversed>,
+        ),
+        m(
+            "args-in-text",
+            DELTAS_SURFACE,
+            "argument fragments are also appended to the message text",
+            &[AccText],
+            per_stream::<ArgsInText>,
+        ),
+        // When a call is complete.
+        m(
+            "parses-is-complete",
+            DELTAS_CONCAT,
+            "a call is dispatched as soon as its buffer parses, before its terminal event",
+            &[AccCompletion],
+            per_stream::<ParsesIsComplete>,
+        ),
+        m(
+            "balanced-braces",
+            DELTAS_CALL,
+            "a call is dispatched as soon as its braces balance, before its terminal event",
+            &[AccCompletion],
+            per_stream::<BalancedBraces>,
+        ),
+        m(
+            "dispatch-at-call-stop",
+            FINAL_TERMINAL,
+            "a call is dispatched at its own terminal event, before the stop reason says max_tokens",
+            &[AccTruncation],
+            per_stream::<DispatchAtCallStop>,
+        ),
+        m(
+            "finish-reason-not-terminal",
+            KEYING_KEY,
+            "only a call's own terminal finishes it: every OpenAI Chat call (finish_reason only) is abandoned",
+            &[AccAbandon],
+            per_stream::<FinishReasonNotTerminal>,
+        ),
+        m(
+            "live-judged-as-finished",
+            FINAL_TERMINAL,
+            "at the end of the stream a call still live is parsed as if finished, not failed as abandoned",
+            &[AccAbandon],
+            per_stream::<LiveJudgedAsFinished>,
+        ),
+        // Finalising.
+        m(
+            "ignores-truncation",
+            FINAL_ABSENCE,
+            "the stop reason is never consulted: a turn cut by max_tokens / length is dispatched",
+            &[AccTruncation],
+            per_stream::<IgnoresTruncation>,
+        ),
+        m(
+            "only-max-tokens",
+            FINAL_ABSENCE,
+            "only max_tokens counts as truncation (the seeds' finalize): a Chat `length` cut is dispatched",
+            &[AccTruncation],
+            per_stream::<OnlyMaxTokens>,
+        ),
+        m(
+            "raw-decode",
+            KEYING_DOCS,
+            "the buffer is read with raw_decode: the first document wins, trailing bytes are ignored",
+            &[AccStrict],
+            per_stream::<RawDecode>,
+        ),
+        m(
+            "repair-parse",
+            KEYING_DOCS,
+            "the buffer is read with a repair parser: cut documents are closed, two documents merged",
+            &[AccStrict],
+            per_stream::<RepairParse>,
+        ),
+        m(
+            "empty-args-unparseable",
+            DELTAS_CALL,
+            "a call with no argument bytes is parsed as \"\" and fails instead of taking {}",
+            &[AccFidelity],
+            per_stream::<EmptyArgsUnparseable>,
+        ),
+        m(
+            "schema-unchecked",
+            FINAL_TERMINAL,
+            "parsed arguments are dispatched without checking the tool's schema",
+            &[AccSchema],
+            per_stream::<SchemaUnchecked>,
+        ),
+        // Reporting.
+        m(
+            "drops-live-calls",
+            FINAL_ABSENCE,
+            "a call still live when the stream ends gets no outcome at all",
+            &[AccAbandon],
+            per_stream::<DropsLiveCalls>,
+        ),
+        m(
+            "empty-args-dropped",
+            KEYING_SEVEN,
+            "a call with no argument bytes is never reported (`if buf.args:`)",
+            &[AccAccount],
+            per_stream::<EmptyArgsDropped>,
+        ),
+        m(
+            "outcomes-twice",
+            KEYING_SEVEN,
+            "every outcome is reported twice",
+            &[AccAccount],
+            per_stream::<OutcomesTwice>,
+        ),
+        m(
+            "failure-raw-dropped",
+            FINAL_LOG,
+            "a failure is reported with an empty raw buffer instead of the buffer as received",
+            &[AccFidelity],
+            per_stream::<FailureRawDropped>,
+        ),
+        // The text surface.
+        m(
+            "text-doubled",
+            DELTAS_TEXT,
+            "each text delta is shown twice",
+            &[AccText],
+            per_stream::<TextDoubled>,
+        ),
+        m("text-dropped", DELTAS_TEXT, "text deltas are not shown", &[AccText], per_stream::<TextDropped>),
+        m(
+            "prose-ahead-of-calls",
+            DELTAS_FIXTURES,
+            "the message is laid out as all prose, then all calls: prose after a call moves before it",
+            &[AccText],
+            per_stream::<ProseAheadOfCalls>,
+        ),
+        // Isolation.
+        m(
+            "shared-across-streams",
+            KEYING_PER_STREAM,
+            "one accumulator for every stream, wiped at each stream's end: concurrent streams collide",
+            &[AccIsolation],
+            OneForAll::cleared_per_stream,
+        ),
+        m(
+            "not-reset-between-turns",
+            KEYING_PER_STREAM,
+            "one accumulator for the whole agent loop, never reset: a turn finds the last turn's calls",
+            &[AccIsolation],
+            OneForAll::never_reset,
+        ),
+    ]
+}
+
+/// The mutant with this name.
+pub fn by_name(name: &str) -> Option<Mutant> {
+    zoo().into_iter().find(|m| m.name == name)
+}

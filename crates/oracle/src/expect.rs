@@ -36,6 +36,23 @@ pub enum Expect {
     Faulted { may_dispatch: Option<Value> },
 }
 
+/// The protocol error a delivered fault requires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FaultExpect {
+    pub class: ErrorClass,
+    /// A second class that describes the same event as truly (a replay after the stop is
+    /// both a duplicate announcement and an event after stop).
+    pub also: Option<ErrorClass>,
+    /// Events delivered once the fault had arrived.
+    pub at: u32,
+}
+
+impl FaultExpect {
+    pub fn accepts(&self, class: ErrorClass) -> bool {
+        class == self.class || Some(class) == self.also
+    }
+}
+
 /// One announced call as delivered.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ExpectedCall {
@@ -59,9 +76,8 @@ pub struct ExpectedCall {
 pub struct Expected {
     pub ending: EndingKind,
     pub calls: Vec<ExpectedCall>,
-    /// The first fault delivered: the protocol error the turn must fail with, and the number
-    /// of events delivered when it arrived.
-    pub fault: Option<(ErrorClass, u32)>,
+    /// The first fault delivered: the protocol error the turn must fail with.
+    pub fault: Option<FaultExpect>,
     /// Text pieces as delivered: (events delivered after the piece, text).
     #[serde(skip)]
     pub text_pieces: Vec<(u32, String)>,
@@ -93,7 +109,7 @@ pub struct Profile {
 pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected {
     let mut calls: Vec<ExpectedCall> = Vec::new();
     let mut stop: Option<(toolcert_scenario::StopReason, u32)> = None;
-    let mut fault: Option<(ErrorClass, u32)> = None;
+    let mut fault: Option<FaultExpect> = None;
     let mut errored = false;
     let mut text_pieces = Vec::new();
     let mut layout: Vec<Slot> = Vec::new();
@@ -146,7 +162,7 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
                         _ => false,
                     });
                     if mismatch && fault.is_none() {
-                        fault = Some((ErrorClass::DoneMismatch, delivered));
+                        fault = Some(FaultExpect { class: ErrorClass::DoneMismatch, also: None, at: delivered });
                     }
                 }
             }
@@ -163,13 +179,27 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
             Origin::Ping => {}
             Origin::Fault { fault: f } => {
                 if fault.is_none() {
-                    let class = match turn.faults[f as usize].kind.class() {
+                    let kind = &turn.faults[f as usize].kind;
+                    let class = match kind.class() {
                         FaultClass::ReplayAnnouncement => ErrorClass::DuplicateAnnouncement,
                         FaultClass::UnannouncedFragment => ErrorClass::UnannouncedIndex,
                         FaultClass::FragmentAfterStop => ErrorClass::FragmentAfterStop,
                         FaultClass::DoneMismatch => ErrorClass::DoneMismatch,
                     };
-                    fault = Some((class, delivered));
+                    // After the message stop (or, for a replay, after the call's own stop) the
+                    // same event is just as truly "after stop".
+                    let replayed_stopped = match kind {
+                        FaultKind::ReplayAnnouncement { call } => {
+                            let block = mismatch_block(turn, *call);
+                            calls.iter().any(|e| Some(e.block) == block && e.terminal_at.is_some())
+                        }
+                        _ => false,
+                    };
+                    let mut also = None;
+                    if (stop.is_some() || replayed_stopped) && class != ErrorClass::FragmentAfterStop {
+                        also = Some(ErrorClass::FragmentAfterStop);
+                    }
+                    fault = Some(FaultExpect { class, also, at: delivered });
                 }
             }
         }
@@ -183,8 +213,8 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
     for e in &mut calls {
         let document = &call_of(e.block).arguments;
         let judged = || judge(document, turn.schema_of(&e.name).filter(|_| profile.schema));
-        e.expect = match (fault, stop) {
-            (Some((_, fault_at)), _) => Expect::Faulted {
+        e.expect = match (fault.map(|f| f.at), stop) {
+            (Some(fault_at), _) => Expect::Faulted {
                 // Dispatch was allowed only if the call had finished before the fault and the
                 // turn, as far as it had gone, was not truncated.
                 may_dispatch: match (e.terminal_at, stop) {

@@ -17,7 +17,7 @@ use toolcert_subject::{FailReason, Observation, Outcome, Stamp, Timed};
 mod expect;
 mod invariant;
 
-pub use expect::{expect, judge, Expect, Expected, ExpectedCall, Judged, Profile};
+pub use expect::{expect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile};
 pub use invariant::{Grade, Invariant};
 
 /// One broken rule in one stream of a case.
@@ -170,23 +170,24 @@ impl Judge<'_> {
     fn turn_error(&mut self) -> Option<bool> {
         let observed = self.obs.error.as_ref().map(|e| &e.value);
         match (self.exp.fault, observed) {
-            (Some((class, _)), None) => {
+            (Some(f), None) => {
                 self.flag(
                     Invariant::AccProtocol,
                     Grade::Must,
                     None,
-                    format!("a protocol error ({class})"),
+                    format!("a protocol error ({})", f.class),
                     "no error: the faulty stream was accepted".into(),
                 );
                 None
             }
-            (Some((class, _)), Some(e)) => {
-                if e.class != class {
+            (Some(f), Some(e)) => {
+                if !f.accepts(e.class) {
+                    let also = f.also.map(|a| format!(" or {a}")).unwrap_or_default();
                     self.flag(
                         Invariant::AccProtocol,
                         Grade::Should,
                         None,
-                        format!("a protocol error of class {class}"),
+                        format!("a protocol error of class {}{also}", f.class),
                         format!("an error of class {}: {}", e.class, e.detail),
                     );
                 }
@@ -236,7 +237,12 @@ impl Judge<'_> {
             );
         }
         let dispatch_like = matches!(o, Outcome::Dispatchable { .. } | Outcome::SchemaError { .. });
-        if dispatch_like && call.terminal_at.is_none_or(|t| early(first.at, t)) {
+        // A dispatch at finish of a call that never finished is judged below as abandonment.
+        let early = match call.terminal_at {
+            Some(t) => early(first.at, t),
+            None => !first.at.at_finish,
+        };
+        if dispatch_like && early {
             let when = match call.terminal_at {
                 Some(t) => format!("its terminal event (event {t})"),
                 None => "its terminal event, which never arrived".into(),
@@ -331,9 +337,17 @@ impl Judge<'_> {
                     self.flag(inv, must, id, expected, observed);
                 }
             }
-            (Judged::SchemaError { .. }, Outcome::Failed { raw, .. }) => {
-                self.flag(Invariant::AccSchema, should, id, expected, observed);
-                self.raw(call, raw);
+            (Judged::SchemaError { .. }, Outcome::Failed { reason, raw, .. }) => {
+                if *raw != call.raw {
+                    self.mismatch(call, MismatchOf::Raw(raw), should);
+                } else {
+                    let inv = match reason {
+                        FailReason::Truncated => Invariant::AccTruncation,
+                        FailReason::Abandoned => Invariant::AccAbandon,
+                        FailReason::Unparseable => Invariant::AccSchema,
+                    };
+                    self.flag(inv, should, id, expected, observed);
+                }
             }
             (Judged::Unparseable, Outcome::Dispatchable { .. } | Outcome::SchemaError { .. }) => {
                 self.flag(Invariant::AccStrict, must, id, expected, observed);
@@ -407,7 +421,19 @@ impl Judge<'_> {
             }
             let from_other_stream =
                 id.is_some_and(|id| self.others.iter().any(|e| e.calls.iter().any(|c| c.call_id == id)));
-            let inv = if from_other_stream { Invariant::AccIsolation } else { Invariant::AccAccount };
+            // An id that embeds an announced one, or the arguments of an announced call under
+            // another id: the identity was mangled, not a call made up.
+            let mangled = self.exp.calls.iter().any(|c| {
+                id.is_some_and(|id| id.contains(c.call_id.as_str()))
+                    || matches!(&o.value, Outcome::Dispatchable { args, .. } if MismatchOf::Args(args).carries(c, c))
+            });
+            let inv = if from_other_stream {
+                Invariant::AccIsolation
+            } else if mangled {
+                Invariant::AccIdentity
+            } else {
+                Invariant::AccAccount
+            };
             let dispatch = matches!(o.value, Outcome::Dispatchable { .. });
             // A fault's phantom call may be failed, never run.
             if self.exp.fault.is_some() && !dispatch {
@@ -533,9 +559,14 @@ impl MismatchOf<'_> {
         }
     }
 
-    /// The same bytes as the call's buffer in another order.
+    /// The same bytes as the call's buffer in another order: for a failure's raw buffer, the
+    /// same multiset of bytes; for dispatched arguments, the strict parse of the fragments
+    /// joined in another order.
     fn reorders(&self, call: &ExpectedCall) -> bool {
-        let MismatchOf::Raw(r) = self else { return false };
+        let r = match self {
+            MismatchOf::Raw(r) => r,
+            MismatchOf::Args(a) => return reordered_parse(&call.fragments, a),
+        };
         if r.len() != call.raw.len() || *r == call.raw {
             return false;
         }
@@ -549,3 +580,44 @@ impl MismatchOf<'_> {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether some other order of `fragments` parses strictly to `args`: every order for a few
+/// fragments, otherwise the reorderings bugs produce (reversed, sorted, one adjacent swap).
+fn reordered_parse(fragments: &[String], args: &Value) -> bool {
+    let parses_to = |order: &[&String]| {
+        let joined: String = order.iter().map(|s| s.as_str()).collect();
+        serde_json::from_str::<Value>(&joined).is_ok_and(|v| v == *args)
+    };
+    let refs: Vec<&String> = fragments.iter().collect();
+    if refs.len() <= 6 {
+        let mut order = refs.clone();
+        return permutations(&mut order, 0, &parses_to);
+    }
+    let mut reversed = refs.clone();
+    reversed.reverse();
+    let mut sorted = refs.clone();
+    sorted.sort();
+    if parses_to(&reversed) || parses_to(&sorted) {
+        return true;
+    }
+    (1..refs.len()).any(|i| {
+        let mut swapped = refs.clone();
+        swapped.swap(i - 1, i);
+        parses_to(&swapped)
+    })
+}
+
+/// Heap-free recursive permutation search; stops at the first order `f` accepts.
+fn permutations<'s>(order: &mut Vec<&'s String>, k: usize, f: &dyn Fn(&[&'s String]) -> bool) -> bool {
+    if k == order.len() {
+        return f(order);
+    }
+    for i in k..order.len() {
+        order.swap(k, i);
+        if permutations(order, k + 1, f) {
+            return true;
+        }
+        order.swap(k, i);
+    }
+    false
+}

@@ -303,3 +303,53 @@ fn a_call_finished_before_an_abandoned_end_may_go_either_way() {
     let held = obs(&t, vec![failed(FailReason::Abandoned, "toolu_Q", "lookup_order", r#"{"a": 1}"#)], "");
     assert_eq!(judge_one(&t, &held), []);
 }
+
+#[test]
+fn a_live_call_dispatched_at_finish_is_abandonment_not_early_dispatch() {
+    let t = turn(vec![call(0, "toolu_Q", "search_orders", r#"{"limit": 20}"#, &[])], Ending::Abandoned {
+        after: 2,
+        end: StreamEnd::Cancel,
+    });
+    let o = obs(&t, vec![dispatch("toolu_Q", "search_orders", json!({"limit": 20}))], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccAbandon, Grade::Must)]);
+}
+
+#[test]
+fn a_reordering_that_still_parses_is_order() {
+    let t = turn(
+        vec![call(0, "toolu_R", "search_orders", r#"{"status": "refunded"}"#, &[14, 16, 18])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    // Fragments `{"status": "re` `fu` `nd` `ed"}`, the middle two swapped.
+    let o = obs(&t, vec![dispatch("toolu_R", "search_orders", json!({"status": "rendfued"}))], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccOrder, Grade::Must)]);
+}
+
+#[test]
+fn a_schema_case_failed_with_a_wrong_buffer_blames_the_buffer_only() {
+    let mut t = turn(vec![call(0, "toolu_P", "create_ticket", r#"{"priority": "P1"}"#, &[5])], Ending::Stop(StopReason::ToolUse));
+    t.tools.push(Tool { name: "create_ticket".into(), schema: Some(json!({"properties": {"priority": {"enum": ["low"]}}})) });
+    let swapped = r#"iority": "P1"}{"pr"#;
+    let o = obs(&t, vec![failed(FailReason::Unparseable, "toolu_P", "create_ticket", swapped)], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccOrder, Grade::Should)]);
+}
+
+#[test]
+fn a_mangled_call_id_is_identity() {
+    let t = pair();
+    let mut o = right_pair(&t);
+    o.outcomes[0].value = dispatch("toolu_Atoolu_A", "search_orders", json!({"status": "refunded", "limit": 5}));
+    let v = invariants(&judge_one(&t, &o));
+    assert!(v.contains(&(Invariant::AccIdentity, Grade::Must)), "{v:?}");
+}
+
+#[test]
+fn a_replay_after_the_stop_may_be_called_either_class() {
+    let mut t = pair();
+    t.faults.push(Fault { kind: FaultKind::ReplayAnnouncement { call: 0 }, at: 99 });
+    for class in [ErrorClass::DuplicateAnnouncement, ErrorClass::FragmentAfterStop] {
+        let mut o = obs(&t, vec![], "Searching both.");
+        o.error = Some(Timed { at: at_finish(99), value: TurnError::new(class, "refused") });
+        assert_eq!(judge_one(&t, &o), [], "{class}");
+    }
+}
