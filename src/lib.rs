@@ -21,7 +21,10 @@
 //! assert!(report.conforms, "{}", report.to_text(3));
 //! ```
 
+pub mod zoo;
+
 pub use toolcert_gen as gen;
+pub use toolcert_mutants as mutants;
 pub use toolcert_oracle as oracle;
 pub use toolcert_reference as reference;
 pub use toolcert_render as render;
@@ -34,24 +37,28 @@ pub use toolcert_runner::{check_case, Certification, Report};
 
 use toolcert_subject::Subject;
 
-/// The subjects built into the binary, by name.
-pub fn builtin_subjects() -> Vec<(String, Box<dyn Subject>)> {
-    vec![(
-        "builtin:reference".to_string(),
-        Box::new(toolcert_reference::ReferenceSubject) as Box<dyn Subject>,
-    )]
+/// The names of the subjects built into the binary.
+pub fn builtin_subjects() -> Vec<String> {
+    let mut names = vec!["builtin:reference".to_string(), "builtin:mutant-base".to_string()];
+    names.extend(toolcert_mutants::zoo().iter().map(|m| format!("builtin:mutant/{}", m.name)));
+    names
 }
 
-/// Resolves a subject name (`builtin:reference`).
+/// Resolves a subject name: `builtin:reference`, `builtin:mutant/NAME`, `builtin:mutant-base`.
 pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
-    let mut all = builtin_subjects();
-    match all.iter().position(|(n, _)| n == name) {
-        Some(i) => Ok(all.swap_remove(i).1),
-        None => {
-            let known: Vec<String> = all.into_iter().map(|(n, _)| n).collect();
-            Err(format!("unknown subject {name:?}; known subjects: {}", known.join(", ")))
-        }
+    if name == "builtin:reference" {
+        return Ok(Box::new(toolcert_reference::ReferenceSubject));
     }
+    if name == "builtin:mutant-base" {
+        return Ok(toolcert_mutants::base());
+    }
+    if let Some(m) = name.strip_prefix("builtin:mutant/").and_then(toolcert_mutants::by_name) {
+        return Ok(m.subject());
+    }
+    Err(format!(
+        "unknown subject {name:?}; built-in subjects are builtin:reference, builtin:mutant-base and \
+         builtin:mutant/NAME (`toolcert zoo` lists the mutants)"
+    ))
 }
 
 /// Starts certifying `subject`: set cases, seed and profile, then [`Certify::run`] for the

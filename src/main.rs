@@ -3,6 +3,11 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+// A run allocates and frees small strings and JSON values by the million; mimalloc does
+// that markedly faster than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use toolcert::{Certification, Grade, Profile};
 
 /// Exit codes, one meaning each.
@@ -33,6 +38,9 @@ enum Command {
     /// invariants hold. With no options, certifies the built-in reference accumulator.
     #[command(after_help = EXIT_CODES)]
     Certify(CertifyArgs),
+    /// Hunt every mutant of the zoo with generated cases and print how fast each dies, which
+    /// invariants it breaks and how small its shrunk counterexample is.
+    Zoo(ZooArgs),
     /// List the invariants with their rules and seed chapters.
     Invariants,
     /// List the named cases.
@@ -65,6 +73,31 @@ struct CertifyArgs {
     /// Failing cases to print in full (text format).
     #[arg(long, default_value_t = 5)]
     show: usize,
+    /// Run only this case, saved as JSON (a report's `failures[].scenario`).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ZooArgs {
+    /// Seeds to hunt each mutant with (1..=N).
+    #[arg(long, default_value_t = 5)]
+    seeds: u64,
+    /// Generated cases per seed before a mutant counts as surviving.
+    #[arg(long, default_value_t = 200)]
+    max_cases: usize,
+    /// Only this mutant (and print its shrunk counterexample).
+    #[arg(long)]
+    mutant: Option<String>,
+    #[arg(long, value_enum, default_value_t = ZooFormat::Text)]
+    format: ZooFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ZooFormat {
+    Text,
+    Json,
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -85,6 +118,7 @@ fn main() -> ExitCode {
     let command = cli.command.or_else(|| Cli::parse_from(["toolcert", "certify"]).command);
     match command.expect("certify parses with its defaults") {
         Command::Certify(args) => certify(args),
+        Command::Zoo(args) => zoo(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
                 println!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
@@ -119,10 +153,121 @@ fn certify(args: CertifyArgs) -> ExitCode {
             GradeArg::Should => Grade::Should,
         },
     };
-    let report = run.run(&*subject);
+    if let Some(path) = &args.scenario {
+        return replay_scenario(&*subject, path, run.profile, args.format);
+    }
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let started = std::time::Instant::now();
+    let quiet = matches!(args.format, Format::Json);
+    let report = run.run_with(&*subject, &mut |done, total| {
+        if quiet || started.elapsed().as_secs_f64() < 1.0 {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(total as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {per_sec}  eta {eta}")
+                    .expect("a valid template"),
+            );
+            b
+        });
+        b.set_position(done as u64);
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     match args.format {
         Format::Text => print!("{}", report.to_text(args.show)),
         Format::Json => println!("{}", serde_json::to_string_pretty(&report).expect("a report serialises")),
     }
     ExitCode::from(if report.conforms { exit::CONFORMS } else { exit::VIOLATIONS })
+}
+
+/// Runs one saved scenario against the subject.
+fn replay_scenario(
+    subject: &dyn toolcert::subject::Subject,
+    path: &std::path::Path,
+    profile: Profile,
+    format: Format,
+) -> ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("toolcert: cannot read {}: {e}", path.display());
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let case: toolcert::scenario::Case = match serde_json::from_str(&text) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("toolcert: {} is not a scenario (a report's failures[].scenario): {e}", path.display());
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let checked = toolcert::check_case(subject, &case, profile);
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::json!({"case": case.name, "violations": checked.violations, "observations": checked.observations})
+        ),
+        Format::Text => {
+            print!("{}", toolcert::render::transcript(&case));
+            for v in &checked.violations {
+                println!("{v}");
+            }
+            println!("{}", if checked.violations.is_empty() { "conforms" } else { "violations found" });
+        }
+    }
+    ExitCode::from(if checked.violations.is_empty() { exit::CONFORMS } else { exit::VIOLATIONS })
+}
+
+fn zoo(args: ZooArgs) -> ExitCode {
+    let zoo = toolcert::zoo::Zoo { seeds: (1..=args.seeds.max(1)).collect(), max_cases: args.max_cases };
+    let rows = match &args.mutant {
+        Some(name) => match toolcert::mutants::by_name(name) {
+            Some(m) => vec![zoo.run_one(&m)],
+            None => {
+                eprintln!("toolcert: no mutant {name:?}; `toolcert zoo` lists them");
+                return ExitCode::from(exit::USAGE);
+            }
+        },
+        None => {
+            let bar = if matches!(args.format, ZooFormat::Text) {
+                indicatif::ProgressBar::new(toolcert::mutants::zoo().len() as u64)
+            } else {
+                indicatif::ProgressBar::hidden()
+            };
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} mutants  {msg}")
+                    .expect("a valid template"),
+            );
+            let rows = zoo.run(&mut |name| {
+                bar.set_message(name.to_string());
+                bar.inc(1);
+            });
+            bar.finish_and_clear();
+            rows
+        }
+    };
+    match args.format {
+        ZooFormat::Text => {
+            print!("{}", toolcert::zoo::to_text(&rows, &zoo));
+            if args.mutant.is_some() {
+                if let Some((case, violations)) = rows.first().and_then(|r| r.counterexample.as_ref()) {
+                    println!(
+                        "\nshrunk counterexample ({}):\n{}",
+                        case.name,
+                        toolcert::render::transcript(case)
+                    );
+                    for v in violations {
+                        println!("{v}");
+                    }
+                }
+            }
+        }
+        ZooFormat::Json => println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise")),
+        ZooFormat::Markdown => print!("{}", toolcert::zoo::to_markdown(&rows, &zoo)),
+    }
+    let all_dead = rows.iter().all(|r| r.killed && r.expected_caught);
+    ExitCode::from(if all_dead { exit::CONFORMS } else { exit::VIOLATIONS })
 }

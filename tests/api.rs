@@ -34,12 +34,16 @@ impl Accumulator for Trims {
 
 #[test]
 fn a_conforming_accumulator_passes() {
-    toolcert::certify(subject_fn("mine", |_: &StreamSpec<'_>| Mine(Reference::new()))).schema(false).assert_conforms();
+    toolcert::certify(subject_fn("mine", |_: &StreamSpec<'_>| Mine(Reference::new())))
+        .schema(false)
+        .assert_conforms();
 }
 
 #[test]
 fn a_trimming_accumulator_fails_with_a_readable_counterexample() {
-    let report = toolcert::certify(subject_fn("trims", |_: &StreamSpec<'_>| Trims(Reference::new()))).schema(false).run();
+    let report = toolcert::certify(subject_fn("trims", |_: &StreamSpec<'_>| Trims(Reference::new())))
+        .schema(false)
+        .run();
     assert!(!report.conforms);
     let text = report.failing(toolcert::Invariant::AccFidelity).expect("ACC-FIDELITY fails");
     assert!(text.contains("urgent requestfrom ops"), "{text}");
@@ -55,6 +59,8 @@ toolcert::certify_tests!(
 #[test]
 #[ignore = "prints the failure text for a person to read"]
 fn show_trims_report() {
-    let report = toolcert::certify(subject_fn("trims", |_: &StreamSpec<'_>| Trims(Reference::new()))).schema(false).run();
+    let report = toolcert::certify(subject_fn("trims", |_: &StreamSpec<'_>| Trims(Reference::new())))
+        .schema(false)
+        .run();
     println!("{}", report.to_text(2));
 }

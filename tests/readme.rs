@@ -17,8 +17,12 @@ impl Accumulator for Mine {
         match event {
             Event::TextDelta { text } => out.text(text),
             Event::CallStart { index, call_id, name } => {
-                if self.stop.is_some() { return err(ErrorClass::FragmentAfterStop, "call after stop"); }
-                if self.calls.iter().any(|c| c.0 == *index) { return err(ErrorClass::DuplicateAnnouncement, "again"); }
+                if self.stop.is_some() {
+                    return err(ErrorClass::FragmentAfterStop, "call after stop");
+                }
+                if self.calls.iter().any(|c| c.0 == *index) {
+                    return err(ErrorClass::DuplicateAnnouncement, "again");
+                }
                 self.calls.push((*index, call_id.to_string(), name.to_string(), String::new(), false));
             }
             Event::ArgsDelta { index, fragment } => {
@@ -31,7 +35,9 @@ impl Accumulator for Mine {
             }
             Event::CallStop { index, arguments } => match self.calls.iter_mut().find(|c| c.0 == *index) {
                 // Responses repeats the arguments in its terminal: they must match the fragments.
-                Some(c) if arguments.as_ref().is_some_and(|a| **a != c.3) => return err(ErrorClass::DoneMismatch, "done differs"),
+                Some(c) if arguments.as_ref().is_some_and(|a| **a != c.3) => {
+                    return err(ErrorClass::DoneMismatch, "done differs")
+                }
                 Some(c) => c.4 = true,
                 None => return err(ErrorClass::UnannouncedIndex, "stop of unannounced"),
             },
@@ -43,11 +49,20 @@ impl Accumulator for Mine {
 
     fn finish(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
         for (_, id, name, buf, _) in &self.calls {
-            let failed = |reason| Outcome::Failed { reason, call_id: Some(id.clone()), name: Some(name.clone()), raw: buf.clone() };
+            let failed = |reason| Outcome::Failed {
+                reason,
+                call_id: Some(id.clone()),
+                name: Some(name.clone()),
+                raw: buf.clone(),
+            };
             out.outcome(match self.stop {
                 None => failed(FailReason::Abandoned),
                 Some(r) if r.is_truncating() => failed(FailReason::Truncated),
-                Some(_) if buf.is_empty() => Outcome::Dispatchable { call_id: id.clone(), name: name.clone(), args: serde_json::json!({}) },
+                Some(_) if buf.is_empty() => Outcome::Dispatchable {
+                    call_id: id.clone(),
+                    name: name.clone(),
+                    args: serde_json::json!({}),
+                },
                 Some(_) => match serde_json::from_str(buf) {
                     Ok(args) => Outcome::Dispatchable { call_id: id.clone(), name: name.clone(), args },
                     Err(_) => failed(FailReason::Unparseable),
@@ -66,4 +81,5 @@ fn my_accumulator_conforms() {
 }
 
 // Or one #[test] per invariant, so the failing rule is in the test's name:
-toolcert::certify_tests!(mine_invariants, subject_fn("mine", |_: &StreamSpec<'_>| Mine::default()), |c| c.schema(false));
+toolcert::certify_tests!(mine_invariants, subject_fn("mine", |_: &StreamSpec<'_>| Mine::default()), |c| c
+    .schema(false));

@@ -1,3 +1,87 @@
-//! Scenario generators: the seeds' named cases.
+//! Generators for toolcert scenarios: the first stage of the data flow.
+//!
+//! Cases come from three places, all here: proptest strategies ([`case_strategy`],
+//! [`turn_strategy`], or the seeded stream [`cases`]), `arbitrary` for fuzz targets
+//! ([`ArbitraryCase`]), and the named cases of the seeds ([`named`]). Whatever made a case,
+//! [`coverage::classify`] says which adversarial classes it reaches, computed from the case
+//! itself; [`CoverageStats`] turns that into the table a run prints.
+//!
+//! Inside, generation has two halves: sampling draws a small *plan* of choice integers with
+//! the biases that make every class common (`plan`), and building renders the plan into a
+//! [`Case`](toolcert_scenario::Case) in one pass (`build`, `doc`). Shrinking works on plans,
+//! so a failing case shrinks toward one stream, few blocks, short arguments, few fragments,
+//! a complete ending and no faults.
 
+mod build;
+mod doc;
+mod lex;
+mod plan;
+mod source;
+
+pub mod arb;
+pub mod coverage;
 pub mod named;
+pub mod strategy;
+
+use proptest::test_runner::{RngAlgorithm, TestRng};
+use serde::{Deserialize, Serialize};
+
+pub use arb::{case_from_unstructured, ArbitraryCase};
+pub use coverage::{classify, Coverage, CoverageStats, Label, LabelCount, LabelGroup, LabelSet, Scope};
+pub use strategy::{case_strategy, cases, turn_strategy, CaseStrategy, TurnStrategy};
+
+/// Which stream shapes to generate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeMix {
+    /// Anthropic- and Responses-like: blocks one after another, each call closed by its own
+    /// terminal event.
+    PerCall,
+    /// OpenAI Chat-like: pieces of several calls interleave; the finish reason is the only
+    /// terminal.
+    Interleaved,
+    #[default]
+    Both,
+}
+
+/// What the generators produce.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GenConfig {
+    pub shape_mix: ShapeMix,
+    /// Schema profile: tools carry JSON Schemas and some calls violate them
+    /// (`"priority": "P1"`). Off: `Turn::tools` have no schema.
+    pub schema: bool,
+    /// Stream faults (replayed announcements, unannounced fragments, fragments after stop).
+    pub faults: bool,
+    /// Cases of several streams, concurrent or in sequence.
+    pub multi_stream: bool,
+    /// Most calls in one turn.
+    pub max_calls: usize,
+    /// Most streams in one case.
+    pub max_streams: usize,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        GenConfig {
+            shape_mix: ShapeMix::Both,
+            schema: false,
+            faults: true,
+            multi_stream: true,
+            max_calls: 4,
+            max_streams: 3,
+        }
+    }
+}
+
+/// The RNG a run with this seed uses: ChaCha, its 32-byte seed the splitmix64 stream of
+/// `seed` (little-endian). Runners use it so that a seed reproduces a run on any machine.
+pub fn rng_for_seed(seed: u64) -> TestRng {
+    let mut x = seed;
+    let mut bytes = [0u8; 32];
+    for chunk in bytes.chunks_mut(8) {
+        chunk.copy_from_slice(&build::splitmix64(&mut x).to_le_bytes());
+    }
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}

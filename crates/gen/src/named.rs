@@ -53,7 +53,15 @@ pub fn text(deltas: &[&str]) -> Block {
 
 /// An Anthropic-shaped turn.
 pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
-    Turn { tools: vec![], blocks, shape: Shape::PerCall, ending, faults: vec![], pings: vec![], transport: Default::default() }
+    Turn {
+        tools: vec![],
+        blocks,
+        shape: Shape::PerCall,
+        ending,
+        faults: vec![],
+        pings: vec![],
+        transport: Default::default(),
+    }
 }
 
 /// An OpenAI-Chat-shaped turn whose pieces are sent in `order` (block positions).

@@ -15,7 +15,7 @@
 //! ```
 //! let m = toolcert_mutants::by_name("name-keyed").expect("in the zoo");
 //! assert_eq!(m.subject().name(), "builtin:mutant/name-keyed");
-//! assert_eq!(m.expected, &[toolcert_oracle::Invariant::AccIdentity]);
+//! assert!(m.expected.contains(&toolcert_oracle::Invariant::AccIdentity));
 //! ```
 
 use toolcert_oracle::Invariant;
@@ -100,7 +100,8 @@ pub fn zoo() -> Vec<Mutant> {
             "name-keyed",
             KEYING_DOCS,
             "buffers keyed by tool name: two calls to one tool collapse into one buffer",
-            &[AccIdentity],
+            // Also: a buffer keyed by name cannot see a replayed or unannounced index (PROTOCOL).
+            &[AccIdentity, AccProtocol],
             per_stream::<NameKeyed>,
         ),
         m(
@@ -193,7 +194,8 @@ pub fn zoo() -> Vec<Mutant> {
             "fragment-unescape",
             DELTAS_CONCAT,
             "each fragment's JSON escapes are decoded on their own: an escape split in two is lost",
-            &[AccFidelity],
+            // Also: decoding a bad escape per fragment repairs a document the model wrote invalid (STRICT).
+            &[AccFidelity, AccStrict],
             per_stream::<FragmentUnescape>,
         ),
         m(
@@ -229,14 +231,19 @@ pub fn zoo() -> Vec<Mutant> {
             "dispatch-at-call-stop",
             FINAL_TERMINAL,
             "a call is dispatched at its own terminal event, before the stop reason says max_tokens",
-            &[AccTruncation],
+            // A truncated turn runs what it should not (TRUNCATION); a terminal that is itself faulty
+            // (a done that disagrees with the deltas) is run before the fault fails the turn
+            // (PROTOCOL).
+            &[AccTruncation, AccProtocol],
             per_stream::<DispatchAtCallStop>,
         ),
         m(
             "finish-reason-not-terminal",
             KEYING_KEY,
             "only a call's own terminal finishes it: every OpenAI Chat call (finish_reason only) is abandoned",
-            &[AccAbandon],
+            // A complete Chat turn loses its calls (ABANDON); a truncated one reports them
+            // abandoned instead of truncated (TRUNCATION).
+            &[AccAbandon, AccTruncation],
             per_stream::<FinishReasonNotTerminal>,
         ),
         m(
@@ -301,7 +308,9 @@ pub fn zoo() -> Vec<Mutant> {
             "empty-args-dropped",
             KEYING_SEVEN,
             "a call with no argument bytes is never reported (`if buf.args:`)",
-            &[AccAccount],
+            // Dropped from a complete turn (ACCOUNT), an abandoned one (ABANDON) or a
+            // truncated one (TRUNCATION: the call gets no per-call "not run" outcome).
+            &[AccAccount, AccAbandon, AccTruncation],
             per_stream::<EmptyArgsDropped>,
         ),
         m(

@@ -1,10 +1,6 @@
 //! Expectations: what a correct subject reports for one stream, derived from the scenario
 //! and the origins of the events that were delivered (never from any accumulator).
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
-
 use serde::Serialize;
 use serde_json::Value;
 use toolcert_render::{Origin, Rendered};
@@ -162,7 +158,8 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
                         _ => false,
                     });
                     if mismatch && fault.is_none() {
-                        fault = Some(FaultExpect { class: ErrorClass::DoneMismatch, also: None, at: delivered });
+                        fault =
+                            Some(FaultExpect { class: ErrorClass::DoneMismatch, also: None, at: delivered });
                     }
                 }
             }
@@ -265,20 +262,9 @@ pub fn judge(document: &str, schema: Option<&Value>) -> Judged {
     }
 }
 
-thread_local! {
-    static VALIDATORS: RefCell<HashMap<String, Rc<Option<jsonschema::Validator>>>> = RefCell::new(HashMap::new());
-}
-
 /// Whether `args` satisfy `schema`. A schema that does not compile accepts nothing.
 fn schema_accepts(schema: &Value, args: &Value) -> bool {
-    let v = VALIDATORS.with(|cache| {
-        cache
-            .borrow_mut()
-            .entry(schema.to_string())
-            .or_insert_with(|| Rc::new(jsonschema::validator_for(schema).ok()))
-            .clone()
-    });
-    v.as_ref().as_ref().is_some_and(|v| v.is_valid(args))
+    toolcert_subject::schema::compiled(schema).accepts(args)
 }
 
 /// The block of call number `call` (among the turn's calls, modulo their count), as the

@@ -292,10 +292,14 @@ impl Judge<'_> {
             }
             (Expect::Failed { reason }, Outcome::Failed { reason: got, raw, .. }) => {
                 if got != reason {
-                    let inv = match reason {
-                        FailReason::Truncated => Invariant::AccTruncation,
-                        FailReason::Abandoned => Invariant::AccAbandon,
-                        FailReason::Unparseable => Invariant::AccStrict,
+                    // Calling a finished call abandoned (or a complete turn truncated) is a
+                    // mistake about the ending; otherwise the expected reason's rule was missed.
+                    let inv = match (got, reason) {
+                        (FailReason::Abandoned, _) => Invariant::AccAbandon,
+                        (FailReason::Truncated, _) => Invariant::AccTruncation,
+                        (_, FailReason::Truncated) => Invariant::AccTruncation,
+                        (_, FailReason::Abandoned) => Invariant::AccAbandon,
+                        (_, FailReason::Unparseable) => Invariant::AccStrict,
                     };
                     self.flag(inv, should, id, expected(), observed);
                 }
@@ -344,7 +348,8 @@ impl Judge<'_> {
                     let inv = match reason {
                         FailReason::Truncated => Invariant::AccTruncation,
                         FailReason::Abandoned => Invariant::AccAbandon,
-                        FailReason::Unparseable => Invariant::AccSchema,
+                        // The buffer is right and parses: the subject's parser is wrong.
+                        FailReason::Unparseable => Invariant::AccFidelity,
                     };
                     self.flag(inv, should, id, expected, observed);
                 }
@@ -375,11 +380,26 @@ impl Judge<'_> {
             MismatchOf::Args(a) => (show_expect(&call.expect, &call.raw), format!("args {a}")),
             MismatchOf::Raw(r) => (format!("raw {}", quote(&call.raw)), format!("raw {}", quote(r))),
         };
+        // Another call's data in this call's outcome, when that call did not get it itself.
+        let served = |c: &ExpectedCall, obs: &Observation| {
+            obs.outcomes.iter().any(|o| match (&o.value, &c.expect) {
+                (
+                    Outcome::Dispatchable { call_id, args, .. },
+                    Expect::Finished { judged: Judged::Dispatch { args: want } },
+                ) => *call_id == c.call_id && args == want,
+                _ => false,
+            })
+        };
+        let same_stream = self
+            .exp
+            .calls
+            .iter()
+            .any(|c| c.block != call.block && got.carries(call, c) && !served(c, self.obs));
         let foreign_stream = self.others.iter().any(|e| e.calls.iter().any(|c| got.carries(call, c)));
-        let invariant = if foreign_stream {
-            Invariant::AccIsolation
-        } else if self.exp.calls.iter().any(|c| c.block != call.block && got.carries(call, c)) {
+        let invariant = if same_stream {
             Invariant::AccIdentity
+        } else if foreign_stream {
+            Invariant::AccIsolation
         } else if got.reorders(call) {
             Invariant::AccOrder
         } else {
@@ -409,7 +429,23 @@ impl Judge<'_> {
                 (Invariant::AccAbandon, Grade::Should)
             }
         };
-        self.flag(inv, grade, id, expected, observed);
+        self.flag(inv, grade, id, expected, observed.clone());
+        // A call that vanished while a call to the same tool got an outcome was most likely
+        // folded into it: same-tool calls did not stay separate.
+        let namesake = self.exp.calls.iter().find(|c| {
+            c.block != call.block
+                && c.name == call.name
+                && self.obs.outcomes.iter().any(|o| o.value.call_id() == Some(c.call_id.as_str()))
+        });
+        if let Some(other) = namesake {
+            self.flag(
+                Invariant::AccIdentity,
+                grade,
+                id,
+                format!("an outcome of its own, apart from {} (the same tool)", other.call_id),
+                observed,
+            );
+        }
     }
 
     /// Outcomes for calls that were never announced in this stream.
@@ -550,11 +586,15 @@ impl MismatchOf<'_> {
                 Expect::Faulted { may_dispatch: Some(args) } => args == *a,
                 _ => false,
             },
-            // More copies of `other`'s bytes than the call's own buffer holds.
+            // Room for both buffers, and more copies of `other`'s bytes than the call's own
+            // buffer holds (whole, or fragment by fragment when the two were shuffled). A
+            // buffer that lost bytes (trimmed, unescaped) never qualifies.
             MismatchOf::Raw(r) => {
+                if other.raw.is_empty() || r.len() < own.raw.len() + other.raw.len() {
+                    return false;
+                }
                 let more = |piece: &str| r.matches(piece).count() > own.raw.matches(piece).count();
-                (!other.raw.is_empty() && more(&other.raw))
-                    || other.fragments.iter().any(|f| f.len() >= 3 && more(f))
+                more(&other.raw) || other.fragments.iter().any(|f| f.len() >= 3 && more(f))
             }
         }
     }
@@ -583,12 +623,18 @@ mod tests;
 
 /// Whether some other order of `fragments` parses strictly to `args`: every order for a few
 /// fragments, otherwise the reorderings bugs produce (reversed, sorted, one adjacent swap).
+/// Fragments of white space only are left out: moving them is not what changed the value
+/// (dropping them, as a trimming bug does, is).
 fn reordered_parse(fragments: &[String], args: &Value) -> bool {
     let parses_to = |order: &[&String]| {
         let joined: String = order.iter().map(|s| s.as_str()).collect();
         serde_json::from_str::<Value>(&joined).is_ok_and(|v| v == *args)
     };
-    let refs: Vec<&String> = fragments.iter().collect();
+    let refs: Vec<&String> = fragments.iter().filter(|f| !f.trim().is_empty()).collect();
+    if parses_to(&refs) {
+        // The value is what the fragments give in their own order, white space aside.
+        return false;
+    }
     if refs.len() <= 6 {
         let mut order = refs.clone();
         return permutations(&mut order, 0, &parses_to);

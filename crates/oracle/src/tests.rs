@@ -5,7 +5,8 @@ use rstest::rstest;
 use serde_json::json;
 use toolcert_render::render;
 use toolcert_scenario::{
-    Block, Call, Case, Ending, Fault, FaultKind, Shape, StopReason, StreamEnd, StreamSchedule, TextBlock, Tool, Turn,
+    Block, Call, Case, Ending, Fault, FaultKind, Shape, StopReason, StreamEnd, StreamSchedule, TextBlock,
+    Tool, Turn,
 };
 use toolcert_subject::{ErrorClass, FailReason, Observation, Outcome, Slot, Stamp, Timed, TurnError};
 
@@ -22,7 +23,15 @@ fn call(index: u32, id: &str, name: &str, args: &str, splits: &[usize]) -> Block
 }
 
 fn turn(blocks: Vec<Block>, ending: Ending) -> Turn {
-    Turn { tools: vec![], blocks, shape: Shape::PerCall, ending, faults: vec![], pings: vec![], transport: Default::default() }
+    Turn {
+        tools: vec![],
+        blocks,
+        shape: Shape::PerCall,
+        ending,
+        faults: vec![],
+        pings: vec![],
+        transport: Default::default(),
+    }
 }
 
 const REFUNDED: &str = r#"{"status": "refunded", "limit": 5}"#;
@@ -113,7 +122,8 @@ fn fidelity_flags_arguments_the_model_never_wrote() {
         vec![call(0, "toolu_T", "create_ticket", r#"{"summary": "urgent request from ops"}"#, &[26])],
         Ending::Stop(StopReason::ToolUse),
     );
-    let trimmed = obs(&t, vec![dispatch("toolu_T", "create_ticket", json!({"summary": "urgent requestfrom ops"}))], "");
+    let trimmed =
+        obs(&t, vec![dispatch("toolu_T", "create_ticket", json!({"summary": "urgent requestfrom ops"}))], "");
     assert_eq!(invariants(&judge_one(&t, &trimmed)), [(Invariant::AccFidelity, Grade::Must)]);
 }
 
@@ -125,7 +135,11 @@ fn identity_flags_a_wrong_name_and_merged_same_tool_calls() {
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccIdentity, Grade::Must)]);
     // A name-keyed buffer: both documents in the first call's buffer, the second call gone.
     let merged = format!("{REFUNDED}{OPEN}");
-    let o = obs(&t, vec![failed(FailReason::Unparseable, "toolu_A", "search_orders", &merged)], "Searching both.");
+    let o = obs(
+        &t,
+        vec![failed(FailReason::Unparseable, "toolu_A", "search_orders", &merged)],
+        "Searching both.",
+    );
     let v = invariants(&judge_one(&t, &o));
     assert!(v.contains(&(Invariant::AccIdentity, Grade::Must)), "{v:?}");
     assert!(v.contains(&(Invariant::AccAccount, Grade::Must)), "{v:?}");
@@ -143,7 +157,10 @@ fn order_flags_fragments_joined_out_of_order() {
 
 #[test]
 fn completion_flags_a_dispatch_before_the_terminal_event() {
-    let t = turn(vec![call(0, "toolu_L", "search_orders", "{\"limit\": 20}\n", &[13])], Ending::Stop(StopReason::ToolUse));
+    let t = turn(
+        vec![call(0, "toolu_L", "search_orders", "{\"limit\": 20}\n", &[13])],
+        Ending::Stop(StopReason::ToolUse),
+    );
     // Events: announce, fragment, fragment, call stop, stop. Dispatched after the first fragment.
     let mut o = obs(&t, vec![dispatch("toolu_L", "search_orders", json!({"limit": 20}))], "");
     o.outcomes[0].at = Stamp { delivered: 2, at_finish: false };
@@ -154,10 +171,14 @@ fn completion_flags_a_dispatch_before_the_terminal_event() {
 
 #[test]
 fn truncation_flags_a_dispatch_from_a_cut_turn_even_when_it_parses() {
-    let t = turn(vec![call(0, "toolu_L", "search_orders", r#"{"limit": 20}"#, &[])], Ending::Stop(StopReason::MaxTokens));
+    let t = turn(
+        vec![call(0, "toolu_L", "search_orders", r#"{"limit": 20}"#, &[])],
+        Ending::Stop(StopReason::MaxTokens),
+    );
     let o = obs(&t, vec![dispatch("toolu_L", "search_orders", json!({"limit": 20}))], "");
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccTruncation, Grade::Must)]);
-    let right = obs(&t, vec![failed(FailReason::Truncated, "toolu_L", "search_orders", r#"{"limit": 20}"#)], "");
+    let right =
+        obs(&t, vec![failed(FailReason::Truncated, "toolu_L", "search_orders", r#"{"limit": 20}"#)], "");
     assert_eq!(judge_one(&t, &right), []);
     // Failing the whole turn meets the must grade, not the should grade.
     let mut whole = obs(&t, vec![], "");
@@ -167,15 +188,18 @@ fn truncation_flags_a_dispatch_from_a_cut_turn_even_when_it_parses() {
 
 #[test]
 fn abandon_flags_a_dropped_and_a_dispatched_live_call() {
-    let t = turn(vec![call(0, "toolu_Q", "lookup_order", r#"{"order_id": "A-4471"}"#, &[8])], Ending::Abandoned {
-        after: 2,
-        end: StreamEnd::Disconnect,
-    });
+    let t = turn(
+        vec![call(0, "toolu_Q", "lookup_order", r#"{"order_id": "A-4471"}"#, &[8])],
+        Ending::Abandoned { after: 2, end: StreamEnd::Disconnect },
+    );
     let dropped = obs(&t, vec![], "");
     assert_eq!(invariants(&judge_one(&t, &dropped)), [(Invariant::AccAbandon, Grade::Should)]);
     let run = obs(&t, vec![dispatch("toolu_Q", "lookup_order", json!({"order_id": "A-4471"}))], "");
     let v = invariants(&judge_one(&t, &run));
-    assert!(v.contains(&(Invariant::AccAbandon, Grade::Must)) || v.contains(&(Invariant::AccCompletion, Grade::Must)));
+    assert!(
+        v.contains(&(Invariant::AccAbandon, Grade::Must))
+            || v.contains(&(Invariant::AccCompletion, Grade::Must))
+    );
     let right = obs(&t, vec![failed(FailReason::Abandoned, "toolu_Q", "lookup_order", r#"{"order_"#)], "");
     assert_eq!(judge_one(&t, &right), []);
     let wrong_raw = obs(&t, vec![failed(FailReason::Abandoned, "toolu_Q", "lookup_order", "")], "");
@@ -185,8 +209,12 @@ fn abandon_flags_a_dropped_and_a_dispatched_live_call() {
 #[test]
 fn strict_flags_the_first_of_two_documents_dispatched() {
     let two = format!("{REFUNDED}{OPEN}");
-    let t = turn(vec![call(0, "toolu_A", "search_orders", &two, &[REFUNDED.len()])], Ending::Stop(StopReason::ToolUse));
-    let o = obs(&t, vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))], "");
+    let t = turn(
+        vec![call(0, "toolu_A", "search_orders", &two, &[REFUNDED.len()])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    let o =
+        obs(&t, vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))], "");
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccStrict, Grade::Must)]);
 }
 
@@ -211,7 +239,8 @@ fn protocol_flags_an_accepted_fault(#[case] fault: FaultKind, #[case] class: Err
 fn protocol_flags_an_error_on_a_well_formed_turn() {
     let t = pair();
     let mut o = obs(&t, vec![], "Searching both.");
-    o.error = Some(Timed { at: at_finish(9), value: TurnError::new(ErrorClass::DuplicateAnnouncement, "index 1") });
+    o.error =
+        Some(Timed { at: at_finish(9), value: TurnError::new(ErrorClass::DuplicateAnnouncement, "index 1") });
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccProtocol, Grade::Must)]);
 }
 
@@ -227,12 +256,21 @@ fn isolation_flags_another_streams_call() {
     };
     let rendered: Vec<_> = case.streams.iter().map(render).collect();
     let right = [
-        obs(&case.streams[0], vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))], ""),
-        obs(&case.streams[1], vec![dispatch("toolu_B", "search_orders", json!({"status": "open", "limit": 5}))], ""),
+        obs(
+            &case.streams[0],
+            vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))],
+            "",
+        ),
+        obs(
+            &case.streams[1],
+            vec![dispatch("toolu_B", "search_orders", json!({"status": "open", "limit": 5}))],
+            "",
+        ),
     ];
     assert_eq!(judge_case(&case, &rendered, &right, Profile::default()), []);
     let mut leaked = right.clone();
-    leaked[1].outcomes[0].value = dispatch("toolu_B", "search_orders", json!({"status": "refunded", "limit": 5}));
+    leaked[1].outcomes[0].value =
+        dispatch("toolu_B", "search_orders", json!({"status": "refunded", "limit": 5}));
     let v = invariants(&judge_case(&case, &rendered, &leaked, Profile::default()));
     assert_eq!(v, [(Invariant::AccIsolation, Grade::Must)]);
 }
@@ -262,7 +300,9 @@ fn schema_flags_an_invalid_enum_dispatched() {
     );
     t.tools.push(Tool {
         name: "create_ticket".into(),
-        schema: Some(json!({"type": "object", "properties": {"priority": {"enum": ["low", "normal", "urgent"]}}})),
+        schema: Some(
+            json!({"type": "object", "properties": {"priority": {"enum": ["low", "normal", "urgent"]}}}),
+        ),
     });
     let o = obs(&t, vec![dispatch("toolu_P", "create_ticket", json!({"priority": "P1"}))], "");
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccSchema, Grade::Must)]);
@@ -294,10 +334,10 @@ fn empty_arguments_mean_an_empty_object() {
 
 #[test]
 fn a_call_finished_before_an_abandoned_end_may_go_either_way() {
-    let t = turn(vec![call(0, "toolu_Q", "lookup_order", r#"{"a": 1}"#, &[])], Ending::Abandoned {
-        after: 3,
-        end: StreamEnd::Eof,
-    });
+    let t = turn(
+        vec![call(0, "toolu_Q", "lookup_order", r#"{"a": 1}"#, &[])],
+        Ending::Abandoned { after: 3, end: StreamEnd::Eof },
+    );
     let ran = obs(&t, vec![dispatch("toolu_Q", "lookup_order", json!({"a": 1}))], "");
     assert_eq!(judge_one(&t, &ran), []);
     let held = obs(&t, vec![failed(FailReason::Abandoned, "toolu_Q", "lookup_order", r#"{"a": 1}"#)], "");
@@ -306,10 +346,10 @@ fn a_call_finished_before_an_abandoned_end_may_go_either_way() {
 
 #[test]
 fn a_live_call_dispatched_at_finish_is_abandonment_not_early_dispatch() {
-    let t = turn(vec![call(0, "toolu_Q", "search_orders", r#"{"limit": 20}"#, &[])], Ending::Abandoned {
-        after: 2,
-        end: StreamEnd::Cancel,
-    });
+    let t = turn(
+        vec![call(0, "toolu_Q", "search_orders", r#"{"limit": 20}"#, &[])],
+        Ending::Abandoned { after: 2, end: StreamEnd::Cancel },
+    );
     let o = obs(&t, vec![dispatch("toolu_Q", "search_orders", json!({"limit": 20}))], "");
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccAbandon, Grade::Must)]);
 }
@@ -327,8 +367,14 @@ fn a_reordering_that_still_parses_is_order() {
 
 #[test]
 fn a_schema_case_failed_with_a_wrong_buffer_blames_the_buffer_only() {
-    let mut t = turn(vec![call(0, "toolu_P", "create_ticket", r#"{"priority": "P1"}"#, &[5])], Ending::Stop(StopReason::ToolUse));
-    t.tools.push(Tool { name: "create_ticket".into(), schema: Some(json!({"properties": {"priority": {"enum": ["low"]}}})) });
+    let mut t = turn(
+        vec![call(0, "toolu_P", "create_ticket", r#"{"priority": "P1"}"#, &[5])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    t.tools.push(Tool {
+        name: "create_ticket".into(),
+        schema: Some(json!({"properties": {"priority": {"enum": ["low"]}}})),
+    });
     let swapped = r#"iority": "P1"}{"pr"#;
     let o = obs(&t, vec![failed(FailReason::Unparseable, "toolu_P", "create_ticket", swapped)], "");
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccOrder, Grade::Should)]);
@@ -338,7 +384,8 @@ fn a_schema_case_failed_with_a_wrong_buffer_blames_the_buffer_only() {
 fn a_mangled_call_id_is_identity() {
     let t = pair();
     let mut o = right_pair(&t);
-    o.outcomes[0].value = dispatch("toolu_Atoolu_A", "search_orders", json!({"status": "refunded", "limit": 5}));
+    o.outcomes[0].value =
+        dispatch("toolu_Atoolu_A", "search_orders", json!({"status": "refunded", "limit": 5}));
     let v = invariants(&judge_one(&t, &o));
     assert!(v.contains(&(Invariant::AccIdentity, Grade::Must)), "{v:?}");
 }

@@ -12,12 +12,12 @@
 //! provider has no more fragments for it, while the message-level stop reason that follows
 //! may still say the turn was cut (max_tokens), so dispatch waits for the whole stream.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use toolcert_scenario::{StopReason, StreamEnd, Tool};
 use toolcert_subject::{
-    Accumulator, Emit, ErrorClass, Event, Factory, FailReason, Outcome, Slot, StreamSpec, Subject, TurnError,
+    schema, Accumulator, Emit, ErrorClass, Event, Factory, FailReason, Outcome, Slot, StreamSpec, Subject,
+    TurnError,
 };
 
 /// The subject `builtin:reference`.
@@ -29,45 +29,22 @@ impl Subject for ReferenceSubject {
         "builtin:reference".into()
     }
     fn factory(&self) -> Box<dyn Factory> {
-        Box::new(ReferenceFactory::default())
+        Box::new(ReferenceFactory)
     }
 }
 
-/// Makes reference accumulators; compiled schema validators are cached across the streams
-/// of one factory (compiling is the expensive part of validation).
-#[derive(Default)]
-pub struct ReferenceFactory {
-    validators: std::cell::RefCell<HashMap<String, Arc<Validator>>>,
-}
-
-/// A compiled tool schema, or the reason it could not be compiled.
-enum Validator {
-    Compiled(jsonschema::Validator),
-    Invalid(String),
-}
+/// Makes reference accumulators.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReferenceFactory;
 
 impl Factory for ReferenceFactory {
     fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
-        let mut cache = self.validators.borrow_mut();
         let schemas = spec
             .tools
             .iter()
-            .filter_map(|t: &Tool| {
-                let schema = t.schema.as_ref()?;
-                let key = schema.to_string();
-                let v = cache
-                    .entry(key)
-                    .or_insert_with(|| {
-                        Arc::new(match jsonschema::validator_for(schema) {
-                            Ok(v) => Validator::Compiled(v),
-                            Err(e) => Validator::Invalid(e.to_string()),
-                        })
-                    })
-                    .clone();
-                Some((t.name.clone(), v))
-            })
+            .filter_map(|t: &Tool| Some((t.name.clone(), schema::compiled(t.schema.as_ref()?))))
             .collect();
-        Box::new(Reference::with_schemas(schemas))
+        Box::new(Reference { schemas, ..Reference::default() })
     }
 }
 
@@ -84,7 +61,8 @@ struct CallBuffer {
 /// The reference accumulator for one stream.
 #[derive(Default)]
 pub struct Reference {
-    schemas: HashMap<String, Arc<Validator>>,
+    /// The compiled schema of each tool that has one; few per turn, so a list.
+    schemas: Vec<(String, Rc<schema::Compiled>)>,
     /// Announced calls in announcement order; few per turn, so a scan beats hashing.
     calls: Vec<CallBuffer>,
     /// The message-level stop reason, once it arrived.
@@ -97,10 +75,6 @@ impl Reference {
     /// An accumulator that validates no schema.
     pub fn new() -> Reference {
         Reference::default()
-    }
-
-    fn with_schemas(schemas: HashMap<String, Arc<Validator>>) -> Reference {
-        Reference { schemas, ..Reference::default() }
     }
 
     fn call_mut(&mut self, index: u32) -> Option<&mut CallBuffer> {
@@ -128,10 +102,9 @@ impl Reference {
             serde_json::from_str::<serde_json::Value>(&call.args)
         };
         let Ok(args) = parsed else { return failed(FailReason::Unparseable) };
-        let errors: Vec<String> = match self.schemas.get(&call.name).map(|v| &**v) {
+        let errors = match self.schemas.iter().find(|(name, _)| *name == call.name) {
             None => Vec::new(),
-            Some(Validator::Compiled(v)) => v.iter_errors(&args).map(|e| e.to_string()).collect(),
-            Some(Validator::Invalid(e)) => vec![format!("the tool's schema does not compile: {e}")],
+            Some((_, compiled)) => compiled.errors(&args),
         };
         if errors.is_empty() {
             Outcome::Dispatchable { call_id: call.call_id.clone(), name: call.name.clone(), args }
@@ -196,7 +169,10 @@ impl Accumulator for Reference {
             }
             Event::CallStop { index, arguments } => {
                 let Some(call) = self.call_mut(*index) else {
-                    return protocol(ErrorClass::UnannouncedIndex, format!("stop for unannounced index {index}"));
+                    return protocol(
+                        ErrorClass::UnannouncedIndex,
+                        format!("stop for unannounced index {index}"),
+                    );
                 };
                 if call.stopped {
                     return protocol(ErrorClass::FragmentAfterStop, format!("index {index} stopped twice"));

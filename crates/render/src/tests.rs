@@ -12,7 +12,15 @@ fn call(index: u32, id: &str, args: &str, splits: &[usize]) -> Block {
 }
 
 fn turn(blocks: Vec<Block>, shape: Shape, ending: Ending) -> Turn {
-    Turn { tools: vec![], blocks, shape, ending, faults: vec![], pings: vec![], transport: Default::default() }
+    Turn {
+        tools: vec![],
+        blocks,
+        shape,
+        ending,
+        faults: vec![],
+        pings: vec![],
+        transport: Default::default(),
+    }
 }
 
 #[test]

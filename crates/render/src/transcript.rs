@@ -32,7 +32,9 @@ pub fn transcript(case: &Case) -> String {
                 Event::ArgsDelta { index, fragment } => {
                     ("args_delta", serde_json::json!({ "index": index, "partial_json": fragment }))
                 }
-                Event::CallStop { index, arguments: None } => ("call_stop", serde_json::json!({ "index": index })),
+                Event::CallStop { index, arguments: None } => {
+                    ("call_stop", serde_json::json!({ "index": index }))
+                }
                 Event::CallStop { index, arguments: Some(a) } => {
                     ("call_stop", serde_json::json!({ "index": index, "arguments": a }))
                 }

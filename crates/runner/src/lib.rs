@@ -5,6 +5,10 @@
 //! a multi-stream case alone to tell shared state from a plain bug). [`Certification`] runs
 //! the named cases and the generated ones and gathers a [`Report`].
 
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use toolcert_gen::strategy::CaseTree;
+use toolcert_gen::{case_strategy, rng_for_seed, CoverageStats, GenConfig};
 use toolcert_oracle::{judge_case, Grade, Invariant, Profile, Violation};
 use toolcert_render::render;
 use toolcert_scenario::Case;
@@ -78,8 +82,36 @@ impl Default for Certification {
     }
 }
 
+/// The first failing generated case of a hunt, shrunk.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// Generated cases run up to and including the first failure.
+    pub cases: usize,
+    /// The invariants the first failure broke (before shrinking).
+    pub first: Vec<Invariant>,
+    /// The shrunk counterexample and its violations.
+    pub case: Case,
+    pub violations: Vec<Violation>,
+}
+
+/// Most shrink steps spent on one counterexample.
+const SHRINK_LIMIT: usize = 4096;
+
+/// Failing generated cases shrunk and kept in full; beyond this a run only counts them.
+const KEEP_FAILURES: usize = 32;
+
 impl Certification {
     pub fn run(&self, subject: &dyn Subject) -> Report {
+        self.run_with(subject, &mut |_, _| {})
+    }
+
+    /// The generator settings this run uses.
+    pub fn gen_config(&self) -> GenConfig {
+        GenConfig { schema: self.profile.schema, ..GenConfig::default() }
+    }
+
+    /// Runs every case, calling `progress(done, total)` as it goes.
+    pub fn run_with(&self, subject: &dyn Subject, progress: &mut dyn FnMut(usize, usize)) -> Report {
         let mut report = Report::new(subject.name(), self);
         if self.named {
             for named in toolcert_gen::named::all() {
@@ -94,8 +126,114 @@ impl Certification {
                 report.record(&named.case, checked.violations, None);
             }
         }
+        self.generated(subject, &mut report, progress);
         report.finish();
         report
+    }
+
+    /// Runs the generated cases: case `k` of seed `s` is named `gen/s/k` and is the same on
+    /// every machine. A failing case is shrunk to a fixpoint that still breaks one of the
+    /// invariants it broke.
+    fn generated(&self, subject: &dyn Subject, report: &mut Report, progress: &mut dyn FnMut(usize, usize)) {
+        if self.cases == 0 {
+            return;
+        }
+        let cfg = self.gen_config();
+        let strategy = case_strategy(&cfg);
+        let mut runner =
+            TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng_for_seed(self.seed));
+        let mut coverage = CoverageStats::new();
+        let every = (self.cases / 200).max(1);
+        for k in 0..self.cases {
+            let Ok(mut tree) = strategy.new_tree(&mut runner) else { continue };
+            let name = format!("gen/{}/{k}", self.seed);
+            let mut case = tree.current();
+            case.name.clone_from(&name);
+            if !self.wants(&name) {
+                continue;
+            }
+            coverage.record(&case);
+            let violations = check_case(subject, &case, self.profile).violations;
+            if violations.is_empty() || report.failures.len() >= KEEP_FAILURES {
+                report.record_generated(&case, violations, (self.seed, k), false);
+            } else {
+                let (shrunk, violations) = self.shrink(subject, &mut tree, case, violations);
+                report.record_generated(&shrunk, violations, (self.seed, k), true);
+            }
+            if k % every == 0 || k + 1 == self.cases {
+                progress(k + 1, self.cases);
+            }
+        }
+        report.coverage = Some(serde_json::to_value(&coverage).expect("coverage serialises"));
+        report.coverage_text = Some(coverage.to_string());
+    }
+
+    /// Runs generated cases until the first failure (at most `self.cases`) and shrinks it,
+    /// keeping one of `target` broken when the failure broke any of them.
+    pub fn hunt(&self, subject: &dyn Subject, target: &[Invariant]) -> Option<Found> {
+        let cfg = self.gen_config();
+        let strategy = case_strategy(&cfg);
+        let mut runner =
+            TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng_for_seed(self.seed));
+        for k in 0..self.cases {
+            let Ok(mut tree) = strategy.new_tree(&mut runner) else { continue };
+            let mut case = tree.current();
+            case.name = format!("gen/{}/{k}", self.seed);
+            let violations = check_case(subject, &case, self.profile).violations;
+            if violations.is_empty() {
+                continue;
+            }
+            let first: Vec<Invariant> = violations.iter().map(|v| v.invariant).collect();
+            let keep: Vec<Invariant> = first.iter().copied().filter(|i| target.contains(i)).collect();
+            let keep = if keep.is_empty() { first.clone() } else { keep };
+            let (case, violations) = self.shrink_keeping(subject, &mut tree, case, violations, &keep);
+            return Some(Found { cases: k + 1, first, case, violations });
+        }
+        None
+    }
+
+    fn shrink(
+        &self,
+        subject: &dyn Subject,
+        tree: &mut CaseTree,
+        case: Case,
+        violations: Vec<Violation>,
+    ) -> (Case, Vec<Violation>) {
+        let broke: Vec<Invariant> = violations.iter().map(|v| v.invariant).collect();
+        self.shrink_keeping(subject, tree, case, violations, &broke)
+    }
+
+    /// Shrinks to a fixpoint that still breaks one of `broke`.
+    fn shrink_keeping(
+        &self,
+        subject: &dyn Subject,
+        tree: &mut CaseTree,
+        case: Case,
+        violations: Vec<Violation>,
+        broke: &[Invariant],
+    ) -> (Case, Vec<Violation>) {
+        let name = case.name.clone();
+        let mut best = (case, violations);
+        let mut steps = 0;
+        if !tree.simplify() {
+            return best;
+        }
+        loop {
+            steps += 1;
+            let mut candidate = tree.current();
+            candidate.name.clone_from(&name);
+            let v = check_case(subject, &candidate, self.profile).violations;
+            let still = v.iter().any(|v| broke.contains(&v.invariant));
+            if still {
+                best = (candidate, v);
+                if steps >= SHRINK_LIMIT || !tree.simplify() {
+                    break;
+                }
+            } else if steps >= SHRINK_LIMIT || !tree.complicate() {
+                break;
+            }
+        }
+        best
     }
 
     fn wants(&self, name: &str) -> bool {

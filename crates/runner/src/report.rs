@@ -75,6 +75,13 @@ pub struct Report {
     pub failures: Vec<Failure>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<serde_json::Value>,
+    /// The coverage table as text, for people.
+    #[serde(skip)]
+    pub coverage_text: Option<String>,
+    /// Failing cases beyond those kept in `failures` (counted, not shrunk).
+    pub more_failures: usize,
+    #[serde(skip)]
+    extra: Vec<(Invariant, Grade)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -101,6 +108,9 @@ impl Report {
             invariants: Vec::new(),
             failures: Vec::new(),
             coverage: None,
+            coverage_text: None,
+            more_failures: 0,
+            extra: Vec::new(),
         }
     }
 
@@ -127,6 +137,29 @@ impl Report {
         }
     }
 
+    /// Records one generated case; `keep` keeps it in full (it was shrunk).
+    pub(crate) fn record_generated(
+        &mut self,
+        case: &Case,
+        violations: Vec<Violation>,
+        at: (u64, usize),
+        keep: bool,
+    ) {
+        if violations.is_empty() || keep {
+            self.record(case, violations, Some(at));
+        } else {
+            self.cases += 1;
+            self.generated_cases += 1;
+            self.more_failures += 1;
+            // Counted toward the invariants it broke, without keeping the case.
+            let mut broke: Vec<(Invariant, Grade)> =
+                violations.into_iter().map(|v| (v.invariant, v.grade)).collect();
+            broke.sort();
+            broke.dedup();
+            self.extra.extend(broke);
+        }
+    }
+
     /// Computes the per-invariant table and the verdict.
     pub fn finish(&mut self) {
         let mut broken: BTreeMap<(Invariant, Grade), usize> = BTreeMap::new();
@@ -138,6 +171,9 @@ impl Report {
             for k in seen {
                 *broken.entry(k).or_default() += 1;
             }
+        }
+        for k in &self.extra {
+            *broken.entry(*k).or_default() += 1;
         }
         let status = |inv, g| if broken.contains_key(&(inv, g)) { Status::Fail } else { Status::Pass };
         self.invariants = Invariant::ALL
@@ -203,8 +239,13 @@ impl Report {
             }
             let _ = writeln!(out, "  replay: {}", replay_hint(self, f));
         }
-        if self.failures.len() > max_failures {
-            let _ = writeln!(out, "\n... and {} more failing cases", self.failures.len() - max_failures);
+        let hidden = self.failures.len().saturating_sub(max_failures) + self.more_failures;
+        if hidden > 0 {
+            let _ =
+                writeln!(out, "\n... and {hidden} more failing cases (--format json lists the kept ones)");
+        }
+        if let Some(coverage) = &self.coverage_text {
+            let _ = writeln!(out, "\ncoverage of the generated cases:\n{coverage}");
         }
         let _ = writeln!(out, "\n{:<15} {:<5} {:<6} {:>8}  rule", "invariant", "must", "should", "failing");
         for i in &self.invariants {
@@ -227,7 +268,7 @@ impl Report {
             "\n{verdict} at the {} grade (passes: {}); {} of {} cases failed",
             self.grade.as_str(),
             self.conformance,
-            self.failures.len(),
+            self.failures.len() + self.more_failures,
             self.cases
         );
         out
@@ -253,7 +294,9 @@ impl Report {
             return None;
         }
         let f = self.failures.iter().find(|f| {
-            f.violations.iter().any(|v| v.invariant == invariant && (self.grade == Grade::Should || v.grade == Grade::Must))
+            f.violations
+                .iter()
+                .any(|v| v.invariant == invariant && (self.grade == Grade::Should || v.grade == Grade::Must))
         })?;
         let mut one = self.clone();
         one.failures = vec![f.clone()];

@@ -13,6 +13,7 @@ pub use toolcert_render::Event;
 pub use toolcert_scenario::{StreamEnd, Tool};
 
 pub mod driver;
+pub mod schema;
 
 /// What an accumulator decides about one announced call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,446 @@
+//! Anthropic Messages: `message_start`, then content blocks (`content_block_start`, deltas,
+//! `content_block_stop`), `message_delta` with the stop reason, `message_stop`. Every event
+//! has its `event:` line and its data's `type` is the same name.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use toolcert_render::{Event, Origin, Rendered};
+use toolcert_scenario::StopReason;
+use toolcert_sse::SseEvent;
+use toolcert_subject::TurnError;
+
+use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
+use crate::{malformed, Dialect, WireStream};
+
+const MODEL: &str = "claude-sonnet-4-5-20250929";
+const INPUT_TOKENS: u32 = 1187;
+
+#[derive(Serialize)]
+struct MessageStart<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: Message<'a>,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    role: &'static str,
+    model: &'static str,
+    content: [(); 0],
+    stop_reason: Option<&'static str>,
+    stop_sequence: Option<&'static str>,
+    usage: StartUsage,
+}
+
+#[derive(Serialize)]
+struct StartUsage {
+    input_tokens: u32,
+    cache_creation_input_tokens: u32,
+    cache_read_input_tokens: u32,
+    output_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct BlockStart<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: u32,
+    content_block: ContentBlock<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ContentBlock<'a> {
+    Text { text: &'static str },
+    ToolUse { id: &'a str, name: &'a str, input: Empty },
+}
+
+/// `{}`
+#[derive(Serialize)]
+struct Empty {}
+
+#[derive(Serialize)]
+struct BlockDelta<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: u32,
+    delta: DeltaOut<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum DeltaOut<'a> {
+    TextDelta { text: &'a str },
+    InputJsonDelta { partial_json: &'a str },
+}
+
+#[derive(Serialize)]
+struct BlockStop {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: u32,
+}
+
+#[derive(Serialize)]
+struct MessageDelta {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    delta: StopDelta,
+    usage: DeltaUsage,
+}
+
+#[derive(Serialize)]
+struct StopDelta {
+    stop_reason: &'static str,
+    stop_sequence: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct DeltaUsage {
+    output_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct Bare {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    error: ErrorBodyOut<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBodyOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: &'a str,
+}
+
+pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
+    let mut out = Out::default();
+    let msg_id = ids.base62("msg_01", "message", 22);
+    let start = MessageStart {
+        kind: "message_start",
+        message: Message {
+            id: &msg_id,
+            kind: "message",
+            role: "assistant",
+            model: MODEL,
+            content: [],
+            stop_reason: None,
+            stop_sequence: None,
+            usage: StartUsage {
+                input_tokens: INPUT_TOKENS,
+                cache_creation_input_tokens: 0,
+                cache_read_input_tokens: 0,
+                output_tokens: 1,
+            },
+        },
+    };
+    out.json(Some("message_start"), &start, 0);
+
+    // The open text block's content index. Text blocks have no neutral start or stop: the
+    // start goes before a block's first delta, the stop before the next event of another
+    // kind, so a stream cut mid-block ends mid-block.
+    let mut open_text: Option<u32> = None;
+    let close = |out: &mut Out, open: &mut Option<u32>, delivered: usize| {
+        if let Some(index) = open.take() {
+            out.json(Some("content_block_stop"), &BlockStop { kind: "content_block_stop", index }, delivered);
+        }
+    };
+    let mut has_stop = false;
+    for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
+        match e {
+            Event::TextDelta { text } => {
+                let block = match o {
+                    Origin::Text { block, .. } => *block,
+                    _ => open_text.unwrap_or(0),
+                };
+                if open_text != Some(block) {
+                    close(&mut out, &mut open_text, k);
+                    let start = BlockStart {
+                        kind: "content_block_start",
+                        index: block,
+                        content_block: ContentBlock::Text { text: "" },
+                    };
+                    out.json(Some("content_block_start"), &start, k);
+                    open_text = Some(block);
+                }
+                let delta = BlockDelta {
+                    kind: "content_block_delta",
+                    index: block,
+                    delta: DeltaOut::TextDelta { text },
+                };
+                out.json(Some("content_block_delta"), &delta, k + 1);
+            }
+            // Keep-alives and errors arrive whatever block is open.
+            Event::Ping => out.json(Some("ping"), &Bare { kind: "ping" }, k + 1),
+            Event::Error { message } => {
+                let error =
+                    ErrorOut { kind: "error", error: ErrorBodyOut { kind: "overloaded_error", message } };
+                out.json(Some("error"), &error, k + 1);
+            }
+            Event::CallStart { index, call_id, name } => {
+                close(&mut out, &mut open_text, k);
+                let start = BlockStart {
+                    kind: "content_block_start",
+                    index: *index,
+                    content_block: ContentBlock::ToolUse { id: call_id, name, input: Empty {} },
+                };
+                out.json(Some("content_block_start"), &start, k + 1);
+            }
+            Event::ArgsDelta { index, fragment } => {
+                close(&mut out, &mut open_text, k);
+                let delta = BlockDelta {
+                    kind: "content_block_delta",
+                    index: *index,
+                    delta: DeltaOut::InputJsonDelta { partial_json: fragment },
+                };
+                out.json(Some("content_block_delta"), &delta, k + 1);
+            }
+            Event::CallStop { index, .. } => {
+                close(&mut out, &mut open_text, k);
+                out.json(
+                    Some("content_block_stop"),
+                    &BlockStop { kind: "content_block_stop", index: *index },
+                    k + 1,
+                );
+            }
+            Event::Stop { reason } => {
+                close(&mut out, &mut open_text, k);
+                has_stop = true;
+                let delta = MessageDelta {
+                    kind: "message_delta",
+                    delta: StopDelta {
+                        stop_reason: Dialect::Anthropic.stop_reason(*reason).wire_name(),
+                        stop_sequence: None,
+                    },
+                    usage: DeltaUsage { output_tokens: tokens(&neutral.events) },
+                };
+                out.json(Some("message_delta"), &delta, k + 1);
+            }
+        }
+    }
+    if has_stop {
+        out.json(Some("message_stop"), &Bare { kind: "message_stop" }, neutral.events.len());
+    }
+    out.wire
+}
+
+/// What kind of content block an index holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Text,
+    ToolUse,
+    /// Thinking, server tools and whatever comes next: not the client's calls.
+    Other,
+}
+
+/// Decodes Anthropic Messages events.
+#[derive(Debug, Default)]
+pub struct AnthropicDecoder {
+    /// The kind of the block each index last started.
+    kinds: HashMap<u32, Kind>,
+}
+
+impl AnthropicDecoder {
+    pub fn new() -> AnthropicDecoder {
+        AnthropicDecoder::default()
+    }
+}
+
+#[derive(Deserialize)]
+struct StartIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    index: u32,
+    #[serde(borrow)]
+    content_block: BlockIn<'a>,
+}
+
+#[derive(Deserialize)]
+struct BlockIn<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct DeltaIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    index: u32,
+    #[serde(borrow)]
+    delta: DeltaBody<'a>,
+}
+
+#[derive(Deserialize)]
+struct DeltaBody<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    partial_json: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct StopIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    index: u32,
+}
+
+#[derive(Deserialize)]
+struct MessageDeltaIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    delta: StopDeltaIn<'a>,
+}
+
+#[derive(Deserialize)]
+struct StopDeltaIn<'a> {
+    #[serde(borrow, default)]
+    stop_reason: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ErrorIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    error: ErrorBodyIn<'a>,
+}
+
+#[derive(Deserialize)]
+struct ErrorBodyIn<'a> {
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+/// Any other event we read: only its type is checked.
+#[derive(Deserialize)]
+struct OtherIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+}
+
+fn stop_reason(event: &str, s: &str) -> Result<StopReason, TurnError> {
+    Ok(match s {
+        "tool_use" => StopReason::ToolUse,
+        "end_turn" => StopReason::EndTurn,
+        "stop_sequence" => StopReason::StopSequence,
+        "max_tokens" => StopReason::MaxTokens,
+        "refusal" => StopReason::Refusal,
+        other => {
+            return Err(malformed(format!(
+                "{event}: delta.stop_reason: `{other}` is not a stop reason this harness knows \
+                 (tool_use, end_turn, stop_sequence, max_tokens, refusal)"
+            )))
+        }
+    })
+}
+
+impl crate::WireDecoder for AnthropicDecoder {
+    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        let name = event_name(event)?;
+        let name = name.as_ref();
+        let data = event.data.as_str();
+        match name {
+            "content_block_start" => {
+                let s: StartIn<'_> = parse(name, data)?;
+                check_type(name, &s.kind)?;
+                let kind = match s.content_block.kind.as_str() {
+                    "tool_use" => {
+                        let field = |f: Option<Str<'_>>, what: &str| {
+                            f.map(own).ok_or_else(|| {
+                                malformed(format!("{name}: content_block: a tool_use block needs `{what}`"))
+                            })
+                        };
+                        let call_id = field(s.content_block.id, "id")?;
+                        let call_name = field(s.content_block.name, "name")?;
+                        out.push(Event::CallStart { index: s.index, call_id, name: call_name });
+                        Kind::ToolUse
+                    }
+                    "text" => {
+                        // The API starts text blocks empty; a server that does not keeps its text.
+                        if let Some(t) = s.content_block.text.filter(|t| !t.as_str().is_empty()) {
+                            out.push(Event::TextDelta { text: own(t) });
+                        }
+                        Kind::Text
+                    }
+                    _ => Kind::Other,
+                };
+                self.kinds.insert(s.index, kind);
+            }
+            "content_block_delta" => {
+                let d: DeltaIn<'_> = parse(name, data)?;
+                check_type(name, &d.kind)?;
+                let need = |f: Option<Str<'_>>, what: &str| {
+                    f.map(own).ok_or_else(|| {
+                        malformed(format!("{name}: delta: a {} needs `{what}`", d.delta.kind.as_str()))
+                    })
+                };
+                match d.delta.kind.as_str() {
+                    "text_delta" => out.push(Event::TextDelta { text: need(d.delta.text, "text")? }),
+                    // A server tool's input is not a client call; anything else (including an
+                    // index never started) goes to the core, which judges it.
+                    "input_json_delta" if self.kinds.get(&d.index) == Some(&Kind::Other) => {}
+                    "input_json_delta" => out.push(Event::ArgsDelta {
+                        index: d.index,
+                        fragment: need(d.delta.partial_json, "partial_json")?,
+                    }),
+                    // thinking_delta, signature_delta, citations_delta, ...
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let s: StopIn<'_> = parse(name, data)?;
+                check_type(name, &s.kind)?;
+                match self.kinds.get(&s.index) {
+                    Some(Kind::Text | Kind::Other) => {}
+                    // A stop for an index never started is still a call event for the core.
+                    Some(Kind::ToolUse) | None => {
+                        out.push(Event::CallStop { index: s.index, arguments: None })
+                    }
+                }
+            }
+            "message_delta" => {
+                let m: MessageDeltaIn<'_> = parse(name, data)?;
+                check_type(name, &m.kind)?;
+                if let Some(r) = m.delta.stop_reason {
+                    out.push(Event::Stop { reason: stop_reason(name, r.as_str())? });
+                }
+            }
+            "error" => {
+                let e: ErrorIn<'_> = parse(name, data)?;
+                check_type(name, &e.kind)?;
+                out.push(Event::Error { message: own(e.error.message) });
+            }
+            "ping" | "message_start" | "message_stop" => {
+                let o: OtherIn<'_> = parse(name, data)?;
+                check_type(name, &o.kind)?;
+                if name == "ping" {
+                    out.push(Event::Ping);
+                }
+            }
+            // Event types added after this harness was written.
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,532 @@
+//! OpenAI Chat Completions: `data:` lines of `chat.completion.chunk` objects (no `event:`
+//! line). Calls travel as `choices[0].delta.tool_calls[]` entries keyed by `index`; the id,
+//! `type` and name ride only on an index's first entry; several entries (of one or several
+//! calls) may share a chunk, and text (`delta.content`) may share it with them. There is no
+//! per-call terminal: `finish_reason` ends every call at once. A usage chunk with
+//! `choices: []` and `data: [DONE]` close the stream.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use toolcert_render::{Event, Origin, Rendered};
+use toolcert_scenario::{fragments, Block, Shape, StopReason, Turn};
+use toolcert_sse::SseEvent;
+use toolcert_subject::TurnError;
+
+use crate::json::{own, parse, to_json, tokens, Ids, Out, Str};
+use crate::{malformed, Dialect, Quirks, WireStream};
+
+const MODEL: &str = "gpt-4o-2024-08-06";
+const CREATED: u64 = 1_754_000_000;
+const FINGERPRINT: &str = "fp_07871e2ad8";
+const PROMPT_TOKENS: u32 = 1187;
+
+#[derive(Serialize)]
+struct ChunkOut<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    model: &'static str,
+    system_fingerprint: &'static str,
+    choices: Vec<ChoiceOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
+}
+
+#[derive(Serialize)]
+struct ChoiceOut<'a> {
+    index: u32,
+    delta: DeltaOut<'a>,
+    logprobs: Option<()>,
+    finish_reason: Option<&'static str>,
+}
+
+#[derive(Serialize, Default)]
+struct DeltaOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<EntryOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    index: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Cow<'a, str>>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    function: FunctionOut<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    arguments: &'a str,
+}
+
+#[derive(Serialize)]
+struct Usage {
+    prompt_tokens: u32,
+    completion_tokens: u32,
+    total_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    error: ErrorBodyOut<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBodyOut<'a> {
+    message: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    param: Option<()>,
+    code: Option<()>,
+}
+
+/// A chunk being assembled: pieces may still join it.
+struct Pending<'a> {
+    delta: DeltaOut<'a>,
+    finish_reason: Option<&'static str>,
+    /// Neutral events delivered once this chunk is.
+    delivered: usize,
+    /// Later pieces may ride in it (it holds pieces, not a ping, fault or finish).
+    joinable: bool,
+}
+
+struct Renderer<'a, 'n> {
+    out: Out,
+    chunk_id: String,
+    role_sent: bool,
+    pending: Option<Pending<'n>>,
+    quirks: Quirks,
+    /// Non-quirk: the id each index was last announced with (as the decoder will see it).
+    announced: HashMap<u32, Cow<'n, str>>,
+    /// Quirk: the calls announced so far as (block, neutral index, id), in order.
+    calls: Vec<(Option<u32>, u32, &'n str)>,
+    turn: &'a Turn,
+}
+
+impl<'a, 'n> Renderer<'a, 'n> {
+    fn flush(&mut self) {
+        let Some(p) = self.pending.take() else { return };
+        self.emit(p.delta, p.finish_reason, p.delivered);
+    }
+
+    fn emit(&mut self, mut delta: DeltaOut<'_>, finish_reason: Option<&'static str>, delivered: usize) {
+        // The first chunk of a stream names the role, as the API does.
+        if !std::mem::replace(&mut self.role_sent, true) {
+            delta.role = Some("assistant");
+        }
+        let chunk = ChunkOut {
+            id: &self.chunk_id,
+            object: "chat.completion.chunk",
+            created: CREATED,
+            model: MODEL,
+            system_fingerprint: FINGERPRINT,
+            choices: vec![ChoiceOut { index: 0, delta, logprobs: None, finish_reason }],
+            usage: None,
+        };
+        let data = to_json(&chunk);
+        self.out.push(None, data, delivered);
+    }
+
+    /// A chunk of its own that nothing joins.
+    fn alone(&mut self, delta: DeltaOut<'n>, finish_reason: Option<&'static str>, delivered: usize) {
+        self.flush();
+        self.pending = Some(Pending { delta, finish_reason, delivered, joinable: false });
+        self.flush();
+    }
+
+    /// Adds call entries as piece `piece` (`None`: not a piece of the scenario's order).
+    fn entries(&mut self, piece: Option<usize>, entries: Vec<EntryOut<'n>>, delivered: usize) {
+        let join = piece.is_some_and(|p| self.joins().get(p) == Some(&true));
+        match &mut self.pending {
+            Some(p) if join && p.joinable => {
+                p.delta.tool_calls.extend(entries);
+                p.delivered = delivered;
+            }
+            _ => {
+                self.flush();
+                let delta = DeltaOut { tool_calls: entries, ..DeltaOut::default() };
+                self.pending =
+                    Some(Pending { delta, finish_reason: None, delivered, joinable: piece.is_some() });
+            }
+        }
+    }
+
+    fn joins(&self) -> &'a [bool] {
+        match &self.turn.shape {
+            Shape::Interleaved(il) => &il.joins,
+            Shape::PerCall => &[],
+        }
+    }
+
+    /// The id the announcement goes out with, and the index its entries carry.
+    fn announce(
+        &mut self,
+        block: Option<u32>,
+        index: u32,
+        call_id: &'n str,
+    ) -> Result<(u32, Cow<'n, str>), String> {
+        if self.quirks.chat_index_zero {
+            if self.calls.iter().any(|&(_, _, id)| id == call_id) {
+                return Err(format!(
+                    "under chat_index_zero a call announced again with id {call_id} reads as the same call \
+                     (a replayed announcement cannot be expressed)"
+                ));
+            }
+            self.calls.push((block, index, call_id));
+            return Ok((0, Cow::Borrowed(call_id)));
+        }
+        // A second announcement of an index with the id it already holds would read as that
+        // id repeated; a Chat-level duplicate is a different id at an occupied index.
+        let id = match self.announced.get(&index) {
+            Some(held) if held.as_ref() == call_id => Cow::Owned(format!("{call_id}_replay")),
+            _ => Cow::Borrowed(call_id),
+        };
+        self.announced.insert(index, id.clone());
+        Ok((index, id))
+    }
+
+    /// The index a fragment's entry carries; under the quirk it must belong to the latest call.
+    fn fragment_index(&self, block: Option<u32>, index: u32) -> Result<u32, String> {
+        if !self.quirks.chat_index_zero {
+            return Ok(index);
+        }
+        match self.calls.last() {
+            // Before any announcement an id-less entry is simply unannounced.
+            None => Ok(0),
+            Some(&(b, i, _)) if (block.is_some() && b == block) || (block.is_none() && i == index) => Ok(0),
+            Some(_) => Err(format!(
+                "under chat_index_zero an entry without an id belongs to the latest call, but this \
+                 fragment (index {index}) belongs to an earlier one: the interleave mixes two calls' pieces"
+            )),
+        }
+    }
+}
+
+fn entry<'n>(
+    index: u32,
+    id: Option<Cow<'n, str>>,
+    name: Option<&'n str>,
+    arguments: &'n str,
+) -> EntryOut<'n> {
+    EntryOut { index, kind: id.as_ref().map(|_| "function"), id, function: FunctionOut { name, arguments } }
+}
+
+/// Whether the call at `block` is sent without argument bytes (its announcement alone is a
+/// piece of the interleave).
+fn is_bare(turn: &Turn, block: u32) -> bool {
+    match turn.blocks.get(block as usize) {
+        Some(Block::Call(c)) => fragments(&c.arguments, &c.splits).next().is_none(),
+        _ => true,
+    }
+}
+
+pub(crate) fn render(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    quirks: Quirks,
+    ids: &Ids,
+) -> Result<WireStream, String> {
+    let mut r = Renderer {
+        out: Out::default(),
+        chunk_id: ids.base62("chatcmpl-", "chunk", 29),
+        role_sent: false,
+        pending: None,
+        quirks,
+        announced: HashMap::new(),
+        calls: Vec::new(),
+        turn,
+    };
+    let events = &neutral.events;
+    let origins = &neutral.origins;
+    // The number of the next piece in sending order (`Interleave::joins` is indexed by it):
+    // a piece is a text delta, a call fragment, or the announcement of a call that has no
+    // argument bytes.
+    let mut piece = 0usize;
+    let mut has_stop = false;
+    let mut k = 0;
+    while k < events.len() {
+        match (&events[k], origins[k]) {
+            (Event::TextDelta { text }, _) => {
+                // `delta.content` is read before `delta.tool_calls`, and holds one string: text
+                // always starts its own chunk, and call pieces may join it.
+                piece += 1;
+                r.flush();
+                let delta = DeltaOut { content: Some(text), ..DeltaOut::default() };
+                r.pending = Some(Pending { delta, finish_reason: None, delivered: k + 1, joinable: true });
+            }
+            (Event::CallStart { index, call_id, name }, origin) => {
+                let block = match origin {
+                    Origin::Announce { block } => Some(block),
+                    _ => None,
+                };
+                if quirks.chat_index_zero && block.is_none() {
+                    return Err("under chat_index_zero a replayed announcement cannot be expressed".into());
+                }
+                let (wire_index, id) = r.announce(block, *index, call_id)?;
+                let first = match (block, events.get(k + 1), origins.get(k + 1)) {
+                    (
+                        Some(b),
+                        Some(Event::ArgsDelta { fragment, .. }),
+                        Some(Origin::Fragment { block: fb, .. }),
+                    ) if *fb == b => Some(fragment.as_ref()),
+                    _ => None,
+                };
+                // An announcement rides on its call's first piece: with its first fragment,
+                // or alone for a call without argument bytes. One separated from its fragment
+                // (by a ping, a fault or the cut of an abandoned stream) rides where that
+                // fragment would have, and the fragment follows as a piece of its own. A
+                // replayed announcement is no piece of the interleave.
+                let this_piece = block.map(|_| piece);
+                let completes_piece = block.is_some_and(|b| first.is_some() || is_bare(turn, b));
+                let mut entries = vec![entry(wire_index, Some(id), Some(name), first.unwrap_or(""))];
+                if first == Some("") {
+                    // An announcement's own empty arguments read as no fragment: send the
+                    // empty first fragment as an entry of its own so it is not lost.
+                    entries.push(entry(wire_index, None, None, ""));
+                }
+                let consumed = if first.is_some() { 2 } else { 1 };
+                r.entries(this_piece, entries, k + consumed);
+                piece += usize::from(completes_piece);
+                k += consumed;
+                continue;
+            }
+            (Event::ArgsDelta { index, fragment }, origin) => {
+                let (block, this_piece) = match origin {
+                    Origin::Fragment { block, .. } => (Some(block), Some(piece)),
+                    _ => (None, None),
+                };
+                let wire_index = r.fragment_index(block, *index)?;
+                r.entries(this_piece, vec![entry(wire_index, None, None, fragment)], k + 1);
+                if this_piece.is_some() {
+                    piece += 1;
+                }
+            }
+            (Event::Ping, _) => r.alone(DeltaOut::default(), None, k + 1),
+            (Event::Stop { reason }, _) => {
+                has_stop = true;
+                let reason = Dialect::OpenAiChat.stop_reason(*reason).wire_name();
+                r.alone(DeltaOut::default(), Some(reason), k + 1);
+            }
+            (Event::Error { message }, _) => {
+                r.flush();
+                let error = ErrorOut {
+                    error: ErrorBodyOut { message, kind: "server_error", param: None, code: None },
+                };
+                r.out.json(None, &error, k + 1);
+            }
+            (Event::CallStop { .. }, _) => {
+                return Err("a call terminal (Chat has none: finish_reason ends every call)".into());
+            }
+        }
+        k += 1;
+    }
+    r.flush();
+    if has_stop {
+        let completion = tokens(events);
+        let usage = ChunkOut {
+            id: &r.chunk_id,
+            object: "chat.completion.chunk",
+            created: CREATED,
+            model: MODEL,
+            system_fingerprint: FINGERPRINT,
+            choices: Vec::new(),
+            usage: Some(Usage {
+                prompt_tokens: PROMPT_TOKENS,
+                completion_tokens: completion,
+                total_tokens: PROMPT_TOKENS + completion,
+            }),
+        };
+        let data = to_json(&usage);
+        r.out.push(None, data, events.len());
+        r.out.push(None, "[DONE]".into(), events.len());
+    }
+    Ok(r.out.wire)
+}
+
+/// Decodes OpenAI Chat Completions chunks.
+#[derive(Debug, Default)]
+pub struct ChatDecoder {
+    quirks: Quirks,
+    /// The id each index was announced with (without the quirk).
+    ids: HashMap<u32, String>,
+    /// Under the quirk: the calls' ids in announcement order (ordinal = neutral index).
+    calls: Vec<String>,
+}
+
+impl ChatDecoder {
+    pub fn new(quirks: Quirks) -> ChatDecoder {
+        ChatDecoder { quirks, ..ChatDecoder::default() }
+    }
+}
+
+#[derive(Deserialize)]
+struct ChunkIn<'a> {
+    #[serde(borrow, default)]
+    choices: Option<Vec<ChoiceIn<'a>>>,
+    #[serde(borrow, default)]
+    error: Option<ErrorIn<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceIn<'a> {
+    #[serde(default)]
+    index: Option<u32>,
+    #[serde(borrow, default)]
+    delta: Option<DeltaIn<'a>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct DeltaIn<'a> {
+    #[serde(borrow, default)]
+    content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    refusal: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    tool_calls: Option<Vec<EntryIn<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct EntryIn<'a> {
+    /// Required: an entry without its index is never taken as index 0.
+    index: u32,
+    #[serde(borrow, default)]
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    function: Option<FunctionIn<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionIn<'a> {
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    arguments: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ErrorIn<'a> {
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+const EVENT: &str = "chat.completion.chunk";
+
+fn finish_reason(s: &str) -> Result<StopReason, TurnError> {
+    Ok(match s {
+        "tool_calls" => StopReason::ToolCalls,
+        "stop" => StopReason::Stop,
+        "length" => StopReason::Length,
+        "content_filter" => StopReason::ContentFilter,
+        other => {
+            return Err(malformed(format!(
+                "{EVENT}: choices[0].finish_reason: `{other}` is not a finish reason this harness knows \
+                 (tool_calls, stop, length, content_filter)"
+            )))
+        }
+    })
+}
+
+impl ChatDecoder {
+    fn entry(&mut self, k: usize, e: EntryIn<'_>, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        let (name, arguments) = match e.function {
+            Some(f) => (f.name, f.arguments),
+            None => (None, None),
+        };
+        let name_of = |name: Option<Str<'_>>| {
+            name.map(own).ok_or_else(|| {
+                malformed(format!(
+                    "{EVENT}: choices[0].delta.tool_calls[{k}].function.name: the first entry of a call needs its name"
+                ))
+            })
+        };
+        // A fragment, even an empty one, unless it rides on an announcement.
+        let fragment = |index: u32, arguments: Option<Str<'_>>, out: &mut Vec<Event<'static>>| {
+            out.push(Event::ArgsDelta { index, fragment: arguments.map_or(Cow::Borrowed(""), own) });
+        };
+        let announce =
+            |index: u32, id: &str, name, arguments: Option<Str<'_>>, out: &mut Vec<Event<'static>>| {
+                out.push(Event::CallStart { index, call_id: Cow::Owned(id.to_owned()), name });
+                if let Some(a) = arguments.filter(|a| !a.as_str().is_empty()) {
+                    out.push(Event::ArgsDelta { index, fragment: own(a) });
+                }
+            };
+        let id = e.id.as_ref().map(Str::as_str);
+        if self.quirks.chat_index_zero {
+            // Calls are told apart by id; the neutral index is the announcement ordinal.
+            match id {
+                Some(id) => match self.calls.iter().rposition(|c| c == id) {
+                    Some(ordinal) => fragment(ordinal as u32, arguments, out),
+                    None => {
+                        let ordinal = self.calls.len() as u32;
+                        announce(ordinal, id, name_of(name)?, arguments, out);
+                        self.calls.push(id.to_owned());
+                    }
+                },
+                None => fragment(self.calls.len().saturating_sub(1) as u32, arguments, out),
+            }
+            return Ok(());
+        }
+        match (self.ids.get(&e.index), id) {
+            // Some servers repeat the id on every entry: the same id is the same call.
+            (Some(held), Some(id)) if held == id => fragment(e.index, arguments, out),
+            // A new id at a free index announces a call; at an occupied index it is a second
+            // announcement, which the core refuses.
+            (_, Some(id)) => {
+                announce(e.index, id, name_of(name)?, arguments, out);
+                self.ids.insert(e.index, id.to_owned());
+            }
+            (_, None) => fragment(e.index, arguments, out),
+        }
+        Ok(())
+    }
+}
+
+impl crate::WireDecoder for ChatDecoder {
+    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if event.data == "[DONE]" {
+            return Ok(());
+        }
+        let chunk: ChunkIn<'_> = parse(EVENT, &event.data)?;
+        if let Some(e) = chunk.error {
+            out.push(Event::Error { message: own(e.message) });
+            return Ok(());
+        }
+        let Some(choices) = chunk.choices else {
+            return Err(malformed(format!("{EVENT}: has neither `choices` nor `error`")));
+        };
+        // One choice (n = 1) is what the harness models; other choices are other completions.
+        for choice in choices.into_iter().filter(|c| c.index.unwrap_or(0) == 0) {
+            let mut said = false;
+            if let Some(delta) = choice.delta {
+                if let Some(text) = delta.content {
+                    out.push(Event::TextDelta { text: own(text) });
+                    said = true;
+                }
+                said |= delta.refusal.is_some();
+                for (k, e) in delta.tool_calls.into_iter().flatten().enumerate() {
+                    self.entry(k, e, out)?;
+                    said = true;
+                }
+            }
+            match choice.finish_reason {
+                Some(r) => out.push(Event::Stop { reason: finish_reason(r.as_str())? }),
+                // A chunk that carries nothing is a keep-alive.
+                None if !said => out.push(Event::Ping),
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,238 @@
+//! What the three dialects share: building the wire stream, reading payloads, fake ids.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::Serialize;
+use toolcert_render::Event;
+use toolcert_scenario::{Block, Turn};
+use toolcert_sse::SseEvent;
+use toolcert_subject::TurnError;
+
+use crate::{malformed, Dialect, WireStream};
+
+/// The wire stream being built, with how many neutral events each wire event completes.
+#[derive(Default)]
+pub(crate) struct Out {
+    pub wire: WireStream,
+}
+
+impl Out {
+    /// Appends a wire event after which `delivered` neutral events are complete.
+    pub fn push(&mut self, name: Option<&str>, data: String, delivered: usize) {
+        let delivered = delivered as u32;
+        debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered));
+        self.wire.events.push(SseEvent { event: name.map(str::to_owned), data, id: None });
+        self.wire.upto.push(delivered);
+    }
+
+    /// Appends `payload` as JSON data under event name `name`.
+    pub fn json<T: Serialize>(&mut self, name: Option<&str>, payload: &T, delivered: usize) {
+        self.push(name, to_json(payload), delivered);
+    }
+}
+
+/// Serialises a wire payload. The payloads are plain structs of strings, numbers and
+/// options, which always serialise.
+pub(crate) fn to_json<T: Serialize>(payload: &T) -> String {
+    serde_json::to_string(payload).expect("wire payloads are plain data")
+}
+
+/// A string field that borrows from the event's data when it has no escapes: decoders copy
+/// only what they hand on.
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl<'a> Str<'a> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn owned(self) -> Cow<'static, str> {
+        Cow::Owned(self.0.into_owned())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Str<'a>, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(PhantomData))
+    }
+}
+
+/// Reads an event's data as `T`; anything else is `Malformed`, naming the event and the
+/// path of the field at fault.
+pub(crate) fn parse<'a, T: Deserialize<'a>>(event: &str, data: &'a str) -> Result<T, TurnError> {
+    let mut de = serde_json::Deserializer::from_str(data);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        match inner.classify() {
+            serde_json::error::Category::Data if path == "." => malformed(format!("{event}: {inner}")),
+            serde_json::error::Category::Data => malformed(format!("{event}: {path}: {inner}")),
+            _ => malformed(format!("{event}: data is not JSON: {inner}")),
+        }
+    })?;
+    de.end().map_err(|e| malformed(format!("{event}: data is not one JSON document: {e}")))?;
+    Ok(value)
+}
+
+/// Just the `type` of a payload, for events that have no `event:` line.
+#[derive(serde::Deserialize)]
+pub(crate) struct Typed<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Str<'a>,
+}
+
+/// The event's name: its `event:` line, or else its data's `type`.
+pub(crate) fn event_name(event: &SseEvent) -> Result<Cow<'_, str>, TurnError> {
+    match &event.event {
+        Some(name) => Ok(Cow::Borrowed(name)),
+        None => Ok(parse::<Typed<'_>>("event without a name", &event.data)?.kind.0),
+    }
+}
+
+/// The data's `type`, when present, must be the event's name (as the providers send it).
+pub(crate) fn check_type(name: &str, kind: &Option<Str<'_>>) -> Result<(), TurnError> {
+    match kind {
+        Some(k) if k.as_str() != name => {
+            Err(malformed(format!("{name}: type: the data says `{}` under event `{name}`", k.as_str())))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Neutral events are handed on owned.
+pub(crate) fn own(s: Str<'_>) -> Cow<'static, str> {
+    s.owned()
+}
+
+/// Deterministic provider-looking ids, seeded from the turn so different turns differ.
+pub(crate) struct Ids {
+    seed: u64,
+}
+
+impl Ids {
+    pub fn new(turn: &Turn) -> Ids {
+        // FNV-1a over the calls' ids and names and the text lengths.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for &b in bytes {
+                h ^= b as u64;
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            h ^= 0xff;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        };
+        for b in &turn.blocks {
+            match b {
+                Block::Call(c) => {
+                    eat(c.call_id.as_bytes());
+                    eat(c.name.as_bytes());
+                }
+                Block::Text(t) => eat(&(t.text.len() as u64).to_le_bytes()),
+            }
+        }
+        Ids { seed: h }
+    }
+
+    /// `prefix` then `len` characters of `alphabet`, derived from the turn and `salt`.
+    fn make(&self, prefix: &str, salt: &str, len: usize, alphabet: &[u8]) -> String {
+        let mut x = self.seed;
+        for &b in salt.as_bytes() {
+            x = (x ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        let mut s = String::with_capacity(prefix.len() + len);
+        s.push_str(prefix);
+        for _ in 0..len {
+            // xorshift64*
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let r = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            s.push(alphabet[(r >> 32) as usize % alphabet.len()] as char);
+        }
+        s
+    }
+
+    pub fn base62(&self, prefix: &str, salt: &str, len: usize) -> String {
+        self.make(prefix, salt, len, b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    }
+
+    pub fn hex(&self, prefix: &str, salt: &str, len: usize) -> String {
+        self.make(prefix, salt, len, b"0123456789abcdef")
+    }
+}
+
+/// A rough token count for usage fields: providers count about four bytes per token.
+pub(crate) fn tokens(events: &[Event<'_>]) -> u32 {
+    let bytes: usize = events
+        .iter()
+        .map(|e| match e {
+            Event::TextDelta { text } => text.len(),
+            Event::ArgsDelta { fragment, .. } => fragment.len(),
+            Event::CallStart { name, .. } => name.len() + 8,
+            _ => 0,
+        })
+        .sum();
+    (bytes / 4) as u32 + 1
+}
+
+/// The dialect one event shows, if it shows one.
+pub(crate) fn detect_one(event: &SseEvent) -> Option<Dialect> {
+    const ANTHROPIC: [&str; 6] = [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ];
+    let by_name = |name: &str| {
+        if name.starts_with("response.") {
+            Some(Dialect::OpenAiResponses)
+        } else if ANTHROPIC.contains(&name) {
+            Some(Dialect::Anthropic)
+        } else {
+            None
+        }
+    };
+    if let Some(name) = &event.event {
+        if let Some(d) = by_name(name) {
+            return Some(d);
+        }
+    }
+    if event.data == "[DONE]" {
+        return Some(Dialect::OpenAiChat);
+    }
+    #[derive(serde::Deserialize)]
+    struct Shape<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Str<'a>>,
+        #[serde(borrow, default)]
+        object: Option<Str<'a>>,
+        #[serde(default)]
+        choices: Option<de::IgnoredAny>,
+    }
+    let shape: Shape<'_> = serde_json::from_str(&event.data).ok()?;
+    if shape.choices.is_some() || shape.object.is_some_and(|o| o.as_str() == "chat.completion.chunk") {
+        return Some(Dialect::OpenAiChat);
+    }
+    shape.kind.and_then(|k| by_name(k.as_str()))
+}

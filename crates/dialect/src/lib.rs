@@ -1,0 +1,257 @@
+//! Provider dialects: the wire level.
+//!
+//! Where it sits in the data flow: scenario → render events → **wire (dialect SSE events)**
+//! → bytes (SSE chunks) → subject. [`render_wire`] maps a turn's already-rendered neutral
+//! stream ([`toolcert_render::Rendered`], faults and cuts applied) to the full event stream
+//! one provider sends for it: Anthropic Messages, OpenAI Chat Completions or OpenAI
+//! Responses, with the envelope events, ids, usage and terminal markers those APIs put
+//! around the content, so a real SDK client accepts it. [`WireStream::upto`] says how many
+//! neutral events each wire event completes, so the oracle's timing stays in neutral units.
+//!
+//! Going the other way, the [`WireDecoder`]s are the middle layer of the reference stack
+//! (SSE decoder → dialect decoder → neutral core): each maps its dialect's events back to
+//! neutral events without accumulating anything, and reports input it cannot read as
+//! [`ErrorClass::Malformed`] naming the event and the field, never by panicking.
+//!
+//! Round trip: for every turn a dialect can express, decoding [`render_wire`]'s output gives
+//! the neutral events back, up to what the dialect spells its own way (see
+//! [`Dialect::stop_reason`]; Responses' terminal repeats the arguments; a replayed Chat
+//! announcement carries a different id; under [`Quirks::chat_index_zero`] indices are
+//! announcement ordinals).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use toolcert_render::{Event, Rendered};
+use toolcert_scenario::{Shape, StopReason, Transport, Turn};
+use toolcert_sse::{Framing, SseEvent};
+use toolcert_subject::{ErrorClass, TurnError};
+
+mod anthropic;
+mod chat;
+mod json;
+mod responses;
+
+pub use anthropic::AnthropicDecoder;
+pub use chat::ChatDecoder;
+pub use responses::ResponsesDecoder;
+
+/// A provider's streaming API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Dialect {
+    /// Anthropic Messages (`event: content_block_delta` ...).
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// OpenAI Chat Completions (`data:` chunks with `choices[].delta.tool_calls[]`).
+    #[serde(rename = "openai-chat")]
+    OpenAiChat,
+    /// OpenAI Responses (`event: response.function_call_arguments.delta` ...).
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 3] = [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses];
+
+    /// The name used on the command line, in reports and in corpus paths.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Anthropic => "anthropic",
+            Dialect::OpenAiChat => "openai-chat",
+            Dialect::OpenAiResponses => "openai-responses",
+        }
+    }
+
+    /// Whether the dialect can carry a turn of this shape: Chat has no per-call terminal, so
+    /// only the interleaved shape; Anthropic and Responses close every call, so only per-call.
+    pub fn carries(self, shape: &Shape) -> bool {
+        matches!(
+            (self, shape),
+            (Dialect::OpenAiChat, Shape::Interleaved(_))
+                | (Dialect::Anthropic | Dialect::OpenAiResponses, Shape::PerCall)
+        )
+    }
+
+    /// The reason this dialect sends for `reason`: the same reason when it is one of the
+    /// dialect's own, otherwise the dialect's reason of the same meaning (a complete reason
+    /// stays complete, a truncating one stays truncating). A decoder gives back this one.
+    pub fn stop_reason(self, reason: StopReason) -> StopReason {
+        use StopReason::*;
+        match self {
+            Dialect::Anthropic => match reason {
+                ToolUse | EndTurn | StopSequence | MaxTokens | Refusal => reason,
+                ToolCalls => ToolUse,
+                Stop | Completed => EndTurn,
+                Length | Incomplete => MaxTokens,
+                ContentFilter => Refusal,
+            },
+            Dialect::OpenAiChat => match reason {
+                ToolCalls | Stop | Length | ContentFilter => reason,
+                ToolUse => ToolCalls,
+                EndTurn | StopSequence | Completed => Stop,
+                MaxTokens | Incomplete => Length,
+                Refusal => ContentFilter,
+            },
+            Dialect::OpenAiResponses if reason.is_truncating() => Incomplete,
+            Dialect::OpenAiResponses => Completed,
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A dialect name that is not one of [`Dialect::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown dialect `{0}` (expected anthropic, openai-chat or openai-responses)")]
+pub struct UnknownDialect(pub String);
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(s: &str) -> Result<Dialect, UnknownDialect> {
+        Dialect::ALL.into_iter().find(|d| d.name() == s).ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+/// Quirk profiles of servers that speak a dialect their own way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Quirks {
+    /// OpenAI-compatible servers that put `index: 0` on every tool-call entry and tell
+    /// parallel calls apart only by id: a call's first entry carries its id, and an entry
+    /// without an id belongs to the call announced most recently. Chat only.
+    #[serde(default)]
+    pub chat_index_zero: bool,
+}
+
+/// A turn as one dialect streams it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireStream {
+    pub events: Vec<SseEvent>,
+    /// `upto[w]`: how many of the neutral events have been delivered in full once wire events
+    /// `0..=w` have (non-decreasing; the last entry is the neutral event count).
+    pub upto: Vec<u32>,
+}
+
+impl WireStream {
+    /// How many neutral events are delivered once the first `bytes` bytes of this stream's
+    /// SSE encoding are, given the encoding's [`toolcert_sse::Encoded::ends`]: the count of
+    /// the last wire event whose terminating blank line is within those bytes.
+    pub fn delivered_by(&self, ends: &[usize], bytes: usize) -> u32 {
+        match ends.partition_point(|&e| e <= bytes).checked_sub(1) {
+            Some(w) => self.upto.get(w).or(self.upto.last()).copied().unwrap_or(0),
+            None => 0,
+        }
+    }
+}
+
+/// The neutral stream cannot be expressed faithfully in the dialect.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{dialect} cannot express this stream: {reason}")]
+pub struct Unsupported {
+    pub dialect: Dialect,
+    pub reason: String,
+}
+
+/// Renders an already-rendered neutral stream as the events `dialect` sends for it.
+///
+/// `neutral` must be `toolcert_render::render(turn)` or a stream derived from it (its
+/// origins are read for block boundaries and piece numbering; `turn` for the shape, the
+/// interleave's chunk joins and which calls have argument bytes). Envelope events that carry
+/// no neutral event (`message_start`, a text block's start and stop, a usage chunk,
+/// `[DONE]` ...) are added where the provider sends them; the closing ones (`message_stop`,
+/// usage and `[DONE]`) only when the neutral stream has its stop.
+pub fn render_wire(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    dialect: Dialect,
+    quirks: Quirks,
+) -> Result<WireStream, Unsupported> {
+    let unsupported = |reason: String| Unsupported { dialect, reason };
+    if neutral.origins.len() != neutral.events.len() {
+        return Err(unsupported(format!(
+            "the neutral stream has {} events but {} origins",
+            neutral.events.len(),
+            neutral.origins.len()
+        )));
+    }
+    if !dialect.carries(&turn.shape) {
+        let shape = match turn.shape {
+            Shape::PerCall => "per-call",
+            Shape::Interleaved(_) => "interleaved",
+        };
+        return Err(unsupported(format!("it has no {shape} shape")));
+    }
+    if quirks.chat_index_zero && dialect != Dialect::OpenAiChat {
+        return Err(unsupported("the index-zero quirk is a Chat quirk".into()));
+    }
+    if dialect != Dialect::OpenAiResponses {
+        if let Some(i) =
+            neutral.events.iter().position(|e| matches!(e, Event::CallStop { arguments: Some(_), .. }))
+        {
+            return Err(unsupported(format!(
+                "event {i} is a call terminal that repeats arguments (only Responses' `done` does)"
+            )));
+        }
+    }
+    let ids = json::Ids::new(turn);
+    let wire = match dialect {
+        Dialect::Anthropic => anthropic::render(neutral, &ids),
+        Dialect::OpenAiChat => chat::render(turn, neutral, quirks, &ids).map_err(unsupported)?,
+        Dialect::OpenAiResponses => responses::render(neutral, &ids),
+    };
+    debug_assert_eq!(wire.events.len(), wire.upto.len());
+    Ok(wire)
+}
+
+/// Maps one dialect's events back to neutral events (the reference stack's middle layer).
+///
+/// It keeps only what routing needs (which block an index holds, which id an index was
+/// announced with), never argument bytes: accumulating is the core's job.
+pub trait WireDecoder {
+    /// Decodes one SSE event, appending the neutral events it carries (often none, sometimes
+    /// several) to `out`. Input it cannot read is `ErrorClass::Malformed`.
+    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError>;
+}
+
+/// A fresh decoder for one stream of `dialect`.
+pub fn decoder(dialect: Dialect, quirks: Quirks) -> Box<dyn WireDecoder> {
+    match dialect {
+        Dialect::Anthropic => Box::new(AnthropicDecoder::new()),
+        Dialect::OpenAiChat => Box::new(ChatDecoder::new(quirks)),
+        Dialect::OpenAiResponses => Box::new(ResponsesDecoder::new()),
+    }
+}
+
+/// Which dialect a recorded stream speaks, from its event names or its chunks' shape;
+/// `None` when no event says (for instance only `ping`s or `error`s).
+pub fn detect(events: &[SseEvent]) -> Option<Dialect> {
+    events.iter().find_map(json::detect_one)
+}
+
+/// The SSE framing a scenario's transport asks for.
+pub fn framing(transport: &Transport) -> Framing<'_> {
+    Framing {
+        line_end: line_end(transport.line_end),
+        comments: &transport.comments,
+        multiline: &transport.multiline,
+    }
+}
+
+/// The scenario's line end as the SSE encoder's.
+pub fn line_end(l: toolcert_scenario::LineEnd) -> toolcert_sse::LineEnd {
+    match l {
+        toolcert_scenario::LineEnd::Lf => toolcert_sse::LineEnd::Lf,
+        toolcert_scenario::LineEnd::CrLf => toolcert_sse::LineEnd::CrLf,
+        toolcert_scenario::LineEnd::Cr => toolcert_sse::LineEnd::Cr,
+    }
+}
+
+/// A `Malformed` turn error.
+fn malformed(detail: String) -> TurnError {
+    TurnError::new(ErrorClass::Malformed, detail)
+}

@@ -1,0 +1,545 @@
+//! OpenAI Responses: `response.created`, then output items (`response.output_item.added`,
+//! their deltas, `response.function_call_arguments.done` repeating the whole argument string,
+//! `response.output_item.done`), then `response.completed`, `response.incomplete` or
+//! `response.failed`. Every event has its `event:` line, its `type` and a
+//! `sequence_number` that counts up from 0.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use toolcert_render::{Event, Origin, Rendered};
+use toolcert_scenario::StopReason;
+use toolcert_sse::SseEvent;
+use toolcert_subject::TurnError;
+
+use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
+use crate::{malformed, Dialect, WireStream};
+
+const MODEL: &str = "gpt-4.1-2025-04-14";
+const CREATED: u64 = 1_754_000_000;
+const INPUT_TOKENS: u32 = 1187;
+
+/// An event with its `type` and `sequence_number` before its own fields.
+#[derive(Serialize)]
+struct Envelope<'a, T> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    sequence_number: u64,
+    #[serde(flatten)]
+    body: T,
+}
+
+#[derive(Serialize)]
+struct ResponseBody<'a> {
+    response: ResponseObj<'a>,
+}
+
+#[derive(Serialize)]
+struct ResponseObj<'a> {
+    id: &'a str,
+    object: &'static str,
+    created_at: u64,
+    status: &'static str,
+    error: Option<ErrorObj<'a>>,
+    incomplete_details: Option<IncompleteDetails>,
+    model: &'static str,
+    output: &'a [Item],
+    parallel_tool_calls: bool,
+    tool_choice: &'static str,
+    tools: [(); 0],
+    usage: Option<Usage>,
+}
+
+#[derive(Serialize)]
+struct ErrorObj<'a> {
+    code: &'static str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct IncompleteDetails {
+    reason: &'static str,
+}
+
+#[derive(Serialize)]
+struct Usage {
+    input_tokens: u32,
+    output_tokens: u32,
+    total_tokens: u32,
+}
+
+/// An output item, as `output_item.added` / `.done` and the terminal response carry it.
+#[derive(Serialize, Clone)]
+#[serde(untagged)]
+enum Item {
+    Call(CallItem),
+    Message(MessageItem),
+}
+
+#[derive(Serialize, Clone)]
+struct CallItem {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: String,
+    call_id: String,
+    name: String,
+    arguments: String,
+    status: &'static str,
+}
+
+#[derive(Serialize, Clone)]
+struct MessageItem {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: String,
+    status: &'static str,
+    role: &'static str,
+    content: Vec<TextPart>,
+}
+
+#[derive(Serialize, Clone)]
+struct TextPart {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    annotations: [(); 0],
+    text: String,
+}
+
+#[derive(Serialize)]
+struct ItemBody<'a> {
+    output_index: u32,
+    item: &'a Item,
+}
+
+#[derive(Serialize)]
+struct PartBody<'a> {
+    item_id: &'a str,
+    output_index: u32,
+    content_index: u32,
+    part: &'a TextPart,
+}
+
+#[derive(Serialize)]
+struct TextDeltaBody<'a> {
+    item_id: &'a str,
+    output_index: u32,
+    content_index: u32,
+    delta: &'a str,
+    logprobs: [(); 0],
+}
+
+#[derive(Serialize)]
+struct TextDoneBody<'a> {
+    item_id: &'a str,
+    output_index: u32,
+    content_index: u32,
+    text: &'a str,
+    logprobs: [(); 0],
+}
+
+#[derive(Serialize)]
+struct ArgsDeltaBody<'a> {
+    item_id: &'a str,
+    output_index: u32,
+    delta: &'a str,
+}
+
+#[derive(Serialize)]
+struct ArgsDoneBody<'a> {
+    item_id: &'a str,
+    output_index: u32,
+    name: &'a str,
+    arguments: &'a str,
+}
+
+struct Renderer<'i> {
+    out: Out,
+    seq: u64,
+    ids: &'i Ids,
+    response_id: String,
+    /// Items finished so far, with their output index, for the terminal response.
+    done: Vec<(u32, Item)>,
+    /// Each index's call as announced, with the arguments its deltas carried so far.
+    calls: HashMap<u32, CallItem>,
+    /// The open message item: its output index and item (the text so far in its one part).
+    text: Option<(u32, MessageItem)>,
+}
+
+impl Renderer<'_> {
+    fn event<T: Serialize>(&mut self, name: &str, body: T, delivered: usize) {
+        let env = Envelope { kind: name, sequence_number: self.seq, body };
+        self.seq += 1;
+        self.out.json(Some(name), &env, delivered);
+    }
+
+    fn response<'s>(&'s self, status: &'static str, output: &'s [Item]) -> ResponseObj<'s> {
+        ResponseObj {
+            id: &self.response_id,
+            object: "response",
+            created_at: CREATED,
+            status,
+            error: None,
+            incomplete_details: None,
+            model: MODEL,
+            output,
+            parallel_tool_calls: true,
+            tool_choice: "auto",
+            tools: [],
+            usage: None,
+        }
+    }
+
+    fn close_text(&mut self, delivered: usize) {
+        let Some((index, mut item)) = self.text.take() else { return };
+        let part = item.content[0].clone();
+        let id = item.id.clone();
+        let body = TextDoneBody {
+            item_id: &id,
+            output_index: index,
+            content_index: 0,
+            text: &part.text,
+            logprobs: [],
+        };
+        self.event("response.output_text.done", body, delivered);
+        let body = PartBody { item_id: &id, output_index: index, content_index: 0, part: &part };
+        self.event("response.content_part.done", body, delivered);
+        item.status = "completed";
+        let item = Item::Message(item);
+        self.event("response.output_item.done", ItemBody { output_index: index, item: &item }, delivered);
+        self.done.push((index, item));
+    }
+
+    fn open_text(&mut self, block: u32, delivered: usize) {
+        let item = MessageItem {
+            kind: "message",
+            id: self.ids.hex("msg_", &format!("text{block}"), 48),
+            status: "in_progress",
+            role: "assistant",
+            content: Vec::new(),
+        };
+        let added = Item::Message(item.clone());
+        self.event("response.output_item.added", ItemBody { output_index: block, item: &added }, delivered);
+        let part = TextPart { kind: "output_text", annotations: [], text: String::new() };
+        let body = PartBody { item_id: &item.id, output_index: block, content_index: 0, part: &part };
+        self.event("response.content_part.added", body, delivered);
+        let mut item = item;
+        item.content.push(part);
+        self.text = Some((block, item));
+    }
+}
+
+pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
+    let mut r = Renderer {
+        out: Out::default(),
+        seq: 0,
+        ids,
+        response_id: ids.hex("resp_", "response", 48),
+        done: Vec::new(),
+        calls: HashMap::new(),
+        text: None,
+    };
+    let body = ResponseBody { response: r.response("in_progress", &[]) };
+    let body = crate::json::to_json(&Envelope { kind: "response.created", sequence_number: 0, body });
+    r.seq = 1;
+    r.out.push(Some("response.created"), body, 0);
+
+    for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
+        match e {
+            Event::TextDelta { text } => {
+                let block = match o {
+                    Origin::Text { block, .. } => *block,
+                    _ => r.text.as_ref().map_or(0, |t| t.0),
+                };
+                if r.text.as_ref().map(|t| t.0) != Some(block) {
+                    r.close_text(k);
+                    r.open_text(block, k);
+                }
+                let (index, item) = r.text.as_mut().expect("opened above");
+                item.content[0].text.push_str(text);
+                let (index, id) = (*index, item.id.clone());
+                let body = TextDeltaBody {
+                    item_id: &id,
+                    output_index: index,
+                    content_index: 0,
+                    delta: text,
+                    logprobs: [],
+                };
+                r.event("response.output_text.delta", body, k + 1);
+            }
+            // Responses has no keep-alive event of its own; the status event carries nothing.
+            Event::Ping => {
+                let body = ResponseBody { response: r.response("in_progress", &[]) };
+                let body = crate::json::to_json(&Envelope {
+                    kind: "response.in_progress",
+                    sequence_number: r.seq,
+                    body,
+                });
+                r.seq += 1;
+                r.out.push(Some("response.in_progress"), body, k + 1);
+            }
+            Event::CallStart { index, call_id, name } => {
+                r.close_text(k);
+                let item = CallItem {
+                    kind: "function_call",
+                    id: ids.hex("fc_", call_id, 48),
+                    call_id: call_id.to_string(),
+                    name: name.to_string(),
+                    arguments: String::new(),
+                    status: "in_progress",
+                };
+                let added = Item::Call(item.clone());
+                r.event("response.output_item.added", ItemBody { output_index: *index, item: &added }, k + 1);
+                // A replayed announcement keeps what the call's deltas already carried.
+                let args = r.calls.remove(index).filter(|c| c.call_id == item.call_id).map(|c| c.arguments);
+                let mut item = item;
+                item.arguments = args.unwrap_or_default();
+                r.calls.insert(*index, item);
+            }
+            Event::ArgsDelta { index, fragment } => {
+                r.close_text(k);
+                let item_id = match r.calls.get_mut(index) {
+                    Some(c) => {
+                        c.arguments.push_str(fragment);
+                        c.id.clone()
+                    }
+                    None => ids.hex("fc_", &format!("unannounced{index}"), 48),
+                };
+                let body = ArgsDeltaBody { item_id: &item_id, output_index: *index, delta: fragment };
+                r.event("response.function_call_arguments.delta", body, k + 1);
+            }
+            Event::CallStop { index, arguments } => {
+                r.close_text(k);
+                let mut item = match r.calls.get(index) {
+                    Some(c) => c.clone(),
+                    None => CallItem {
+                        kind: "function_call",
+                        id: ids.hex("fc_", &format!("unannounced{index}"), 48),
+                        call_id: String::new(),
+                        name: String::new(),
+                        arguments: String::new(),
+                        status: "in_progress",
+                    },
+                };
+                // The terminal repeats the whole argument string: what the deltas carried,
+                // unless the stream's fault says otherwise.
+                if let Some(a) = arguments {
+                    item.arguments = a.to_string();
+                }
+                let body = ArgsDoneBody {
+                    item_id: &item.id,
+                    output_index: *index,
+                    name: &item.name,
+                    arguments: &item.arguments,
+                };
+                r.event("response.function_call_arguments.done", body, k + 1);
+                item.status = "completed";
+                let item = Item::Call(item);
+                r.event("response.output_item.done", ItemBody { output_index: *index, item: &item }, k + 1);
+                r.done.push((*index, item));
+            }
+            Event::Stop { reason } => {
+                r.close_text(k);
+                let mut output = std::mem::take(&mut r.done);
+                output.sort_by_key(|(i, _)| *i);
+                let output: Vec<Item> = output.into_iter().map(|(_, i)| i).collect();
+                let truncated = Dialect::OpenAiResponses.stop_reason(*reason) == StopReason::Incomplete;
+                let (name, status) = if truncated {
+                    ("response.incomplete", "incomplete")
+                } else {
+                    ("response.completed", "completed")
+                };
+                let mut resp = r.response(status, &output);
+                if truncated {
+                    let why = match reason {
+                        StopReason::ContentFilter | StopReason::Refusal => "content_filter",
+                        _ => "max_output_tokens",
+                    };
+                    resp.incomplete_details = Some(IncompleteDetails { reason: why });
+                }
+                let out_tokens = tokens(&neutral.events);
+                resp.usage = Some(Usage {
+                    input_tokens: INPUT_TOKENS,
+                    output_tokens: out_tokens,
+                    total_tokens: INPUT_TOKENS + out_tokens,
+                });
+                let data = crate::json::to_json(&Envelope {
+                    kind: name,
+                    sequence_number: r.seq,
+                    body: ResponseBody { response: resp },
+                });
+                r.seq += 1;
+                r.out.push(Some(name), data, k + 1);
+            }
+            Event::Error { message } => {
+                let mut resp = r.response("failed", &[]);
+                resp.error = Some(ErrorObj { code: "server_error", message });
+                let data = crate::json::to_json(&Envelope {
+                    kind: "response.failed",
+                    sequence_number: r.seq,
+                    body: ResponseBody { response: resp },
+                });
+                r.seq += 1;
+                r.out.push(Some("response.failed"), data, k + 1);
+            }
+        }
+    }
+    r.out.wire
+}
+
+/// Decodes OpenAI Responses events. It keeps no state: every event names its output index.
+#[derive(Debug, Default)]
+pub struct ResponsesDecoder;
+
+impl ResponsesDecoder {
+    pub fn new() -> ResponsesDecoder {
+        ResponsesDecoder
+    }
+}
+
+#[derive(Deserialize)]
+struct ItemAddedIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    output_index: u32,
+    #[serde(borrow)]
+    item: ItemIn<'a>,
+}
+
+#[derive(Deserialize)]
+struct ItemIn<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    call_id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    arguments: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ArgsDeltaIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    output_index: u32,
+    #[serde(borrow)]
+    delta: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct ArgsDoneIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    output_index: u32,
+    #[serde(borrow)]
+    arguments: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct TextDeltaIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    delta: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct FailedIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    response: FailedResponse<'a>,
+}
+
+#[derive(Deserialize)]
+struct FailedResponse<'a> {
+    #[serde(borrow, default)]
+    error: Option<ErrorIn<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ErrorIn<'a> {
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct ErrorEventIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct OtherIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+}
+
+impl crate::WireDecoder for ResponsesDecoder {
+    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        let name = event_name(event)?;
+        let name = name.as_ref();
+        let data = event.data.as_str();
+        match name {
+            "response.output_item.added" => {
+                let a: ItemAddedIn<'_> = parse(name, data)?;
+                check_type(name, &a.kind)?;
+                if a.item.kind.as_str() == "function_call" {
+                    let need = |f: Option<Str<'_>>, what: &str| {
+                        f.map(own).ok_or_else(|| {
+                            malformed(format!("{name}: item: a function_call item needs `{what}`"))
+                        })
+                    };
+                    let index = a.output_index;
+                    let call_id = need(a.item.call_id, "call_id")?;
+                    let call_name = need(a.item.name, "name")?;
+                    out.push(Event::CallStart { index, call_id, name: call_name });
+                    if let Some(args) = a.item.arguments.filter(|s| !s.as_str().is_empty()) {
+                        out.push(Event::ArgsDelta { index, fragment: own(args) });
+                    }
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let d: ArgsDeltaIn<'_> = parse(name, data)?;
+                check_type(name, &d.kind)?;
+                out.push(Event::ArgsDelta { index: d.output_index, fragment: own(d.delta) });
+            }
+            "response.function_call_arguments.done" => {
+                let d: ArgsDoneIn<'_> = parse(name, data)?;
+                check_type(name, &d.kind)?;
+                out.push(Event::CallStop { index: d.output_index, arguments: Some(own(d.arguments)) });
+            }
+            "response.output_text.delta" => {
+                let d: TextDeltaIn<'_> = parse(name, data)?;
+                check_type(name, &d.kind)?;
+                out.push(Event::TextDelta { text: own(d.delta) });
+            }
+            "response.failed" => {
+                let f: FailedIn<'_> = parse(name, data)?;
+                check_type(name, &f.kind)?;
+                let message = f.response.error.map_or("the response failed".into(), |e| own(e.message));
+                out.push(Event::Error { message });
+            }
+            "error" => {
+                let e: ErrorEventIn<'_> = parse(name, data)?;
+                check_type(name, &e.kind)?;
+                out.push(Event::Error { message: own(e.message) });
+            }
+            "response.completed" | "response.incomplete" | "response.in_progress" => {
+                let o: OtherIn<'_> = parse(name, data)?;
+                check_type(name, &o.kind)?;
+                out.push(match name {
+                    "response.completed" => Event::Stop { reason: StopReason::Completed },
+                    "response.incomplete" => Event::Stop { reason: StopReason::Incomplete },
+                    // A status event with nothing new: a keep-alive.
+                    _ => Event::Ping,
+                });
+            }
+            // response.created, content parts, output_item.done, reasoning, refusals, ...
+            _ => {}
+        }
+        Ok(())
+    }
+}

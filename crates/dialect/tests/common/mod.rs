@@ -1,0 +1,158 @@
+//! Turn builders and the decode side of the round trip, shared by the dialect tests.
+#![allow(dead_code)]
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use toolcert_dialect::{decoder, render_wire, Dialect, Quirks, WireStream};
+use toolcert_render::{render, Event, Rendered};
+use toolcert_scenario::{Block, Call, Ending, Interleave, Shape, TextBlock, Turn};
+use toolcert_sse::SseEvent;
+use toolcert_subject::TurnError;
+
+/// A call sent as exactly these fragments.
+pub fn call(index: u32, call_id: &str, name: &str, fragments: &[&str]) -> Block {
+    let mut splits = Vec::new();
+    let mut at = 0;
+    for f in &fragments[..fragments.len().saturating_sub(1)] {
+        at += f.len();
+        splits.push(at);
+    }
+    Block::Call(Call {
+        index,
+        call_id: call_id.into(),
+        name: name.into(),
+        arguments: fragments.concat(),
+        splits,
+    })
+}
+
+/// A text block sent as exactly these deltas.
+pub fn text(deltas: &[&str]) -> Block {
+    let Block::Call(c) = call(0, "", "", deltas) else { unreachable!() };
+    Block::Text(TextBlock { text: c.arguments, splits: c.splits })
+}
+
+pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
+    Turn {
+        tools: vec![],
+        blocks,
+        shape: Shape::PerCall,
+        ending,
+        faults: vec![],
+        pings: vec![],
+        transport: Default::default(),
+    }
+}
+
+pub fn interleaved(blocks: Vec<Block>, order: Vec<u16>, joins: Vec<bool>, ending: Ending) -> Turn {
+    Turn { shape: Shape::Interleaved(Interleave { order, joins }), ..per_call(blocks, ending) }
+}
+
+/// The seed's lookup_order turn (deltas chapter): prose, then the call in three fragments.
+pub fn lookup_order(index: u32, call_id: &str) -> Vec<Block> {
+    vec![
+        text(&["Let me pull", " that up for you."]),
+        call(
+            index,
+            call_id,
+            "lookup_order",
+            &[r#"{"order_id": "A-44"#, r#"71", "include_line_ite"#, r#"ms": true}"#],
+        ),
+    ]
+}
+
+/// Decodes wire events one by one; after each, checks that exactly `upto[w]` neutral events
+/// have come out.
+pub fn decode_checked(dialect: Dialect, quirks: Quirks, wire: &WireStream) -> Vec<Event<'static>> {
+    let mut d = decoder(dialect, quirks);
+    let mut out = Vec::new();
+    for (w, e) in wire.events.iter().enumerate() {
+        d.decode(e, &mut out).unwrap_or_else(|err| panic!("wire event {w} {e:?}: {err}"));
+        assert_eq!(out.len(), wire.upto[w] as usize, "after wire event {w} ({e:?}): {out:?}");
+    }
+    out
+}
+
+pub fn decode_events(
+    dialect: Dialect,
+    quirks: Quirks,
+    events: &[SseEvent],
+) -> Result<Vec<Event<'static>>, TurnError> {
+    let mut d = decoder(dialect, quirks);
+    let mut out = Vec::new();
+    for e in events {
+        d.decode(e, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// What decoding the wire stream gives for a neutral stream: the same events, except what
+/// the dialect spells its own way.
+pub fn expected(dialect: Dialect, quirks: Quirks, neutral: &Rendered<'_>) -> Vec<Event<'static>> {
+    // Responses: each index's (call id, arguments delivered), for the terminal's repeat.
+    let mut calls: HashMap<u32, (String, String)> = HashMap::new();
+    // The index-zero quirk: neutral index → announcement ordinal.
+    let mut ordinal: HashMap<u32, u32> = HashMap::new();
+    let mut count = 0u32;
+    let quirk = quirks.chat_index_zero;
+    neutral
+        .events
+        .iter()
+        .map(|e| match e.clone().into_owned() {
+            Event::Stop { reason } => Event::Stop { reason: dialect.stop_reason(reason) },
+            Event::CallStart { index, call_id, name } => {
+                let kept = calls.remove(&index).filter(|(id, _)| *id == call_id).map(|(_, a)| a);
+                calls.insert(index, (call_id.to_string(), kept.unwrap_or_default()));
+                let index = if quirk {
+                    ordinal.insert(index, count);
+                    count += 1;
+                    count - 1
+                } else {
+                    index
+                };
+                Event::CallStart { index, call_id, name }
+            }
+            Event::ArgsDelta { index, fragment } => {
+                if let Some((_, a)) = calls.get_mut(&index) {
+                    a.push_str(&fragment);
+                }
+                let index = if quirk { ordinal.get(&index).copied().unwrap_or(0) } else { index };
+                Event::ArgsDelta { index, fragment }
+            }
+            Event::CallStop { index, arguments: None } if dialect == Dialect::OpenAiResponses => {
+                let args = calls.get(&index).map(|(_, a)| a.clone()).unwrap_or_default();
+                Event::CallStop { index, arguments: Some(Cow::Owned(args)) }
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// A Chat-level duplicate announcement carries `<id>_replay`: compare it as the id it replays.
+pub fn unreplay(events: Vec<Event<'static>>) -> Vec<Event<'static>> {
+    events
+        .into_iter()
+        .map(|e| match e {
+            Event::CallStart { index, call_id, name } if call_id.ends_with("_replay") => Event::CallStart {
+                index,
+                call_id: Cow::Owned(call_id.trim_end_matches("_replay").to_owned()),
+                name,
+            },
+            e => e,
+        })
+        .collect()
+}
+
+/// Renders `turn` in `dialect`, decodes it back and checks the round trip and `upto`.
+pub fn round_trip(turn: &Turn, dialect: Dialect, quirks: Quirks) -> WireStream {
+    let neutral = render(turn);
+    let wire = render_wire(turn, &neutral, dialect, quirks).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(wire.upto.len(), wire.events.len());
+    assert!(wire.upto.windows(2).all(|w| w[0] <= w[1]), "upto not monotone: {:?}", wire.upto);
+    assert_eq!(wire.upto.last().map_or(0, |&u| u as usize), neutral.events.len(), "upto {:?}", wire.upto);
+    let decoded = decode_checked(dialect, quirks, &wire);
+    let decoded = if dialect == Dialect::OpenAiChat { unreplay(decoded) } else { decoded };
+    assert_eq!(decoded, expected(dialect, quirks, &neutral), "\nwire: {:#?}", wire.events);
+    wire
+}

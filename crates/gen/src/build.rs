@@ -1,0 +1,540 @@
+//! Building: plan → [`Case`].
+//!
+//! The deterministic half of generation. It renders each call's document, cuts the last
+//! one when the ending says the model was cut off, resolves each split plan to a byte offset
+//! of the class it asks for (using [`crate::lex`]), numbers the calls as the provider would
+//! (content-block position for the per-call shape, call ordinal for the interleaved one),
+//! gives them realistic ids, and places the ending, faults and pings at positions scaled to
+//! the stream's length. Any plan builds a case that renders.
+
+use toolcert_scenario::{
+    normalized_splits, Block, Call, Case, Ending, Fault, FaultKind, Interleave, Shape, StopReason, StreamEnd,
+    StreamSchedule, TextBlock, Tool, Turn,
+};
+
+use crate::doc::{self, TOOLS};
+use crate::lex::{self, flag};
+use crate::plan::{BlockPlan, CallPlan, CasePlan, SplitClass, SplitPlan, TextPlan, TurnPlan};
+use crate::{GenConfig, ShapeMix};
+
+/// Prose pieces of text blocks: markdown, non-ASCII, newlines.
+const PROSE: &[&str] = &[
+    "I'll look that up.",
+    " Let me check",
+    " the order",
+    " **A-4471**",
+    " é",
+    " 東京",
+    " 😀",
+    "\n\n",
+    "# Summary\n",
+    "> quoted\n",
+    " `code`",
+    " *both*",
+    " — done.",
+    " Done.",
+    "\n- item",
+    " ok",
+];
+
+const FAULT_FRAGMENTS: &[&str] = &["{\"x\": 1}", "}", ", \"extra\": true", "\"open\"", " ", "é"];
+const ERROR_MESSAGES: &[&str] = &[
+    "Overloaded",
+    "Internal server error",
+    "rate_limit_exceeded: slow down",
+    "upstream connect error or disconnect/reset before headers",
+];
+
+pub(crate) fn build_case(plan: &CasePlan, cfg: &GenConfig, name: String) -> Case {
+    let (first, tools) = build_turn(&plan.first, cfg, plan.id_seed, 0, None);
+    let mut streams = Vec::with_capacity(1 + plan.more.len());
+    streams.push(first);
+    if cfg.multi_stream {
+        let shared = (plan.share != 0).then_some(&tools[..]);
+        for (k, tp) in plan.more.iter().take(cfg.max_streams.saturating_sub(1)).enumerate() {
+            streams.push(build_turn(tp, cfg, plan.id_seed, k + 1, shared).0);
+        }
+    }
+    let schedule = if streams.len() >= 2 && plan.concurrent % 2 == 1 {
+        StreamSchedule::Concurrent(plan.order.iter().map(|&o| u16::from(o)).collect())
+    } else {
+        StreamSchedule::Sequential
+    };
+    Case { name, streams, schedule }
+}
+
+/// The effective family: 0 Anthropic-like, 1 Responses-like, 2 OpenAI Chat.
+fn family(f: u8, mix: ShapeMix) -> u8 {
+    let f = f % 3;
+    match mix {
+        ShapeMix::Both => f,
+        ShapeMix::PerCall => f.min(1),
+        ShapeMix::Interleaved => 2,
+    }
+}
+
+enum Laid<'p> {
+    Text(&'p TextPlan),
+    Call { plan: &'p CallPlan, tool: u8, keys: usize },
+}
+
+/// Builds one turn; also returns the tools its calls use, in order (for shared streams).
+pub(crate) fn build_turn(
+    tp: &TurnPlan,
+    cfg: &GenConfig,
+    id_seed: u16,
+    stream: usize,
+    shared: Option<&[u8]>,
+) -> (Turn, Vec<u8>) {
+    let family = family(tp.family, cfg.shape_mix);
+    let interleaved = family == 2;
+
+    // Lay the blocks out: no two text blocks in a row, at most `max_calls` calls, the
+    // same-tool and shared-stream rules applied.
+    let mut laid: Vec<Laid<'_>> = Vec::with_capacity(tp.blocks.len());
+    let mut call_tools: Vec<u8> = Vec::with_capacity(cfg.max_calls.min(8));
+    let mut first_keys = 0;
+    for b in &tp.blocks {
+        match b {
+            BlockPlan::Text(t) => {
+                if !matches!(laid.last(), Some(Laid::Text(_))) {
+                    laid.push(Laid::Text(t));
+                }
+            }
+            BlockPlan::Call(c) => {
+                let k = call_tools.len();
+                if k >= cfg.max_calls {
+                    continue;
+                }
+                let same = tp.same_tool % 2 == 1 && k > 0;
+                let tool = if same {
+                    call_tools[0]
+                } else {
+                    shared.and_then(|s| s.get(k)).copied().unwrap_or(c.tool) % TOOLS.len() as u8
+                };
+                let keys = if same { first_keys } else { c.doc.fields.len() };
+                if k == 0 {
+                    first_keys = keys;
+                }
+                call_tools.push(tool);
+                laid.push(Laid::Call { plan: c, tool, keys });
+            }
+        }
+    }
+
+    // The ending decides whether the model was cut off inside its last call; nothing it
+    // wrote after the cut exists.
+    let kind = tp.ending.kind % 4;
+    let cut = if kind <= 1 { tp.ending.cut % 4 } else { 0 };
+    let last_call = laid.iter().rposition(|l| matches!(l, Laid::Call { .. }));
+    if let (true, Some(last)) = (cut != 0, last_call) {
+        laid.truncate(last + 1);
+    }
+
+    let mut blocks = Vec::with_capacity(laid.len());
+    let mut ordinal = 0u32;
+    for (pos, l) in laid.iter().enumerate() {
+        match *l {
+            Laid::Text(t) => blocks.push(Block::Text(text_block(t))),
+            Laid::Call { plan, tool, keys } => {
+                let mut arguments = String::with_capacity(if plan.doc.long != 0 { 1024 } else { 256 });
+                doc::render(tool, &plan.doc, keys, cfg.schema, &mut arguments);
+                if cut != 0 && Some(pos) == last_call {
+                    cut_document(&mut arguments, cut, tp.ending.cut_pos);
+                }
+                let splits = resolve_splits(&arguments, &plan.splits);
+                let mut call_id = call_id(family, id_seed, stream, ordinal);
+                while blocks.iter().any(|b| matches!(b, Block::Call(c) if c.call_id == call_id)) {
+                    call_id.push('x');
+                }
+                blocks.push(Block::Call(Call {
+                    index: if interleaved { ordinal } else { pos as u32 },
+                    call_id,
+                    name: TOOLS[tool as usize].name.to_owned(),
+                    arguments,
+                    splits,
+                }));
+                ordinal += 1;
+            }
+        }
+    }
+
+    let mut tools: Vec<Tool> = Vec::with_capacity(call_tools.len());
+    for &t in &call_tools {
+        let name = TOOLS[t as usize].name;
+        if !tools.iter().any(|x| x.name == name) {
+            tools.push(Tool {
+                name: name.to_owned(),
+                schema: cfg.schema.then(|| doc::schema(t as usize).clone()),
+            });
+        }
+    }
+
+    let has_calls = ordinal > 0;
+    let stop = |complete: bool| -> StopReason {
+        let r = tp.ending.reason as usize;
+        match (family, complete) {
+            (0, true) => match r % 3 {
+                0 if has_calls => StopReason::ToolUse,
+                0 | 1 => StopReason::EndTurn,
+                _ => StopReason::StopSequence,
+            },
+            (0, false) => [StopReason::MaxTokens, StopReason::Refusal][r % 2],
+            (1, true) => StopReason::Completed,
+            (1, false) => StopReason::Incomplete,
+            (_, true) => {
+                if has_calls && r.is_multiple_of(2) {
+                    StopReason::ToolCalls
+                } else {
+                    StopReason::Stop
+                }
+            }
+            (_, false) => [StopReason::Length, StopReason::ContentFilter][r % 2],
+        }
+    };
+    let base = body_len(&blocks, interleaved);
+    let mut turn = Turn {
+        tools,
+        blocks,
+        shape: if interleaved {
+            Shape::Interleaved(Interleave {
+                order: tp.order.iter().map(|&o| u16::from(o)).collect(),
+                joins: tp.joins.iter().map(|&j| j % 2 == 1).collect(),
+            })
+        } else {
+            Shape::PerCall
+        },
+        ending: match kind {
+            0 => Ending::Stop(stop(true)),
+            1 => Ending::Stop(stop(false)),
+            // Placed below, once the body's length is known.
+            2 => Ending::Abandoned { after: 0, end: StreamEnd::Eof },
+            _ => Ending::Errored { after: 0, message: String::new() },
+        },
+        faults: Vec::new(),
+        pings: Vec::new(),
+        transport: Default::default(),
+    };
+
+    let stop_event = usize::from(kind <= 1);
+    if cfg.faults {
+        let len = base + stop_event;
+        let calls: Vec<&str> = turn.calls().map(|c| c.arguments.as_str()).collect();
+        turn.faults = tp
+            .faults
+            .iter()
+            .map(|f| {
+                let fragment = FAULT_FRAGMENTS[f.fragment as usize % FAULT_FRAGMENTS.len()].to_owned();
+                let call = u16::from(f.call);
+                let kind = if interleaved { f.kind % 3 } else { f.kind % 4 };
+                Fault {
+                    kind: match kind {
+                        0 => FaultKind::ReplayAnnouncement { call },
+                        1 => FaultKind::UnannouncedFragment { fragment },
+                        2 => FaultKind::FragmentAfterStop { call, fragment },
+                        _ => FaultKind::DoneMismatch {
+                            call,
+                            arguments: mismatch(
+                                calls.get(call as usize % calls.len().max(1)).copied(),
+                                f.fragment,
+                            ),
+                        },
+                    },
+                    at: scale(f.at, len) as u32,
+                }
+            })
+            .collect();
+    }
+    // A done mismatch changes a terminal event; the other faults add one.
+    let inserted = turn.faults.iter().filter(|f| !matches!(f.kind, FaultKind::DoneMismatch { .. })).count();
+    let len = base + stop_event + inserted;
+    turn.pings = tp.pings.iter().map(|&p| scale(p, len) as u32).collect();
+    // Abandoned and errored turns send no stop: the body is blocks, faults and pings.
+    let after = scale(tp.ending.at, base + inserted + turn.pings.len()) as u32;
+    match &mut turn.ending {
+        Ending::Abandoned { after: a, end } => {
+            *a = after;
+            *end = [StreamEnd::Eof, StreamEnd::Disconnect, StreamEnd::Cancel][tp.ending.end as usize % 3];
+        }
+        Ending::Errored { after: a, message } => {
+            *a = after;
+            *message = ERROR_MESSAGES[tp.ending.message as usize % ERROR_MESSAGES.len()].to_owned();
+        }
+        Ending::Stop(_) => {}
+    }
+    (turn, call_tools)
+}
+
+/// Arguments a call's terminal event could repeat that differ from what its fragments carry
+/// (as a Responses `done` after a lost or altered delta).
+fn mismatch(args: Option<&str>, choice: u8) -> String {
+    let args = args.unwrap_or("");
+    let mut chars = args.char_indices();
+    match (choice % 3, chars.nth(args.chars().count() * 2 / 3)) {
+        // The fragments' document missing its last third.
+        (0, Some((cut, _))) if cut > 0 => args[..cut].to_owned(),
+        // The document with one character doubled.
+        (1, Some((at, c))) => {
+            let mut s = String::with_capacity(args.len() + c.len_utf8());
+            s.push_str(&args[..at]);
+            s.push(c);
+            s.push_str(&args[at..]);
+            s
+        }
+        // Another document altogether.
+        _ if args == "{\"x\": 1}" => "{}".to_owned(),
+        _ => "{\"x\": 1}".to_owned(),
+    }
+}
+
+/// `fraction`/256 of the way through `0..=len`.
+fn scale(fraction: u8, len: usize) -> usize {
+    usize::from(fraction) * (len + 1) / 256
+}
+
+/// Body events the blocks render to (before the stop, faults and pings).
+fn body_len(blocks: &[Block], interleaved: bool) -> usize {
+    let frags = |text: &str, splits: &[usize]| {
+        if text.is_empty() && splits.is_empty() {
+            0
+        } else {
+            splits.len() + 1
+        }
+    };
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text(t) => frags(&t.text, &t.splits),
+            Block::Call(c) if interleaved => 1 + frags(&c.arguments, &c.splits),
+            Block::Call(c) => 2 + frags(&c.arguments, &c.splits),
+        })
+        .sum()
+}
+
+fn text_block(t: &TextPlan) -> TextBlock {
+    let mut text = String::with_capacity(96);
+    for &p in t.pieces.iter() {
+        text.push_str(PROSE[p as usize % PROSE.len()]);
+    }
+    if text.is_empty() {
+        text.push_str(PROSE[0]);
+    }
+    let mut splits: Vec<usize> = t.splits.iter().map(|&f| interior(&text, f)).filter(|&s| s > 0).collect();
+    splits.sort_unstable();
+    TextBlock { text, splits }
+}
+
+/// A char boundary in `1..len` at `fraction`/256 of the way, or 0 when there is none.
+fn interior(text: &str, fraction: u8) -> usize {
+    let len = text.len();
+    if len < 2 {
+        return 0;
+    }
+    let mut s = 1 + usize::from(fraction) * (len - 1) / 256;
+    while !text.is_char_boundary(s) {
+        s -= 1;
+    }
+    s
+}
+
+/// Cuts the document as a model cut off mid-call would leave it.
+fn cut_document(doc: &mut String, mode: u8, pos: u8) {
+    let at = match mode {
+        2 => nth_with(doc, flag::IN_VALUE_STRING, pos).unwrap_or_else(|| interior(doc, pos)),
+        // Right after the top-level `}`: the cut document parses (the truncation rule must
+        // still refuse it). Documents with nothing after the brace stay whole.
+        3 => nth_with(doc, flag::PREFIX_PARSES, 0).unwrap_or(doc.len()),
+        _ => interior(doc, pos),
+    };
+    // A cut before the first byte would leave no arguments, which means `{}`: not a cut.
+    if at > 0 {
+        doc.truncate(at);
+    }
+}
+
+/// The first interior offset (`1..len`, char boundary) carrying `f` at or after
+/// `fraction`/256 of the way through the document, wrapping around. (A position, not the
+/// n-th candidate: one partial pass instead of a count and a pass.)
+fn nth_with(doc: &str, f: u16, fraction: u8) -> Option<usize> {
+    let scan = lex::scan(doc);
+    nth_flagged(&scan.flags, f, fraction)
+}
+
+fn nth_flagged(flags: &[u16], f: u16, fraction: u8) -> Option<usize> {
+    let len = flags.len() - 1;
+    if len < 2 {
+        return None;
+    }
+    let want = f | flag::BOUNDARY;
+    let start = 1 + usize::from(fraction) * (len - 1) / 256;
+    let ok = |s: &usize| flags[*s] & want == want;
+    (start..len).find(ok).or_else(|| (1..start).find(ok))
+}
+
+/// Resolves split plans to sorted byte offsets on char boundaries.
+pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan]) -> Vec<usize> {
+    let len = doc.len();
+    let bytes = doc.as_bytes();
+    let needs_scan = plans.iter().any(|p| {
+        matches!(
+            p.class(),
+            SplitClass::NextToSpace
+                | SplitClass::Escape
+                | SplitClass::Unicode
+                | SplitClass::Nested
+                | SplitClass::KeyColon
+                | SplitClass::AfterBrace
+        )
+    });
+    let scan = if needs_scan && len > 0 { Some(lex::scan(doc)) } else { None };
+    let mut out = Vec::with_capacity(
+        2 * plans.len() + if plans.iter().any(|p| p.class() == SplitClass::Chunked) { len / 2 } else { 0 },
+    );
+    for p in plans {
+        let flagged =
+            |f: u16| scan.as_ref().filter(|s| s.any & f != 0).and_then(|s| nth_flagged(&s.flags, f, p.pick));
+        let uniform = || Some(interior(doc, p.pick)).filter(|&s| s > 0);
+        let one = match p.class() {
+            SplitClass::Uniform => uniform(),
+            SplitClass::NextToSpace => flagged(flag::NEXT_TO_SPACE).or_else(uniform),
+            SplitClass::Escape => flagged(flag::ESCAPE).or_else(uniform),
+            SplitClass::Unicode => flagged(flag::UNICODE).or_else(uniform),
+            SplitClass::Nested => flagged(flag::NESTED).or_else(uniform),
+            SplitClass::KeyColon => flagged(flag::KEY_COLON).or_else(uniform),
+            SplitClass::AfterBrace => flagged(flag::PREFIX_PARSES).or_else(uniform),
+            SplitClass::OneByteRun => {
+                // Consecutive one-byte fragments from an ASCII byte on.
+                let from = usize::from(p.pick) * len / 256;
+                let start = (from..len)
+                    .find(|&s| bytes[s].is_ascii())
+                    .or_else(|| (0..from).find(|&s| bytes[s].is_ascii()));
+                if let Some(start) = start {
+                    let run = 1 + usize::from(p.arg % 4);
+                    let mut s = start;
+                    while s < len && s < start + run && bytes[s].is_ascii() {
+                        if s > 0 {
+                            out.push(s);
+                        }
+                        s += 1;
+                    }
+                    if s < len {
+                        out.push(s);
+                    }
+                }
+                None
+            }
+            SplitClass::EmptyFragment => match p.arg % 3 {
+                // Anthropic often opens a call with an empty `partial_json`.
+                0 => Some(0),
+                1 => uniform().inspect(|&s| out.push(s)),
+                _ => Some(len),
+            },
+            SplitClass::Chunked => {
+                // A tokenizer's flushes: roughly constant fragment size.
+                let k = 3 + usize::from(p.arg % 14);
+                let mut s = 1 + usize::from(p.pick) % k;
+                let mut last = 0;
+                while s < len {
+                    let mut b = s;
+                    while !doc.is_char_boundary(b) {
+                        b -= 1;
+                    }
+                    if b > last {
+                        out.push(b);
+                        last = b;
+                    }
+                    s += k;
+                }
+                None
+            }
+        };
+        out.extend(one);
+    }
+    if !out.is_sorted() {
+        out.sort_unstable();
+    }
+    debug_assert_eq!(normalized_splits(doc, &out), out);
+    out
+}
+
+/// A realistic call id: `toolu_01…` (Anthropic) or `call_…` (OpenAI), derived from the case's
+/// id seed, the stream and the call's ordinal.
+fn call_id(family: u8, seed: u16, stream: usize, ordinal: u32) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let (prefix, n) = if family == 0 { ("toolu_01", 22) } else { ("call_", 24) };
+    let mut x = u64::from(seed) << 32 ^ (stream as u64) << 20 ^ u64::from(ordinal);
+    let mut id = String::with_capacity(prefix.len() + n);
+    id.push_str(prefix);
+    let mut word = 0u64;
+    for i in 0..n {
+        if i % 10 == 0 {
+            word = splitmix64(&mut x);
+        }
+        // Six bits a character; the two values past the alphabet fold back (a slight bias
+        // no one will notice in an id).
+        id.push(ALPHABET[(word & 63) as usize % 62] as char);
+        word >>= 6;
+    }
+    id
+}
+
+pub(crate) fn splitmix64(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(class: SplitClass, pick: u8, arg: u8) -> SplitPlan {
+        SplitPlan { class: class as u8, arg, pick }
+    }
+
+    #[test]
+    fn splits_land_in_their_class() {
+        let d = r#"{"city": "M\u00e9rida", "note": "line one\nline two"}"#;
+        let s = resolve_splits(d, &[plan(SplitClass::Unicode, 0, 0)]);
+        assert_eq!(&d[..s[0]], r#"{"city": "M\u"#);
+        let s = resolve_splits(d, &[plan(SplitClass::Escape, 128, 0)]);
+        assert_eq!(&d[s[0]..], "nline two\"}");
+        let s = resolve_splits(d, &[plan(SplitClass::KeyColon, 0, 0)]);
+        assert_eq!(&d[s[0]..s[0] + 1], ":");
+        let d = "{\"limit\": 20}\n";
+        let s = resolve_splits(d, &[plan(SplitClass::AfterBrace, 0, 0)]);
+        assert_eq!(s, [13]);
+    }
+
+    #[test]
+    fn one_byte_runs_and_empty_fragments() {
+        let d = r#"{"a": "é"}"#;
+        let s = resolve_splits(d, &[plan(SplitClass::OneByteRun, 0, 1)]);
+        assert_eq!(s, [1, 2]);
+        let s = resolve_splits(d, &[plan(SplitClass::EmptyFragment, 0, 0)]);
+        assert_eq!(s, [0]);
+        let s = resolve_splits(d, &[plan(SplitClass::EmptyFragment, 0, 2)]);
+        assert_eq!(s, [d.len()]);
+    }
+
+    #[test]
+    fn cuts_after_the_top_level_brace_parse() {
+        let mut d = String::from("{\"limit\": 20}  ");
+        cut_document(&mut d, 3, 0);
+        assert_eq!(d, "{\"limit\": 20}");
+        let mut d = String::from(r#"{"note": "abc def"}"#);
+        cut_document(&mut d, 2, 0);
+        assert_eq!(d, r#"{"note": ""#);
+    }
+
+    #[test]
+    fn ids_look_real_and_differ() {
+        let a = call_id(0, 7, 0, 0);
+        let b = call_id(0, 7, 0, 1);
+        assert!(a.starts_with("toolu_01") && a.len() == 30, "{a}");
+        assert_ne!(a, b);
+        assert!(call_id(2, 7, 0, 0).starts_with("call_"));
+    }
+}

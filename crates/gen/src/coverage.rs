@@ -1,0 +1,665 @@
+//! Coverage: which adversarial classes a case reaches.
+//!
+//! [`classify`] reads a [`Case`] (generated, named, fuzzed or loaded from a file) and labels
+//! what it exercises: the split class of each split point (found by lexing the call's
+//! arguments, not by asking the generator what it meant), the endings, the faults that are
+//! actually delivered, and the turn shapes. [`CoverageStats`] counts labels over a run,
+//! each against the cases it can apply to, and prints the table a run reports (as
+//! Hypothesis and proptest print their statistics). A generator that stops reaching a class
+//! shows up here as a falling percentage, which is what the acceptance floor checks.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use toolcert_render::{render, Event, Origin};
+use toolcert_scenario::{normalized_splits, Block, Case, EndingKind, FaultClass, Shape, StreamSchedule};
+
+use crate::doc;
+use crate::lex::{self, flag, Status};
+
+/// What a case can exercise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Label {
+    // Split classes: where a split point lands in the arguments.
+    InsideStringNextToSpace,
+    BetweenBackslashAndEscape,
+    InsideUnicodeEscape,
+    InsideNestedObject,
+    BetweenKeyAndColon,
+    AfterBracePrefixParses,
+    OneByteFragment,
+    EmptyFragment,
+    WholeFragment,
+    // Endings.
+    Complete,
+    Truncated,
+    Abandoned,
+    Errored,
+    /// A complete stop reason over a call whose document was cut.
+    LyingComplete,
+    // Faults that are delivered.
+    ReplayAnnouncement,
+    UnannouncedFragment,
+    FragmentAfterStop,
+    /// A call's terminal repeats arguments other than its fragments (Responses `done`).
+    DoneMismatch,
+    // Turn and case shapes.
+    TextBeforeCall,
+    TextAfterCall,
+    SameToolTwice,
+    Interleaved,
+    LongArguments,
+    ConcurrentStreams,
+    SequentialStreams,
+    InvalidDocument,
+    EmptyArguments,
+    SchemaViolation,
+}
+
+/// The sections of the coverage table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelGroup {
+    Split,
+    Ending,
+    Fault,
+    Shape,
+}
+
+/// The cases a label can apply to: the denominator of its percentage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    AllCases,
+    /// Some turn has a call.
+    HasCall,
+    /// Some call has at least one argument byte.
+    HasArgumentBytes,
+    /// Some turn has two or more calls.
+    HasMultiCallTurn,
+    /// Some call is to a tool with a schema.
+    HasSchemaCall,
+}
+
+impl Label {
+    pub const ALL: [Label; 28] = [
+        Label::InsideStringNextToSpace,
+        Label::BetweenBackslashAndEscape,
+        Label::InsideUnicodeEscape,
+        Label::InsideNestedObject,
+        Label::BetweenKeyAndColon,
+        Label::AfterBracePrefixParses,
+        Label::OneByteFragment,
+        Label::EmptyFragment,
+        Label::WholeFragment,
+        Label::Complete,
+        Label::Truncated,
+        Label::Abandoned,
+        Label::Errored,
+        Label::LyingComplete,
+        Label::ReplayAnnouncement,
+        Label::UnannouncedFragment,
+        Label::FragmentAfterStop,
+        Label::DoneMismatch,
+        Label::TextBeforeCall,
+        Label::TextAfterCall,
+        Label::SameToolTwice,
+        Label::Interleaved,
+        Label::LongArguments,
+        Label::ConcurrentStreams,
+        Label::SequentialStreams,
+        Label::InvalidDocument,
+        Label::EmptyArguments,
+        Label::SchemaViolation,
+    ];
+
+    /// The label as reports spell it (`inside_unicode_escape`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Label::InsideStringNextToSpace => "inside_string_next_to_space",
+            Label::BetweenBackslashAndEscape => "between_backslash_and_escape",
+            Label::InsideUnicodeEscape => "inside_unicode_escape",
+            Label::InsideNestedObject => "inside_nested_object",
+            Label::BetweenKeyAndColon => "between_key_and_colon",
+            Label::AfterBracePrefixParses => "after_brace_prefix_parses",
+            Label::OneByteFragment => "one_byte_fragment",
+            Label::EmptyFragment => "empty_fragment",
+            Label::WholeFragment => "whole_fragment",
+            Label::Complete => "complete",
+            Label::Truncated => "truncated",
+            Label::Abandoned => "abandoned",
+            Label::Errored => "errored",
+            Label::LyingComplete => "lying_complete",
+            Label::ReplayAnnouncement => "replay_announcement",
+            Label::UnannouncedFragment => "unannounced_fragment",
+            Label::FragmentAfterStop => "fragment_after_stop",
+            Label::DoneMismatch => "done_mismatch",
+            Label::TextBeforeCall => "text_before_call",
+            Label::TextAfterCall => "text_after_call",
+            Label::SameToolTwice => "same_tool_twice",
+            Label::Interleaved => "interleaved",
+            Label::LongArguments => "long_arguments",
+            Label::ConcurrentStreams => "concurrent_streams",
+            Label::SequentialStreams => "sequential_streams",
+            Label::InvalidDocument => "invalid_document",
+            Label::EmptyArguments => "empty_arguments",
+            Label::SchemaViolation => "schema_violation",
+        }
+    }
+
+    pub fn group(self) -> LabelGroup {
+        use Label::*;
+        match self {
+            InsideStringNextToSpace
+            | BetweenBackslashAndEscape
+            | InsideUnicodeEscape
+            | InsideNestedObject
+            | BetweenKeyAndColon
+            | AfterBracePrefixParses
+            | OneByteFragment
+            | EmptyFragment
+            | WholeFragment => LabelGroup::Split,
+            Complete | Truncated | Abandoned | Errored | LyingComplete => LabelGroup::Ending,
+            ReplayAnnouncement | UnannouncedFragment | FragmentAfterStop | DoneMismatch => LabelGroup::Fault,
+            _ => LabelGroup::Shape,
+        }
+    }
+
+    pub fn scope(self) -> Scope {
+        use Label::*;
+        match self.group() {
+            LabelGroup::Split => Scope::HasArgumentBytes,
+            LabelGroup::Ending | LabelGroup::Fault => Scope::AllCases,
+            LabelGroup::Shape => match self {
+                SameToolTwice => Scope::HasMultiCallTurn,
+                SchemaViolation => Scope::HasSchemaCall,
+                Interleaved | ConcurrentStreams | SequentialStreams => Scope::AllCases,
+                _ => Scope::HasCall,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of [`Label`]s (a bit set: classifying runs once per case, so it must be cheap).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LabelSet(u64);
+
+impl LabelSet {
+    pub fn insert(&mut self, l: Label) {
+        self.0 |= 1 << l as u32;
+    }
+
+    pub fn contains(&self, l: Label) -> bool {
+        self.0 & (1 << l as u32) != 0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The labels, in table order.
+    pub fn iter(&self) -> impl Iterator<Item = Label> + '_ {
+        Label::ALL.into_iter().filter(|&l| self.contains(l))
+    }
+}
+
+impl Serialize for LabelSet {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+/// The labels one case hits and the scopes it belongs to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    pub labels: LabelSet,
+    /// The scopes the case belongs to (bit `s as u8` for each [`Scope`] `s`).
+    #[serde(skip)]
+    scopes: u8,
+}
+
+impl Coverage {
+    pub fn has(&self, label: Label) -> bool {
+        self.labels.contains(label)
+    }
+
+    /// Whether the label can apply to this case (it counts in the label's denominator).
+    pub fn applies(&self, label: Label) -> bool {
+        self.in_scope(label.scope())
+    }
+
+    pub fn in_scope(&self, scope: Scope) -> bool {
+        self.scopes & (1 << scope as u8) != 0
+    }
+
+    fn enter(&mut self, scope: Scope) {
+        self.scopes |= 1 << scope as u8;
+    }
+}
+
+/// Labels what `case` exercises; see the module docs.
+pub fn classify(case: &Case) -> Coverage {
+    let mut cov = Coverage::default();
+    cov.enter(Scope::AllCases);
+    if case.streams.len() >= 2 {
+        cov.labels.insert(match case.schedule {
+            StreamSchedule::Concurrent(_) => Label::ConcurrentStreams,
+            StreamSchedule::Sequential => Label::SequentialStreams,
+        });
+    }
+    for turn in &case.streams {
+        let kind = turn.ending.kind();
+        cov.labels.insert(match kind {
+            EndingKind::Complete => Label::Complete,
+            EndingKind::Truncated => Label::Truncated,
+            EndingKind::Abandoned => Label::Abandoned,
+            EndingKind::Errored => Label::Errored,
+        });
+        if matches!(turn.shape, Shape::Interleaved(_)) {
+            cov.labels.insert(Label::Interleaved);
+        }
+        if !turn.faults.is_empty() {
+            // Only faults the stream delivers count: one that names a call of a turn with
+            // none, or that the ending cut off, exercises nothing.
+            let rendered = render(turn);
+            for o in &rendered.origins {
+                if let Origin::Fault { fault } = *o {
+                    cov.labels.insert(match turn.faults[fault as usize].kind.class() {
+                        FaultClass::ReplayAnnouncement => Label::ReplayAnnouncement,
+                        FaultClass::UnannouncedFragment => Label::UnannouncedFragment,
+                        FaultClass::FragmentAfterStop => Label::FragmentAfterStop,
+                        FaultClass::DoneMismatch => Label::DoneMismatch,
+                    });
+                }
+            }
+            // A done mismatch is no event of its own: it rides on the call's terminal, and
+            // counts when that terminal is delivered with arguments other than the call's.
+            for (event, origin) in rendered.events.iter().zip(&rendered.origins) {
+                if let (Event::CallStop { arguments: Some(a), .. }, Origin::CallStop { block }) =
+                    (event, origin)
+                {
+                    if let Some(Block::Call(c)) = turn.blocks.get(*block as usize) {
+                        if **a != c.arguments {
+                            cov.labels.insert(Label::DoneMismatch);
+                        }
+                    }
+                }
+            }
+        }
+        let mut seen_call = false;
+        let mut text_pending = false;
+        let mut keysets: Vec<(&str, Vec<&str>)> = Vec::new();
+        for block in &turn.blocks {
+            let call = match block {
+                Block::Text(_) => {
+                    if seen_call {
+                        cov.labels.insert(Label::TextAfterCall);
+                    }
+                    text_pending = true;
+                    continue;
+                }
+                Block::Call(c) => c,
+            };
+            if text_pending {
+                cov.labels.insert(Label::TextBeforeCall);
+            }
+            seen_call = true;
+            cov.enter(Scope::HasCall);
+            let args = call.arguments.as_str();
+            let scan = lex::scan_with_keys(args);
+            classify_splits(args, &call.splits, &scan.flags, &mut cov);
+            if args.len() >= 400 {
+                cov.labels.insert(Label::LongArguments);
+            }
+            let schema = turn.schema_of(&call.name);
+            if schema.is_some() {
+                cov.enter(Scope::HasSchemaCall);
+            }
+            // Strictly, as the oracle parses; a value tree only when a schema needs one.
+            let parses = if args.is_empty() {
+                cov.labels.insert(Label::EmptyArguments);
+                if let Some(schema) = schema {
+                    if doc::violates(schema, &serde_json::Value::Object(Default::default())) {
+                        cov.labels.insert(Label::SchemaViolation);
+                    }
+                }
+                true
+            } else {
+                cov.enter(Scope::HasArgumentBytes);
+                match schema {
+                    Some(schema) => match serde_json::from_str::<serde_json::Value>(args) {
+                        Ok(v) => {
+                            if doc::violates(schema, &v) {
+                                cov.labels.insert(Label::SchemaViolation);
+                            }
+                            true
+                        }
+                        Err(_) => false,
+                    },
+                    None => serde_json::from_str::<serde::de::IgnoredAny>(args).is_ok(),
+                }
+            };
+            if !parses {
+                if scan.status == Status::Incomplete {
+                    if kind == EndingKind::Complete {
+                        cov.labels.insert(Label::LyingComplete);
+                    }
+                } else {
+                    cov.labels.insert(Label::InvalidDocument);
+                }
+            }
+            let mut keys: Vec<&str> = scan.top_keys.iter().map(|r| &args[r.clone()]).collect();
+            keys.sort_unstable();
+            if keysets.iter().any(|(n, k)| *n == call.name && *k == keys) {
+                cov.labels.insert(Label::SameToolTwice);
+            }
+            keysets.push((&call.name, keys));
+        }
+        if keysets.len() >= 2 {
+            cov.enter(Scope::HasMultiCallTurn);
+        }
+    }
+    cov
+}
+
+fn classify_splits(args: &str, splits: &[usize], flags: &[u16], cov: &mut Coverage) {
+    let len = args.len();
+    let splits = normalized_splits(args, splits);
+    let mut start = 0;
+    for end in splits.iter().copied().chain(std::iter::once(len)) {
+        let n = end - start;
+        if n == 0 && !(len == 0 && splits.is_empty()) {
+            cov.labels.insert(Label::EmptyFragment);
+        }
+        if n == 1 {
+            cov.labels.insert(Label::OneByteFragment);
+        }
+        if n == len && len > 0 {
+            cov.labels.insert(Label::WholeFragment);
+        }
+        start = end;
+    }
+    for &s in &splits {
+        if s == 0 || s >= len {
+            continue;
+        }
+        let f = flags[s];
+        for (bit, label) in [
+            (flag::NEXT_TO_SPACE, Label::InsideStringNextToSpace),
+            (flag::ESCAPE, Label::BetweenBackslashAndEscape),
+            (flag::UNICODE, Label::InsideUnicodeEscape),
+            (flag::NESTED, Label::InsideNestedObject),
+            (flag::KEY_COLON, Label::BetweenKeyAndColon),
+        ] {
+            if f & bit != 0 {
+                cov.labels.insert(label);
+            }
+        }
+        // The lexer finds the candidates; the strict parser the oracle uses has the last word.
+        if f & flag::PREFIX_PARSES != 0 && serde_json::from_str::<serde::de::IgnoredAny>(&args[..s]).is_ok() {
+            cov.labels.insert(Label::AfterBracePrefixParses);
+        }
+    }
+}
+
+/// How often one label was hit, out of the cases it applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LabelCount {
+    pub count: u64,
+    pub applicable: u64,
+}
+
+impl LabelCount {
+    /// `None` when the label applied to no case.
+    pub fn percent(&self) -> Option<f64> {
+        (self.applicable > 0).then(|| 100.0 * self.count as f64 / self.applicable as f64)
+    }
+}
+
+/// Label counts over many cases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoverageStats {
+    pub cases: u64,
+    counts: BTreeMap<Label, LabelCount>,
+}
+
+impl Default for CoverageStats {
+    fn default() -> Self {
+        CoverageStats { cases: 0, counts: Label::ALL.iter().map(|&l| (l, LabelCount::default())).collect() }
+    }
+}
+
+impl CoverageStats {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Classifies `case` and counts it.
+    pub fn record(&mut self, case: &Case) -> Coverage {
+        let cov = classify(case);
+        self.add(&cov);
+        cov
+    }
+
+    pub fn add(&mut self, cov: &Coverage) {
+        self.cases += 1;
+        for (&label, c) in &mut self.counts {
+            if cov.applies(label) {
+                c.applicable += 1;
+                if cov.has(label) {
+                    c.count += 1;
+                }
+            }
+        }
+    }
+
+    pub fn get(&self, label: Label) -> LabelCount {
+        self.counts.get(&label).copied().unwrap_or_default()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (Label, LabelCount)> + '_ {
+        self.counts.iter().map(|(&l, &c)| (l, c))
+    }
+
+    /// Labels of `groups` that applied to some case and were hit in fewer than `percent`%
+    /// of those cases.
+    pub fn below(&self, percent: f64, groups: &[LabelGroup]) -> Vec<(Label, LabelCount)> {
+        self.iter()
+            .filter(|(l, c)| groups.contains(&l.group()) && c.percent().is_some_and(|p| p < percent))
+            .collect()
+    }
+}
+
+impl Serialize for CoverageStats {
+    /// `{label: {count, applicable, percent}}`, labels in table order.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Entry {
+            count: u64,
+            applicable: u64,
+            percent: Option<f64>,
+        }
+        let mut map = s.serialize_map(Some(self.counts.len()))?;
+        for (l, c) in self.iter() {
+            let percent = c.percent().map(|p| (p * 100.0).round() / 100.0);
+            map.serialize_entry(l.name(), &Entry { count: c.count, applicable: c.applicable, percent })?;
+        }
+        map.end()
+    }
+}
+
+impl fmt::Display for CoverageStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "coverage over {} cases", self.cases)?;
+        let mut group = None;
+        for (l, c) in self.iter() {
+            if group != Some(l.group()) {
+                group = Some(l.group());
+                let title = match l.group() {
+                    LabelGroup::Split => "split classes (of cases with argument bytes)",
+                    LabelGroup::Ending => "endings (of all cases)",
+                    LabelGroup::Fault => "faults delivered (of all cases)",
+                    LabelGroup::Shape => "shapes",
+                };
+                writeln!(f, "  {title}")?;
+            }
+            match c.percent() {
+                Some(p) => {
+                    writeln!(f, "    {:<30} {:>6.2}%  {:>7} / {}", l.name(), p, c.count, c.applicable)?
+                }
+                None => writeln!(f, "    {:<30} {:>7}  {:>7} / {}", l.name(), "n/a", c.count, c.applicable)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolcert_scenario::{Call, Ending, StopReason, StreamEnd, TextBlock, Turn};
+
+    fn one_call(args: &str, splits: Vec<usize>, ending: Ending) -> Case {
+        let call = Call {
+            index: 0,
+            call_id: "toolu_01A".into(),
+            name: "get_weather".into(),
+            arguments: args.into(),
+            splits,
+        };
+        Case::single(
+            "t",
+            Turn {
+                tools: vec![],
+                blocks: vec![Block::Call(call)],
+                shape: Shape::PerCall,
+                ending,
+                faults: vec![],
+                pings: vec![],
+                transport: Default::default(),
+            },
+        )
+    }
+
+    fn labels(args: &str, splits: Vec<usize>) -> LabelSet {
+        classify(&one_call(args, splits, Ending::Stop(StopReason::ToolUse))).labels
+    }
+
+    #[test]
+    fn the_seed_split_positions_are_classified() {
+        let d = r#"{"city": "M\u00e9rida"}"#;
+        let at = d.find("e9").unwrap();
+        assert!(labels(d, vec![at]).contains(Label::InsideUnicodeEscape));
+        let d = r#"{"note": "line one\nline two"}"#;
+        let at = d.find('\\').unwrap() + 1;
+        let l = labels(d, vec![at]);
+        assert!(l.contains(Label::BetweenBackslashAndEscape));
+        assert!(!l.contains(Label::InsideUnicodeEscape));
+        let d = r#"{"summary": "urgent request from ops"}"#;
+        let at = d.find(" from").unwrap();
+        assert!(labels(d, vec![at]).contains(Label::InsideStringNextToSpace));
+        let d = r#"{"filter": {"status": "open"}}"#;
+        assert!(labels(d, vec![d.find("en").unwrap()]).contains(Label::InsideNestedObject));
+        let d = r#"{"limit": 20}"#;
+        let l = labels(d, vec![8]);
+        assert!(l.contains(Label::BetweenKeyAndColon));
+        assert!(!l.contains(Label::InsideStringNextToSpace));
+    }
+
+    #[test]
+    fn brace_prefixes_need_more_bytes_after_them() {
+        let d = "{\"limit\": 20}\n";
+        assert!(labels(d, vec![13]).contains(Label::AfterBracePrefixParses));
+        // The end of the document is not a prefix with something after it.
+        assert!(!labels("{\"limit\": 20}", vec![13]).contains(Label::AfterBracePrefixParses));
+        let d = r#"{"a":1}{"a":2}"#;
+        let l = labels(d, vec![7]);
+        assert!(l.contains(Label::AfterBracePrefixParses));
+        assert!(l.contains(Label::InvalidDocument));
+        // A nested brace does not end a parsable prefix.
+        let d = r#"{"a": {"b": 1}, "c": 2}"#;
+        assert!(!labels(d, vec![14]).contains(Label::AfterBracePrefixParses));
+    }
+
+    #[test]
+    fn fragment_sizes() {
+        let d = r#"{"a": 1}"#;
+        let l = labels(d, vec![]);
+        assert!(l.contains(Label::WholeFragment));
+        let l = labels(d, vec![0, 1, 2]);
+        assert!(l.contains(Label::EmptyFragment) && l.contains(Label::OneByteFragment));
+        assert!(!l.contains(Label::WholeFragment));
+        let l = labels("", vec![]);
+        assert!(l.contains(Label::EmptyArguments) && !l.contains(Label::EmptyFragment));
+    }
+
+    #[test]
+    fn lying_endings_are_complete_stops_over_cut_documents() {
+        let cut = r#"{"title": "x", "description": "The run abor"#;
+        let l = classify(&one_call(cut, vec![], Ending::Stop(StopReason::ToolUse))).labels;
+        assert!(l.contains(Label::LyingComplete) && !l.contains(Label::InvalidDocument));
+        let l = classify(&one_call(cut, vec![], Ending::Stop(StopReason::MaxTokens))).labels;
+        assert!(l.contains(Label::Truncated) && !l.contains(Label::LyingComplete));
+        let l = classify(&one_call(cut, vec![], Ending::Abandoned { after: 1, end: StreamEnd::Eof })).labels;
+        assert!(!l.contains(Label::LyingComplete));
+        let l = classify(&one_call(r#"{"a": "\q"}"#, vec![], Ending::Stop(StopReason::ToolUse))).labels;
+        assert!(l.contains(Label::InvalidDocument) && !l.contains(Label::LyingComplete));
+    }
+
+    #[test]
+    fn text_order_and_same_tool() {
+        let call = |i: u32, args: &str| {
+            Block::Call(Call {
+                index: i,
+                call_id: format!("c{i}"),
+                name: "search_orders".into(),
+                arguments: args.into(),
+                splits: vec![],
+            })
+        };
+        let text = || Block::Text(TextBlock { text: "ok".into(), splits: vec![] });
+        let turn = Turn {
+            tools: vec![],
+            blocks: vec![
+                text(),
+                call(1, r#"{"status": "open"}"#),
+                call(2, r#"{"status":"refunded"}"#),
+                text(),
+            ],
+            shape: Shape::PerCall,
+            ending: Ending::Stop(StopReason::ToolUse),
+            faults: vec![],
+            pings: vec![],
+            transport: Default::default(),
+        };
+        let cov = classify(&Case::single("t", turn));
+        for l in [Label::TextBeforeCall, Label::TextAfterCall, Label::SameToolTwice] {
+            assert!(cov.has(l), "{l}");
+        }
+        assert!(cov.applies(Label::SameToolTwice));
+    }
+
+    #[test]
+    fn stats_serialize_with_denominators() {
+        let mut stats = CoverageStats::new();
+        stats.record(&one_call(r#"{"a": 1}"#, vec![], Ending::Stop(StopReason::ToolUse)));
+        stats.record(&one_call("", vec![], Ending::Abandoned { after: 0, end: StreamEnd::Cancel }));
+        let v = serde_json::to_value(&stats).unwrap();
+        assert_eq!(v["complete"]["count"], 1);
+        assert_eq!(v["complete"]["applicable"], 2);
+        assert_eq!(v["complete"]["percent"], 50.0);
+        assert_eq!(v["whole_fragment"]["applicable"], 1);
+        assert_eq!(v["schema_violation"]["percent"], serde_json::Value::Null);
+        let table = stats.to_string();
+        assert!(table.contains("whole_fragment") && table.contains("100.00%"), "{table}");
+    }
+}

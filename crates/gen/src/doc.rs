@@ -1,0 +1,651 @@
+//! Argument documents: the JSON text a model writes for a tool call.
+//!
+//! A document is rendered from a [`DocPlan`](crate::plan::DocPlan), a flat list of small
+//! choices, into one `String`: pick a [`Template`] (a realistic tool from the seeds'
+//! support-assistant world), then render each field from a few choice bytes. The byte-to-
+//! choice tables put the simplest choice at 0 and weight the adversarial ones (escapes,
+//! surrogate pairs, raw non-ASCII, spaces, markdown, every number form, varied whitespace)
+//! heavily enough that every split class has something to land in. No recursive value
+//! trees: rendering is a single pass over fixed templates, which is what keeps generation
+//! fast. The templates also give the schema profile its JSON Schemas.
+
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use serde_json::{json, Map, Value};
+
+use crate::plan::{DocPlan, Form, Violation};
+
+/// The type of a field's value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    /// An order or SKU id (`A-4471`).
+    Id,
+    /// An ISO date (`2024-03-01`).
+    Date,
+    /// A city name, often with non-ASCII or `\u` escapes (`M\u00e9rida`).
+    City,
+    /// Free text: words, spaces, escapes, non-ASCII, markdown.
+    Text,
+    /// Free text that is long (≥ 400 bytes) when the document plan asks for it.
+    LongText,
+    /// Free text or `null`.
+    NullableText,
+    Enum(&'static [&'static str]),
+    Int,
+    Number,
+    Bool,
+    Object(&'static [Field]),
+    Array(&'static Kind),
+}
+
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub key: &'static str,
+    pub kind: Kind,
+}
+
+/// A tool the model can call: its name, its fields in writing order, and how many of the
+/// first fields are required.
+#[derive(Debug)]
+pub(crate) struct Template {
+    pub name: &'static str,
+    pub fields: &'static [Field],
+    pub required: usize,
+}
+
+const STATUS: &[&str] = &["open", "shipped", "refunded", "cancelled"];
+const PRIORITY: &[&str] = &["low", "normal", "urgent"];
+
+/// The tool set. Index 0 is the simplest; `search_orders` carries the seeds' flat example,
+/// `list_orders` the nested filter, `create_ticket` the long description.
+pub(crate) static TOOLS: [Template; 7] = [
+    Template {
+        name: "lookup_order",
+        fields: &[
+            Field { key: "order_id", kind: Kind::Id },
+            Field { key: "include_line_items", kind: Kind::Bool },
+        ],
+        required: 1,
+    },
+    Template {
+        name: "search_orders",
+        fields: &[
+            Field { key: "status", kind: Kind::Enum(STATUS) },
+            Field { key: "from", kind: Kind::Date },
+            Field { key: "to", kind: Kind::Date },
+            Field { key: "limit", kind: Kind::Int },
+        ],
+        required: 1,
+    },
+    Template {
+        name: "get_weather",
+        fields: &[
+            Field { key: "city", kind: Kind::City },
+            Field { key: "units", kind: Kind::Enum(&["metric", "imperial"]) },
+        ],
+        required: 1,
+    },
+    Template {
+        name: "list_orders",
+        fields: &[
+            Field {
+                key: "filter",
+                kind: Kind::Object(&[
+                    Field { key: "status", kind: Kind::Enum(STATUS) },
+                    Field {
+                        key: "customer",
+                        kind: Kind::Object(&[
+                            Field { key: "name", kind: Kind::Text },
+                            Field { key: "email", kind: Kind::Text },
+                        ]),
+                    },
+                    Field { key: "tags", kind: Kind::Array(&Kind::Text) },
+                ]),
+            },
+            Field { key: "limit", kind: Kind::Int },
+            Field {
+                key: "sort",
+                kind: Kind::Array(&Kind::Object(&[
+                    Field { key: "field", kind: Kind::Enum(&["created_at", "total"]) },
+                    Field { key: "desc", kind: Kind::Bool },
+                ])),
+            },
+        ],
+        required: 1,
+    },
+    Template {
+        name: "create_ticket",
+        fields: &[
+            Field { key: "title", kind: Kind::Text },
+            Field { key: "priority", kind: Kind::Enum(PRIORITY) },
+            Field { key: "description", kind: Kind::LongText },
+            Field { key: "project", kind: Kind::Id },
+            Field { key: "labels", kind: Kind::Array(&Kind::Text) },
+        ],
+        required: 2,
+    },
+    Template {
+        name: "update_inventory",
+        fields: &[
+            Field { key: "sku", kind: Kind::Id },
+            Field { key: "quantity", kind: Kind::Int },
+            Field { key: "price", kind: Kind::Number },
+            Field { key: "note", kind: Kind::NullableText },
+        ],
+        required: 2,
+    },
+    Template { name: "get_time", fields: &[], required: 0 },
+];
+
+/// Most fields of a template or nested object.
+const MAX_FIELDS: usize = 5;
+static NO_FIELD: Field = Field { key: "", kind: Kind::Bool };
+
+/// Index of the tool without parameters (its documents are empty or `{}`).
+pub(crate) const GET_TIME: usize = 6;
+/// Index of the tool whose description field is long.
+pub(crate) const CREATE_TICKET: usize = 4;
+
+pub(crate) fn template(tool: u8) -> &'static Template {
+    &TOOLS[tool as usize % TOOLS.len()]
+}
+
+/// Whether the template has a free-text field a long value can go in.
+pub(crate) fn has_text(t: &Template) -> bool {
+    t.fields.iter().any(|f| matches!(f.kind, Kind::Text | Kind::LongText | Kind::NullableText))
+}
+
+// --- Choice tables. Entries are JSON string content as written (already escaped). ---
+
+const WORDS: &[&str] = &[
+    "order", "refund", "the", "March", "invoice", "run", "ops", "3rd", "A-4471", "shipped", "from", "urgent",
+    "request", "line", "one", "two",
+];
+const SPACES: &[&str] = &[" ", " ", " ", "  "];
+const ESCAPES: &[&str] = &["\\n", "\\\"", "\\\\", "\\/", "\\t", "\\r\\n", "\\b", "\\f"];
+const UNICODE: &[&str] = &[
+    "\\u00e9",
+    "\\u00E9",
+    "\\u6771\\u4eac",
+    "\\ud83d\\ude00",
+    "\\u0041",
+    "\\u00fc",
+    "\\u2014",
+    "\\uD83C\\uDF89",
+];
+const RAW: &[&str] = &["é", "Mérida", "東京", "😀", "ü", "—", "ñ", "🎉"];
+const MARKDOWN: &[&str] = &["*both*", "`", "`code`", "# ", "> ", "_x_", "**bold**", "- item", "[a](b)"];
+
+/// Sentences that make a long value: each carries escapes, non-ASCII and spaces, so a long
+/// document exercises every split class by itself (as the seeds' 610-byte ticket did).
+const SENTENCES: &[&str] = &[
+    "The 03-14 run aborted after the \\\"ledger sync\\\" step. ",
+    "Customer says *both* invoices are wrong \\u2014 see `INV-2291`.\\n",
+    "Steps to reproduce:\\n1. open the order\\n2. click \\\"Refund\\\"\\n",
+    "Exports land in C:\\\\exports\\\\march\\\\ and https:\\/\\/example.com\\/orders. ",
+    "Reported from M\\u00e9rida by Zoë (東京 office) 😀. ",
+    "  Indented line with trailing spaces   \\n",
+    "> quoted from the ops channel: # not a heading\\n",
+    "Totals: 1,204.50 EUR vs 1,240.05 EUR \\u2014 off by 35.55. ",
+];
+
+const CITIES: &[&str] = &[
+    "Oslo",
+    "M\\u00e9rida",
+    "Mérida",
+    "S\\u00e3o Paulo",
+    "東京",
+    "\\u6771\\u4eac",
+    " New York ",
+    "Z\\u00fcrich",
+];
+const INTS: &[&str] = &["0", "20", "1", "-1", "3", "50", "100", "1000", "250", "9007199254740991"];
+const NUMBERS: &[&str] = &[
+    "0", "1.5", "-1", "1e3", "-2.5E-2", "0.0", "1E+2", "12.75", "-0", "3.14159", "2.5e-3", "100", "19.99",
+    "-0.5",
+];
+const BAD_ENUMS: &[&str] = &["P1", "URGENT", "high", "Open", "pending"];
+const BAD_ESCAPES: &[&str] = &["\\q", "\\x41", "\\u12G4", "\\U00e9", "\\'"];
+const RAW_CONTROLS: &[&str] = &["\n", "\t", "\u{1}"];
+const GARBAGE: &[&str] = &["x", "]", ",", "}", " trailing", "\"\""];
+const TRAILING_WS: &[&str] = &["\n", " ", "  \n", "\t"];
+
+/// One piece of string content. Ranges of the byte choose the family: words (0..80),
+/// spaces, escapes, `\u` escapes, raw non-ASCII, markdown.
+fn piece(b: u8) -> (&'static str, bool) {
+    let i = b as usize;
+    match b {
+        0..=79 => (WORDS[i % WORDS.len()], true),
+        80..=119 => (SPACES[i % SPACES.len()], false),
+        120..=159 => (ESCAPES[i % ESCAPES.len()], false),
+        160..=189 => (UNICODE[i % UNICODE.len()], false),
+        190..=219 => (RAW[i % RAW.len()], false),
+        _ => (MARKDOWN[i % MARKDOWN.len()], false),
+    }
+}
+
+/// Reads choice bytes; past the end every choice is 0 (the simplest).
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn next(&mut self) -> u8 {
+        let b = self.bytes.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        b
+    }
+}
+
+/// Where whitespace may go between tokens.
+#[derive(Clone, Copy)]
+enum Gap {
+    AfterOpen,
+    BeforeColon,
+    AfterColon,
+    BeforeComma,
+    AfterComma,
+    BeforeClose,
+}
+
+struct Writer<'a> {
+    out: &'a mut String,
+    ws: u8,
+    ws_bytes: Cursor<'a>,
+    /// Pending deliberate defects, each consumed by the first place it fits.
+    bad_string: Option<&'static str>,
+    bad_enum: Option<&'static str>,
+    /// Make the first long-capable text long (`long_kind_only`: only a `LongText` field).
+    long: bool,
+    long_kind_only: bool,
+}
+
+impl Writer<'_> {
+    fn gap(&mut self, g: Gap, depth: usize) {
+        let canonical = match g {
+            Gap::AfterColon | Gap::AfterComma => " ",
+            _ => "",
+        };
+        match self.ws {
+            0 => self.out.push_str(canonical),
+            1 => {}
+            2 => match g {
+                Gap::AfterOpen | Gap::AfterComma => self.newline(depth + 1),
+                Gap::BeforeClose => self.newline(depth),
+                Gap::AfterColon => self.out.push(' '),
+                _ => {}
+            },
+            _ => {
+                let s = match self.ws_bytes.next() % 8 {
+                    0 => canonical,
+                    1 => "",
+                    2 => " ",
+                    3 => "  ",
+                    4 => "\n",
+                    5 => "\t",
+                    6 => "\r\n",
+                    _ => "\n    ",
+                };
+                self.out.push_str(s);
+            }
+        }
+    }
+
+    fn newline(&mut self, depth: usize) {
+        self.out.push('\n');
+        for _ in 0..depth {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn key(&mut self, k: &str) {
+        self.out.push('"');
+        self.out.push_str(k);
+        self.out.push('"');
+    }
+
+    fn object(&mut self, fields: &[(&Field, &[u8])], depth: usize, wrong_first: bool) {
+        self.out.push('{');
+        if fields.is_empty() {
+            self.out.push('}');
+            return;
+        }
+        self.gap(Gap::AfterOpen, depth);
+        for (i, (f, bytes)) in fields.iter().enumerate() {
+            if i > 0 {
+                self.gap(Gap::BeforeComma, depth);
+                self.out.push(',');
+                self.gap(Gap::AfterComma, depth);
+            }
+            self.key(f.key);
+            self.gap(Gap::BeforeColon, depth);
+            self.out.push(':');
+            self.gap(Gap::AfterColon, depth);
+            if wrong_first && i == 0 {
+                self.wrong_type(f.kind);
+            } else {
+                self.value(f.kind, &mut Cursor { bytes, at: 0 }, depth + 1);
+            }
+        }
+        self.gap(Gap::BeforeClose, depth);
+        self.out.push('}');
+    }
+
+    /// A value of the wrong JSON type for `kind` (schema violation).
+    fn wrong_type(&mut self, kind: Kind) {
+        self.out.push_str(match kind {
+            Kind::Int => "\"20\"",
+            Kind::Number => "\"1.5\"",
+            Kind::Bool => "\"true\"",
+            Kind::Object(_) => "\"open\"",
+            Kind::Array(_) => "\"a, b\"",
+            _ => "42",
+        });
+    }
+
+    fn value(&mut self, kind: Kind, c: &mut Cursor<'_>, depth: usize) {
+        match kind {
+            Kind::Id => {
+                let (p, n) = (c.next(), c.next());
+                self.string_with(|s| {
+                    let _ = match p % 4 {
+                        0 => write!(s, "A-{}", 4400 + u32::from(n)),
+                        1 => write!(s, "ORD-2024-{:04}", u32::from(n) * 7),
+                        2 => write!(s, "A\\u002d{}", 4400 + u32::from(n)),
+                        _ => write!(s, "sku_{n:02x}{p:02x}"),
+                    };
+                });
+            }
+            Kind::Date => {
+                let (m, d, t) = (c.next(), c.next(), c.next());
+                self.string_with(|s| {
+                    let _ = write!(s, "2024-{:02}-{:02}", 1 + m % 12, 1 + d % 28);
+                    if t % 4 == 3 {
+                        s.push_str("T09:30:00Z");
+                    }
+                });
+            }
+            Kind::City => {
+                let b = c.next();
+                self.string_with(|s| s.push_str(CITIES[b as usize % CITIES.len()]));
+            }
+            Kind::Text | Kind::LongText => self.text(kind, c),
+            Kind::NullableText => {
+                if c.next() % 4 == 3 {
+                    self.out.push_str("null");
+                } else {
+                    self.text(kind, c);
+                }
+            }
+            Kind::Enum(values) => {
+                let (v, spell, at) = (c.next(), c.next(), c.next());
+                if let Some(bad) = self.bad_enum.take() {
+                    self.string_with(|s| s.push_str(bad));
+                    return;
+                }
+                let v = values[v as usize % values.len()];
+                self.string_with(|s| {
+                    if spell % 5 == 4 {
+                        // The same value with one character written as a `\u` escape.
+                        let i = at as usize % v.len();
+                        s.push_str(&v[..i]);
+                        let _ = write!(s, "\\u{:04x}", v.as_bytes()[i]);
+                        s.push_str(&v[i + 1..]);
+                    } else {
+                        s.push_str(v);
+                    }
+                });
+            }
+            Kind::Int => self.out.push_str(INTS[c.next() as usize % INTS.len()]),
+            Kind::Number => self.out.push_str(NUMBERS[c.next() as usize % NUMBERS.len()]),
+            Kind::Bool => self.out.push_str(if c.next().is_multiple_of(2) { "false" } else { "true" }),
+            Kind::Object(fields) => {
+                // Field 0 always (nested objects require it); the others by a presence mask.
+                // Nested fields read the rest of the cursor, each from its own offset so
+                // siblings do not mirror each other.
+                let mask = c.next();
+                let rest = &c.bytes[c.at.min(c.bytes.len())..];
+                let mut present = [(&fields[0], &[][..]); MAX_FIELDS];
+                let mut n = 0;
+                for (i, f) in fields.iter().enumerate().take(MAX_FIELDS) {
+                    if i == 0 || mask & (1 << i) != 0 {
+                        present[n] = (f, rest.get(n * 3..).unwrap_or(&[]));
+                        n += 1;
+                    }
+                }
+                self.object(&present[..n], depth, false);
+                c.at += 3 * n;
+            }
+            Kind::Array(elem) => {
+                let n = c.next() % 4;
+                self.out.push('[');
+                for i in 0..n {
+                    if i > 0 {
+                        self.gap(Gap::BeforeComma, depth);
+                        self.out.push(',');
+                        match self.ws {
+                            1 => {}
+                            3 => self.gap(Gap::AfterComma, depth),
+                            _ => self.out.push(' '),
+                        }
+                    }
+                    self.value(*elem, c, depth + 1);
+                }
+                self.out.push(']');
+            }
+        }
+    }
+
+    /// A string value; a pending bad escape or raw control character goes at its start.
+    fn string_with(&mut self, body: impl FnOnce(&mut String)) {
+        self.out.push('"');
+        if let Some(bad) = self.bad_string.take() {
+            self.out.push_str(bad);
+        }
+        body(self.out);
+        self.out.push('"');
+    }
+
+    fn text(&mut self, kind: Kind, c: &mut Cursor<'_>) {
+        let n = c.next() % 8;
+        let long = self.long && (matches!(kind, Kind::LongText) || !self.long_kind_only);
+        if long {
+            self.long = false;
+        }
+        let mut pieces = [0u8; 8];
+        for p in pieces.iter_mut().take(n as usize) {
+            *p = c.next();
+        }
+        let target = if long { 400 + 120 * usize::from(c.next() % 4) } else { 0 };
+        let mut sentence_choices = [0u8; 8];
+        if long {
+            for s in &mut sentence_choices {
+                *s = c.next();
+            }
+        }
+        self.string_with(|s| {
+            let start = s.len();
+            let mut prev_word = false;
+            for &p in &pieces[..n as usize] {
+                let (text, word) = piece(p);
+                if word && prev_word {
+                    s.push(' ');
+                }
+                s.push_str(text);
+                prev_word = word;
+            }
+            let mut k = 0;
+            while s.len() - start < target {
+                let choice = sentence_choices[k % sentence_choices.len()] as usize + k;
+                s.push_str(SENTENCES[choice % SENTENCES.len()]);
+                k += 1;
+            }
+        });
+    }
+}
+
+/// Renders the document a call's arguments hold, before any cut. `keys` is how many of the
+/// template's fields are written (clamped to the required ones and the template's length).
+pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, out: &mut String) {
+    let t = template(tool);
+    let form = plan.form();
+    if form == Form::Empty {
+        return;
+    }
+    let violation = if schema { plan.violation() } else { Violation::None };
+    let start = out.len();
+    let mut w = Writer {
+        out,
+        ws: plan.ws % 4,
+        ws_bytes: Cursor { bytes: &plan.ws_bytes, at: 0 },
+        bad_string: match form {
+            Form::BadEscape => Some(BAD_ESCAPES[plan.form_arg as usize % BAD_ESCAPES.len()]),
+            Form::RawControl => Some(RAW_CONTROLS[plan.form_arg as usize % RAW_CONTROLS.len()]),
+            _ => None,
+        },
+        bad_enum: (violation == Violation::Enum).then(|| BAD_ENUMS[plan.form_arg as usize % BAD_ENUMS.len()]),
+        long: plan.long != 0,
+        long_kind_only: t.fields.iter().any(|f| matches!(f.kind, Kind::LongText)),
+    };
+    let n = keys.clamp(t.required, t.fields.len());
+    let skip_first = violation == Violation::Missing && t.required > 0;
+    let mut fields = [(&NO_FIELD, &[][..]); MAX_FIELDS];
+    let mut count = 0;
+    for (i, f) in t.fields[..n].iter().enumerate().skip(usize::from(skip_first)) {
+        fields[count] = (f, plan.fields.get(i).map_or(&[][..], |b| &b[..]));
+        count += 1;
+    }
+    let fields = &fields[..count];
+    w.object(fields, 0, violation == Violation::WrongType);
+    let unplaced_enum = w.bad_enum.is_some();
+    let unplaced_string = w.bad_string.is_some();
+    if unplaced_enum {
+        // No enum field was written: violate by type instead.
+        w.out.truncate(start);
+        w.bad_enum = None;
+        w.object(fields, 0, true);
+    }
+    if unplaced_string {
+        // No string to break: the document gets trailing garbage instead.
+        w.out.push_str(GARBAGE[plan.form_arg as usize % GARBAGE.len()]);
+    }
+    match form {
+        Form::TrailingWs => out.push_str(TRAILING_WS[plan.form_arg as usize % TRAILING_WS.len()]),
+        Form::Concat => {
+            let whole = out[start..].to_owned();
+            out.push_str(["", " ", "\n"][plan.form_arg as usize % 3]);
+            out.push_str(&whole);
+        }
+        Form::Garbage => out.push_str(GARBAGE[plan.form_arg as usize % GARBAGE.len()]),
+        _ => {}
+    }
+}
+
+/// The JSON Schema of a tool's input.
+pub(crate) fn schema(tool: usize) -> &'static Value {
+    static SCHEMAS: OnceLock<Vec<Value>> = OnceLock::new();
+    &SCHEMAS.get_or_init(|| {
+        TOOLS
+            .iter()
+            .map(|t| {
+                let keys: Vec<&str> = t.fields[..t.required].iter().map(|f| f.key).collect();
+                object_schema(t.fields, &keys)
+            })
+            .collect()
+    })[tool]
+}
+
+fn object_schema(fields: &[Field], required: &[&str]) -> Value {
+    let mut props = Map::new();
+    for f in fields {
+        props.insert(f.key.to_owned(), kind_schema(f.kind));
+    }
+    json!({ "type": "object", "properties": props, "required": required })
+}
+
+fn kind_schema(kind: Kind) -> Value {
+    match kind {
+        Kind::Id | Kind::Date | Kind::City | Kind::Text | Kind::LongText => json!({ "type": "string" }),
+        Kind::NullableText => json!({ "type": ["string", "null"] }),
+        Kind::Enum(values) => json!({ "type": "string", "enum": values }),
+        Kind::Int => json!({ "type": "integer" }),
+        Kind::Number => json!({ "type": "number" }),
+        Kind::Bool => json!({ "type": "boolean" }),
+        Kind::Object(fields) => object_schema(fields, &fields[..1].iter().map(|f| f.key).collect::<Vec<_>>()),
+        Kind::Array(elem) => json!({ "type": "array", "items": kind_schema(*elem) }),
+    }
+}
+
+/// Whether `v` violates `schema`, for the subset of JSON Schema the templates use (`type`,
+/// `enum`, `properties`, `required`, `items`). The oracle uses a full validator; this one
+/// only classifies generated cases.
+pub(crate) fn violates(schema: &Value, v: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return false };
+    if let Some(t) = s.get("type") {
+        let ok = match t {
+            Value::String(t) => type_matches(t, v),
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).any(|t| type_matches(t, v)),
+            _ => true,
+        };
+        if !ok {
+            return true;
+        }
+    }
+    if let Some(Value::Array(allowed)) = s.get("enum") {
+        if !allowed.contains(v) {
+            return true;
+        }
+    }
+    if let Value::Object(o) = v {
+        if let Some(Value::Array(req)) = s.get("required") {
+            if req.iter().filter_map(Value::as_str).any(|k| !o.contains_key(k)) {
+                return true;
+            }
+        }
+        if let Some(Value::Object(props)) = s.get("properties") {
+            if o.iter().any(|(k, x)| props.get(k).is_some_and(|p| violates(p, x))) {
+                return true;
+            }
+        }
+    }
+    if let (Value::Array(items), Some(item_schema)) = (v, s.get("items")) {
+        if items.iter().any(|x| violates(item_schema, x)) {
+            return true;
+        }
+    }
+    false
+}
+
+fn type_matches(t: &str, v: &Value) -> bool {
+    match t {
+        "string" => v.is_string(),
+        "integer" => {
+            v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+        }
+        "number" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        "null" => v.is_null(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_accept_the_seed_examples_and_refuse_p1() {
+        let ticket = schema(CREATE_TICKET);
+        assert!(!violates(ticket, &json!({"title": "x", "priority": "urgent"})));
+        assert!(violates(ticket, &json!({"title": "x", "priority": "P1"})));
+        assert!(violates(ticket, &json!({"priority": "low"})));
+        let search = schema(1);
+        assert!(violates(search, &json!({"status": "open", "limit": "20"})));
+        assert!(!violates(search, &json!({"status": "open", "limit": 20})));
+        assert!(!violates(schema(GET_TIME), &json!({})));
+    }
+}

@@ -1,0 +1,601 @@
+//! A small JSON lexer that says what every byte offset of an argument document lands in.
+//!
+//! Split points are byte offsets; what makes one adversarial is the lexical context it cuts
+//! (inside a string next to a space, between `\` and the escaped character, inside `\uXXXX`,
+//! inside a nested object, between a key and its colon, right after a closing brace whose
+//! prefix already parses). [`scan`] walks a document once and records that context for each
+//! offset `0..=len`. The builder uses it to place splits in a chosen class on purpose, and
+//! [`crate::coverage`] uses it to classify the splits of any case, whoever made it.
+//!
+//! The lexer follows RFC 8259 closely (number grammar, escapes, control characters) but is
+//! not the judge of validity: the oracle parses with serde_json, and so does the coverage
+//! classifier wherever validity matters.
+
+/// Per-offset flags; offset `s` describes the cut between byte `s - 1` and byte `s`.
+pub(crate) mod flag {
+    /// `s` is a UTF-8 character boundary.
+    pub const BOUNDARY: u16 = 1;
+    /// Strictly inside a string literal (opening quote consumed, closing one not).
+    pub const IN_STRING: u16 = 1 << 1;
+    /// Inside a string and a space of that string is on either side of the cut.
+    pub const NEXT_TO_SPACE: u16 = 1 << 2;
+    /// Right after the backslash of an escape.
+    pub const ESCAPE: u16 = 1 << 3;
+    /// Inside `\uXXXX`: after the `u`, before the last hex digit.
+    pub const UNICODE: u16 = 1 << 4;
+    /// Inside an object nested in the top-level value.
+    pub const NESTED: u16 = 1 << 5;
+    /// After a key's closing quote, before its colon.
+    pub const KEY_COLON: u16 = 1 << 6;
+    /// Right after the `}` that closes the first top-level value, with no error before:
+    /// the prefix is a whole JSON document.
+    pub const PREFIX_PARSES: u16 = 1 << 7;
+    /// Inside a string that is a value, not a key.
+    pub const IN_VALUE_STRING: u16 = 1 << 8;
+}
+
+/// What the whole document is, as far as the lexer can tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// No bytes, or only whitespace.
+    Empty,
+    /// One whole value, optionally surrounded by whitespace.
+    Valid,
+    /// A proper prefix of a value: it ends mid-value with no error before (a cut document).
+    Incomplete,
+    /// A lexical error, or more than one top-level value.
+    Invalid,
+}
+
+pub(crate) struct Scan {
+    /// `flags[s]` for `s` in `0..=len`.
+    pub flags: Vec<u16>,
+    pub status: Status,
+    /// Byte ranges of the top-level object's keys (their raw, escaped text).
+    pub top_keys: Vec<std::ops::Range<usize>>,
+    /// Every flag some offset carries (to skip looking for a class the document lacks).
+    pub any: u16,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Object,
+    Array,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// A value (top level, after a colon, after a comma in an array).
+    Value,
+    /// First key of an object, or `}`.
+    KeyOrEnd,
+    /// A key after a comma.
+    Key,
+    Colon,
+    /// `,` or the closing bracket of the innermost container.
+    CommaOrEnd,
+    /// First value of an array, or `]`.
+    ValueOrEnd,
+    /// The top-level value is complete.
+    Done,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Num {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    Exp,
+    ExpSign,
+    ExpDigits,
+}
+
+impl Num {
+    fn accepting(self) -> bool {
+        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpDigits)
+    }
+
+    fn step(self, b: u8) -> Option<Num> {
+        use Num::*;
+        Some(match (self, b) {
+            (Minus, b'0') => Zero,
+            (Minus, b'1'..=b'9') => Int,
+            (Int, b'0'..=b'9') => Int,
+            (Zero | Int, b'.') => Dot,
+            (Dot | Frac, b'0'..=b'9') => Frac,
+            (Zero | Int | Frac, b'e' | b'E') => Exp,
+            (Exp, b'+' | b'-') => ExpSign,
+            (Exp | ExpSign | ExpDigits, b'0'..=b'9') => ExpDigits,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Token {
+    None,
+    Str { key: bool },
+    Escape { key: bool },
+    Unicode { key: bool, digits: u8 },
+    Number(Num),
+    Literal { rest: &'static [u8] },
+}
+
+/// The open containers: a bit per level for the first 64 (no allocation for any document a
+/// model writes), a vector beyond.
+#[derive(Default)]
+struct Stack {
+    bits: u64,
+    depth: usize,
+    deep: Vec<Container>,
+}
+
+impl Stack {
+    fn len(&self) -> usize {
+        self.depth
+    }
+
+    fn is_empty(&self) -> bool {
+        self.depth == 0
+    }
+
+    fn push(&mut self, c: Container) {
+        if self.depth < 64 {
+            let bit = 1u64 << self.depth;
+            if c == Container::Object {
+                self.bits |= bit;
+            } else {
+                self.bits &= !bit;
+            }
+        } else {
+            self.deep.push(c);
+        }
+        self.depth += 1;
+    }
+
+    fn last(&self) -> Option<Container> {
+        match self.depth {
+            0 => None,
+            d if d <= 64 => {
+                Some(if self.bits >> (d - 1) & 1 == 1 { Container::Object } else { Container::Array })
+            }
+            _ => self.deep.last().copied(),
+        }
+    }
+
+    fn pop(&mut self) {
+        if self.depth > 64 {
+            self.deep.pop();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+}
+
+struct Lexer {
+    stack: Stack,
+    /// Objects on the stack below the top-level container.
+    nested: u32,
+    expect: Expect,
+    token: Token,
+    error: bool,
+    values_done: u32,
+    key_start: usize,
+}
+
+impl Lexer {
+    #[inline(always)]
+    fn flags_here(&self, bytes: &[u8], s: usize) -> u16 {
+        if self.error {
+            return 0;
+        }
+        let mut f = if self.nested > 0 { flag::NESTED } else { 0 };
+        match self.token {
+            Token::None => match self.expect {
+                Expect::Colon => f |= flag::KEY_COLON,
+                Expect::Done if self.values_done == 1 && s > 0 && bytes[s - 1] == b'}' => {
+                    f |= flag::PREFIX_PARSES
+                }
+                _ => {}
+            },
+            Token::Str { key } | Token::Escape { key } | Token::Unicode { key, .. } => {
+                f |= flag::IN_STRING;
+                if !key {
+                    f |= flag::IN_VALUE_STRING;
+                }
+                // A space on either side of the cut is string content: the opening quote is
+                // before `s - 1` when byte `s - 1` is a space, and the closing quote is a `"`.
+                let before = s > 0 && bytes[s - 1] == b' ';
+                let after = bytes.get(s) == Some(&b' ') && matches!(self.token, Token::Str { .. });
+                if before || after {
+                    f |= flag::NEXT_TO_SPACE;
+                }
+                match self.token {
+                    Token::Escape { .. } => f |= flag::ESCAPE,
+                    Token::Unicode { digits, .. } if digits < 4 => f |= flag::UNICODE,
+                    _ => {}
+                }
+            }
+            Token::Number(_) | Token::Literal { .. } => {}
+        }
+        f
+    }
+
+    /// A value has ended: update what the enclosing container expects.
+    fn value_done(&mut self) {
+        if self.stack.is_empty() {
+            self.expect = Expect::Done;
+            self.values_done += 1;
+        } else {
+            self.expect = Expect::CommaOrEnd;
+        }
+    }
+
+    fn start_value(&mut self, b: u8) {
+        match b {
+            b'{' => {
+                if !self.stack.is_empty() {
+                    self.nested += 1;
+                }
+                self.stack.push(Container::Object);
+                self.expect = Expect::KeyOrEnd;
+            }
+            b'[' => {
+                self.stack.push(Container::Array);
+                self.expect = Expect::ValueOrEnd;
+            }
+            b'"' => self.token = Token::Str { key: false },
+            b'-' => self.token = Token::Number(Num::Minus),
+            b'0' => self.token = Token::Number(Num::Zero),
+            b'1'..=b'9' => self.token = Token::Number(Num::Int),
+            b't' => self.token = Token::Literal { rest: b"rue" },
+            b'f' => self.token = Token::Literal { rest: b"alse" },
+            b'n' => self.token = Token::Literal { rest: b"ull" },
+            _ => self.error = true,
+        }
+    }
+
+    fn close(&mut self, c: Container) {
+        if self.stack.last() == Some(c) {
+            self.stack.pop();
+            if c == Container::Object && !self.stack.is_empty() {
+                self.nested -= 1;
+            }
+            self.value_done();
+        } else {
+            self.error = true;
+        }
+    }
+
+    /// Consumes byte `i`.
+    fn step(&mut self, bytes: &[u8], i: usize, top_keys: &mut Option<Vec<std::ops::Range<usize>>>) {
+        let b = bytes[i];
+        match self.token {
+            Token::Str { key } => {
+                match b {
+                    b'"' => {
+                        self.token = Token::None;
+                        if key {
+                            if self.stack.len() == 1 {
+                                if let Some(keys) = top_keys {
+                                    keys.push(self.key_start..i);
+                                }
+                            }
+                            self.expect = Expect::Colon;
+                        } else {
+                            self.value_done();
+                        }
+                    }
+                    b'\\' => self.token = Token::Escape { key },
+                    0..=0x1f => self.error = true,
+                    _ => {}
+                }
+                return;
+            }
+            Token::Escape { key } => {
+                match b {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.token = Token::Str { key },
+                    b'u' => self.token = Token::Unicode { key, digits: 0 },
+                    _ => self.error = true,
+                }
+                return;
+            }
+            Token::Unicode { key, digits } => {
+                if b.is_ascii_hexdigit() {
+                    self.token = if digits == 3 {
+                        Token::Str { key }
+                    } else {
+                        Token::Unicode { key, digits: digits + 1 }
+                    };
+                } else {
+                    self.error = true;
+                }
+                return;
+            }
+            Token::Literal { rest } => {
+                if rest.first() == Some(&b) {
+                    if rest.len() == 1 {
+                        self.token = Token::None;
+                        self.value_done();
+                    } else {
+                        self.token = Token::Literal { rest: &rest[1..] };
+                    }
+                } else {
+                    self.error = true;
+                }
+                return;
+            }
+            Token::Number(n) => match n.step(b) {
+                Some(next) => {
+                    self.token = Token::Number(next);
+                    return;
+                }
+                None if n.accepting() => {
+                    // The number ends here; the byte belongs to what follows.
+                    self.token = Token::None;
+                    self.value_done();
+                }
+                None => {
+                    self.error = true;
+                    return;
+                }
+            },
+            Token::None => {}
+        }
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            return;
+        }
+        match self.expect {
+            Expect::Value => self.start_value(b),
+            Expect::ValueOrEnd => {
+                if b == b']' {
+                    self.close(Container::Array);
+                } else {
+                    self.start_value(b);
+                }
+            }
+            Expect::KeyOrEnd | Expect::Key => {
+                if b == b'"' {
+                    self.token = Token::Str { key: true };
+                    self.key_start = i + 1;
+                } else if b == b'}' && self.expect == Expect::KeyOrEnd {
+                    self.close(Container::Object);
+                } else {
+                    self.error = true;
+                }
+            }
+            Expect::Colon => {
+                if b == b':' {
+                    self.expect = Expect::Value;
+                } else {
+                    self.error = true;
+                }
+            }
+            Expect::CommaOrEnd => match (b, self.stack.last()) {
+                (b',', Some(Container::Object)) => self.expect = Expect::Key,
+                (b',', Some(Container::Array)) => self.expect = Expect::Value,
+                (b'}', _) => self.close(Container::Object),
+                (b']', _) => self.close(Container::Array),
+                _ => self.error = true,
+            },
+            Expect::Done => {
+                // A second document end to end: lex it too (its splits are still worth
+                // classifying), but the whole is not one document.
+                self.values_done += 1;
+                self.expect = Expect::Value;
+                self.start_value(b);
+            }
+        }
+    }
+}
+
+/// The length of the plain string content at the start of `bytes`: up to the first quote,
+/// backslash or control character. Sixteen bytes at a time, so the test vectorizes.
+fn string_run(bytes: &[u8]) -> usize {
+    let special = |b: u8| (b == b'"') | (b == b'\\') | (b < 0x20);
+    let mut n = 0;
+    for chunk in bytes.chunks(16) {
+        if chunk.iter().fold(false, |a, &b| a | special(b)) {
+            return n + chunk.iter().position(|&b| special(b)).unwrap_or(chunk.len());
+        }
+        n += chunk.len();
+    }
+    n
+}
+
+/// Scans `doc` once; see the module docs. `top_keys` is left empty.
+pub(crate) fn scan(doc: &str) -> Scan {
+    scan_impl(doc, false)
+}
+
+/// [`scan`], also recording the top-level keys.
+pub(crate) fn scan_with_keys(doc: &str) -> Scan {
+    scan_impl(doc, true)
+}
+
+fn scan_impl(doc: &str, keys: bool) -> Scan {
+    let bytes = doc.as_bytes();
+    let mut flags = Vec::with_capacity(bytes.len() + 1);
+    let mut top_keys = keys.then(Vec::new);
+    let mut lx = Lexer {
+        stack: Stack::default(),
+        nested: 0,
+        expect: Expect::Value,
+        token: Token::None,
+        error: false,
+        values_done: 0,
+        key_start: 0,
+    };
+    // `s` is a char boundary unless byte `s` continues a multi-byte character.
+    let boundary = |b: u8| if (b as i8) >= -0x40 { flag::BOUNDARY } else { 0 };
+    let len = bytes.len();
+    let mut started = false;
+    let mut i = 0;
+    while i < len {
+        if lx.error {
+            // Past an error nothing is classified.
+            flags.extend(bytes[i..].iter().map(|&b| boundary(b)));
+            break;
+        }
+        if let Token::Str { key } = lx.token {
+            // Fast path over plain string content (most of a document's bytes): the flags
+            // are the string's, plus the boundary and the spaces around the cut.
+            let mut base = flag::IN_STRING;
+            if !key {
+                base |= flag::IN_VALUE_STRING;
+            }
+            if lx.nested > 0 {
+                base |= flag::NESTED;
+            }
+            let end = i + string_run(&bytes[i..]);
+            // Branch-free per byte (it vectorizes); in a string, byte `j - 1` is the opening
+            // quote or content.
+            let at = flags.len();
+            flags.resize(at + (end - i), 0);
+            for ((f, &b), &prev) in flags[at..].iter_mut().zip(&bytes[i..end]).zip(&bytes[i - 1..end - 1]) {
+                *f = base
+                    | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
+                    | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE);
+            }
+            i = end;
+            if i == len {
+                break;
+            }
+        }
+        flags.push(lx.flags_here(bytes, i) | boundary(bytes[i]));
+        if !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
+            started = true;
+        }
+        lx.step(bytes, i, &mut top_keys);
+        i += 1;
+    }
+    // A number at the very end is complete once the input is.
+    if let Token::Number(n) = lx.token {
+        if n.accepting() && !lx.error {
+            lx.token = Token::None;
+            lx.value_done();
+        }
+    }
+    flags.push(lx.flags_here(bytes, bytes.len()) | flag::BOUNDARY);
+    let status = if !started {
+        Status::Empty
+    } else if lx.error || lx.values_done > 1 {
+        Status::Invalid
+    } else if lx.expect == Expect::Done {
+        Status::Valid
+    } else {
+        Status::Incomplete
+    };
+    let any = flags.iter().fold(0, |a, f| a | f);
+    Scan { flags, status, top_keys: top_keys.unwrap_or_default(), any }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(doc: &str, s: usize) -> u16 {
+        scan(doc).flags[s]
+    }
+
+    #[test]
+    fn the_five_split_positions_of_the_seed() {
+        let d = r#"{"note": "shipped on the 3 rd of March"}"#;
+        let s = d.find("3 ").unwrap() + 1;
+        assert_ne!(at(d, s) & flag::NEXT_TO_SPACE, 0);
+        let d = r#"{"note": "line one\nline two"}"#;
+        let s = d.find('\\').unwrap() + 1;
+        assert_ne!(at(d, s) & flag::ESCAPE, 0);
+        assert_eq!(at(d, s) & flag::UNICODE, 0);
+        let d = r#"{"city": "M\u00e9rida"}"#;
+        let s = d.find("e9").unwrap();
+        assert_ne!(at(d, s) & flag::UNICODE, 0);
+        assert_eq!(at(d, s) & flag::ESCAPE, 0);
+        let d = r#"{"filter": {"status": "open"}}"#;
+        let s = d.find("en").unwrap();
+        assert_ne!(at(d, s) & flag::NESTED, 0);
+        assert_eq!(at(d, d.len() - 1) & flag::NESTED, 0, "after the nested object closed");
+        let d = r#"{"limit" : 20}"#;
+        assert_ne!(at(d, 8) & flag::KEY_COLON, 0);
+        assert_ne!(at(d, 9) & flag::KEY_COLON, 0);
+        assert_eq!(at(d, 7) & flag::KEY_COLON, 0, "still inside the key");
+        assert_ne!(at(d, 7) & flag::IN_STRING, 0);
+        assert_eq!(at(d, 7) & flag::IN_VALUE_STRING, 0);
+    }
+
+    #[test]
+    fn prefix_parses_only_after_the_top_level_brace() {
+        let d = r#"{"a": {"b": 1}}  "#;
+        let sc = scan(d);
+        assert_eq!(sc.status, Status::Valid);
+        let hits: Vec<usize> = (0..=d.len()).filter(|&s| sc.flags[s] & flag::PREFIX_PARSES != 0).collect();
+        assert_eq!(hits, [15]);
+        let d = r#"{"a":1}{"a":2}"#;
+        let sc = scan(d);
+        assert_eq!(sc.status, Status::Invalid);
+        let hits: Vec<usize> = (0..=d.len()).filter(|&s| sc.flags[s] & flag::PREFIX_PARSES != 0).collect();
+        assert_eq!(hits, [7]);
+    }
+
+    #[test]
+    fn status_tells_cut_from_broken() {
+        assert_eq!(scan("").status, Status::Empty);
+        assert_eq!(scan(r#"{"a": 1.5e3, "b": [true, null, -0]}"#).status, Status::Valid);
+        assert_eq!(scan(r#"{"a": "x"#).status, Status::Incomplete);
+        assert_eq!(scan(r#"{"a": 1"#).status, Status::Incomplete);
+        assert_eq!(scan(r#"{"a": "\q"}"#).status, Status::Invalid);
+        assert_eq!(scan(r#"{"a": 01}"#).status, Status::Invalid);
+        assert_eq!(scan("{\"a\": \"x\ny\"}").status, Status::Invalid);
+        assert_eq!(scan(r#"{"a": 1} x"#).status, Status::Invalid);
+        assert_eq!(scan("20").status, Status::Valid);
+    }
+
+    #[test]
+    fn top_keys_are_recorded() {
+        let d = r#"{"a": {"x": 1}, "b\"": 2}"#;
+        let sc = scan_with_keys(d);
+        let keys: Vec<&str> = sc.top_keys.iter().map(|r| &d[r.clone()]).collect();
+        assert_eq!(keys, ["a", "b\\\""]);
+    }
+
+    /// The lexer's verdict agrees with the strict parser the oracle uses on every generated
+    /// document (so the builder's cuts and the classifier's labels mean what they say).
+    #[test]
+    fn status_agrees_with_serde_on_generated_documents() {
+        for case in crate::cases(&crate::GenConfig::default(), 5).take(3000) {
+            for turn in &case.streams {
+                for call in turn.calls() {
+                    let a = &call.arguments;
+                    if a.is_empty() {
+                        continue;
+                    }
+                    let strict = serde_json::from_str::<serde::de::IgnoredAny>(a).is_ok();
+                    let status = scan(a).status;
+                    assert_eq!(strict, status == Status::Valid, "{status:?} for {a:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deep_documents_keep_their_containers() {
+        let deep = format!("{}{}{}", "[".repeat(70), r#"{"a": "x y"}"#, "]".repeat(70));
+        let sc = scan(&deep);
+        assert_eq!(sc.status, Status::Valid);
+        let s = deep.find(" y").unwrap();
+        assert_ne!(sc.flags[s] & flag::NEXT_TO_SPACE, 0);
+        assert_ne!(sc.flags[s] & flag::NESTED, 0);
+        assert_eq!(scan(&format!("{}]", "[".repeat(70) + &"]".repeat(69) + "}")).status, Status::Invalid);
+    }
+
+    #[test]
+    fn boundaries_follow_utf8() {
+        let d = r#"{"c": "é"}"#;
+        let sc = scan(d);
+        let e = d.find('é').unwrap();
+        assert_ne!(sc.flags[e] & flag::BOUNDARY, 0);
+        assert_eq!(sc.flags[e + 1] & flag::BOUNDARY, 0);
+        assert_ne!(sc.flags[e + 2] & flag::BOUNDARY, 0);
+    }
+}

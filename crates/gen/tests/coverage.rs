@@ -1,0 +1,343 @@
+//! The generator's acceptance tests: every adversarial class is reached on purpose (the
+//! coverage floor), every case renders with its split points on character boundaries, a
+//! seed reproduces its cases, and shrinking ends at a small, readable counterexample.
+
+use std::time::Instant;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use toolcert_gen::{
+    case_from_unstructured, case_strategy, cases, classify, rng_for_seed, turn_strategy, ArbitraryCase,
+    CoverageStats, GenConfig, Label, LabelGroup, ShapeMix,
+};
+use toolcert_render::render;
+use toolcert_scenario::{Block, Case, Ending, EndingKind, Shape, StreamSchedule};
+
+/// The cases the acceptance floor is measured on: a runner seeded as the brief says.
+fn seeded(cfg: &GenConfig, seed: u64, n: usize) -> Vec<Case> {
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng_for_seed(seed));
+    let strategy = case_strategy(cfg);
+    (0..n).map(|_| strategy.new_tree(&mut runner).unwrap().current()).collect()
+}
+
+#[test]
+fn coverage_floor_seed_1() {
+    let mut stats = CoverageStats::new();
+    for case in seeded(&GenConfig::default(), 1, 5000) {
+        stats.record(&case);
+    }
+    println!("{stats}");
+    let low = stats.below(2.0, &[LabelGroup::Split, LabelGroup::Ending, LabelGroup::Fault]);
+    assert!(low.is_empty(), "labels below the 2% floor: {low:?}\n{stats}");
+    // Every split class, ending and fault applies to some cases (no vacuous pass).
+    for l in Label::ALL {
+        if matches!(l.group(), LabelGroup::Split | LabelGroup::Ending | LabelGroup::Fault) {
+            assert!(stats.get(l).applicable > 0, "{l} applied to no case");
+        }
+    }
+    // Same tool, same keys: common among multi-call turns, as name-keyed buffers need.
+    let same = stats.get(Label::SameToolTwice).percent().unwrap();
+    assert!(same >= 25.0, "same_tool_twice only {same:.1}% of multi-call cases");
+    for l in [
+        Label::TextBeforeCall,
+        Label::TextAfterCall,
+        Label::Interleaved,
+        Label::LongArguments,
+        Label::ConcurrentStreams,
+        Label::SequentialStreams,
+        Label::InvalidDocument,
+        Label::EmptyArguments,
+    ] {
+        let p = stats.get(l).percent().unwrap();
+        assert!(p >= 2.0, "{l} only {p:.2}%");
+    }
+    // The JSON form has the denominators.
+    let json = serde_json::to_value(&stats).unwrap();
+    assert!(json["inside_unicode_escape"]["applicable"].as_u64().unwrap() > 4000);
+}
+
+#[test]
+fn schema_profile_violates_some_calls() {
+    let cfg = GenConfig { schema: true, ..GenConfig::default() };
+    let mut stats = CoverageStats::new();
+    for case in seeded(&cfg, 2, 2000) {
+        for turn in &case.streams {
+            for call in turn.calls() {
+                assert!(turn.schema_of(&call.name).is_some(), "{} has no schema", call.name);
+            }
+        }
+        stats.record(&case);
+    }
+    let v = stats.get(Label::SchemaViolation).percent().unwrap();
+    assert!((2.0..40.0).contains(&v), "schema_violation {v:.1}%\n{stats}");
+    // Violations are the exception: most calls that parse satisfy their schema.
+    let mut default_stats = CoverageStats::new();
+    for case in seeded(&GenConfig::default(), 2, 500) {
+        assert!(case.streams.iter().all(|t| t.tools.iter().all(|tool| tool.schema.is_none())));
+        default_stats.record(&case);
+    }
+    assert_eq!(default_stats.get(Label::SchemaViolation).applicable, 0);
+}
+
+#[test]
+fn a_seed_p1_violation_is_generated() {
+    let cfg = GenConfig { schema: true, ..GenConfig::default() };
+    let found = cases(&cfg, 3)
+        .take(3000)
+        .any(|c| c.streams.iter().any(|t| t.calls().any(|call| call.arguments.contains("\"P1\""))));
+    assert!(found, "no priority P1 among 3000 schema cases");
+}
+
+#[test]
+fn every_case_renders_with_splits_on_char_boundaries() {
+    for cfg in [
+        GenConfig::default(),
+        GenConfig { schema: true, shape_mix: ShapeMix::Interleaved, ..GenConfig::default() },
+        GenConfig {
+            faults: false,
+            multi_stream: false,
+            shape_mix: ShapeMix::PerCall,
+            ..GenConfig::default()
+        },
+    ] {
+        for case in cases(&cfg, 4).take(3000) {
+            check_case(&case, &cfg);
+        }
+    }
+}
+
+fn check_case(case: &Case, cfg: &GenConfig) {
+    assert!(!case.streams.is_empty());
+    assert!(case.streams.len() <= cfg.max_streams);
+    if !cfg.multi_stream {
+        assert_eq!(case.streams.len(), 1);
+    }
+    for turn in &case.streams {
+        let rendered = render(turn);
+        assert_eq!(rendered.events.len(), rendered.origins.len());
+        if !cfg.faults {
+            assert!(turn.faults.is_empty());
+        }
+        match (&turn.shape, cfg.shape_mix) {
+            (Shape::PerCall, ShapeMix::Interleaved) | (Shape::Interleaved(_), ShapeMix::PerCall) => {
+                panic!("shape {:?} outside the mix {:?}", turn.shape, cfg.shape_mix)
+            }
+            _ => {}
+        }
+        let mut ids = Vec::new();
+        let mut prev_text = false;
+        let mut ordinal = 0;
+        for (pos, block) in turn.blocks.iter().enumerate() {
+            match block {
+                Block::Text(t) => {
+                    assert!(!prev_text, "adjacent text blocks");
+                    assert!(!t.text.is_empty());
+                    prev_text = true;
+                    for &s in &t.splits {
+                        assert!(t.text.is_char_boundary(s), "text split {s} in {:?}", t.text);
+                    }
+                }
+                Block::Call(c) => {
+                    prev_text = false;
+                    for &s in &c.splits {
+                        assert!(
+                            s <= c.arguments.len() && c.arguments.is_char_boundary(s),
+                            "split {s} in {:?}",
+                            c.arguments
+                        );
+                    }
+                    assert!(c.splits.windows(2).all(|w| w[0] <= w[1]), "splits sorted");
+                    assert!(
+                        c.call_id.starts_with("toolu_01") || c.call_id.starts_with("call_"),
+                        "{}",
+                        c.call_id
+                    );
+                    assert!(!ids.contains(&c.call_id), "duplicate id {}", c.call_id);
+                    ids.push(c.call_id.clone());
+                    let want = if matches!(turn.shape, Shape::Interleaved(_)) { ordinal } else { pos as u32 };
+                    assert_eq!(c.index, want);
+                    ordinal += 1;
+                }
+            }
+        }
+        assert!(ordinal <= cfg.max_calls as u32);
+        if let Ending::Stop(r) = turn.ending {
+            let chat = matches!(turn.shape, Shape::Interleaved(_));
+            let chat_reason = matches!(r.wire_name(), "tool_calls" | "stop" | "length" | "content_filter");
+            assert_eq!(chat, chat_reason, "reason {r:?} for shape {:?}", turn.shape);
+        }
+    }
+    if let StreamSchedule::Concurrent(_) = case.schedule {
+        assert!(case.streams.len() >= 2);
+    }
+}
+
+/// Streams of one case often announce the same index for the same tool: that is what state
+/// shared between accumulators trips on.
+#[test]
+fn multi_stream_cases_reuse_indices_and_tools() {
+    let mut multi = 0;
+    let mut shared = 0;
+    for case in cases(&GenConfig::default(), 9).take(4000) {
+        if case.streams.len() < 2 {
+            continue;
+        }
+        multi += 1;
+        let first: Vec<(u32, &str)> = case.streams[0].calls().map(|c| (c.index, c.name.as_str())).collect();
+        if case.streams[1..].iter().any(|t| t.calls().any(|c| first.contains(&(c.index, c.name.as_str())))) {
+            shared += 1;
+        }
+    }
+    assert!(multi > 300, "{multi} multi-stream cases");
+    assert!(shared * 2 > multi, "{shared} of {multi} multi-stream cases share an index and tool");
+}
+
+#[test]
+fn same_seed_same_cases() {
+    let cfg = GenConfig::default();
+    let a = seeded(&cfg, 7, 300);
+    let b = seeded(&cfg, 7, 300);
+    assert_eq!(a, b);
+    let c = seeded(&cfg, 8, 300);
+    assert_ne!(a, c);
+    // `cases` is the same stream, only named.
+    let named: Vec<Case> = cases(&cfg, 7).take(300).collect();
+    assert_eq!(named[5].name, "gen/7/5");
+    for (x, y) in a.iter().zip(&named) {
+        assert_eq!(x.streams, y.streams);
+        assert_eq!(x.schedule, y.schedule);
+    }
+}
+
+#[test]
+fn arbitrary_cases_render_and_empty_input_is_simple() {
+    use arbitrary::{Arbitrary, Unstructured};
+    let ArbitraryCase(simple) = ArbitraryCase::arbitrary(&mut Unstructured::new(&[])).unwrap();
+    assert_eq!(simple.streams.len(), 1);
+    let turn = &simple.streams[0];
+    assert_eq!(turn.ending.kind(), EndingKind::Complete);
+    assert!(turn.faults.is_empty());
+    assert_eq!(turn.calls().count(), 1);
+    let mut x = 0x1234_5678_9abc_def0u64;
+    for n in 0..2000 {
+        let bytes: Vec<u8> = (0..(n % 700))
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let case = case_from_unstructured(&mut Unstructured::new(&bytes), &GenConfig::default()).unwrap();
+        check_case(&case, &GenConfig::default());
+    }
+}
+
+/// A runner config without failure persistence (these tests replay by seed).
+fn quiet(cases: u32) -> Config {
+    Config { cases, failure_persistence: None, ..Config::default() }
+}
+
+/// Shrinking a failure that needs one specific thing ends at a case with only that thing.
+#[test]
+fn shrinking_reaches_a_minimal_counterexample() {
+    let mut runner = TestRunner::new_with_rng(quiet(2000), rng_for_seed(11));
+    // "Fails" whenever a split lands inside a \u escape (what a per-fragment decoder trips on).
+    let result = runner.run(&case_strategy(&GenConfig::default()), |case| {
+        if classify(&case).has(Label::InsideUnicodeEscape) {
+            Err(TestCaseError::fail("split inside \\u"))
+        } else {
+            Ok(())
+        }
+    });
+    let Err(TestError::Fail(_, case)) = result else { panic!("no failure found") };
+    println!("{}", serde_json::to_string_pretty(&case).unwrap());
+    assert_eq!(case.streams.len(), 1, "one stream");
+    let turn = &case.streams[0];
+    assert!(turn.faults.is_empty() && turn.pings.is_empty(), "no faults, no pings");
+    assert_eq!(turn.ending.kind(), EndingKind::Complete);
+    assert_eq!(turn.blocks.len(), 1, "one block");
+    let call = turn.calls().next().unwrap();
+    assert_eq!(call.splits.len(), 1, "one split: {:?}", call.splits);
+    assert!(call.arguments.len() <= 40, "short arguments: {}", call.arguments);
+    assert!(call.arguments.contains("\\u"));
+}
+
+#[test]
+fn a_fault_shrinks_to_the_fault_alone() {
+    let mut runner = TestRunner::new_with_rng(quiet(2000), rng_for_seed(13));
+    let result = runner.run(&case_strategy(&GenConfig::default()), |case| {
+        if classify(&case).has(Label::FragmentAfterStop) {
+            Err(TestCaseError::fail("fragment after stop"))
+        } else {
+            Ok(())
+        }
+    });
+    let Err(TestError::Fail(_, case)) = result else { panic!("no failure found") };
+    println!("{}", serde_json::to_string_pretty(&case).unwrap());
+    assert_eq!(case.streams.len(), 1);
+    let turn = &case.streams[0];
+    assert_eq!(turn.faults.len(), 1);
+    assert!(turn.pings.is_empty());
+    assert_eq!(turn.ending.kind(), EndingKind::Complete);
+    assert_eq!(turn.blocks.len(), 1);
+    let call = turn.calls().next().unwrap();
+    assert!(call.splits.is_empty(), "{:?}", call.splits);
+    assert!(call.arguments.len() <= 30, "{}", call.arguments);
+}
+
+#[test]
+fn turn_strategy_shrinks_too() {
+    let mut runner = TestRunner::new_with_rng(quiet(500), rng_for_seed(12));
+    let result = runner.run(&turn_strategy(&GenConfig::default()), |turn| {
+        if turn.calls().count() >= 2 {
+            Err(TestCaseError::fail("two calls"))
+        } else {
+            Ok(())
+        }
+    });
+    let Err(TestError::Fail(_, turn)) = result else { panic!("no failure found") };
+    assert_eq!(turn.blocks.len(), 2, "{turn:?}");
+    assert_eq!(turn.ending.kind(), EndingKind::Complete);
+    assert!(turn.calls().all(|c| c.arguments.len() <= 30), "{turn:?}");
+}
+
+/// `cargo test -p toolcert-gen --release --test coverage -- --ignored --nocapture speed`
+#[test]
+#[ignore]
+fn speed() {
+    let cfg = GenConfig::default();
+    let strategy = case_strategy(&cfg);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng_for_seed(1));
+    let n = 100_000;
+    let t = Instant::now();
+    let mut bytes = 0usize;
+    for _ in 0..n {
+        let case = strategy.new_tree(&mut runner).unwrap().current();
+        bytes += case.streams.iter().flat_map(|t| t.calls()).map(|c| c.arguments.len()).sum::<usize>();
+    }
+    let gen = t.elapsed();
+    let t = Instant::now();
+    let mut events = 0usize;
+    for case in cases(&cfg, 1).take(n) {
+        for turn in &case.streams {
+            events += render(turn).events.len();
+        }
+    }
+    let gen_render = t.elapsed();
+    let t = Instant::now();
+    let mut stats = CoverageStats::new();
+    for case in cases(&cfg, 1).take(n) {
+        stats.record(&case);
+    }
+    let gen_classify = t.elapsed();
+    let rate = |d: std::time::Duration| n as f64 / d.as_secs_f64();
+    println!(
+        "generate: {:.0} cases/s ({} argument bytes/case)\ngenerate+render: {:.0} cases/s ({} events/case)\ngenerate+classify: {:.0} cases/s",
+        rate(gen),
+        bytes / n,
+        rate(gen_render),
+        events / n,
+        rate(gen_classify)
+    );
+}

@@ -1,0 +1,536 @@
+//! Server-sent events: the byte layer under every dialect.
+//!
+//! Where it sits in the data flow: scenario → render events → wire (dialect SSE events) →
+//! **bytes (SSE chunks)** → subject. A dialect renders a turn as [`SseEvent`]s; [`encode`]
+//! frames them as the bytes a server sends (any legal line end, keep-alive comments,
+//! multi-line `data`), [`cut`] splits those bytes into transport chunks anywhere (inside a
+//! UTF-8 character, inside `data:`, between `\r` and `\n`), and the [`Decoder`] is the first
+//! layer of the reference stack: it turns chunks back into events, following the WHATWG
+//! `text/event-stream` parsing rules, without ever decoding UTF-8 per chunk.
+//!
+//! The decoder is strict where the specification is lenient in one respect: the stream must
+//! be UTF-8 (the specification replaces bad bytes with U+FFFD; a certification harness wants to
+//! hear about them), and memory is bounded by a limit on line and event size. Everything else
+//! is the specification's: CR, LF and CRLF line ends (a CRLF split across chunks is one line
+//! end), a leading BOM skipped, comment lines, fields without a colon, one leading space
+//! removed from values, `data` lines joined with LF, dispatch at a blank line, events without
+//! `data` not dispatched, an unterminated event at the end of the stream discarded.
+//!
+//! **Chunk invariance** holds by construction and is tested: decoding a byte stream in any
+//! chunking gives exactly the events, and exactly the error, of decoding it whole.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+mod pretty;
+
+/// One server-sent event, as a dialect produces it and as the decoder dispatches it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SseEvent {
+    /// The `event:` field (the event type). `None` when absent or empty (the specification
+    /// treats both as the default type `message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// The `data` lines joined with `\n`.
+    pub data: String,
+    /// The event's own `id:` field. Unlike the specification's last-event-id, which persists
+    /// across events for reconnection, this is the field of this event only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+impl SseEvent {
+    /// An event with a type line and data.
+    pub fn named(event: impl Into<String>, data: impl Into<String>) -> SseEvent {
+        SseEvent { event: Some(event.into()), data: data.into(), id: None }
+    }
+
+    /// An event with data only (the OpenAI Chat style).
+    pub fn data(data: impl Into<String>) -> SseEvent {
+        SseEvent { event: None, data: data.into(), id: None }
+    }
+}
+
+/// The line end the encoder writes (all three are legal SSE).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineEnd {
+    #[default]
+    Lf,
+    CrLf,
+    Cr,
+}
+
+impl LineEnd {
+    pub const ALL: [LineEnd; 3] = [LineEnd::Lf, LineEnd::CrLf, LineEnd::Cr];
+
+    pub fn as_bytes(self) -> &'static [u8] {
+        match self {
+            LineEnd::Lf => b"\n",
+            LineEnd::CrLf => b"\r\n",
+            LineEnd::Cr => b"\r",
+        }
+    }
+}
+
+/// How [`encode`] lays the events out as bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Framing<'a> {
+    pub line_end: LineEnd,
+    /// A `: keep-alive` comment line is written before the event at each of these positions
+    /// (a position past the last event puts the comment after it; a repeated position writes
+    /// several comments).
+    pub comments: &'a [u32],
+    /// The events at these positions have their data pretty-printed over several `data:`
+    /// lines when it is a JSON document (the same document, with whitespace between tokens);
+    /// other data is written as usual, one `data:` line per line of it.
+    pub multiline: &'a [u32],
+}
+
+/// The bytes of an encoded stream.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    /// `ends[k]` is the offset just past event `k`'s terminating blank line: cutting the
+    /// stream there delivers events `0..=k` and nothing of the next.
+    pub ends: Vec<usize>,
+}
+
+/// The comment line [`Framing::comments`] inserts.
+pub const KEEP_ALIVE: &str = ": keep-alive";
+
+/// Frames events as SSE bytes.
+///
+/// Each event is written as its `event:` line (omitted when `None` or empty), its `id:` line
+/// (when `Some`), its `data:` lines (`data: ` with one space, one line per line of the data)
+/// and a blank line. What SSE cannot carry is normalised rather than corrupting the framing:
+/// a CR, LF or CRLF in `data` becomes a line break between `data:` lines, so it decodes as LF;
+/// a line break inside `event` or `id` is written as a space.
+pub fn encode(events: &[SseEvent], framing: &Framing<'_>) -> Encoded {
+    let eol = framing.line_end.as_bytes();
+    let mut comments: Vec<usize> = framing.comments.iter().map(|&c| (c as usize).min(events.len())).collect();
+    comments.sort_unstable();
+    let mut comments = comments.into_iter().peekable();
+    let mut out = Encoded {
+        bytes: Vec::with_capacity(events.iter().map(|e| e.data.len() + 32).sum()),
+        ends: Vec::with_capacity(events.len()),
+    };
+    let b = &mut out.bytes;
+    for k in 0..=events.len() {
+        while comments.next_if_eq(&k).is_some() {
+            b.extend_from_slice(KEEP_ALIVE.as_bytes());
+            b.extend_from_slice(eol);
+        }
+        let Some(e) = events.get(k) else { break };
+        if let Some(name) = e.event.as_deref().filter(|n| !n.is_empty()) {
+            field(b, "event", name, eol);
+        }
+        if let Some(id) = &e.id {
+            field(b, "id", id, eol);
+        }
+        let pretty = if framing.multiline.contains(&(k as u32)) { pretty::json(&e.data) } else { None };
+        for line in lines(pretty.as_deref().unwrap_or(&e.data)) {
+            b.extend_from_slice(b"data: ");
+            b.extend_from_slice(line.as_bytes());
+            b.extend_from_slice(eol);
+        }
+        b.extend_from_slice(eol);
+        out.ends.push(b.len());
+    }
+    out
+}
+
+/// Writes `name: value`, with line breaks in the value (which SSE cannot carry) as spaces.
+fn field(b: &mut Vec<u8>, name: &str, value: &str, eol: &[u8]) {
+    b.extend_from_slice(name.as_bytes());
+    b.extend_from_slice(b": ");
+    b.extend(value.bytes().map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c }));
+    b.extend_from_slice(eol);
+}
+
+/// The lines of `s` split at CRLF, LF and CR (an empty string is one empty line).
+fn lines(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.find(['\r', '\n']) {
+            Some(i) => {
+                let skip = if r[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = Some(&r[i + skip..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+/// Splits `bytes` into transport chunks at the given offsets.
+///
+/// Offsets are clamped to the length, sorted and deduplicated; offsets at `0` or at the end
+/// are dropped, so every chunk is non-empty (a real read never returns zero bytes, and some
+/// clients take an empty read for the end of the stream). No offsets: one chunk; empty input:
+/// no chunks.
+pub fn cut<'a>(bytes: &'a [u8], cuts: &[u32]) -> Vec<&'a [u8]> {
+    let mut at: Vec<usize> = cuts.iter().map(|&c| c as usize).filter(|&c| c > 0 && c < bytes.len()).collect();
+    at.sort_unstable();
+    at.dedup();
+    let mut chunks = Vec::with_capacity(at.len() + 1);
+    let mut start = 0;
+    for c in at {
+        chunks.push(&bytes[start..c]);
+        start = c;
+    }
+    if start < bytes.len() {
+        chunks.push(&bytes[start..]);
+    }
+    chunks
+}
+
+/// Decodes a whole byte stream (one chunk, then the end of the stream).
+pub fn decode_all(bytes: &[u8]) -> Result<Vec<SseEvent>, SseError> {
+    let mut d = Decoder::new();
+    let mut out = Vec::new();
+    d.feed(bytes, &mut out)?;
+    d.finish(&mut out)?;
+    Ok(out)
+}
+
+/// Why the decoder refused a stream. Compare by [`SseError::kind`], not by message.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum SseError {
+    /// A byte sequence that is not UTF-8, starting at this offset of the stream.
+    #[error("invalid UTF-8 at byte {offset} of the event stream")]
+    InvalidUtf8 { offset: u64 },
+    /// The stream ended inside a multi-byte UTF-8 character that starts at this offset.
+    #[error("the event stream ends inside a UTF-8 character starting at byte {offset}")]
+    TruncatedUtf8 { offset: u64 },
+    /// A line, or an event's data, grew past the decoder's limit.
+    #[error("SSE {unit} starting at byte {start} is larger than the {limit}-byte limit")]
+    TooLarge { unit: Unit, limit: usize, start: u64 },
+}
+
+/// What grew past the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    Line,
+    Event,
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Unit::Line => "line",
+            Unit::Event => "event",
+        })
+    }
+}
+
+/// The class of an [`SseError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SseErrorKind {
+    InvalidUtf8,
+    TruncatedUtf8,
+    TooLarge,
+}
+
+impl SseError {
+    pub fn kind(&self) -> SseErrorKind {
+        match self {
+            SseError::InvalidUtf8 { .. } => SseErrorKind::InvalidUtf8,
+            SseError::TruncatedUtf8 { .. } => SseErrorKind::TruncatedUtf8,
+            SseError::TooLarge { .. } => SseErrorKind::TooLarge,
+        }
+    }
+}
+
+/// The UTF-8 byte order mark, skipped at the start of a stream.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// The default limit on a line and on an event's data: 16 MiB.
+pub const DEFAULT_LIMIT: usize = 16 << 20;
+
+/// An incremental `text/event-stream` decoder.
+///
+/// Feed it chunks in order with [`Decoder::feed`], then call [`Decoder::finish`] at the end
+/// of the stream. Dispatched events are appended to `out`. Bytes of a line (and so of a
+/// character) that a chunk leaves unfinished are held until the next chunk; UTF-8 is checked
+/// incrementally, so an invalid byte is reported from the chunk that holds it. After an
+/// error every call returns the same error. Memory is bounded by about three times the limit
+/// (the current line, the event's data, its type and id) whatever the input.
+#[derive(Debug)]
+pub struct Decoder {
+    limit: usize,
+    /// Offset (in the stream) of the next byte to be read.
+    offset: u64,
+    /// Still looking at the first bytes for a BOM; `bom_held` of them matched so far.
+    at_start: bool,
+    bom_held: usize,
+    /// The last line ended with CR: an LF next (even in the next chunk) ends nothing.
+    after_cr: bool,
+    /// The current line's bytes, when it spans chunks.
+    line: Vec<u8>,
+    /// How much of `line` is known to be UTF-8 (the rest is an incomplete character).
+    checked: usize,
+    line_start: u64,
+    /// Where the current event's first line began; `None` until it has one.
+    event_start: Option<u64>,
+    data: String,
+    /// Some `data` line arrived since the last dispatch (the data buffer is non-empty).
+    has_data: bool,
+    event: String,
+    id: Option<String>,
+    failed: Option<SseError>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    /// A decoder with the default limit ([`DEFAULT_LIMIT`]).
+    pub fn new() -> Decoder {
+        Decoder::with_limit(DEFAULT_LIMIT)
+    }
+
+    /// A decoder that refuses any line, or any event's data, larger than `max_event_bytes`.
+    pub fn with_limit(max_event_bytes: usize) -> Decoder {
+        Decoder {
+            limit: max_event_bytes,
+            offset: 0,
+            at_start: true,
+            bom_held: 0,
+            after_cr: false,
+            line: Vec::new(),
+            checked: 0,
+            line_start: 0,
+            event_start: None,
+            data: String::new(),
+            has_data: false,
+            event: String::new(),
+            id: None,
+            failed: None,
+        }
+    }
+
+    /// Bytes read so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Reads one chunk of the stream.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let r = self.feed_inner(chunk, out);
+        if let Err(e) = &r {
+            self.failed = Some(e.clone());
+        }
+        r
+    }
+
+    /// The stream has ended. An event without its terminating blank line is discarded (as
+    /// the specification says); a character left incomplete is an error.
+    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let r = self.finish_inner(out);
+        if let Err(e) = &r {
+            self.failed = Some(e.clone());
+        }
+        r
+    }
+
+    fn feed_inner(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.at_start {
+            // The BOM may itself be split across chunks: hold its bytes until it is decided.
+            let mut i = 0;
+            while self.bom_held < BOM.len() && i < chunk.len() {
+                if chunk[i] != BOM[self.bom_held] {
+                    self.at_start = false;
+                    let held = std::mem::take(&mut self.bom_held);
+                    self.process(&BOM[..held], out)?;
+                    break;
+                }
+                self.bom_held += 1;
+                i += 1;
+            }
+            if self.at_start && self.bom_held == BOM.len() {
+                self.at_start = false;
+                self.bom_held = 0;
+                self.offset += BOM.len() as u64;
+                self.line_start = self.offset;
+            }
+            chunk = &chunk[i..];
+            if self.at_start {
+                return Ok(());
+            }
+        }
+        self.process(chunk, out)
+    }
+
+    fn finish_inner(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.at_start && self.bom_held > 0 {
+            // A stream that is only the start of a BOM: those bytes are an unfinished character.
+            self.at_start = false;
+            let held = std::mem::take(&mut self.bom_held);
+            self.process(&BOM[..held], out)?;
+        }
+        if let Err(e) = std::str::from_utf8(&self.line[self.checked..]) {
+            let at = self.line_start + (self.checked + e.valid_up_to()) as u64;
+            return Err(match e.error_len() {
+                Some(_) => SseError::InvalidUtf8 { offset: at },
+                None => SseError::TruncatedUtf8 { offset: at },
+            });
+        }
+        // Whatever is pending is an unterminated line or event: discarded.
+        self.line.clear();
+        self.checked = 0;
+        self.reset_event();
+        Ok(())
+    }
+
+    fn process(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            if std::mem::take(&mut self.after_cr) && rest[0] == b'\n' {
+                // The LF of a CRLF whose CR ended the previous line (possibly in another chunk).
+                rest = &rest[1..];
+                self.offset += 1;
+                self.line_start = self.offset;
+                continue;
+            }
+            match memchr::memchr2(b'\n', b'\r', rest) {
+                Some(p) => {
+                    let seg = &rest[..p];
+                    self.after_cr = rest[p] == b'\r';
+                    if self.line.is_empty() {
+                        self.complete_line(seg, out)?;
+                    } else {
+                        self.append(seg)?;
+                        let line = std::mem::take(&mut self.line);
+                        let r = self.complete_line(&line, out);
+                        self.line = line;
+                        self.line.clear();
+                        self.checked = 0;
+                        r?;
+                    }
+                    self.offset += (p + 1) as u64;
+                    self.line_start = self.offset;
+                    rest = &rest[p + 1..];
+                }
+                None => {
+                    self.append(rest)?;
+                    self.offset += rest.len() as u64;
+                    rest = &[];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Holds part of a line that continues in the next chunk, checking UTF-8 as it goes.
+    fn append(&mut self, seg: &[u8]) -> Result<(), SseError> {
+        let room = self.limit - self.line.len();
+        let over = seg.len() > room;
+        self.line.extend_from_slice(&seg[..seg.len().min(room)]);
+        // Only what fits is checked, so the error reported does not depend on the chunking:
+        // a proven UTF-8 error within the first `limit` bytes wins, then the size.
+        match std::str::from_utf8(&self.line[self.checked..]) {
+            Ok(_) => self.checked = self.line.len(),
+            Err(e) => match e.error_len() {
+                Some(_) => {
+                    return Err(SseError::InvalidUtf8 {
+                        offset: self.line_start + (self.checked + e.valid_up_to()) as u64,
+                    })
+                }
+                None => self.checked += e.valid_up_to(),
+            },
+        }
+        if over {
+            return Err(SseError::TooLarge { unit: Unit::Line, limit: self.limit, start: self.line_start });
+        }
+        Ok(())
+    }
+
+    /// A whole line (without its line end): check it and apply it.
+    fn complete_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if line.len() > self.limit {
+            // Same rule as `append`: a UTF-8 error proven within the limit wins.
+            if let Err(e) = std::str::from_utf8(&line[..self.limit]) {
+                if e.error_len().is_some() {
+                    return Err(SseError::InvalidUtf8 { offset: self.line_start + e.valid_up_to() as u64 });
+                }
+            }
+            return Err(SseError::TooLarge { unit: Unit::Line, limit: self.limit, start: self.line_start });
+        }
+        let text = match std::str::from_utf8(line) {
+            Ok(t) => t,
+            // A character cut short by the line end is as invalid as a bad byte.
+            Err(e) => return Err(SseError::InvalidUtf8 { offset: self.line_start + e.valid_up_to() as u64 }),
+        };
+        self.apply(text, out)
+    }
+
+    fn apply(&mut self, line: &str, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if line.is_empty() {
+            self.dispatch(out);
+            return Ok(());
+        }
+        let start = *self.event_start.get_or_insert(self.line_start);
+        if line.starts_with(':') {
+            return Ok(());
+        }
+        let (name, value) = match line.split_once(':') {
+            Some((n, v)) => (n, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match name {
+            "data" => {
+                if self.data.len() + value.len() + 1 > self.limit {
+                    return Err(SseError::TooLarge { unit: Unit::Event, limit: self.limit, start });
+                }
+                self.data.push_str(value);
+                self.data.push('\n');
+                self.has_data = true;
+            }
+            "event" => {
+                self.event.clear();
+                self.event.push_str(value);
+            }
+            // The specification ignores an id containing NUL.
+            "id" if !value.contains('\0') => self.id = Some(value.to_owned()),
+            // `retry` only matters for reconnection; unknown fields are ignored.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        if self.has_data {
+            let mut data = std::mem::take(&mut self.data);
+            data.pop(); // the LF after the last data line
+            let event = (!self.event.is_empty()).then(|| self.event.clone());
+            out.push(SseEvent { event, data, id: self.id.take() });
+        }
+        self.reset_event();
+    }
+
+    fn reset_event(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+        self.event.clear();
+        self.id = None;
+        self.event_start = None;
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,61 @@
+//! Compiled tool schemas, cached per thread.
+//!
+//! Compiling a JSON Schema costs far more than validating against it, and a run meets the
+//! same few tool schemas in every case. Both the reference accumulator and the oracle
+//! validate through this cache (neither consults the other: this is only a compiler).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+/// A compiled schema, or why it did not compile.
+pub enum Compiled {
+    Valid(jsonschema::Validator),
+    Invalid(String),
+}
+
+impl Compiled {
+    /// The validation errors of `args`, as messages; a schema that does not compile rejects
+    /// everything with that reason.
+    pub fn errors(&self, args: &Value) -> Vec<String> {
+        match self {
+            Compiled::Valid(v) => v.iter_errors(args).map(|e| e.to_string()).collect(),
+            Compiled::Invalid(e) => vec![format!("the tool's schema does not compile: {e}")],
+        }
+    }
+
+    pub fn accepts(&self, args: &Value) -> bool {
+        match self {
+            Compiled::Valid(v) => v.is_valid(args),
+            Compiled::Invalid(_) => false,
+        }
+    }
+}
+
+/// Schemas kept per thread; a run uses a handful, so a short list compared by value is the
+/// cheapest lookup (no hashing or serialising of the schema).
+const KEEP: usize = 64;
+
+thread_local! {
+    static CACHE: RefCell<Vec<(Value, Rc<Compiled>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The compiled form of `schema`.
+pub fn compiled(schema: &Value) -> Rc<Compiled> {
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((_, c)) = cache.iter().find(|(s, _)| s == schema) {
+            return Rc::clone(c);
+        }
+        let c = Rc::new(match jsonschema::validator_for(schema) {
+            Ok(v) => Compiled::Valid(v),
+            Err(e) => Compiled::Invalid(e.to_string()),
+        });
+        if cache.len() == KEEP {
+            cache.remove(0);
+        }
+        cache.push((schema.clone(), Rc::clone(&c)));
+        c
+    })
+}

@@ -1,0 +1,195 @@
+//! `toolcert zoo`: the harness proves itself against the mutant zoo.
+//!
+//! Every mutant is hunted with generated cases only (no named case helps), over several
+//! seeds: how many cases until the first failure, which invariants it broke, and how small
+//! the shrunk counterexample is.
+
+use serde::Serialize;
+use toolcert_mutants::Mutant;
+use toolcert_oracle::{Invariant, Profile};
+use toolcert_runner::Certification;
+use toolcert_scenario::{Block, Case};
+
+/// One mutant's result over all seeds.
+#[derive(Clone, Debug, Serialize)]
+pub struct ZooRow {
+    pub mutant: String,
+    /// Killed on every seed.
+    pub killed: bool,
+    /// Seeds on which no failure was found within the case budget.
+    pub survived_seeds: Vec<u64>,
+    /// The invariants violated (first failures, all seeds).
+    pub invariants: Vec<Invariant>,
+    /// The invariants that must catch it.
+    pub expected: Vec<Invariant>,
+    /// Some expected invariant was among the violated ones on every killing seed.
+    pub expected_caught: bool,
+    pub cases_to_detection_median: usize,
+    pub cases_to_detection_max: usize,
+    /// Events in the shrunk counterexample (first seed that killed it).
+    pub counterexample_events: usize,
+    /// Argument bytes in the shrunk counterexample.
+    pub counterexample_argument_bytes: usize,
+    #[serde(skip)]
+    pub counterexample: Option<(Case, Vec<toolcert_oracle::Violation>)>,
+    pub seed: String,
+    pub bug: String,
+}
+
+/// Settings of a zoo run.
+#[derive(Clone, Debug)]
+pub struct Zoo {
+    pub seeds: Vec<u64>,
+    /// Generated cases allowed per seed before a mutant counts as surviving.
+    pub max_cases: usize,
+}
+
+impl Default for Zoo {
+    fn default() -> Self {
+        Zoo { seeds: (1..=5).collect(), max_cases: 200 }
+    }
+}
+
+impl Zoo {
+    pub fn run_one(&self, m: &Mutant) -> ZooRow {
+        let subject = m.subject();
+        let mut cases = Vec::new();
+        let mut invariants: Vec<Invariant> = Vec::new();
+        let mut survived = Vec::new();
+        let mut expected_caught = true;
+        let mut counterexample = None;
+        for &seed in &self.seeds {
+            let run = Certification {
+                cases: self.max_cases,
+                seed,
+                named: false,
+                profile: Profile { schema: true },
+                ..Certification::default()
+            };
+            match run.hunt(&*subject, m.expected) {
+                None => survived.push(seed),
+                Some(found) => {
+                    cases.push(found.cases);
+                    expected_caught &= found.first.iter().any(|i| m.expected.contains(i));
+                    invariants.extend(found.first.iter().copied());
+                    counterexample.get_or_insert((found.case, found.violations));
+                }
+            }
+        }
+        invariants.sort();
+        invariants.dedup();
+        cases.sort_unstable();
+        let (events, bytes) = counterexample.as_ref().map_or((0, 0), |(c, _)| size(c));
+        ZooRow {
+            mutant: m.name.into(),
+            killed: survived.is_empty(),
+            survived_seeds: survived,
+            invariants,
+            expected: m.expected.to_vec(),
+            expected_caught: expected_caught && !cases.is_empty(),
+            cases_to_detection_median: cases.get(cases.len() / 2).copied().unwrap_or(0),
+            cases_to_detection_max: cases.last().copied().unwrap_or(0),
+            counterexample_events: events,
+            counterexample_argument_bytes: bytes,
+            counterexample,
+            seed: m.seed.into(),
+            bug: m.bug.into(),
+        }
+    }
+
+    pub fn run(&self, progress: &mut dyn FnMut(&str)) -> Vec<ZooRow> {
+        toolcert_mutants::zoo()
+            .iter()
+            .map(|m| {
+                progress(m.name);
+                self.run_one(m)
+            })
+            .collect()
+    }
+}
+
+/// Events and argument bytes of a case.
+pub fn size(case: &Case) -> (usize, usize) {
+    let events = case.streams.iter().map(|t| toolcert_render::render(t).events.len()).sum();
+    let bytes = case
+        .streams
+        .iter()
+        .flat_map(|t| &t.blocks)
+        .map(|b| match b {
+            Block::Call(c) => c.arguments.len(),
+            Block::Text(_) => 0,
+        })
+        .sum();
+    (events, bytes)
+}
+
+fn ids(v: &[Invariant]) -> String {
+    v.iter().map(|i| i.id()).collect::<Vec<_>>().join(", ")
+}
+
+/// The table for a terminal.
+pub fn to_text(rows: &[ZooRow], zoo: &Zoo) -> String {
+    let mut out = format!(
+        "{} mutants, seeds {:?}, at most {} generated cases per seed\n\n{:<30} {:<8} {:>6} {:>5} {:>7} {:>6}  invariants violated\n",
+        rows.len(),
+        zoo.seeds,
+        zoo.max_cases,
+        "mutant",
+        "killed",
+        "median",
+        "max",
+        "events",
+        "bytes"
+    );
+    for r in rows {
+        let killed = match (r.killed, r.expected_caught) {
+            (true, true) => "killed",
+            (true, false) => "WRONG",
+            _ => "SURVIVED",
+        };
+        out += &format!(
+            "{:<30} {:<8} {:>6} {:>5} {:>7} {:>6}  {}\n",
+            r.mutant,
+            killed,
+            r.cases_to_detection_median,
+            r.cases_to_detection_max,
+            r.counterexample_events,
+            r.counterexample_argument_bytes,
+            ids(&r.invariants)
+        );
+    }
+    let dead = rows.iter().filter(|r| r.killed && r.expected_caught).count();
+    out += &format!("\n{dead} of {} mutants killed with an expected invariant on every seed\n", rows.len());
+    out
+}
+
+/// The table as Markdown, for `docs/ZOO.md`.
+pub fn to_markdown(rows: &[ZooRow], zoo: &Zoo) -> String {
+    let mut out = String::from(
+        "# The mutant zoo\n\nGenerated by `toolcert zoo --format markdown > docs/ZOO.md`; do not edit by hand.\n\n",
+    );
+    out += &format!(
+        "Each mutant is an events-level accumulator with exactly one bug from the seeds. It is hunted with \
+         generated cases only (seeds {:?}, at most {} cases per seed); *median* and *max* are the generated \
+         cases up to and including the first failure, *events* and *bytes* the size of the shrunk \
+         counterexample (first seed).\n\n",
+        zoo.seeds, zoo.max_cases
+    );
+    out += "| mutant | killed | median | max | events | bytes | invariants violated | must catch it | bug | seed |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    for r in rows {
+        out += &format!(
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.mutant,
+            if r.killed && r.expected_caught { "yes" } else { "**no**" },
+            r.cases_to_detection_median,
+            r.cases_to_detection_max,
+            r.counterexample_events,
+            r.counterexample_argument_bytes,
+            ids(&r.invariants),
+            ids(&r.expected),
+            r.bug.replace('|', "\\|"),
+            r.seed
+        );
+    }
+    out
+}
