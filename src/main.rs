@@ -61,6 +61,17 @@ struct CertifyArgs {
     /// Only run cases whose name contains this.
     #[arg(long = "case")]
     case: Option<String>,
+    /// What the subject is fed: `events` (provider-neutral), `wire` (one dialect's SSE
+    /// events) or `bytes` (raw SSE bytes in transport chunks cut anywhere).
+    #[arg(long, default_value = "events")]
+    level: toolcert::subject::Level,
+    /// The dialect the wire and bytes levels speak: anthropic, openai-chat, openai-responses.
+    #[arg(long, default_value = "anthropic")]
+    dialect: toolcert::scenario::Dialect,
+    /// The quirk profile of OpenAI-compatible servers that reuse index 0 for every parallel
+    /// call and tell calls apart by id (openai-chat only).
+    #[arg(long)]
+    chat_index_zero: bool,
     /// The grade the subject must reach: `must` (nothing unfinished dispatched, everything
     /// finished dispatched exactly) or `should` (per-call accounting as well).
     #[arg(long, value_enum, default_value_t = GradeArg::Should)]
@@ -142,12 +153,27 @@ fn certify(args: CertifyArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    if !subject.levels().contains(&args.level) {
+        let levels: Vec<String> = subject.levels().iter().map(|l| l.to_string()).collect();
+        eprintln!(
+            "toolcert: {} cannot be fed at the {} level (it declares: {})",
+            args.subject,
+            args.level,
+            levels.join(", ")
+        );
+        return ExitCode::from(exit::USAGE);
+    }
     let run = Certification {
         cases: args.cases,
         seed: args.seed,
         named: true,
         filter: args.case,
         profile: Profile { schema: !args.no_schema },
+        level: args.level,
+        speech: toolcert::subject::driver::Speech {
+            dialect: args.dialect,
+            quirks: toolcert::scenario::Quirks { chat_index_zero: args.chat_index_zero },
+        },
         grade: match args.grade {
             GradeArg::Must => Grade::Must,
             GradeArg::Should => Grade::Should,

@@ -19,114 +19,24 @@
 //! announcement carries a different id; under [`Quirks::chat_index_zero`] indices are
 //! announcement ordinals).
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Rendered};
-use toolcert_scenario::{Shape, StopReason, Transport, Turn};
+use toolcert_scenario::{Shape, Transport, Turn};
 use toolcert_sse::{Framing, SseEvent};
 use toolcert_subject::{ErrorClass, TurnError};
 
 mod anthropic;
+mod bytes;
 mod chat;
 mod json;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
+pub use bytes::{render_bytes, resolve, BytesStream};
 pub use chat::ChatDecoder;
 pub use responses::ResponsesDecoder;
 
-/// A provider's streaming API.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Dialect {
-    /// Anthropic Messages (`event: content_block_delta` ...).
-    #[serde(rename = "anthropic")]
-    Anthropic,
-    /// OpenAI Chat Completions (`data:` chunks with `choices[].delta.tool_calls[]`).
-    #[serde(rename = "openai-chat")]
-    OpenAiChat,
-    /// OpenAI Responses (`event: response.function_call_arguments.delta` ...).
-    #[serde(rename = "openai-responses")]
-    OpenAiResponses,
-}
-
-impl Dialect {
-    pub const ALL: [Dialect; 3] = [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses];
-
-    /// The name used on the command line, in reports and in corpus paths.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::Anthropic => "anthropic",
-            Dialect::OpenAiChat => "openai-chat",
-            Dialect::OpenAiResponses => "openai-responses",
-        }
-    }
-
-    /// Whether the dialect can carry a turn of this shape: Chat has no per-call terminal, so
-    /// only the interleaved shape; Anthropic and Responses close every call, so only per-call.
-    pub fn carries(self, shape: &Shape) -> bool {
-        matches!(
-            (self, shape),
-            (Dialect::OpenAiChat, Shape::Interleaved(_))
-                | (Dialect::Anthropic | Dialect::OpenAiResponses, Shape::PerCall)
-        )
-    }
-
-    /// The reason this dialect sends for `reason`: the same reason when it is one of the
-    /// dialect's own, otherwise the dialect's reason of the same meaning (a complete reason
-    /// stays complete, a truncating one stays truncating). A decoder gives back this one.
-    pub fn stop_reason(self, reason: StopReason) -> StopReason {
-        use StopReason::*;
-        match self {
-            Dialect::Anthropic => match reason {
-                ToolUse | EndTurn | StopSequence | MaxTokens | Refusal => reason,
-                ToolCalls => ToolUse,
-                Stop | Completed => EndTurn,
-                Length | Incomplete => MaxTokens,
-                ContentFilter => Refusal,
-            },
-            Dialect::OpenAiChat => match reason {
-                ToolCalls | Stop | Length | ContentFilter => reason,
-                ToolUse => ToolCalls,
-                EndTurn | StopSequence | Completed => Stop,
-                MaxTokens | Incomplete => Length,
-                Refusal => ContentFilter,
-            },
-            Dialect::OpenAiResponses if reason.is_truncating() => Incomplete,
-            Dialect::OpenAiResponses => Completed,
-        }
-    }
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A dialect name that is not one of [`Dialect::ALL`].
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown dialect `{0}` (expected anthropic, openai-chat or openai-responses)")]
-pub struct UnknownDialect(pub String);
-
-impl FromStr for Dialect {
-    type Err = UnknownDialect;
-
-    fn from_str(s: &str) -> Result<Dialect, UnknownDialect> {
-        Dialect::ALL.into_iter().find(|d| d.name() == s).ok_or_else(|| UnknownDialect(s.to_owned()))
-    }
-}
-
-/// Quirk profiles of servers that speak a dialect their own way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Quirks {
-    /// OpenAI-compatible servers that put `index: 0` on every tool-call entry and tell
-    /// parallel calls apart only by id: a call's first entry carries its id, and an entry
-    /// without an id belongs to the call announced most recently. Chat only.
-    #[serde(default)]
-    pub chat_index_zero: bool,
-}
+pub use toolcert_scenario::{Dialect, Quirks, UnknownDialect};
 
 /// A turn as one dialect streams it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -213,7 +213,7 @@ pub(crate) fn build_turn(
         },
         faults: Vec::new(),
         pings: Vec::new(),
-        transport: Default::default(),
+        transport: transport(&tp.transport, base),
     };
 
     let stop_event = usize::from(kind <= 1);
@@ -226,7 +226,7 @@ pub(crate) fn build_turn(
             .map(|f| {
                 let fragment = FAULT_FRAGMENTS[f.fragment as usize % FAULT_FRAGMENTS.len()].to_owned();
                 let call = u16::from(f.call);
-                let kind = if interleaved { f.kind % 3 } else { f.kind % 4 };
+                let kind = if interleaved || !cfg.done_mismatch { f.kind % 3 } else { f.kind % 4 };
                 Fault {
                     kind: match kind {
                         0 => FaultKind::ReplayAnnouncement { call },
@@ -484,6 +484,28 @@ pub(crate) fn splitmix64(x: &mut u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// The scenario's transport from its plan; comment and multi-line positions scale to the
+/// turn's length.
+fn transport(t: &crate::plan::TransportPlan, events: usize) -> toolcert_scenario::Transport {
+    use toolcert_scenario::{Cut, CutAim, LineEnd, Transport};
+    const AIMS: [CutAim; 5] =
+        [CutAim::Anywhere, CutAim::InsideChar, CutAim::InsideDataPrefix, CutAim::BetweenCrLf, CutAim::Every];
+    Transport {
+        line_end: [LineEnd::Lf, LineEnd::CrLf, LineEnd::Cr][t.line_end as usize % 3],
+        cuts: t
+            .cuts
+            .iter()
+            .map(|c| Cut {
+                aim: AIMS[c.aim as usize % AIMS.len()],
+                pick: u32::from(c.pick) | u32::from(c.pick_hi) << 8,
+            })
+            .collect(),
+        comments: t.comments.iter().map(|&p| scale(p, events + 2) as u32).collect(),
+        multiline: t.multiline.iter().map(|&p| scale(p, events + 2) as u32).collect(),
+        partial_tail: 0,
+    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,12 @@ pub struct GenConfig {
     pub max_calls: usize,
     /// Most streams in one case.
     pub max_streams: usize,
+    /// Faults where a call's terminal repeats other arguments than its fragments (only
+    /// Responses-like streams can carry them).
+    pub done_mismatch: bool,
+    /// Transport framing and cuts for the bytes level (line ends, chunk cuts, comments,
+    /// multi-line data); off: one chunk, LF.
+    pub transport: bool,
 }
 
 impl Default for GenConfig {
@@ -71,6 +77,8 @@ impl Default for GenConfig {
             multi_stream: true,
             max_calls: 4,
             max_streams: 3,
+            done_mismatch: true,
+            transport: false,
         }
     }
 }

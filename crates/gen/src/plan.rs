@@ -94,6 +94,7 @@ pub(crate) struct TurnPlan {
     pub blocks: Vec<BlockPlan>,
     /// 1: every call after the first calls the first call's tool with the same keys.
     pub same_tool: u8,
+    pub transport: TransportPlan,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,6 +247,52 @@ pub(crate) struct EndingPlan {
     pub end: u8,
     pub cut_pos: u8,
     pub message: u8,
+}
+
+/// How the turn's bytes travel (bytes level): all zero is one chunk with LF line ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TransportPlan {
+    pub cuts: Inline<CutPlan, 6>,
+    /// 0 LF, 1 CRLF, 2 CR.
+    pub line_end: u8,
+    pub comments: Inline<u8, 2>,
+    pub multiline: Inline<u8, 2>,
+}
+
+/// A transport cut: `aim` picks the kind of place (see `toolcert_scenario::CutAim`), `pick`
+/// which one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CutPlan {
+    pub aim: u8,
+    pub pick: u8,
+    pub pick_hi: u8,
+}
+
+impl TransportPlan {
+    fn sample(src: &mut impl Source) -> TransportPlan {
+        let n = src.weighted(&[10, 20, 20, 20, 15, 10, 5]);
+        // Every aim on purpose: anywhere, inside a character, inside `data:`, between CR and
+        // LF, and runs of tiny chunks.
+        let cuts = (0..n)
+            .map(|_| CutPlan {
+                aim: src.weighted(&[25, 30, 20, 15, 10]) as u8,
+                pick: src.byte(),
+                pick_hi: src.byte(),
+            })
+            .collect();
+        let line_end = src.weighted(&[40, 40, 20]) as u8;
+        let some_bytes = |src: &mut _| {
+            if Source::chance(src, 30) {
+                let n = 1 + Source::below(src, 2) as usize;
+                Source::inline_bytes(src, n)
+            } else {
+                Inline::default()
+            }
+        };
+        let comments = some_bytes(&mut *src);
+        let multiline = some_bytes(&mut *src);
+        TransportPlan { cuts, line_end, comments, multiline }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -418,7 +465,8 @@ impl TurnPlan {
         } else {
             (Vec::new(), Vec::new())
         };
-        TurnPlan { faults, ending, pings, joins, order, family, blocks, same_tool }
+        let transport = if cfg.transport { TransportPlan::sample(src) } else { TransportPlan::default() };
+        TurnPlan { faults, ending, pings, joins, order, family, blocks, same_tool, transport }
     }
 }
 
@@ -655,7 +703,9 @@ impl CasePlan {
         shrink_fields!(self, k, more, concurrent, order, share, first, id_seed)
     }
 }
-shrink_struct!(TurnPlan { faults, ending, pings, joins, order, family, blocks, same_tool });
+shrink_struct!(TurnPlan { faults, ending, pings, transport, joins, order, family, blocks, same_tool });
+shrink_struct!(TransportPlan { cuts, multiline, comments, line_end });
+shrink_struct!(CutPlan { aim, pick, pick_hi });
 shrink_struct!(TextPlan { pieces, splits });
 shrink_struct!(CallPlan { doc, splits, tool });
 shrink_struct!(DocPlan { form, violate, long, fields, ws, ws_bytes, form_arg });

@@ -1,7 +1,7 @@
 //! proptest strategies for whole cases and single turns.
 //!
 //! A strategy samples a plan from the runner's RNG and builds the case from it; its value
-//! tree shrinks the plan (see [`crate::plan`]), trying one simpler variant at a time and
+//! tree shrinks the plan (see the `plan` module), trying one simpler variant at a time and
 //! keeping each that still fails, so the counterexample a run reports is a fixpoint: no
 //! single stream, block, fault, field, piece or split can be dropped and no choice made
 //! simpler without the failure going away.

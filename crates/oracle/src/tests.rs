@@ -50,7 +50,7 @@ fn pair() -> Turn {
 }
 
 fn at_finish(events: u32) -> Stamp {
-    Stamp { delivered: events, at_finish: true }
+    Stamp { delivered: events, before: events, at_finish: true }
 }
 
 fn dispatch(id: &str, name: &str, args: serde_json::Value) -> Outcome {
@@ -102,7 +102,17 @@ fn account_flags_a_missing_and_a_doubled_dispatch() {
     let t = pair();
     let mut o = right_pair(&t);
     o.outcomes.pop();
-    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccAccount, Grade::Must)]);
+    // The vanished call's namesake got an outcome: most likely folded into it.
+    assert_eq!(
+        invariants(&judge_one(&t, &o)),
+        [(Invariant::AccAccount, Grade::Must), (Invariant::AccIdentity, Grade::Must)]
+    );
+    let mut other_tool = t.clone();
+    let Block::Call(c) = &mut other_tool.blocks[2] else { unreachable!() };
+    c.name = "lookup_order".into();
+    let mut o = right_pair(&t);
+    o.outcomes.pop();
+    assert_eq!(invariants(&judge_one(&other_tool, &o)), [(Invariant::AccAccount, Grade::Must)]);
     let mut o = right_pair(&t);
     o.outcomes.push(o.outcomes[0].clone());
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccAccount, Grade::Must)]);
@@ -163,9 +173,9 @@ fn completion_flags_a_dispatch_before_the_terminal_event() {
     );
     // Events: announce, fragment, fragment, call stop, stop. Dispatched after the first fragment.
     let mut o = obs(&t, vec![dispatch("toolu_L", "search_orders", json!({"limit": 20}))], "");
-    o.outcomes[0].at = Stamp { delivered: 2, at_finish: false };
+    o.outcomes[0].at = Stamp { delivered: 2, before: 1, at_finish: false };
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccCompletion, Grade::Must)]);
-    o.outcomes[0].at = Stamp { delivered: 4, at_finish: false };
+    o.outcomes[0].at = Stamp { delivered: 4, before: 3, at_finish: false };
     assert_eq!(judge_one(&t, &o), []);
 }
 

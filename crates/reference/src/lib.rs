@@ -14,11 +14,13 @@
 
 use std::rc::Rc;
 
+use toolcert_dialect::WireDecoder;
 use toolcert_scenario::{StopReason, StreamEnd, Tool};
 use toolcert_subject::{
     schema, Accumulator, Emit, ErrorClass, Event, Factory, FailReason, Outcome, Slot, StreamSpec, Subject,
     TurnError,
 };
+use toolcert_subject::{BytesAccumulator, Level, SseEvent, WireAccumulator};
 
 /// The subject `builtin:reference`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -31,6 +33,9 @@ impl Subject for ReferenceSubject {
     fn factory(&self) -> Box<dyn Factory> {
         Box::new(ReferenceFactory)
     }
+    fn levels(&self) -> Vec<Level> {
+        Level::ALL.to_vec()
+    }
 }
 
 /// Makes reference accumulators.
@@ -39,12 +44,82 @@ pub struct ReferenceFactory;
 
 impl Factory for ReferenceFactory {
     fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
-        let schemas = spec
-            .tools
-            .iter()
-            .filter_map(|t: &Tool| Some((t.name.clone(), schema::compiled(t.schema.as_ref()?))))
-            .collect();
-        Box::new(Reference { schemas, ..Reference::default() })
+        Box::new(Reference::for_spec(spec))
+    }
+    fn make_wire(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn WireAccumulator>> {
+        Some(Box::new(ReferenceWire::for_spec(spec)))
+    }
+    fn make_bytes(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn BytesAccumulator>> {
+        Some(Box::new(ReferenceBytes {
+            sse: toolcert_sse::Decoder::new(),
+            events: Vec::new(),
+            wire: ReferenceWire::for_spec(spec),
+        }))
+    }
+}
+
+/// The reference at the wire level: the dialect's decoder into the neutral core.
+pub struct ReferenceWire {
+    decoder: Box<dyn WireDecoder>,
+    core: Reference,
+    events: Vec<Event<'static>>,
+}
+
+impl ReferenceWire {
+    pub fn for_spec(spec: &StreamSpec<'_>) -> ReferenceWire {
+        ReferenceWire {
+            decoder: toolcert_dialect::decoder(spec.dialect, spec.quirks),
+            core: Reference::for_spec(spec),
+            events: Vec::new(),
+        }
+    }
+}
+
+impl WireAccumulator for ReferenceWire {
+    fn on_wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError> {
+        self.events.clear();
+        self.decoder.decode(event, &mut self.events)?;
+        for e in &self.events {
+            self.core.on_event(e, out)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        self.core.finish(end, out)
+    }
+}
+
+/// The reference at the bytes level: an incremental SSE decoder (with incremental UTF-8)
+/// into the wire level.
+pub struct ReferenceBytes {
+    sse: toolcert_sse::Decoder,
+    events: Vec<SseEvent>,
+    wire: ReferenceWire,
+}
+
+impl BytesAccumulator for ReferenceBytes {
+    fn on_bytes(&mut self, chunk: &[u8], out: &mut Emit) -> Result<(), TurnError> {
+        self.events.clear();
+        let fed = self.sse.feed(chunk, &mut self.events);
+        // Events completed before a framing error are still the stream's.
+        for e in &self.events {
+            self.wire.on_wire(e, out)?;
+        }
+        fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
+    }
+
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        self.events.clear();
+        let closed = self.sse.finish(&mut self.events);
+        for e in &self.events {
+            self.wire.on_wire(e, out)?;
+        }
+        // A character cut by a dropped connection is the drop's doing, not a malformed stream.
+        if let (Err(e), StreamEnd::Eof) = (closed, end) {
+            return Err(TurnError::new(ErrorClass::Malformed, e.to_string()));
+        }
+        self.wire.finish(end, out)
     }
 }
 
@@ -75,6 +150,16 @@ impl Reference {
     /// An accumulator that validates no schema.
     pub fn new() -> Reference {
         Reference::default()
+    }
+
+    /// An accumulator that validates the spec's tool schemas.
+    pub fn for_spec(spec: &StreamSpec<'_>) -> Reference {
+        let schemas = spec
+            .tools
+            .iter()
+            .filter_map(|t: &Tool| Some((t.name.clone(), schema::compiled(t.schema.as_ref()?))))
+            .collect();
+        Reference { schemas, ..Reference::default() }
     }
 
     fn call_mut(&mut self, index: u32) -> Option<&mut CallBuffer> {

@@ -7,45 +7,150 @@
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
+use toolcert_dialect::{render_bytes, render_wire, BytesStream, WireStream};
 use toolcert_gen::strategy::CaseTree;
-use toolcert_gen::{case_strategy, rng_for_seed, CoverageStats, GenConfig};
+use toolcert_gen::{case_strategy, rng_for_seed, CoverageStats, GenConfig, ShapeMix};
 use toolcert_oracle::{judge_case, Grade, Invariant, Profile, Violation};
-use toolcert_render::render;
-use toolcert_scenario::Case;
-use toolcert_subject::{driver::drive, Observation, Subject};
+use toolcert_render::{render, Rendered};
+use toolcert_scenario::{Case, Dialect};
+use toolcert_subject::driver::{drive, Input, Speech, Units};
+use toolcert_subject::{Level, Observation, Subject};
 
 mod report;
 pub use report::{Failure, InvariantStatus, Report, Status};
 
 /// What running one case gave.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Checked {
     pub violations: Vec<Violation>,
     pub observations: Vec<Observation>,
+    /// The case cannot be spoken at this level and dialect (it was not run).
+    pub unsupported: Option<String>,
 }
 
-/// Renders `case`, feeds it to a fresh factory of `subject` and judges what it reported.
-pub fn check_case(subject: &dyn Subject, case: &Case, profile: Profile) -> Checked {
-    let rendered: Vec<_> = case.streams.iter().map(render).collect();
-    let factory = subject.factory();
-    let observations = drive(&*factory, case, &rendered);
-    let mut violations = judge_case(case, &rendered, &observations, profile);
-    if case.streams.len() > 1 && !violations.is_empty() {
-        isolate(subject, case, profile, &mut violations);
+/// Where a case is fed: the level, and the dialect the wire and bytes levels speak.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Setting {
+    pub profile: Profile,
+    pub level: Level,
+    pub speech: Speech,
+}
+
+impl Setting {
+    /// The events level with this profile.
+    pub fn events(profile: Profile) -> Setting {
+        Setting { profile, ..Setting::default() }
     }
-    Checked { violations, observations }
+}
+
+/// Renders `case` at the events level, feeds it to a fresh factory of `subject` and judges
+/// what it reported.
+pub fn check_case(subject: &dyn Subject, case: &Case, profile: Profile) -> Checked {
+    check(subject, case, Setting::events(profile))
+}
+
+/// A stream rendered below the events level: the units fed, with how many neutral events
+/// each unit completes (the oracle reads neutral events).
+struct Lowered<'n, 'a> {
+    neutral: &'n Rendered<'a>,
+    wire: Option<WireStream>,
+    bytes: Option<BytesStream>,
+}
+
+impl Lowered<'_, '_> {
+    fn input(&self) -> Input<'_> {
+        let units = match (&self.bytes, &self.wire) {
+            (Some(b), _) => Units::Bytes(&b.chunks),
+            (None, Some(w)) => Units::Wire(&w.events),
+            (None, None) => Units::Events(&self.neutral.events),
+        };
+        Input { units, end: self.neutral.end }
+    }
+
+    /// Neutral events delivered once `units` units have been.
+    fn neutral_upto(&self, units: u32) -> u32 {
+        let upto = match (&self.bytes, &self.wire) {
+            (Some(b), _) => &b.upto,
+            (None, Some(w)) => &w.upto,
+            (None, None) => return units,
+        };
+        match units {
+            0 => 0,
+            n => upto.get(n as usize - 1).or(upto.last()).copied().unwrap_or(0),
+        }
+    }
+}
+
+fn lower<'n, 'a>(
+    turn: &toolcert_scenario::Turn,
+    neutral: &'n Rendered<'a>,
+    setting: Setting,
+) -> Result<Lowered<'n, 'a>, String> {
+    if setting.level == Level::Events {
+        return Ok(Lowered { neutral, wire: None, bytes: None });
+    }
+    let wire = render_wire(turn, neutral, setting.speech.dialect, setting.speech.quirks)
+        .map_err(|e| e.to_string())?;
+    let bytes = (setting.level == Level::Bytes).then(|| render_bytes(&wire, &turn.transport));
+    Ok(Lowered { neutral, wire: Some(wire), bytes })
+}
+
+/// Renders `case` at the setting's level, feeds it to a fresh factory of `subject` and judges
+/// what it reported; stamps are mapped back to neutral events before judging.
+pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
+    let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
+    let lowered: Result<Vec<_>, String> =
+        case.streams.iter().zip(&neutral).map(|(t, n)| lower(t, n, setting)).collect();
+    let lowered = match lowered {
+        Ok(l) => l,
+        Err(reason) => return Checked { unsupported: Some(reason), ..Checked::default() },
+    };
+    let observations = observe(subject, case, &lowered, setting);
+    let mut violations = judge_case(case, &neutral, &observations, setting.profile);
+    if case.streams.len() > 1 && !violations.is_empty() {
+        isolate(subject, case, setting, &mut violations);
+    }
+    Checked { violations, observations, unsupported: None }
+}
+
+/// Drives a fresh factory through the streams; stamps in neutral events.
+fn observe(
+    subject: &dyn Subject,
+    case: &Case,
+    lowered: &[Lowered<'_, '_>],
+    setting: Setting,
+) -> Vec<Observation> {
+    let inputs: Vec<Input<'_>> = lowered.iter().map(Lowered::input).collect();
+    let mut observations = subject
+        .observe(case, &inputs, setting.speech)
+        .unwrap_or_else(|| drive(&*subject.factory(), case, &inputs, setting.speech));
+    if setting.level != Level::Events {
+        for (obs, l) in observations.iter_mut().zip(lowered) {
+            let map = |at: &mut toolcert_subject::Stamp| {
+                at.before = l.neutral_upto(at.before);
+                at.delivered = l.neutral_upto(at.delivered);
+            };
+            obs.outcomes.iter_mut().for_each(|o| map(&mut o.at));
+            if let Some(e) = &mut obs.error {
+                map(&mut e.at);
+            }
+        }
+    }
+    observations
 }
 
 /// A stream that fails only in company shares state with its neighbours: its violations
 /// are ACC-ISOLATION, whatever they looked like.
-fn isolate(subject: &dyn Subject, case: &Case, profile: Profile, violations: &mut [Violation]) {
+fn isolate(subject: &dyn Subject, case: &Case, setting: Setting, violations: &mut [Violation]) {
     let mut failing: Vec<u32> = violations.iter().map(|v| v.stream).collect();
+    failing.sort_unstable();
     failing.dedup();
     for s in failing {
         let alone = Case::single(case.name.clone(), case.streams[s as usize].clone());
-        let rendered = [render(&alone.streams[0])];
-        let obs = drive(&*subject.factory(), &alone, &rendered);
-        if judge_case(&alone, &rendered, &obs, profile).is_empty() {
+        let neutral = render(&alone.streams[0]);
+        let Ok(lowered) = lower(&alone.streams[0], &neutral, setting) else { continue };
+        let obs = observe(subject, &alone, std::slice::from_ref(&lowered), setting);
+        if judge_case(&alone, std::slice::from_ref(&neutral), &obs, setting.profile).is_empty() {
             for v in violations.iter_mut().filter(|v| v.stream == s) {
                 v.observed = format!("{} (the stream alone conforms)", v.observed);
                 v.invariant = Invariant::AccIsolation;
@@ -65,6 +170,10 @@ pub struct Certification {
     /// Only cases whose name contains this.
     pub filter: Option<String>,
     pub profile: Profile,
+    /// The level the subject is fed at.
+    pub level: Level,
+    /// The dialect the wire and bytes levels speak.
+    pub speech: Speech,
     /// The grade the subject must reach to conform.
     pub grade: Grade,
 }
@@ -77,6 +186,8 @@ impl Default for Certification {
             named: true,
             filter: None,
             profile: Profile { schema: true },
+            level: Level::Events,
+            speech: Speech::default(),
             grade: Grade::Should,
         }
     }
@@ -107,7 +218,24 @@ impl Certification {
 
     /// The generator settings this run uses.
     pub fn gen_config(&self) -> GenConfig {
-        GenConfig { schema: self.profile.schema, ..GenConfig::default() }
+        let shape_mix = match (self.level, self.speech.dialect) {
+            (Level::Events, _) => ShapeMix::Both,
+            (_, Dialect::OpenAiChat) => ShapeMix::Interleaved,
+            _ => ShapeMix::PerCall,
+        };
+        GenConfig {
+            schema: self.profile.schema,
+            shape_mix,
+            // Only a terminal that repeats the arguments (Responses) can disagree with them.
+            done_mismatch: self.level == Level::Events || self.speech.dialect == Dialect::OpenAiResponses,
+            transport: self.level == Level::Bytes,
+            ..GenConfig::default()
+        }
+    }
+
+    /// Where this run feeds the subject.
+    pub fn setting(&self) -> Setting {
+        Setting { profile: self.profile, level: self.level, speech: self.speech }
     }
 
     /// Runs every case, calling `progress(done, total)` as it goes.
@@ -122,7 +250,11 @@ impl Certification {
                     report.skip(&named.case.name, "needs the schema profile");
                     continue;
                 }
-                let checked = check_case(subject, &named.case, self.profile);
+                let checked = check(subject, &named.case, self.setting());
+                if let Some(reason) = checked.unsupported {
+                    report.skip(&named.case.name, &reason);
+                    continue;
+                }
                 report.record(&named.case, checked.violations, None);
             }
         }
@@ -153,7 +285,12 @@ impl Certification {
                 continue;
             }
             coverage.record(&case);
-            let violations = check_case(subject, &case, self.profile).violations;
+            let checked = check(subject, &case, self.setting());
+            if checked.unsupported.is_some() {
+                report.unsupported += 1;
+                continue;
+            }
+            let violations = checked.violations;
             if violations.is_empty() || report.failures.len() >= KEEP_FAILURES {
                 report.record_generated(&case, violations, (self.seed, k), false);
             } else {
@@ -179,7 +316,7 @@ impl Certification {
             let Ok(mut tree) = strategy.new_tree(&mut runner) else { continue };
             let mut case = tree.current();
             case.name = format!("gen/{}/{k}", self.seed);
-            let violations = check_case(subject, &case, self.profile).violations;
+            let violations = check(subject, &case, self.setting()).violations;
             if violations.is_empty() {
                 continue;
             }
@@ -222,7 +359,7 @@ impl Certification {
             steps += 1;
             let mut candidate = tree.current();
             candidate.name.clone_from(&name);
-            let v = check_case(subject, &candidate, self.profile).violations;
+            let v = check(subject, &candidate, self.setting()).violations;
             let still = v.iter().any(|v| broke.contains(&v.invariant));
             if still {
                 best = (candidate, v);

@@ -80,6 +80,8 @@ pub struct Report {
     pub coverage_text: Option<String>,
     /// Failing cases beyond those kept in `failures` (counted, not shrunk).
     pub more_failures: usize,
+    /// Generated cases the level and dialect cannot express (not run).
+    pub unsupported: usize,
     #[serde(skip)]
     extra: Vec<(Invariant, Grade)>,
 }
@@ -96,7 +98,10 @@ impl Report {
             tool: "toolcert".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             subject,
-            level: "events".into(),
+            level: match c.level {
+                toolcert_subject::Level::Events => "events".into(),
+                l => format!("{l} ({})", c.speech.dialect),
+            },
             seed: c.seed,
             grade: c.grade,
             conforms: true,
@@ -110,6 +115,7 @@ impl Report {
             coverage: None,
             coverage_text: None,
             more_failures: 0,
+            unsupported: 0,
             extra: Vec::new(),
         }
     }

@@ -12,6 +12,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod dialect;
+pub use dialect::{Dialect, Quirks, UnknownDialect};
+
 /// One certification case: one or more streams, each fed to its own accumulator made by the
 /// same factory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,11 +72,10 @@ pub struct Turn {
 pub struct Transport {
     #[serde(default)]
     pub line_end: LineEnd,
-    /// Byte offsets (into the whole SSE byte stream, clamped) where one transport chunk ends
-    /// and the next begins: anywhere, including inside a multi-byte character, inside the
-    /// `data:` prefix and between `\r` and `\n`. No cuts: one chunk.
+    /// Where one transport chunk ends and the next begins, aimed at places of the SSE byte
+    /// stream (resolved against the bytes when they are rendered). No cuts: one chunk.
     #[serde(default)]
-    pub cuts: Vec<u32>,
+    pub cuts: Vec<Cut>,
     /// SSE comment lines (`: keep-alive`) inserted before these SSE event positions.
     #[serde(default)]
     pub comments: Vec<u32>,
@@ -90,6 +92,30 @@ impl Transport {
     pub fn is_plain(&self) -> bool {
         *self == Transport::default()
     }
+}
+
+/// One transport cut, aimed at a kind of place in the SSE bytes; `pick` chooses among the
+/// places of that kind (modulo their number). Where the bytes have no such place, the cut
+/// falls at `pick` modulo the length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut {
+    pub aim: CutAim,
+    pub pick: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutAim {
+    /// Any byte offset.
+    Anywhere,
+    /// Inside a multi-byte UTF-8 character.
+    InsideChar,
+    /// Inside a `data:` field name or right after its colon.
+    InsideDataPrefix,
+    /// Between the `\r` and the `\n` of a CRLF line end.
+    BetweenCrLf,
+    /// Every `pick % 16 + 1` bytes from offset `pick / 16`: many small chunks.
+    Every,
 }
 
 /// SSE line ends (all three are legal).

@@ -1,33 +1,97 @@
-//! Feeds rendered streams to accumulators and records what they report.
+//! Feeds streams to accumulators and records what they report.
 //!
-//! The driver is level-agnostic in spirit: it knows only "deliver unit `k` of stream `s`",
-//! "finish stream `s`". At the events level a unit is one [`Event`](crate::Event).
+//! The driver knows only "deliver unit `k` of stream `s`" and "finish stream `s`". A unit is
+//! one [`Event`](crate::Event) at the events level, one [`SseEvent`] at the wire level and
+//! one transport chunk at the bytes level; stamps count units of the level fed.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use toolcert_render::Rendered;
-use toolcert_scenario::{Case, StreamSchedule};
+use toolcert_scenario::{Case, Dialect, Quirks, StreamEnd, StreamSchedule};
 
-use crate::{Accumulator, Emit, Factory, Observation, StreamSpec, Timed};
+use crate::{
+    Accumulator, BytesAccumulator, Emit, Event, Factory, Level, Observation, SseEvent, StreamSpec, Timed,
+    WireAccumulator,
+};
+
+/// One stream's units, at one level.
+#[derive(Clone, Copy, Debug)]
+pub enum Units<'a> {
+    Events(&'a [Event<'a>]),
+    Wire(&'a [SseEvent]),
+    Bytes(&'a [Vec<u8>]),
+}
+
+impl Units<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Units::Events(u) => u.len(),
+            Units::Wire(u) => u.len(),
+            Units::Bytes(u) => u.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn level(&self) -> Level {
+        match self {
+            Units::Events(_) => Level::Events,
+            Units::Wire(_) => Level::Wire,
+            Units::Bytes(_) => Level::Bytes,
+        }
+    }
+}
+
+/// One stream as fed: its units and how the transport closes after them.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    pub units: Units<'a>,
+    pub end: StreamEnd,
+}
+
+/// The dialect the wire and bytes levels are spoken in.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Speech {
+    pub dialect: Dialect,
+    pub quirks: Quirks,
+}
+
+enum Acc {
+    Events(Box<dyn Accumulator>),
+    Wire(Box<dyn WireAccumulator>),
+    Bytes(Box<dyn BytesAccumulator>),
+}
 
 /// One stream's state while it is being fed.
-struct Feed {
-    acc: Option<Box<dyn Accumulator>>,
+struct Feed<'a> {
+    acc: Option<Acc>,
+    units: Units<'a>,
+    end: StreamEnd,
     emit: Emit,
     next: usize,
 }
 
-impl Feed {
-    fn alive(&self) -> bool {
-        self.acc.is_some()
-    }
-
-    /// Delivers one event; a turn error or a panic ends the stream.
-    fn deliver(&mut self, event: &crate::Event<'_>) {
-        let Some(acc) = self.acc.as_mut() else { return };
+impl Feed<'_> {
+    /// Delivers the next unit; a turn error or a panic ends the stream. False when there was
+    /// no unit left.
+    fn step(&mut self) -> bool {
+        if self.next >= self.units.len() {
+            return false;
+        }
+        let k = self.next;
+        self.next += 1;
+        let Some(acc) = self.acc.as_mut() else { return true };
         self.emit.delivered += 1;
         let emit = &mut self.emit;
-        match catch_unwind(AssertUnwindSafe(|| acc.on_event(event, emit))) {
+        let units = self.units;
+        let result = catch_unwind(AssertUnwindSafe(|| match (acc, units) {
+            (Acc::Events(a), Units::Events(u)) => a.on_event(&u[k], emit),
+            (Acc::Wire(a), Units::Wire(u)) => a.on_wire(&u[k], emit),
+            (Acc::Bytes(a), Units::Bytes(u)) => a.on_bytes(&u[k], emit),
+            _ => unreachable!("an accumulator is made for the level of its units"),
+        }));
+        match result {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 let at = emit.stamp();
@@ -39,13 +103,23 @@ impl Feed {
                 self.acc = None;
             }
         }
+        if self.next == self.units.len() {
+            self.finish();
+        }
+        true
     }
 
-    fn finish(&mut self, end: crate::StreamEnd) {
+    fn finish(&mut self) {
         let Some(mut acc) = self.acc.take() else { return };
         let emit = &mut self.emit;
         emit.at_finish = true;
-        match catch_unwind(AssertUnwindSafe(|| acc.finish(end, emit))) {
+        let end = self.end;
+        let result = catch_unwind(AssertUnwindSafe(|| match &mut acc {
+            Acc::Events(a) => a.finish(end, emit),
+            Acc::Wire(a) => a.finish(end, emit),
+            Acc::Bytes(a) => a.finish(end, emit),
+        }));
+        match result {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 let at = emit.stamp();
@@ -64,64 +138,58 @@ fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "panic with a non-string payload".into())
 }
 
-/// Feeds every stream of `case` (already rendered, one [`Rendered`] per stream) to its own
-/// accumulator from `factory`, following the case's [`StreamSchedule`]; one observation per
-/// stream. Accumulator panics are caught and recorded as crashes.
-pub fn drive(factory: &dyn Factory, case: &Case, rendered: &[Rendered<'_>]) -> Vec<Observation> {
-    let spec = |s: usize| StreamSpec { tools: &case.streams[s].tools };
+/// Feeds every stream of `case` (`inputs[s]` for `case.streams[s]`, all at one level) to its
+/// own accumulator from `factory`, following the case's [`StreamSchedule`]; one observation
+/// per stream. Panics are caught and recorded as crashes; a factory that cannot make an
+/// accumulator for the level is recorded as a crash too.
+pub fn drive(factory: &dyn Factory, case: &Case, inputs: &[Input<'_>], speech: Speech) -> Vec<Observation> {
     let make = |s: usize| {
-        let acc = catch_unwind(AssertUnwindSafe(|| factory.make(&spec(s))));
-        let mut feed = Feed { acc: None, emit: Emit::default(), next: 0 };
-        match acc {
-            Ok(acc) => feed.acc = Some(acc),
+        let input = inputs[s];
+        let spec = StreamSpec {
+            tools: &case.streams[s].tools,
+            level: input.units.level(),
+            dialect: speech.dialect,
+            quirks: speech.quirks,
+        };
+        let made = catch_unwind(AssertUnwindSafe(|| match input.units {
+            Units::Events(_) => Some(Acc::Events(factory.make(&spec))),
+            Units::Wire(_) => factory.make_wire(&spec).map(Acc::Wire),
+            Units::Bytes(_) => factory.make_bytes(&spec).map(Acc::Bytes),
+        }));
+        let mut feed = Feed { acc: None, units: input.units, end: input.end, emit: Emit::default(), next: 0 };
+        match made {
+            Ok(Some(acc)) => feed.acc = Some(acc),
+            Ok(None) => {
+                feed.emit.obs.crash = Some(format!("the subject cannot be fed at the {} level", spec.level))
+            }
             Err(panic) => feed.emit.obs.crash = Some(panic_message(panic)),
+        }
+        if input.units.is_empty() {
+            feed.finish();
         }
         feed
     };
-    let mut feeds: Vec<Feed> = Vec::with_capacity(rendered.len());
+    let mut feeds: Vec<Feed<'_>> = Vec::with_capacity(inputs.len());
     match &case.schedule {
         StreamSchedule::Sequential => {
-            for (s, r) in rendered.iter().enumerate() {
+            for s in 0..inputs.len() {
                 let mut feed = make(s);
-                for event in &r.events {
-                    if !feed.alive() {
-                        break;
-                    }
-                    feed.deliver(event);
-                }
-                feed.finish(r.end);
+                while feed.step() {}
                 feeds.push(feed);
             }
         }
         StreamSchedule::Concurrent(order) => {
-            feeds.extend((0..rendered.len()).map(make));
-            let n = rendered.len().max(1);
-            let step = |s: usize, feeds: &mut Vec<Feed>| -> bool {
-                let (feed, r) = (&mut feeds[s], &rendered[s]);
-                if feed.next >= r.events.len() {
-                    return false;
-                }
-                feed.deliver(&r.events[feed.next]);
-                feed.next += 1;
-                if feed.next == r.events.len() {
-                    feed.finish(r.end);
-                }
-                true
-            };
-            for (s, r) in rendered.iter().enumerate() {
-                if r.events.is_empty() {
-                    feeds[s].finish(r.end);
-                }
-            }
+            feeds.extend((0..inputs.len()).map(make));
+            let n = inputs.len().max(1);
             for &o in order {
-                step(o as usize % n, &mut feeds);
+                feeds[o as usize % n].step();
             }
             // Whatever the order left goes round-robin.
             let mut progressed = true;
             while progressed {
                 progressed = false;
-                for s in 0..rendered.len() {
-                    progressed |= step(s, &mut feeds);
+                for feed in feeds.iter_mut() {
+                    progressed |= feed.step();
                 }
             }
         }

@@ -1,16 +1,19 @@
 //! Subjects: the implementations under test, and what they report.
 //!
-//! The third stage of the data flow. An events-level subject implements [`Accumulator`]; a
-//! [`Factory`] makes one fresh accumulator per stream, and a [`Subject`] makes one fresh
-//! factory per case (so a factory that shares state between its accumulators can be caught,
-//! and a case never inherits another case's state). The [`driver`] feeds rendered streams to
-//! accumulators and records an [`Observation`] per stream: every [`Outcome`], text piece and
-//! [`TurnError`], stamped with how many events had been delivered when it was emitted, so
+//! The third stage of the data flow. A subject is fed at one of three [`Level`]s: provider-
+//! neutral events ([`Accumulator`]), one dialect's decoded SSE events ([`WireAccumulator`]),
+//! or raw SSE bytes in transport chunks ([`BytesAccumulator`]). A [`Factory`] makes one fresh
+//! accumulator per stream, and a [`Subject`] makes one fresh factory per case (so a factory
+//! that shares state between its accumulators can be caught, and a case never inherits
+//! another case's state). The [`driver`] feeds streams to accumulators and records an
+//! [`Observation`] per stream: every [`Outcome`], text piece and [`TurnError`], stamped with
+//! how many units (events, SSE events or chunks) had been delivered when it was emitted, so
 //! the oracle can judge early dispatch.
 
 use serde::{Deserialize, Serialize};
 pub use toolcert_render::Event;
-pub use toolcert_scenario::{StreamEnd, Tool};
+pub use toolcert_scenario::{Dialect, Quirks, StreamEnd, Tool};
+pub use toolcert_sse::SseEvent;
 
 pub mod driver;
 pub mod schema;
@@ -161,10 +164,69 @@ pub enum Slot {
     Call { call_id: String },
 }
 
-/// What a stream is for: the request's tools, so a subject can validate schemas.
+/// What a stream is for: the request's tools (so a subject can validate schemas) and, at the
+/// wire and bytes levels, the dialect it is spoken in.
 #[derive(Clone, Copy, Debug)]
 pub struct StreamSpec<'a> {
     pub tools: &'a [Tool],
+    pub level: Level,
+    /// Meaningful at the wire and bytes levels.
+    pub dialect: Dialect,
+    pub quirks: Quirks,
+}
+
+/// What a subject is fed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// Provider-neutral events ([`Event`]).
+    #[default]
+    Events,
+    /// One dialect's SSE events, decoded from the bytes ([`SseEvent`]).
+    Wire,
+    /// Raw SSE bytes in transport chunks cut anywhere.
+    Bytes,
+}
+
+impl Level {
+    pub const ALL: [Level; 3] = [Level::Events, Level::Wire, Level::Bytes];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Events => "events",
+            Level::Wire => "wire",
+            Level::Bytes => "bytes",
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Level, String> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| format!("unknown level `{s}` (expected events, wire or bytes)"))
+    }
+}
+
+/// A wire-level accumulator: takes one dialect's SSE events in order.
+pub trait WireAccumulator {
+    fn on_wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError>;
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError>;
+}
+
+/// A bytes-level accumulator: takes the raw SSE byte stream, in transport chunks cut
+/// anywhere (inside a UTF-8 character, inside `data:`, between `\r` and `\n`).
+pub trait BytesAccumulator {
+    fn on_bytes(&mut self, chunk: &[u8], out: &mut Emit) -> Result<(), TurnError>;
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError>;
 }
 
 /// An events-level accumulator: one per stream.
@@ -189,9 +251,21 @@ impl<A: Accumulator + ?Sized> Accumulator for Box<A> {
     }
 }
 
-/// Makes one fresh accumulator per stream.
+/// Makes one fresh accumulator per stream, at the level the stream is fed at. Only the
+/// levels the [`Subject`] declares are asked for.
 pub trait Factory {
+    /// An events-level accumulator.
     fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator>;
+
+    /// A wire-level accumulator for `spec.dialect`.
+    fn make_wire(&self, _spec: &StreamSpec<'_>) -> Option<Box<dyn WireAccumulator>> {
+        None
+    }
+
+    /// A bytes-level accumulator for `spec.dialect`.
+    fn make_bytes(&self, _spec: &StreamSpec<'_>) -> Option<Box<dyn BytesAccumulator>> {
+        None
+    }
 }
 
 impl<F, A> Factory for F
@@ -209,6 +283,24 @@ pub trait Subject {
     /// A short name for reports (`builtin:reference`, `my-crate`).
     fn name(&self) -> String;
     fn factory(&self) -> Box<dyn Factory>;
+
+    /// The levels it can be fed at.
+    fn levels(&self) -> Vec<Level> {
+        vec![Level::Events]
+    }
+
+    /// Runs a whole case at once, for subjects that cannot be fed unit by unit cheaply (a
+    /// subprocess answers one request per case). `None`, the default: the runner drives
+    /// [`Subject::factory`]'s accumulators with [`driver::drive`]. An implementation must give
+    /// what `drive` would: one observation per stream, stamps counting units of the level.
+    fn observe(
+        &self,
+        _case: &toolcert_scenario::Case,
+        _inputs: &[driver::Input<'_>],
+        _speech: driver::Speech,
+    ) -> Option<Vec<Observation>> {
+        None
+    }
 }
 
 /// A subject whose factories share nothing: each stream gets `make(spec)`.
@@ -278,7 +370,8 @@ impl Emit {
     }
 
     fn stamp(&self) -> Stamp {
-        Stamp { delivered: self.delivered, at_finish: self.at_finish }
+        let before = if self.at_finish { self.delivered } else { self.delivered.saturating_sub(1) };
+        Stamp { delivered: self.delivered, before, at_finish: self.at_finish }
     }
 }
 
@@ -287,6 +380,10 @@ impl Emit {
 pub struct Stamp {
     /// Events delivered (including the one being handled) when it was emitted.
     pub delivered: u32,
+    /// Events delivered before the unit being handled began: a unit of the wire or bytes
+    /// level can carry several events, so what was emitted happened somewhere between.
+    #[serde(default)]
+    pub before: u32,
     /// Emitted from `finish`.
     pub at_finish: bool,
 }

@@ -1,0 +1,108 @@
+//! Dialects: the providers' streaming APIs a turn can be spoken in, and quirk profiles of
+//! servers that speak one their own way. Vocabulary shared by every level.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Shape, StopReason};
+
+/// A provider's streaming API.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Dialect {
+    /// Anthropic Messages (`event: content_block_delta` ...).
+    #[default]
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// OpenAI Chat Completions (`data:` chunks with `choices[].delta.tool_calls[]`).
+    #[serde(rename = "openai-chat")]
+    OpenAiChat,
+    /// OpenAI Responses (`event: response.function_call_arguments.delta` ...).
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 3] = [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses];
+
+    /// The name used on the command line, in reports and in corpus paths.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Anthropic => "anthropic",
+            Dialect::OpenAiChat => "openai-chat",
+            Dialect::OpenAiResponses => "openai-responses",
+        }
+    }
+
+    /// Whether the dialect can carry a turn of this shape: Chat has no per-call terminal, so
+    /// only the interleaved shape; Anthropic and Responses close every call, so only per-call.
+    pub fn carries(self, shape: &Shape) -> bool {
+        matches!(
+            (self, shape),
+            (Dialect::OpenAiChat, Shape::Interleaved(_))
+                | (Dialect::Anthropic | Dialect::OpenAiResponses, Shape::PerCall)
+        )
+    }
+
+    /// The reason this dialect sends for `reason`: the same reason when it is one of the
+    /// dialect's own, otherwise the dialect's reason of the same meaning (a complete reason
+    /// stays complete, a truncating one stays truncating). A decoder gives back this one.
+    pub fn stop_reason(self, reason: StopReason) -> StopReason {
+        use StopReason::*;
+        match self {
+            Dialect::Anthropic => match reason {
+                ToolUse | EndTurn | StopSequence | MaxTokens | Refusal => reason,
+                ToolCalls => ToolUse,
+                Stop | Completed => EndTurn,
+                Length | Incomplete => MaxTokens,
+                ContentFilter => Refusal,
+            },
+            Dialect::OpenAiChat => match reason {
+                ToolCalls | Stop | Length | ContentFilter => reason,
+                ToolUse => ToolCalls,
+                EndTurn | StopSequence | Completed => Stop,
+                MaxTokens | Incomplete => Length,
+                Refusal => ContentFilter,
+            },
+            Dialect::OpenAiResponses if reason.is_truncating() => Incomplete,
+            Dialect::OpenAiResponses => Completed,
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A dialect name that is not one of [`Dialect::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownDialect(pub String);
+
+impl fmt::Display for UnknownDialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown dialect `{}` (expected anthropic, openai-chat or openai-responses)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownDialect {}
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(s: &str) -> Result<Dialect, UnknownDialect> {
+        Dialect::ALL.into_iter().find(|d| d.name() == s).ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+/// Quirk profiles of servers that speak a dialect their own way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Quirks {
+    /// OpenAI-compatible servers that put `index: 0` on every tool-call entry and tell
+    /// parallel calls apart only by id: a call's first entry carries its id, and an entry
+    /// without an id belongs to the call announced most recently. Chat only.
+    #[serde(default)]
+    pub chat_index_zero: bool,
+}
