@@ -21,6 +21,8 @@
 //! assert!(report.conforms, "{}", report.to_text(3));
 //! ```
 
+pub mod bench;
+pub mod fuzzing;
 pub mod zoo;
 
 pub use toolcert_gen as gen;

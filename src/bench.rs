@@ -1,0 +1,1 @@
+//! Helpers for benchmarking an accumulator on the standard workloads (being written).

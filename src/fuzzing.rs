@@ -1,0 +1,1 @@
+//! Helpers for fuzzing an accumulator with cargo-fuzz (being written).
