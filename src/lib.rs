@@ -22,6 +22,7 @@
 //! ```
 
 pub mod bench;
+pub mod corpus;
 pub mod fuzzing;
 pub mod zoo;
 

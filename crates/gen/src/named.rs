@@ -184,9 +184,15 @@ pub fn all() -> Vec<NamedCase> {
         named(
             "keying/refunded-open-interleaved",
             KEYING,
-            "the same pair in OpenAI Chat chunks whose entries interleave the two indices",
+            "the same pair in OpenAI Chat chunks, each chunk carrying an entry for both indices",
             false,
-            interleaved(refunded_open(0), vec![0, 1, 0, 1], stop(StopReason::ToolCalls)),
+            Turn {
+                shape: Shape::Interleaved(Interleave {
+                    order: vec![0, 1, 0, 1],
+                    joins: vec![false, true, false, true],
+                }),
+                ..interleaved(refunded_open(0), vec![], stop(StopReason::ToolCalls))
+            },
         ),
         split_case(
             "split/inside-string",

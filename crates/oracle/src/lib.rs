@@ -14,6 +14,7 @@ use toolcert_render::Rendered;
 use toolcert_scenario::{Case, EndingKind};
 use toolcert_subject::{FailReason, Observation, Outcome, Stamp, Timed};
 
+pub mod corpus;
 mod expect;
 mod invariant;
 

@@ -1,0 +1,317 @@
+//! The `.sse` corpus: the named cases of every dialect as raw bytes beside their
+//! expectations, replayable by any project in any language (`corpus/README.md`).
+//!
+//! [`cases`] renders each single-stream named case in each dialect that can speak it (an
+//! Anthropic- or Responses-shaped case is also sent as OpenAI Chat chunks, sequentially);
+//! [`write`] writes `corpus/<dialect>/<id>.sse` and `<id>.expect.json`; [`check`] replays
+//! every file through the reference at the bytes level, judges it against its expectation
+//! file, and checks the files still say what the scenarios say; [`replay`] shows what any
+//! subject makes of one recorded stream.
+
+use std::path::{Path, PathBuf};
+
+use toolcert_dialect::{decoder, detect, render_bytes, render_wire};
+use toolcert_oracle::corpus::{outcome_to_file, ExpectationFile};
+use toolcert_oracle::{expect, Profile, Violation};
+use toolcert_render::render;
+use toolcert_scenario::{Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn};
+use toolcert_subject::driver::{drive, Input, Speech, Units};
+use toolcert_subject::{Level, Observation, Subject};
+
+/// One corpus case: its id, the scenario, and what it is for.
+#[derive(Clone, Debug)]
+pub struct CorpusCase {
+    /// `<dialect>/<named id>`.
+    pub id: String,
+    pub dialect: Dialect,
+    pub turn: Turn,
+    pub seed: String,
+    pub about: String,
+}
+
+/// The turn as OpenAI Chat sends it: the same blocks in order, as chunks; `None` when it
+/// carries what Chat cannot (a terminal that repeats the arguments).
+fn as_chat(turn: &Turn) -> Option<Turn> {
+    if turn.faults.iter().any(|f| matches!(f.kind, FaultKind::DoneMismatch { .. })) {
+        return None;
+    }
+    let mut t = turn.clone();
+    // Chat indices count calls only.
+    let mut k = 0;
+    for b in &mut t.blocks {
+        if let toolcert_scenario::Block::Call(c) = b {
+            c.index = k;
+            k += 1;
+        }
+    }
+    t.shape = Shape::Interleaved(Interleave::default());
+    Some(t)
+}
+
+/// Every corpus case, in a stable order.
+pub fn cases() -> Vec<CorpusCase> {
+    let mut out = Vec::new();
+    for dialect in Dialect::ALL {
+        for named in toolcert_gen::named::all() {
+            let [turn] = named.case.streams.as_slice() else { continue };
+            let turn = match (dialect, &turn.shape) {
+                (Dialect::OpenAiChat, Shape::PerCall) => match as_chat(turn) {
+                    Some(t) => t,
+                    None => continue,
+                },
+                (d, shape) if !d.carries(shape) => continue,
+                _ => turn.clone(),
+            };
+            // Only what the dialect can say faithfully (Responses alone repeats arguments in
+            // its terminal, say).
+            if render_wire(&turn, &render(&turn), dialect, Quirks::default()).is_err() {
+                continue;
+            }
+            out.push(CorpusCase {
+                id: format!("{}/{}", dialect.name(), named.id),
+                dialect,
+                turn,
+                seed: named.seed.to_string(),
+                about: named.about.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// The case's exact bytes (LF line ends, as `curl -N` records them) and its expectation.
+pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String> {
+    let neutral = render(&c.turn);
+    let wire = render_wire(&c.turn, &neutral, c.dialect, Quirks::default()).map_err(|e| e.to_string())?;
+    let bytes = render_bytes(&wire, &Transport::default()).chunks.concat();
+    let exp = expect(&c.turn, &neutral, Profile { schema: true });
+    let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
+    file.seed.clone_from(&c.seed);
+    file.about.clone_from(&c.about);
+    Ok((bytes, file))
+}
+
+/// Writes every corpus case under `dir`; returns how many.
+pub fn write(dir: &Path) -> Result<usize, String> {
+    let cases = cases();
+    for c in &cases {
+        let (bytes, file) = materialise(c)?;
+        let sse = dir.join(format!("{}.sse", c.id));
+        let parent = sse.parent().expect("an id has a dialect directory");
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        std::fs::write(&sse, &bytes).map_err(|e| format!("{}: {e}", sse.display()))?;
+        let json = serde_json::to_string_pretty(&file).expect("an expectation serialises") + "\n";
+        let exp = expectation_path(&sse);
+        std::fs::write(&exp, json).map_err(|e| format!("{}: {e}", exp.display()))?;
+    }
+    Ok(cases.len())
+}
+
+/// `x.sse` → `x.expect.json`.
+pub fn expectation_path(sse: &Path) -> PathBuf {
+    sse.with_extension("expect.json")
+}
+
+/// Reads and parses an expectation file; errors name the file, line and column.
+pub fn read_expectation(path: &Path) -> Result<ExpectationFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
+}
+
+/// What a subject made of one recorded stream.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    pub dialect: Dialect,
+    pub observation: Observation,
+    /// When an expectation file sits beside the stream: its path and the violations.
+    pub verdict: Option<(PathBuf, Vec<Violation>)>,
+}
+
+impl Replayed {
+    /// The observation in the expectation files' shape.
+    pub fn to_json(&self) -> serde_json::Value {
+        let o = &self.observation;
+        serde_json::json!({
+            "dialect": self.dialect.name(),
+            "text": o.text,
+            "error": o.error.as_ref().map(|e| serde_json::json!({"class": e.value.class, "detail": e.value.detail})),
+            "crash": o.crash,
+            "calls": o.outcomes.iter().map(|t| outcome_to_file(&t.value)).collect::<Vec<_>>(),
+            "verdict": self.verdict.as_ref().map(|(p, v)| serde_json::json!({
+                "expectation": p.display().to_string(),
+                "conforms": v.is_empty(),
+                "violations": v,
+            })),
+        })
+    }
+}
+
+/// 1-based line of a byte offset, for error messages.
+fn line_of(bytes: &[u8], offset: usize) -> usize {
+    1 + bytes[..offset.min(bytes.len())].iter().filter(|&&b| b == b'\n').count()
+}
+
+/// Feeds the bytes of `path` to `subject` at the bytes level, in `chunk`-byte pieces (all at
+/// once when 0), and judges the result when an expectation file sits beside it. The dialect
+/// is detected from the stream unless given.
+pub fn replay(
+    path: &Path,
+    subject: &dyn Subject,
+    dialect: Option<Dialect>,
+    chunk: usize,
+) -> Result<Replayed, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let events = toolcert_sse::decode_all(&bytes).map_err(|e| {
+        let at = match &e {
+            toolcert_sse::SseError::InvalidUtf8 { offset }
+            | toolcert_sse::SseError::TruncatedUtf8 { offset } => *offset as usize,
+            _ => 0,
+        };
+        format!("{}:{}: not a readable SSE stream: {e}", path.display(), line_of(&bytes, at))
+    })?;
+    let exp_path = expectation_path(path);
+    let expectation = if exp_path.exists() { Some(read_expectation(&exp_path)?) } else { None };
+    let dialect = match dialect {
+        Some(d) => d,
+        None => match expectation.as_ref().map(|e| e.dialect.parse::<Dialect>()) {
+            Some(Ok(d)) => d,
+            Some(Err(e)) => return Err(format!("{}: {e}", exp_path.display())),
+            None => detect(&events).ok_or_else(|| {
+                format!("{}: cannot tell the dialect from the stream; pass --dialect", path.display())
+            })?,
+        },
+    };
+    // Check the stream decodes in its dialect, to name the line of a broken event.
+    let mut d = decoder(dialect, Quirks::default());
+    let mut sink = Vec::new();
+    for ev in &events {
+        if let Err(e) = d.decode(ev, &mut sink) {
+            let needle = ev.data.lines().next().unwrap_or_default();
+            let offset = find(&bytes, needle.as_bytes()).unwrap_or(0);
+            return Err(format!(
+                "{}:{}: {} event: {}",
+                path.display(),
+                line_of(&bytes, offset),
+                dialect,
+                e.detail
+            ));
+        }
+    }
+    if !subject.levels().contains(&Level::Bytes) {
+        return Err(format!("{} cannot be fed at the bytes level", subject.name()));
+    }
+    let chunks: Vec<Vec<u8>> =
+        if chunk == 0 { vec![bytes.clone()] } else { bytes.chunks(chunk).map(<[u8]>::to_vec).collect() };
+    let tools = expectation.as_ref().map(|e| e.tools.clone()).unwrap_or_default();
+    let end = expectation.as_ref().map_or(StreamEnd::Eof, |e| e.end);
+    let case = Case::single(
+        path.display().to_string(),
+        Turn {
+            tools,
+            blocks: vec![],
+            shape: Shape::PerCall,
+            ending: toolcert_scenario::Ending::Stop(toolcert_scenario::StopReason::EndTurn),
+            faults: vec![],
+            pings: vec![],
+            transport: Transport::default(),
+        },
+    );
+    let input = [Input { units: Units::Bytes(&chunks), end }];
+    let speech = Speech { dialect, quirks: Quirks::default() };
+    let observation = subject
+        .observe(&case, &input, speech)
+        .unwrap_or_else(|| drive(&*subject.factory(), &case, &input, speech))
+        .pop()
+        .unwrap_or_default();
+    let verdict = match expectation {
+        Some(e) => Some((
+            exp_path.clone(),
+            e.judge(&observation).map_err(|m| format!("{}: {m}", exp_path.display()))?,
+        )),
+        None => None,
+    };
+    Ok(Replayed { dialect, observation, verdict })
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Every `.sse` file under `dir`, sorted.
+pub fn files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for entry in entries {
+            let p = entry.map_err(|e| format!("{}: {e}", d.display()))?.path();
+            if p.is_dir() {
+                // Fuzz seeds and findings are not replayable cases.
+                if !matches!(p.file_name().and_then(|n| n.to_str()), Some("fuzz")) {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|e| e == "sse") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// One file's check.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub path: PathBuf,
+    pub problems: Vec<String>,
+}
+
+/// Checks every corpus case under `dir`: the reference conforms to each expectation in one
+/// chunk, byte by byte and in 7-byte chunks; and each file of a named case still says what
+/// its scenario says (a stale file is a problem: regenerate with `toolcert corpus write`).
+pub fn check(dir: &Path) -> Result<Vec<Checked>, String> {
+    let reference = toolcert_reference::ReferenceSubject;
+    let current: std::collections::BTreeMap<String, CorpusCase> =
+        cases().into_iter().map(|c| (c.id.clone(), c)).collect();
+    let mut out = Vec::new();
+    for path in files(dir)? {
+        let mut problems = Vec::new();
+        for chunk in [0, 1, 7] {
+            match replay(&path, &reference, None, chunk) {
+                Ok(r) => match r.verdict {
+                    None => {
+                        problems.push(format!("no expectation file ({})", expectation_path(&path).display()))
+                    }
+                    Some((_, v)) if !v.is_empty() => {
+                        problems.extend(v.iter().map(|v| format!("in {chunk}-byte chunks: {v}")))
+                    }
+                    Some(_) => {}
+                },
+                Err(e) => problems.push(e),
+            }
+            if !problems.is_empty() {
+                break;
+            }
+        }
+        if let Ok(file) = read_expectation(&expectation_path(&path)) {
+            if let Some(c) = current.get(&file.id) {
+                match materialise(c) {
+                    Ok((bytes, want)) => {
+                        if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) || file != want {
+                            problems.push(format!(
+                                "stale: {} no longer matches its scenario (run `toolcert corpus write`)",
+                                file.id
+                            ));
+                        }
+                    }
+                    Err(e) => problems.push(e),
+                }
+            }
+        }
+        out.push(Checked { path, problems });
+    }
+    Ok(out)
+}
