@@ -3,7 +3,7 @@
 //!
 //! [`cases`] renders each single-stream named case in each dialect that can speak it (an
 //! Anthropic- or Responses-shaped case is also sent as OpenAI Chat chunks, sequentially);
-//! [`write`] writes `corpus/<dialect>/<id>.sse` and `<id>.expect.json`; [`check`] replays
+//! [`write()`] writes `corpus/<dialect>/<id>.sse` and `<id>.expect.json`; [`check`] replays
 //! every file through the reference at the bytes level, judges it against its expectation
 //! file, and checks the files still say what the scenarios say; [`replay`] shows what any
 //! subject makes of one recorded stream.

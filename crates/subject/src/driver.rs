@@ -1,7 +1,7 @@
 //! Feeds streams to accumulators and records what they report.
 //!
 //! The driver knows only "deliver unit `k` of stream `s`" and "finish stream `s`". A unit is
-//! one [`Event`](crate::Event) at the events level, one [`SseEvent`] at the wire level and
+//! one [`Event`] at the events level, one [`SseEvent`] at the wire level and
 //! one transport chunk at the bytes level; stamps count units of the level fed.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
