@@ -154,6 +154,8 @@ macro_rules! certify_tests {
                 acc_order = AccOrder, acc_completion = AccCompletion, acc_truncation = AccTruncation,
                 acc_abandon = AccAbandon, acc_strict = AccStrict, acc_protocol = AccProtocol,
                 acc_isolation = AccIsolation, acc_text = AccText, acc_schema = AccSchema,
+                acc_chunking = AccChunking, wire_chat = WireChat, wire_done = WireDone, wire_keepalive = WireKeepalive,
+                bytes_framing = BytesFraming, bytes_utf8 = BytesUtf8,
                 subject_crash = SubjectCrash);
         }
     };

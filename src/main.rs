@@ -8,22 +8,32 @@ use clap::{Parser, Subcommand, ValueEnum};
 // that markedly faster than the system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use toolcert::{Certification, Grade, Profile};
+use std::path::{Path, PathBuf};
 
-/// Exit codes, one meaning each.
+use toolcert::runner::baseline::Baseline;
+use toolcert::{Certification, Grade, Profile, Report};
+
+/// Exit codes, one meaning each (a report's verdict gives 0, 1, 3 or 4:
+/// [`toolcert::runner::Verdict::code`]).
 mod exit {
-    /// The subject conforms at the required grade.
+    /// The subject conforms at the required grade (or every failure is in the baseline).
     pub const CONFORMS: u8 = 0;
     /// The subject broke at least one invariant.
     pub const VIOLATIONS: u8 = 1;
-    /// The command line was wrong (clap uses 2 as well).
+    /// The command line was wrong (clap uses 2 as well), or an input file was.
     pub const USAGE: u8 = 2;
+    /// An output could not be written.
+    pub const INTERNAL: u8 = 5;
 }
 
-const EXIT_CODES: &str = "Exit codes:
-  0  the subject conforms at the required grade
-  1  the subject broke at least one invariant (violations are listed)
-  2  usage error (unknown subject, bad option)";
+const EXIT_CODES: &str = "Exit codes (one meaning each):
+  0  conforms at the required grade (or every failure is listed in the --baseline)
+  1  violations: the subject broke at least one invariant (not listed in the baseline)
+  2  usage error: a bad option, an unknown subject, an unreadable or malformed input file
+  3  the subject crashed or timed out: its only unexpected failures are SUBJECT-CRASH
+  4  stale baseline: nothing unexpected failed, but a baseline entry no longer fails
+  5  internal error: an output could not be written (--out, --write-baseline)
+When several apply, the first of 5, 1, 3, 4 wins.";
 
 #[derive(Parser)]
 #[command(name = "toolcert", version, about = "Certifies streaming tool-call accumulators", after_help = EXIT_CODES)]
@@ -38,6 +48,15 @@ enum Command {
     /// invariants hold. With no options, certifies the built-in reference accumulator.
     #[command(after_help = EXIT_CODES)]
     Certify(CertifyArgs),
+    /// Merge reports (JSONL, or JSON summaries) of one implementation: the shards of a run
+    /// (`certify --shard K/N --out DIR`) into the report of the whole run, or runs of other
+    /// seeds into one. Exits with the merged report's verdict.
+    #[command(after_help = EXIT_CODES)]
+    Merge(MergeArgs),
+    /// Print an implementation × invariant table (must and should status per cell, with
+    /// failure counts) from several reports; reports of the same implementation and setting
+    /// are merged into one column.
+    Matrix(MatrixArgs),
     /// Hunt every mutant of the zoo with generated cases and print how fast each dies, which
     /// invariants it breaks and how small its shrunk counterexample is.
     Zoo(ZooArgs),
@@ -79,14 +98,69 @@ struct CertifyArgs {
     /// Do not judge calls against their tools' JSON Schemas (for subjects that do not validate).
     #[arg(long)]
     no_schema: bool,
+    /// Run only the shard K of N: named case i and generated case k when i (or k) mod N is
+    /// K-1. `toolcert merge` puts the shards' reports back together.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<toolcert::runner::Shard>,
+    #[command(flatten)]
+    output: OutputArgs,
+    /// Run only this case, saved as JSON (a report's `failures[].scenario`, or a reproducer
+    /// that --out wrote), at the --level and --dialect given.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+}
+
+/// How a report is printed, saved and judged.
+#[derive(clap::Args)]
+struct OutputArgs {
+    /// text (for a terminal), json (the summary), jsonl (one record per case), junit (JUnit
+    /// XML for CI) or markdown.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Failing cases to print in full (text format).
+    /// Failing cases to print in full (text and markdown formats).
     #[arg(long, default_value_t = 5)]
     show: usize,
-    /// Run only this case, saved as JSON (a report's `failures[].scenario`).
+    /// Also write DIR/report.jsonl and, for each failure kept in full, a reproducer:
+    /// DIR/failures/CASE.json (replay it with --scenario) and the SSE bytes fed (CASE.sse,
+    /// wire and bytes levels) or the transcript (CASE.txt, events level).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Judge the failures against an expected-failures baseline (JSON): a listed failure
+    /// passes, an unlisted one fails, a listed one that now passes is stale (exit 4).
     #[arg(long, value_name = "FILE")]
-    scenario: Option<std::path::PathBuf>,
+    baseline: Option<PathBuf>,
+    /// Write the current failures as a baseline file, then exit 0 (or 5 if it cannot be
+    /// written).
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Reports to merge: JSONL (`--out DIR`'s report.jsonl, `--format jsonl`) or JSON.
+    #[arg(required = true, value_name = "REPORT")]
+    reports: Vec<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(clap::Args)]
+struct MatrixArgs {
+    /// Reports: JSONL (`--out DIR`'s report.jsonl, `--format jsonl`) or JSON.
+    #[arg(required = true, value_name = "REPORT")]
+    reports: Vec<PathBuf>,
+    /// markdown, or html (a self-contained page).
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
+    format: MatrixFormat,
+    /// Hide the invariants that every implementation passes.
+    #[arg(long)]
+    pruned: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MatrixFormat {
+    Markdown,
+    Html,
 }
 
 #[derive(clap::Args)]
@@ -117,10 +191,13 @@ enum GradeArg {
     Should,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
+    Jsonl,
+    Junit,
+    Markdown,
 }
 
 fn main() -> ExitCode {
@@ -129,6 +206,8 @@ fn main() -> ExitCode {
     let command = cli.command.or_else(|| Cli::parse_from(["toolcert", "certify"]).command);
     match command.expect("certify parses with its defaults") {
         Command::Certify(args) => certify(args),
+        Command::Merge(args) => merge(args),
+        Command::Matrix(args) => matrix(args),
         Command::Zoo(args) => zoo(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
@@ -178,13 +257,23 @@ fn certify(args: CertifyArgs) -> ExitCode {
             GradeArg::Must => Grade::Must,
             GradeArg::Should => Grade::Should,
         },
+        shard: args.shard.unwrap_or_default(),
     };
     if let Some(path) = &args.scenario {
-        return replay_scenario(&*subject, path, run.profile, args.format);
+        return replay_scenario(&*subject, path, run.setting(), args.output.format);
     }
+    // Read the baseline before the run: a bad file is a usage error, found at once.
+    let baseline = match args.output.baseline.as_deref().map(read_baseline).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let started = std::time::Instant::now();
-    let quiet = matches!(args.format, Format::Json);
+    // The progress bar is for people at a terminal: never with machine-readable output.
+    let quiet = args.output.format != Format::Text;
     let report = run.run_with(&*subject, &mut |done, total| {
         if quiet || started.elapsed().as_secs_f64() < 1.0 {
             return;
@@ -202,18 +291,123 @@ fn certify(args: CertifyArgs) -> ExitCode {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    match args.format {
-        Format::Text => print!("{}", report.to_text(args.show)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report).expect("a report serialises")),
-    }
-    ExitCode::from(if report.conforms { exit::CONFORMS } else { exit::VIOLATIONS })
+    emit(report, &args.output, baseline)
 }
 
-/// Runs one saved scenario against the subject.
+fn read_baseline(path: &Path) -> Result<Baseline, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
+    Baseline::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Judges, prints and saves a report as `output` says; the exit code of its verdict.
+fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> ExitCode {
+    if let Some(b) = &baseline {
+        report.baseline = Some(b.check(&report));
+    }
+    let printed = match output.format {
+        Format::Text => report.to_text(output.show),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&report).expect("a report serialises");
+            s.push('\n');
+            s
+        }
+        Format::Jsonl => match toolcert::runner::jsonl::to_jsonl(&report) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                return ExitCode::from(exit::USAGE);
+            }
+        },
+        Format::Junit => toolcert::runner::formats::to_junit(&report),
+        Format::Markdown => toolcert::runner::formats::to_markdown(&report, output.show),
+    };
+    print!("{printed}");
+    let mut internal = false;
+    if let Some(dir) = &output.out {
+        match toolcert::runner::out::write_out(dir, &report) {
+            Ok(files) => eprintln!(
+                "toolcert: wrote {} and {} reproducer files",
+                dir.join("report.jsonl").display(),
+                files.len() - 1
+            ),
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                internal = true;
+            }
+        }
+    }
+    if let Some(path) = &output.write_baseline {
+        let written = Baseline::from_report(&report);
+        match std::fs::write(path, written.to_json()) {
+            Ok(()) => eprintln!(
+                "toolcert: wrote {} expected failures to {}",
+                written.expected_failures.len(),
+                path.display()
+            ),
+            Err(e) => {
+                eprintln!("toolcert: cannot write {}: {e}", path.display());
+                internal = true;
+            }
+        }
+    }
+    if internal {
+        return ExitCode::from(exit::INTERNAL);
+    }
+    if output.write_baseline.is_some() {
+        return ExitCode::from(exit::CONFORMS);
+    }
+    ExitCode::from(report.verdict().code())
+}
+
+/// Reads a report file (JSONL or JSON).
+fn read_report(path: &Path) -> Result<Report, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    toolcert::runner::jsonl::read_report(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_reports(paths: &[PathBuf]) -> Result<Vec<Report>, String> {
+    paths.iter().map(|p| read_report(p)).collect()
+}
+
+fn merge(args: MergeArgs) -> ExitCode {
+    let baseline = match args.output.baseline.as_deref().map(read_baseline).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    match read_reports(&args.reports).and_then(toolcert::runner::merge) {
+        Ok(report) => emit(report, &args.output, baseline),
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}
+
+fn matrix(args: MatrixArgs) -> ExitCode {
+    match read_reports(&args.reports).and_then(toolcert::runner::matrix::Matrix::build) {
+        Ok(m) => {
+            match args.format {
+                MatrixFormat::Markdown => print!("{}", m.to_markdown(args.pruned)),
+                MatrixFormat::Html => print!("{}", m.to_html(args.pruned)),
+            }
+            ExitCode::from(exit::CONFORMS)
+        }
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}
+
+/// Runs one saved scenario against the subject, at the setting's level and dialect.
 fn replay_scenario(
     subject: &dyn toolcert::subject::Subject,
-    path: &std::path::Path,
-    profile: Profile,
+    path: &Path,
+    setting: toolcert::runner::Setting,
     format: Format,
 ) -> ExitCode {
     let text = match std::fs::read_to_string(path) {
@@ -230,13 +424,17 @@ fn replay_scenario(
             return ExitCode::from(exit::USAGE);
         }
     };
-    let checked = toolcert::check_case(subject, &case, profile);
+    let checked = toolcert::runner::check(subject, &case, setting);
+    if let Some(reason) = &checked.unsupported {
+        eprintln!("toolcert: the scenario cannot be spoken at this level and dialect: {reason}");
+        return ExitCode::from(exit::USAGE);
+    }
     match format {
-        Format::Json => println!(
+        Format::Json | Format::Jsonl => println!(
             "{}",
             serde_json::json!({"case": case.name, "violations": checked.violations, "observations": checked.observations})
         ),
-        Format::Text => {
+        Format::Text | Format::Junit | Format::Markdown => {
             print!("{}", toolcert::render::transcript(&case));
             for v in &checked.violations {
                 println!("{v}");

@@ -64,6 +64,8 @@ impl Zoo {
                 seed,
                 named: false,
                 profile: Profile { schema: true },
+                level: m.level,
+                speech: toolcert_subject::driver::Speech { dialect: m.dialect, quirks: Default::default() },
                 ..Certification::default()
             };
             match run.hunt(&*subject, m.expected) {

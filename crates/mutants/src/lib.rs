@@ -18,11 +18,14 @@
 //! assert!(m.expected.contains(&toolcert_oracle::Invariant::AccIdentity));
 //! ```
 
+use levels::{Defect, StackFactory};
 use toolcert_oracle::Invariant;
-use toolcert_subject::{Factory, StreamSpec, Subject};
+use toolcert_scenario::Dialect;
+use toolcert_subject::{Factory, Level, StreamSpec, Subject};
 
 mod base;
 mod bugs;
+mod levels;
 
 pub use base::{Base, CallBuffer, Calls, Correct, Hooks, Schemas};
 
@@ -42,18 +45,27 @@ pub struct Mutant {
     pub expected: &'static [Invariant],
     /// Makes the factory for one case (what [`Subject::factory`] returns).
     pub factory: fn() -> Box<dyn Factory>,
+    /// The level the bug lives at (and the mutant is certified at).
+    pub level: Level,
+    /// The dialect it is certified in, below the events level.
+    pub dialect: Dialect,
 }
 
 impl Mutant {
     /// The mutant as a subject named `builtin:mutant/<name>`.
     pub fn subject(&self) -> Box<dyn Subject> {
-        Box::new(MutantSubject { name: format!("builtin:mutant/{}", self.name), factory: self.factory })
+        Box::new(MutantSubject {
+            name: format!("builtin:mutant/{}", self.name),
+            factory: self.factory,
+            level: self.level,
+        })
     }
 }
 
 struct MutantSubject {
     name: String,
     factory: fn() -> Box<dyn Factory>,
+    level: Level,
 }
 
 impl Subject for MutantSubject {
@@ -62,6 +74,9 @@ impl Subject for MutantSubject {
     }
     fn factory(&self) -> Box<dyn Factory> {
         (self.factory)()
+    }
+    fn levels(&self) -> Vec<Level> {
+        vec![self.level]
     }
 }
 
@@ -73,7 +88,11 @@ fn per_stream<H: Hooks>() -> Box<dyn Factory> {
 /// The unmutated base accumulator as a subject, `builtin:mutant-base`: every mutant is it with
 /// one hook overridden, so it must conform wherever they must not.
 pub fn base() -> Box<dyn Subject> {
-    Box::new(MutantSubject { name: "builtin:mutant-base".into(), factory: per_stream::<Correct> })
+    Box::new(MutantSubject {
+        name: "builtin:mutant-base".into(),
+        factory: per_stream::<Correct>,
+        level: Level::Events,
+    })
 }
 
 const KEYING_DOCS: &str = "000 Keying the argument accumulator / Where the two documents go";
@@ -93,7 +112,15 @@ const FINAL_LOG: &str = "003 Finalising a streamed tool call / What each outcome
 
 /// Every mutant, in a stable order.
 pub fn zoo() -> Vec<Mutant> {
-    let m = |name, seed, bug, expected, factory| Mutant { name, seed, bug, expected, factory };
+    let m = |name, seed, bug, expected, factory| Mutant {
+        name,
+        seed,
+        bug,
+        expected,
+        factory,
+        level: Level::Events,
+        dialect: Dialect::Anthropic,
+    };
     vec![
         // Keying.
         m(
@@ -358,8 +385,82 @@ pub fn zoo() -> Vec<Mutant> {
             &[AccIsolation],
             OneForAll::never_reset,
         ),
+        // Below the events level: one defect under a correct core.
+        below(
+            "utf8-per-chunk-lossy",
+            DELTAS_UTF8,
+            "each transport chunk decoded on its own with replacement characters (from_utf8_lossy)",
+            &[BytesUtf8],
+            (Level::Bytes, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::Utf8Lossy)),
+        ),
+        below(
+            "utf8-per-chunk-strict",
+            DELTAS_UTF8,
+            "each transport chunk decoded on its own, strictly: a character split across chunks is an error",
+            &[BytesUtf8],
+            (Level::Bytes, Dialect::Anthropic),
+            || Box::new(StackFactory(Defect::Utf8Strict)),
+        ),
+        below(
+            "cr-line-ends-dropped",
+            DELTAS_UTF8,
+            "carriage returns stripped and lines split on LF only: a stream with CR line ends falls apart",
+            &[BytesFraming],
+            (Level::Bytes, Dialect::OpenAiResponses),
+            || Box::new(StackFactory(Defect::CrDropped)),
+        ),
+        below(
+            "multiline-data-last-line",
+            DELTAS_UTF8,
+            "of an event's several data: lines only the last is kept",
+            &[BytesFraming],
+            (Level::Bytes, Dialect::Anthropic),
+            || Box::new(StackFactory(Defect::MultilineLastOnly)),
+        ),
+        below(
+            "chat-keyed-by-id",
+            KEYING_DOCS,
+            "OpenAI Chat entries go to the call whose id came last, but the id is only on an index's first entry",
+            // Fragments land in the wrong call (IDENTITY on the one that gains them, FIDELITY
+            // on the one that loses them), and a fragment for no call at all goes unnoticed
+            // (PROTOCOL).
+            &[WireChat, AccIdentity, AccFidelity, AccProtocol],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::ChatKeyedById)),
+        ),
+        below(
+            "responses-done-dropped",
+            DELTAS_CALL,
+            "Responses' done is not compared with the deltas: a done that disagrees goes unnoticed",
+            &[WireDone],
+            (Level::Wire, Dialect::OpenAiResponses),
+            || Box::new(StackFactory(Defect::DoneDropped)),
+        ),
+        below(
+            "usage-chunk-indexed",
+            DELTAS_CALL,
+            "an OpenAI Chat usage chunk (choices: []) is read as choices[0]",
+            &[SubjectCrash],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::UsageChunkCrash)),
+        ),
     ]
 }
+
+/// A mutant below the events level.
+fn below(
+    name: &'static str,
+    seed: &'static str,
+    bug: &'static str,
+    expected: &'static [Invariant],
+    (level, dialect): (Level, Dialect),
+    factory: fn() -> Box<dyn Factory>,
+) -> Mutant {
+    Mutant { name, seed, bug, expected, factory, level, dialect }
+}
+
+const DELTAS_UTF8: &str = "002 Argument deltas and text deltas / Concatenate, and do nothing else (bytes)";
 
 /// The mutant with this name.
 pub fn by_name(name: &str) -> Option<Mutant> {

@@ -91,7 +91,9 @@ fn named_kills(m: &Mutant) -> Vec<(&'static str, BTreeSet<Invariant>)> {
 #[test]
 fn every_mutant_is_killed_with_an_expected_invariant() {
     let mut escaped = Vec::new();
-    for m in zoo() {
+    // Mutants below the events level need transport cuts and wire variety that only generated
+    // cases give; the workspace's tests/zoo.rs hunts them at their own level.
+    for m in zoo().into_iter().filter(|m| m.level == toolcert_subject::Level::Events) {
         let kills = named_kills(&m);
         let expected = |inv: &BTreeSet<Invariant>| m.expected.iter().any(|e| inv.contains(e));
         println!(

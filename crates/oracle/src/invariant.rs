@@ -92,6 +92,24 @@ invariants! {
     AccSchema = "ACC-SCHEMA", "003",
         "parsed args that violate the tool schema give SchemaError (schema profile)",
         "an invalid enum (priority: \"P1\") is dispatched instead of being answered with an error the model can correct";
+    AccChunking = "ACC-CHUNKING", "002",
+        "any fragmentation of a turn gives the same observation as the turn delivered whole (the central property)",
+        "a client works in tests with short fixtures and fails in production, where the same turn arrives in more pieces";
+    WireChat = "WIRE-CHAT", "000, 002",
+        "OpenAI Chat: entries are keyed by their index, with id and name on an index's first entry only, and one chunk may carry entries of several indices",
+        "interleaved parallel calls get their fragments mixed up, because the client keyed entries by id or by chunk";
+    WireDone = "WIRE-DONE", "002",
+        "OpenAI Responses: a call's `done` repeats its arguments and must equal the deltas joined",
+        "a replayed or corrupted stream runs arguments that disagree with what was streamed, and nobody notices";
+    WireKeepalive = "WIRE-KEEPALIVE", "002",
+        "keep-alive and bookkeeping events (ping, usage chunks, [DONE], in_progress) carry nothing and change nothing",
+        "a ping or a usage chunk is taken for content and breaks or ends the turn";
+    BytesFraming = "BYTES-FRAMING", "002",
+        "SSE framing: LF, CRLF and CR line ends, comment lines and multi-line data, in chunks cut anywhere",
+        "a proxy or server that frames its stream slightly differently breaks the client";
+    BytesUtf8 = "BYTES-UTF8", "002",
+        "a UTF-8 character split across transport chunks is held until complete, never decoded per chunk",
+        "an é or an emoji at a chunk boundary becomes U+FFFD or a decode error on a perfectly good stream";
     SubjectCrash = "SUBJECT-CRASH", "-",
         "the subject neither panics nor crashes on any stream",
         "a malformed or unusual stream takes the client down instead of failing one turn";

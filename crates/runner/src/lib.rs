@@ -16,8 +16,19 @@ use toolcert_scenario::{Case, Dialect};
 use toolcert_subject::driver::{drive, Input, Speech, Units};
 use toolcert_subject::{Level, Observation, Subject};
 
-mod report;
-pub use report::{Failure, InvariantStatus, Report, Status};
+pub mod baseline;
+pub mod formats;
+pub mod jsonl;
+mod levels;
+pub mod matrix;
+mod merge;
+pub mod out;
+pub mod report;
+mod shard;
+pub mod suite;
+pub use merge::{merge, setting_key};
+pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
+pub use shard::Shard;
 
 /// What running one case gave.
 #[derive(Clone, Debug, Default)]
@@ -29,11 +40,28 @@ pub struct Checked {
 }
 
 /// Where a case is fed: the level, and the dialect the wire and bytes levels speak.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Setting {
     pub profile: Profile,
     pub level: Level,
     pub speech: Speech,
+    /// Below the events level, re-run a failing case with wire or bytes features removed to
+    /// name the rule it hinges on (WIRE-*, BYTES-*).
+    pub attribute: bool,
+    /// Re-run a passing case delivered whole and require the same observation (ACC-CHUNKING).
+    pub chunking: bool,
+}
+
+impl Default for Setting {
+    fn default() -> Self {
+        Setting {
+            profile: Profile::default(),
+            level: Level::Events,
+            speech: Speech::default(),
+            attribute: true,
+            chunking: true,
+        }
+    }
 }
 
 impl Setting {
@@ -110,7 +138,68 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
     if case.streams.len() > 1 && !violations.is_empty() {
         isolate(subject, case, setting, &mut violations);
     }
+    if setting.attribute && setting.level != Level::Events && !violations.is_empty() {
+        levels::attribute(subject, case, setting, &mut violations);
+    }
+    if violations.is_empty() && setting.chunking {
+        chunk_invariance(subject, case, setting, &observations, &mut violations);
+    }
     Checked { violations, observations, unsupported: None }
+}
+
+/// The central property: the same turn delivered whole (every text and argument string in
+/// one fragment) must give the same observation, outcome for outcome. Only for turns whose
+/// event positions do not depend on the fragmentation (no faults, a stop reason).
+fn chunk_invariance(
+    subject: &dyn Subject,
+    case: &Case,
+    setting: Setting,
+    observed: &[Observation],
+    violations: &mut Vec<Violation>,
+) {
+    use toolcert_scenario::{Block, Ending};
+    // Concurrent schedules and fault positions count events, so they shift with the
+    // fragmentation; so does the order of pieces of different blocks in the interleaved
+    // shape (compared below as outcome sets, without the text).
+    let applies = matches!(case.schedule, toolcert_scenario::StreamSchedule::Sequential)
+        && case.streams.iter().all(|t| t.faults.is_empty() && matches!(t.ending, Ending::Stop(_)));
+    let fragmented = case.streams.iter().flat_map(|t| &t.blocks).any(|b| match b {
+        Block::Call(c) => !c.splits.is_empty(),
+        Block::Text(t) => !t.splits.is_empty(),
+    });
+    if !applies || !fragmented {
+        return;
+    }
+    let mut whole = case.clone();
+    for b in whole.streams.iter_mut().flat_map(|t| &mut t.blocks) {
+        match b {
+            Block::Call(c) => c.splits.clear(),
+            Block::Text(t) => t.splits.clear(),
+        }
+    }
+    let again = check(subject, &whole, Setting { chunking: false, ..setting });
+    for (s, (a, b)) in observed.iter().zip(&again.observations).enumerate() {
+        let per_call = matches!(case.streams[s].shape, toolcert_scenario::Shape::PerCall);
+        let summary = |o: &Observation| {
+            let mut outcomes: Vec<String> =
+                o.outcomes.iter().map(|t| serde_json::to_string(&t.value).unwrap_or_default()).collect();
+            if !per_call {
+                outcomes.sort();
+            }
+            let text = if per_call { o.text.clone() } else { String::new() };
+            (outcomes, text, o.error.as_ref().map(|e| e.value.class))
+        };
+        if summary(a) != summary(b) {
+            violations.push(Violation {
+                invariant: Invariant::AccChunking,
+                grade: toolcert_oracle::Grade::Must,
+                stream: s as u32,
+                call_id: None,
+                expected: format!("as delivered whole: {:?}", summary(b)),
+                observed: format!("as fragmented: {:?}", summary(a)),
+            });
+        }
+    }
 }
 
 /// Drives a fresh factory through the streams; stamps in neutral events.
@@ -176,6 +265,8 @@ pub struct Certification {
     pub speech: Speech,
     /// The grade the subject must reach to conform.
     pub grade: Grade,
+    /// The slice of the cases to run (default: all of them).
+    pub shard: Shard,
 }
 
 impl Default for Certification {
@@ -189,6 +280,7 @@ impl Default for Certification {
             level: Level::Events,
             speech: Speech::default(),
             grade: Grade::Should,
+            shard: Shard::default(),
         }
     }
 }
@@ -208,8 +300,7 @@ pub struct Found {
 /// Most shrink steps spent on one counterexample.
 const SHRINK_LIMIT: usize = 4096;
 
-/// Failing generated cases shrunk and kept in full; beyond this a run only counts them.
-const KEEP_FAILURES: usize = 32;
+use report::KEEP_FAILURES;
 
 impl Certification {
     pub fn run(&self, subject: &dyn Subject) -> Report {
@@ -233,29 +324,36 @@ impl Certification {
         }
     }
 
+    /// The setting for generated case `k`: the delivered-whole re-run of the chunk
+    /// invariance property doubles a passing case's cost, so it runs on one case in four
+    /// (every named case gets it).
+    fn sampled(&self, k: usize) -> Setting {
+        Setting { chunking: k.is_multiple_of(4), ..self.setting() }
+    }
+
     /// Where this run feeds the subject.
     pub fn setting(&self) -> Setting {
-        Setting { profile: self.profile, level: self.level, speech: self.speech }
+        Setting { profile: self.profile, level: self.level, speech: self.speech, ..Setting::default() }
     }
 
     /// Runs every case, calling `progress(done, total)` as it goes.
     pub fn run_with(&self, subject: &dyn Subject, progress: &mut dyn FnMut(usize, usize)) -> Report {
-        let mut report = Report::new(subject.name(), self);
+        let mut report = Report::new(subject, self);
         if self.named {
-            for named in toolcert_gen::named::all() {
-                if !self.wants(&named.case.name) {
+            for (i, named) in toolcert_gen::named::all().into_iter().enumerate() {
+                if !self.shard.takes(i) || !self.wants(&named.case.name) {
                     continue;
                 }
                 if named.needs_schema && !self.profile.schema {
-                    report.skip(&named.case.name, "needs the schema profile");
+                    report.skip(i, &named.case.name, "needs the schema profile");
                     continue;
                 }
                 let checked = check(subject, &named.case, self.setting());
                 if let Some(reason) = checked.unsupported {
-                    report.skip(&named.case.name, &reason);
+                    report.skip(i, &named.case.name, &reason);
                     continue;
                 }
-                report.record(&named.case, checked.violations, None);
+                report.record(i, &named.case, checked.violations, None);
             }
         }
         self.generated(subject, &mut report, progress);
@@ -264,8 +362,8 @@ impl Certification {
     }
 
     /// Runs the generated cases: case `k` of seed `s` is named `gen/s/k` and is the same on
-    /// every machine. A failing case is shrunk to a fixpoint that still breaks one of the
-    /// invariants it broke.
+    /// every machine (and in every shard: each shard draws every case and runs its own). A
+    /// failing case is shrunk to a fixpoint that still breaks one of the invariants it broke.
     fn generated(&self, subject: &dyn Subject, report: &mut Report, progress: &mut dyn FnMut(usize, usize)) {
         if self.cases == 0 {
             return;
@@ -281,21 +379,22 @@ impl Certification {
             let name = format!("gen/{}/{k}", self.seed);
             let mut case = tree.current();
             case.name.clone_from(&name);
-            if !self.wants(&name) {
+            if !self.shard.takes(k) || !self.wants(&name) {
                 continue;
             }
             coverage.record(&case);
-            let checked = check(subject, &case, self.setting());
-            if checked.unsupported.is_some() {
-                report.unsupported += 1;
+            let checked = check(subject, &case, self.sampled(k));
+            if let Some(reason) = checked.unsupported {
+                report.unsupported_case((self.seed, k), &name, &reason);
                 continue;
             }
             let violations = checked.violations;
-            if violations.is_empty() || report.failures.len() >= KEEP_FAILURES {
-                report.record_generated(&case, violations, (self.seed, k), false);
+            let broke = report::Broken::of(&violations);
+            if violations.is_empty() || report.kept() >= KEEP_FAILURES {
+                report.record_generated(&case, violations, broke, (self.seed, k), false);
             } else {
                 let (shrunk, violations) = self.shrink(subject, &mut tree, case, violations);
-                report.record_generated(&shrunk, violations, (self.seed, k), true);
+                report.record_generated(&shrunk, violations, broke, (self.seed, k), true);
             }
             if k % every == 0 || k + 1 == self.cases {
                 progress(k + 1, self.cases);
@@ -316,7 +415,7 @@ impl Certification {
             let Ok(mut tree) = strategy.new_tree(&mut runner) else { continue };
             let mut case = tree.current();
             case.name = format!("gen/{}/{k}", self.seed);
-            let violations = check(subject, &case, self.setting()).violations;
+            let violations = check(subject, &case, self.sampled(k)).violations;
             if violations.is_empty() {
                 continue;
             }

@@ -1,0 +1,141 @@
+//! Which wire or bytes rule a failure below the events level hinges on.
+//!
+//! A violation found at the wire or bytes level is judged as at every level (ACC-*). When the
+//! same case passes after the smallest change to its stream that removes one wire or bytes
+//! feature, that feature is the cause, and the violation is relabelled with the rule it
+//! breaks: UTF-8 split across chunks (BYTES-UTF8), framing (BYTES-FRAMING), keep-alives
+//! (WIRE-KEEPALIVE), Chat chunks carrying several entries (WIRE-CHAT). A faulty Responses
+//! `done` refused at the wire level is WIRE-DONE. Only failures are re-run.
+
+use toolcert_oracle::{Invariant, Violation};
+use toolcert_scenario::{Case, Dialect, FaultKind, Interleave, Shape, Transport};
+use toolcert_subject::Level;
+
+use crate::{check, Setting};
+
+/// Relabels `violations` of `case` (run at `setting`) with the wire or bytes rule whose
+/// feature they hinge on.
+pub(crate) fn attribute(
+    subject: &dyn toolcert_subject::Subject,
+    case: &Case,
+    setting: Setting,
+    violations: &mut [Violation],
+) {
+    let passes = |changed: &Case| {
+        let c = check_plain(subject, changed, setting);
+        c.unsupported.is_none() && c.violations.is_empty()
+    };
+    let label = |violations: &mut [Violation], inv: Invariant, why: &str| {
+        for v in violations.iter_mut() {
+            if v.invariant != Invariant::AccIsolation {
+                v.observed = format!("{} ({why})", v.observed);
+                v.invariant = inv;
+            }
+        }
+    };
+    if setting.level == Level::Bytes && case.streams.iter().any(|t| !t.transport.is_plain()) {
+        // The same chunks with every boundary moved back to the start of its character
+        // isolates UTF-8 handling from the rest of the framing.
+        if let Some(whole_chars) = snapped(case, setting).filter(|_| splits_a_char(case, setting)) {
+            if passes(&whole_chars) {
+                label(violations, Invariant::BytesUtf8, "passes when no chunk boundary splits a character");
+                return;
+            }
+        }
+        if false {
+            label(violations, Invariant::BytesUtf8, "passes when no chunk boundary splits a character");
+            return;
+        }
+        let plain = with_turns(case, |t| t.transport = Transport::default());
+        if passes(&plain) {
+            label(violations, Invariant::BytesFraming, "passes as one chunk with LF line ends");
+            return;
+        }
+    }
+    if case.streams.iter().any(|t| !t.pings.is_empty()) && passes(&with_turns(case, |t| t.pings.clear())) {
+        label(violations, Invariant::WireKeepalive, "passes without the keep-alives");
+        return;
+    }
+    if setting.speech.dialect == Dialect::OpenAiChat {
+        let joined = |t: &toolcert_scenario::Turn| matches!(&t.shape, Shape::Interleaved(il) if il.joins.contains(&true));
+        if case.streams.iter().any(joined) {
+            let apart = with_turns(case, |t| {
+                if let Shape::Interleaved(il) = &mut t.shape {
+                    *il = Interleave { order: il.order.clone(), joins: Vec::new() };
+                }
+            });
+            if passes(&apart) {
+                label(violations, Invariant::WireChat, "passes with one entry per chunk");
+                return;
+            }
+        }
+    }
+    if setting.speech.dialect == Dialect::OpenAiResponses {
+        let mismatch = case
+            .streams
+            .iter()
+            .any(|t| t.faults.iter().any(|f| matches!(f.kind, FaultKind::DoneMismatch { .. })));
+        if mismatch {
+            for v in violations.iter_mut().filter(|v| v.invariant == Invariant::AccProtocol) {
+                v.invariant = Invariant::WireDone;
+            }
+        }
+    }
+}
+
+/// `check` without attribution (the re-runs must not recurse).
+fn check_plain(subject: &dyn toolcert_subject::Subject, case: &Case, setting: Setting) -> crate::Checked {
+    let mut s = setting;
+    // Attribution only runs below the events level; a re-run at the same level with a
+    // marker would recurse, so re-run through the same `check` but only on passing checks.
+    s.attribute = false;
+    s.chunking = false;
+    check(subject, case, s)
+}
+
+fn with_turns(case: &Case, f: impl Fn(&mut toolcert_scenario::Turn)) -> Case {
+    let mut c = case.clone();
+    c.streams.iter_mut().for_each(f);
+    c
+}
+
+/// Whether some transport cut of the case lands inside a multi-byte character.
+fn splits_a_char(case: &Case, setting: Setting) -> bool {
+    case.streams.iter().any(|t| {
+        let neutral = toolcert_render::render(t);
+        let Ok(wire) =
+            toolcert_dialect::render_wire(t, &neutral, setting.speech.dialect, setting.speech.quirks)
+        else {
+            return false;
+        };
+        let b = toolcert_dialect::render_bytes(&wire, &t.transport);
+        let bytes = b.chunks.concat();
+        b.cuts.iter().any(|&c| bytes.get(c).is_some_and(|x| x & 0xC0 == 0x80))
+    })
+}
+
+/// The case with each stream's resolved cuts moved back to character starts (as explicit
+/// offsets); `None` if a stream cannot be rendered.
+fn snapped(case: &Case, setting: Setting) -> Option<Case> {
+    let mut c = case.clone();
+    for t in &mut c.streams {
+        let neutral = toolcert_render::render(t);
+        let wire =
+            toolcert_dialect::render_wire(t, &neutral, setting.speech.dialect, setting.speech.quirks).ok()?;
+        let b = toolcert_dialect::render_bytes(&wire, &t.transport);
+        let bytes = b.chunks.concat();
+        let cuts = b
+            .cuts
+            .iter()
+            .map(|&c| {
+                let mut c = c;
+                while c > 0 && bytes.get(c).is_some_and(|x| x & 0xC0 == 0x80) {
+                    c -= 1;
+                }
+                toolcert_scenario::Cut { aim: toolcert_scenario::CutAim::Anywhere, pick: c as u32 }
+            })
+            .collect();
+        t.transport.cuts = cuts;
+    }
+    Some(c)
+}

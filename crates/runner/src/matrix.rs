@@ -1,0 +1,259 @@
+//! The implementation × invariant matrix (as nst/JSONTestSuite's parser × case matrix and
+//! Bowtie's summary): one column per implementation and setting, one row per invariant, each
+//! cell the must and should status with failure counts; `pruned` hides the rows every
+//! implementation passes.
+//!
+//! Reports of the same implementation in the same setting (shards, other seeds) are merged
+//! into one column with [`crate::merge`] first.
+
+use std::fmt::Write;
+
+use toolcert_oracle::Invariant;
+
+use crate::formats::{escape_xml, md_cell};
+use crate::merge::{merge, setting_key};
+use crate::report::{Report, Status};
+
+/// One cell of the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    /// Passes the must and the should part.
+    Pass,
+    /// Passes the must part; `n` cases break the should part.
+    ShouldFails(usize),
+    /// `must` cases break the must part, `all` cases break it at either grade.
+    MustFails { must: usize, all: usize },
+    /// Not checked in that run (ACC-SCHEMA without the schema profile).
+    NotChecked,
+}
+
+impl Cell {
+    fn of(r: &Report, inv: Invariant) -> Cell {
+        if inv == Invariant::AccSchema && !r.schema {
+            return Cell::NotChecked;
+        }
+        match r.invariants.iter().find(|i| i.id == inv) {
+            None => Cell::NotChecked,
+            Some(i) if i.must == Status::Fail => {
+                Cell::MustFails { must: i.must_failures.max(1), all: i.failures }
+            }
+            Some(i) if i.should == Status::Fail => Cell::ShouldFails(i.failures),
+            Some(_) => Cell::Pass,
+        }
+    }
+
+    fn passes(self) -> bool {
+        matches!(self, Cell::Pass | Cell::NotChecked)
+    }
+
+    fn class(self) -> &'static str {
+        match self {
+            Cell::Pass => "pass",
+            Cell::ShouldFails(_) => "should",
+            Cell::MustFails { .. } => "must",
+            Cell::NotChecked => "na",
+        }
+    }
+
+    fn markdown(self) -> String {
+        match self {
+            Cell::Pass => "must ✅ · should ✅".into(),
+            Cell::ShouldFails(n) => format!("must ✅ · should ❌ {n}"),
+            Cell::MustFails { must, all } => format!("must ❌ {must} · should ❌ {all}"),
+            Cell::NotChecked => "➖ not checked".into(),
+        }
+    }
+
+    fn html(self) -> String {
+        match self {
+            Cell::Pass => "must ✓<br>should ✓".into(),
+            Cell::ShouldFails(n) => format!("must ✓<br>should ✗ <b>{n}</b>"),
+            Cell::MustFails { must, all } => format!("must ✗ <b>{must}</b><br>should ✗ <b>{all}</b>"),
+            Cell::NotChecked => "not checked".into(),
+        }
+    }
+}
+
+/// The columns of a matrix: one merged report per implementation and setting.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    pub columns: Vec<Report>,
+}
+
+impl Matrix {
+    /// Groups `reports` by implementation and setting (in order of first appearance) and
+    /// merges each group.
+    pub fn build(reports: Vec<Report>) -> Result<Matrix, String> {
+        let mut groups: Vec<(String, Vec<Report>)> = Vec::new();
+        for r in reports {
+            let key = setting_key(&r);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push(r),
+                None => groups.push((key, vec![r])),
+            }
+        }
+        let columns = groups.into_iter().map(|(_, g)| merge(g)).collect::<Result<_, _>>()?;
+        Ok(Matrix { columns })
+    }
+
+    /// The invariants shown: all, or (`pruned`) those some implementation breaks.
+    pub fn rows(&self, pruned: bool) -> Vec<Invariant> {
+        Invariant::ALL
+            .iter()
+            .copied()
+            .filter(|&inv| !pruned || self.columns.iter().any(|r| !Cell::of(r, inv).passes()))
+            .collect()
+    }
+
+    /// What distinguishes columns that share a subject name.
+    fn setting(&self, r: &Report) -> String {
+        let mut parts = vec![r.setting_label(), r.grade.as_str().to_string()];
+        if !r.schema {
+            parts.push("no schema".into());
+        }
+        parts.join(" · ")
+    }
+
+    fn summary(&self, pruned: bool) -> String {
+        let rows = self.rows(pruned);
+        let hidden = Invariant::ALL.len() - rows.len();
+        let mut s = format!("{} implementations × {} invariants", self.columns.len(), rows.len());
+        if pruned {
+            let _ = write!(s, " (pruned: {hidden} invariants every implementation passes are hidden)");
+        }
+        s
+    }
+
+    fn suites(&self) -> String {
+        let mut suites: Vec<String> = self
+            .columns
+            .iter()
+            .map(|r| format!("suite {} ({})", r.suite.version, r.suite.short_digest()))
+            .collect();
+        suites.sort();
+        suites.dedup();
+        suites.join(", ")
+    }
+
+    /// The matrix as a Markdown table.
+    pub fn to_markdown(&self, pruned: bool) -> String {
+        let mut out = String::from("# toolcert conformance matrix\n\n");
+        let _ = writeln!(out, "{}; {}.\n", self.summary(pruned), self.suites());
+        out += "| invariant |";
+        for r in &self.columns {
+            let _ = write!(out, " {} ({}) |", md_cell(&r.subject), md_cell(&self.setting(r)));
+        }
+        out += "\n|---|";
+        out += &"---|".repeat(self.columns.len());
+        out += "\n| **conforms at** |";
+        for r in &self.columns {
+            let _ = write!(out, " **{}** |", r.conformance);
+        }
+        out += "\n| cases (failed) |";
+        for r in &self.columns {
+            let _ = write!(out, " {} ({}) |", r.cases, r.failures.len() + r.more_failures);
+        }
+        out.push('\n');
+        for inv in self.rows(pruned) {
+            let _ = write!(out, "| {} |", inv.id());
+            for r in &self.columns {
+                let _ = write!(out, " {} |", Cell::of(r, inv).markdown());
+            }
+            out.push('\n');
+        }
+        out += "\nEach cell: the must and the should part of the invariant, with the number of cases that broke \
+                it (✅ passes, ❌ fails, ➖ not checked in that run). A subject conforms at the highest grade \
+                whose parts it passes everywhere.\n";
+        out
+    }
+
+    /// The matrix as a self-contained HTML page (inline CSS, no external assets).
+    pub fn to_html(&self, pruned: bool) -> String {
+        let mut out = String::from(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>toolcert conformance matrix</title>\n<style>\n",
+        );
+        out += STYLE;
+        out += "</style>\n</head>\n<body>\n<h1>toolcert conformance matrix</h1>\n";
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">{}; {}.</p>",
+            escape_xml(&self.summary(pruned)),
+            escape_xml(&self.suites())
+        );
+        out += "<ul class=\"legend\">\n\
+                <li><span class=\"swatch pass\"></span>passes the must and the should part</li>\n\
+                <li><span class=\"swatch should\"></span>passes must, breaks should (per-call accounting)</li>\n\
+                <li><span class=\"swatch must\"></span>breaks must (dispatches what it should not, or not exactly)</li>\n\
+                <li><span class=\"swatch na\"></span>not checked in that run</li>\n\
+                </ul>\n<p class=\"meta\">Numbers count the cases that broke the part.</p>\n";
+        out += "<table>\n<thead>\n<tr><th class=\"corner\">invariant</th>";
+        for r in &self.columns {
+            let _ = write!(
+                out,
+                "<th scope=\"col\"><span class=\"subject\">{}</span><span class=\"setting\">{}</span></th>",
+                escape_xml(&r.subject),
+                escape_xml(&self.setting(r))
+            );
+        }
+        out += "</tr>\n</thead>\n<tbody>\n<tr class=\"summary\"><th scope=\"row\">conforms at</th>";
+        for r in &self.columns {
+            let class = match r.conformance.as_str() {
+                "should" => "pass",
+                "must" => "should",
+                _ => "must",
+            };
+            let _ = write!(out, "<td class=\"{class}\">{}</td>", escape_xml(&r.conformance));
+        }
+        out += "</tr>\n<tr class=\"summary\"><th scope=\"row\">cases (failed)</th>";
+        for r in &self.columns {
+            let _ = write!(out, "<td>{} ({})</td>", r.cases, r.failures.len() + r.more_failures);
+        }
+        out += "</tr>\n";
+        for inv in self.rows(pruned) {
+            let _ = write!(
+                out,
+                "<tr><th scope=\"row\" title=\"{}\"><code>{}</code><span class=\"rule\">{}</span></th>",
+                escape_xml(inv.why()),
+                inv.id(),
+                escape_xml(inv.rule())
+            );
+            for r in &self.columns {
+                let cell = Cell::of(r, inv);
+                let _ = write!(out, "<td class=\"{}\">{}</td>", cell.class(), cell.html());
+            }
+            out += "</tr>\n";
+        }
+        let version = self.columns.first().map(|r| r.version.as_str()).unwrap_or(env!("CARGO_PKG_VERSION"));
+        let _ = write!(
+            out,
+            "</tbody>\n</table>\n<p class=\"meta\">Generated by toolcert {}.</p>\n</body>\n</html>\n",
+            escape_xml(version)
+        );
+        out
+    }
+}
+
+const STYLE: &str = "body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2rem; color: #1d2330; background: #fff; }
+h1 { font-size: 1.5rem; margin: 0 0 .5rem; }
+.meta { color: #555; margin: .25rem 0; }
+.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1.25rem; margin: 1rem 0 .25rem; }
+.legend li { display: flex; align-items: center; gap: .4rem; }
+.swatch { display: inline-block; width: 1.1rem; height: 1.1rem; border-radius: 3px; border: 1px solid #0003; }
+table { border-collapse: collapse; margin-top: 1rem; }
+th, td { border: 1px solid #c9ced6; padding: .45rem .6rem; vertical-align: middle; }
+thead th { background: #f3f5f8; font-weight: 600; text-align: center; }
+th.corner { text-align: left; }
+th .subject { display: block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+th .setting { display: block; font-weight: 400; font-size: .8rem; color: #555; }
+tbody th { text-align: left; background: #fafbfc; font-weight: 400; min-width: 16rem; max-width: 26rem; }
+tbody th code { font-weight: 700; }
+tbody th .rule { display: block; font-size: .8rem; color: #555; }
+td { text-align: center; font-size: .85rem; min-width: 8rem; }
+tr.summary td, tr.summary th { font-weight: 600; }
+.pass { background: #cdeccf; }
+.should { background: #ffe49a; }
+.must { background: #f5b5b0; }
+.na { background: #e6e8eb; color: #666; }
+";

@@ -1,0 +1,181 @@
+//! Merging reports: the shards of one run back into the report of the whole run, or several
+//! runs of one implementation (other seeds) into one.
+//!
+//! Reports with per-case records (a run, or JSONL) merge exactly: records are put in run
+//! order (named cases, then generated ones by seed and position), a case present twice is
+//! counted once, and the limit of failures kept in full is applied again per seed, as one
+//! run would have applied it. Merging the N shards of a run therefore gives the unsharded
+//! run's report. JSON summaries have no records: they merge by adding their counts, which is
+//! exact only for disjoint runs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use toolcert_oracle::Invariant;
+
+use crate::report::{status_row, Report, KEEP_FAILURES};
+
+/// The setting a report was run in: reports merge only when theirs agree.
+pub fn setting_key(r: &Report) -> String {
+    format!(
+        "{} | {} | grade {} | schema {} | suite {} {}",
+        r.subject,
+        r.setting_label(),
+        r.grade.as_str(),
+        if r.schema { "on" } else { "off" },
+        r.suite.version,
+        r.suite.digest
+    )
+}
+
+/// Merges reports of one implementation in one setting.
+pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
+    let mut reports = reports.into_iter();
+    let mut first = reports.next().ok_or("no reports to merge")?;
+    let rest: Vec<Report> = reports.collect();
+    if rest.is_empty() {
+        return Ok(first);
+    }
+    for r in &rest {
+        let (a, b) = (setting_key(&first), setting_key(r));
+        if a != b {
+            return Err(format!(
+                "cannot merge reports of different settings (subject, level, dialect, grade, schema profile \
+                 and suite must agree):\n  {a}\n  {b}"
+            ));
+        }
+    }
+    let all = std::iter::once(&first).chain(&rest);
+    let mut seeds: BTreeSet<u64> =
+        all.clone().flat_map(|r| std::iter::once(r.seed).chain(r.seeds.clone())).collect();
+    let shard = merged_shard(all.clone().map(|r| r.shard.as_deref()));
+    let coverage = merge_coverage(all.clone().map(|r| r.coverage.as_ref()));
+    let exact = all.clone().all(Report::has_records);
+    if exact {
+        let mut records: Vec<_> = all.flat_map(|r| r.records.iter().cloned()).collect();
+        records.sort_by_key(|r| r.order());
+        let mut seen = BTreeSet::new();
+        records.retain(|r| seen.insert(r.case.clone()));
+        // Keep failures in full as one run per seed would have: named failures, then the
+        // first generated ones of each seed, KEEP_FAILURES in all.
+        let named_kept = records.iter().filter(|r| r.seed.is_none() && r.failure.is_some()).count();
+        let mut kept: BTreeMap<u64, usize> = BTreeMap::new();
+        for r in records.iter_mut().filter(|r| r.seed.is_some()) {
+            if r.failure.is_some() {
+                let n = kept.entry(r.seed.unwrap_or(0)).or_insert(named_kept);
+                if *n >= KEEP_FAILURES {
+                    r.failure = None;
+                } else {
+                    *n += 1;
+                }
+            }
+        }
+        first.records = records;
+        first.finish();
+    } else {
+        add_summaries(&mut first, &rest);
+    }
+    first.seed = seeds.first().copied().unwrap_or(first.seed);
+    first.seeds = if seeds.len() > 1 { std::mem::take(&mut seeds).into_iter().collect() } else { Vec::new() };
+    first.shard = shard;
+    first.coverage = coverage;
+    first.coverage_text = None;
+    first.baseline = None;
+    Ok(first)
+}
+
+/// Adds JSON summaries' counts to `into` (no records: runs are taken as disjoint).
+fn add_summaries(into: &mut Report, rest: &[Report]) {
+    let mut must: BTreeMap<Invariant, usize> = BTreeMap::new();
+    let mut should: BTreeMap<Invariant, usize> = BTreeMap::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut failures = Vec::new();
+    let mut skipped = Vec::new();
+    for r in std::iter::once(&*into).chain(rest) {
+        for i in &r.invariants {
+            // Older summaries count `failures` without splitting it by grade.
+            let (m, s) = if i.must_failures + i.should_failures == i.failures {
+                (i.must_failures, i.should_failures)
+            } else if i.must == crate::Status::Fail {
+                (i.failures, 0)
+            } else {
+                (0, i.failures)
+            };
+            *must.entry(i.id).or_default() += m;
+            *should.entry(i.id).or_default() += s;
+        }
+        failures.extend(r.failures.iter().filter(|f| seen.insert(f.case.clone())).cloned());
+        skipped.extend(r.skipped.iter().filter(|s| !skipped.contains(*s)).cloned().collect::<Vec<_>>());
+    }
+    into.cases += rest.iter().map(|r| r.cases).sum::<usize>();
+    into.named_cases += rest.iter().map(|r| r.named_cases).sum::<usize>();
+    into.generated_cases += rest.iter().map(|r| r.generated_cases).sum::<usize>();
+    into.more_failures += rest.iter().map(|r| r.more_failures).sum::<usize>();
+    into.unsupported += rest.iter().map(|r| r.unsupported).sum::<usize>();
+    into.failures = failures;
+    into.skipped = skipped;
+    into.invariants = Invariant::ALL
+        .iter()
+        .map(|&inv| {
+            status_row(
+                inv,
+                into.grade,
+                must.get(&inv).copied().unwrap_or(0),
+                should.get(&inv).copied().unwrap_or(0),
+            )
+        })
+        .collect();
+    into.conclude();
+}
+
+/// The shard label of merged reports: `None` when they cover the whole run.
+fn merged_shard<'a>(shards: impl Iterator<Item = Option<&'a str>>) -> Option<String> {
+    let mut count = None;
+    let mut have = BTreeSet::new();
+    for s in shards {
+        let shard: crate::Shard = match s {
+            None => return None,
+            Some(s) => s.parse().ok()?,
+        };
+        if count.is_some_and(|c| c != shard.count) {
+            return None;
+        }
+        count = Some(shard.count);
+        have.insert(shard.index);
+    }
+    let count = count?;
+    if have.len() == count {
+        return None;
+    }
+    let list: Vec<String> = have.iter().map(usize::to_string).collect();
+    Some(format!("{}/{count}", list.join("+")))
+}
+
+/// Adds coverage tables label by label (`{label: {count, applicable, percent}}`).
+fn merge_coverage<'a>(
+    tables: impl Iterator<Item = Option<&'a serde_json::Value>>,
+) -> Option<serde_json::Value> {
+    let mut sum: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut any = false;
+    for table in tables.flatten() {
+        any = true;
+        for (label, c) in table.as_object()? {
+            let e = sum.entry(label.clone()).or_default();
+            e.0 += c.get("count")?.as_u64()?;
+            e.1 += c.get("applicable")?.as_u64()?;
+        }
+    }
+    if !any {
+        return None;
+    }
+    let map: serde_json::Map<String, serde_json::Value> = sum
+        .into_iter()
+        .map(|(label, (count, applicable))| {
+            // As toolcert_gen's CoverageStats serialises: a percentage to two decimals.
+            let percent = (applicable > 0)
+                .then(|| 100.0 * count as f64 / applicable as f64)
+                .map(|p| (p * 100.0).round() / 100.0);
+            (label, serde_json::json!({"count": count, "applicable": applicable, "percent": percent}))
+        })
+        .collect();
+    Some(serde_json::Value::Object(map))
+}

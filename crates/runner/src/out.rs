@@ -1,0 +1,80 @@
+//! `--out DIR`: the JSONL report and a reproducer per failure kept in full.
+//!
+//! ```text
+//! DIR/report.jsonl
+//! DIR/failures/<case>.json        the scenario: `toolcert certify --scenario` replays it
+//! DIR/failures/<case>.sse         wire and bytes levels: the exact SSE bytes fed
+//! DIR/failures/<case>.stream-N.sse  the same, per stream of a multi-stream case
+//! DIR/failures/<case>.txt         events level: the transcript
+//! ```
+//!
+//! `<case>` is the case name with every character but ASCII letters, digits, `-` and `.`
+//! replaced by `_` ([`crate::report::file_stem`]).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use toolcert_dialect::{render_bytes, render_wire};
+use toolcert_render::render;
+use toolcert_scenario::{Case, Dialect, Quirks};
+use toolcert_subject::Level;
+
+use crate::jsonl::to_jsonl;
+use crate::report::{file_stem, Report};
+
+/// The SSE bytes of each stream of `case` as the wire and bytes levels feed them (one
+/// chunk after another), or why the dialect cannot speak it.
+pub fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Result<Vec<Vec<u8>>, String> {
+    case.streams
+        .iter()
+        .map(|turn| {
+            let neutral = render(turn);
+            let wire = render_wire(turn, &neutral, dialect, quirks).map_err(|e| e.to_string())?;
+            Ok(render_bytes(&wire, &turn.transport).chunks.concat())
+        })
+        .collect()
+}
+
+/// Writes the JSONL report and the reproducers into `dir` (created if needed); returns the
+/// files written.
+pub fn write_out(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {
+    let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let failures = dir.join("failures");
+    std::fs::create_dir_all(&failures).map_err(|e| fail(&failures, e))?;
+    let mut written = Vec::new();
+    let mut write = |path: PathBuf, bytes: &[u8]| -> Result<(), String> {
+        std::fs::write(&path, bytes).map_err(|e| fail(&path, e))?;
+        written.push(path);
+        Ok(())
+    };
+    write(dir.join("report.jsonl"), to_jsonl(report)?.as_bytes())?;
+    let mut stems = BTreeSet::new();
+    for f in &report.failures {
+        let base = file_stem(&f.case);
+        let mut stem = base.clone();
+        let mut n = 1;
+        while !stems.insert(stem.clone()) {
+            n += 1;
+            stem = format!("{base}-{n}");
+        }
+        let mut scenario = serde_json::to_string_pretty(&f.scenario).expect("a scenario serialises");
+        scenario.push('\n');
+        write(failures.join(format!("{stem}.json")), scenario.as_bytes())?;
+        let sse = match (report.level, report.dialect) {
+            (Level::Wire | Level::Bytes, Some(d)) => {
+                sse_bytes(&f.scenario, d, Quirks { chat_index_zero: report.chat_index_zero }).ok()
+            }
+            _ => None,
+        };
+        match sse {
+            Some(streams) if streams.len() == 1 => write(failures.join(format!("{stem}.sse")), &streams[0])?,
+            Some(streams) => {
+                for (s, bytes) in streams.iter().enumerate() {
+                    write(failures.join(format!("{stem}.stream-{s}.sse")), bytes)?;
+                }
+            }
+            None => write(failures.join(format!("{stem}.txt")), f.transcript.as_bytes())?,
+        }
+    }
+    Ok(written)
+}
