@@ -197,8 +197,9 @@ pub fn replay(
             ));
         }
     }
-    if !subject.levels().contains(&Level::Bytes) {
-        return Err(format!("{} cannot be fed at the bytes level", subject.name()));
+    let levels = subject.levels();
+    if !levels.contains(&Level::Bytes) && !levels.contains(&Level::Events) {
+        return Err(format!("{} can be fed neither bytes nor events", subject.name()));
     }
     let chunks: Vec<Vec<u8>> =
         if chunk == 0 { vec![bytes.clone()] } else { bytes.chunks(chunk).map(<[u8]>::to_vec).collect() };
@@ -216,7 +217,10 @@ pub fn replay(
             transport: Transport::default(),
         },
     );
-    let input = [Input { units: Units::Bytes(&chunks), end }];
+    // A subject fed only events gets the stream through the project's SSE and dialect
+    // decoders.
+    let units = if levels.contains(&Level::Bytes) { Units::Bytes(&chunks) } else { Units::Events(&sink) };
+    let input = [Input { units, end }];
     let speech = Speech { dialect, quirks: Quirks::default() };
     let observation = subject
         .observe(&case, &input, speech)

@@ -60,10 +60,53 @@ enum Command {
     /// Hunt every mutant of the zoo with generated cases and print how fast each dies, which
     /// invariants it breaks and how small its shrunk counterexample is.
     Zoo(ZooArgs),
+    /// Show what a subject makes of a recorded `.sse` stream: its tool calls (ids, names,
+    /// arguments), text and errors, and, where an expectation file (`X.expect.json`) sits
+    /// beside `X.sse`, the verdict. The dialect is detected unless given.
+    Replay(ReplayArgs),
+    /// The `.sse` corpus: `write` renders the named cases of every dialect as raw bytes with
+    /// expectation files; `check` replays every file through the reference and the oracle.
+    Corpus(CorpusArgs),
     /// List the invariants with their rules and seed chapters.
     Invariants,
     /// List the named cases.
     Cases,
+}
+
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// The recorded stream (exact bytes, as `curl -N` records them).
+    file: PathBuf,
+    #[arg(long, default_value = "builtin:reference")]
+    subject: String,
+    /// anthropic, openai-chat or openai-responses (detected from the stream if not given).
+    #[arg(long)]
+    dialect: Option<toolcert::scenario::Dialect>,
+    /// Feed the bytes in chunks of this many bytes (0: all at once).
+    #[arg(long, default_value_t = 0)]
+    chunk: usize,
+    /// `text`, or `json` (outcomes in the expectation files' shape).
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+#[derive(clap::Args)]
+struct CorpusArgs {
+    #[command(subcommand)]
+    action: CorpusAction,
+    /// The corpus directory.
+    #[arg(long, global = true, default_value = "corpus")]
+    dir: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum CorpusAction {
+    /// Render every named case of every dialect into DIR as `.sse` + `.expect.json`.
+    Write,
+    /// Replay every `.sse` under DIR through the reference (whole, byte by byte, in 7-byte
+    /// chunks), judge it against its expectation, and flag files their scenario no longer
+    /// matches.
+    Check,
 }
 
 #[derive(clap::Args)]
@@ -209,6 +252,8 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge(args),
         Command::Matrix(args) => matrix(args),
         Command::Zoo(args) => zoo(args),
+        Command::Replay(args) => replay(args),
+        Command::Corpus(args) => corpus(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
                 println!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
@@ -494,4 +539,104 @@ fn zoo(args: ZooArgs) -> ExitCode {
     }
     let all_dead = rows.iter().all(|r| r.killed && r.expected_caught);
     ExitCode::from(if all_dead { exit::CONFORMS } else { exit::VIOLATIONS })
+}
+
+fn replay(args: ReplayArgs) -> ExitCode {
+    let subject = match toolcert::subject_by_name(&args.subject) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let replayed = match toolcert::corpus::replay(&args.file, &*subject, args.dialect, args.chunk) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    if args.format == "json" {
+        println!("{}", serde_json::to_string_pretty(&replayed.to_json()).expect("JSON values serialise"));
+    } else {
+        let o = &replayed.observation;
+        println!("{} ({}) through {}", args.file.display(), replayed.dialect, subject.name());
+        for t in &o.outcomes {
+            match &t.value {
+                toolcert::subject::Outcome::Dispatchable { call_id, name, args } => {
+                    println!("  dispatch  {name}  {call_id}  {args}")
+                }
+                toolcert::subject::Outcome::SchemaError { call_id, name, args, errors } => {
+                    println!("  schema error  {name}  {call_id}  {args}  ({})", errors.join("; "))
+                }
+                toolcert::subject::Outcome::Failed { reason, call_id, name, raw } => println!(
+                    "  not run ({})  {}  {}  raw {}",
+                    reason.as_str(),
+                    name.as_deref().unwrap_or("?"),
+                    call_id.as_deref().unwrap_or("?"),
+                    toolcert::oracle::quote(raw)
+                ),
+            }
+        }
+        if o.outcomes.is_empty() {
+            println!("  no tool calls");
+        }
+        if !o.text.is_empty() {
+            println!("  text {}", toolcert::oracle::quote(&o.text));
+        }
+        if let Some(e) = &o.error {
+            println!("  turn failed: {}", e.value);
+        }
+        if let Some(c) = &o.crash {
+            println!("  crashed: {c}");
+        }
+        if let Some((path, v)) = &replayed.verdict {
+            if v.is_empty() {
+                println!("conforms to {}", path.display());
+            } else {
+                println!("does not conform to {}:", path.display());
+                for v in v {
+                    println!("  {v}");
+                }
+            }
+        }
+    }
+    let ok = replayed.verdict.as_ref().is_none_or(|(_, v)| v.is_empty());
+    ExitCode::from(if ok { exit::CONFORMS } else { exit::VIOLATIONS })
+}
+
+fn corpus(args: CorpusArgs) -> ExitCode {
+    match args.action {
+        CorpusAction::Write => match toolcert::corpus::write(&args.dir) {
+            Ok(n) => {
+                println!("wrote {n} cases under {}", args.dir.display());
+                ExitCode::from(exit::CONFORMS)
+            }
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                ExitCode::from(exit::INTERNAL)
+            }
+        },
+        CorpusAction::Check => match toolcert::corpus::check(&args.dir) {
+            Ok(checked) => {
+                let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
+                for c in &bad {
+                    println!("FAIL {}", c.path.display());
+                    for p in &c.problems {
+                        println!("  {p}");
+                    }
+                }
+                println!("{} of {} corpus cases pass", checked.len() - bad.len(), checked.len());
+                ExitCode::from(if bad.is_empty() && !checked.is_empty() {
+                    exit::CONFORMS
+                } else {
+                    exit::VIOLATIONS
+                })
+            }
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                ExitCode::from(exit::USAGE)
+            }
+        },
+    }
 }

@@ -41,3 +41,34 @@ fn an_unknown_subject_is_a_usage_error() {
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown subject"), "{stderr}");
 }
+
+#[test]
+fn a_mutant_fails_certify_and_shows_its_counterexample() {
+    let (code, stdout, _) = toolcert(&["certify", "--subject", "builtin:mutant/name-keyed"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("ACC-IDENTITY") && stdout.contains("call_start"), "{stdout}");
+}
+
+#[test]
+fn replay_prints_the_calls_and_json_uses_the_expectation_shape() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/dialect/tests/data/anthropic.sse");
+    let (code, stdout, _) = toolcert(&["replay", file]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("toolu_01Ka8fWqKz2TbN4xQ1v7sEuR") && stdout.contains("search_orders"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = toolcert(&["replay", file, "--dialect", "anthropic", "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["calls"][0]["outcome"], "dispatchable");
+    assert!(v["calls"][0]["args"].is_object());
+}
+
+#[test]
+fn corpus_check_passes_on_the_committed_corpus() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
+    let (code, stdout, _) = toolcert(&["corpus", "check", "--dir", dir]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("66 of 66") || stdout.contains(" corpus cases pass"), "{stdout}");
+}
