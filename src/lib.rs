@@ -24,6 +24,7 @@
 pub mod bench;
 pub mod corpus;
 pub mod fuzzing;
+pub mod regressions;
 pub mod zoo;
 
 pub use toolcert_gen as gen;
@@ -67,13 +68,14 @@ pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
 /// Starts certifying `subject`: set cases, seed and profile, then [`Certify::run`] for the
 /// report or [`Certify::assert_conforms`] in a test.
 pub fn certify<S: Subject>(subject: S) -> Certify<S> {
-    Certify { subject, run: Certification::default() }
+    Certify { subject, run: Certification::default(), regressions: None }
 }
 
 /// A certification being set up; see [`certify`].
 pub struct Certify<S> {
     subject: S,
     run: Certification,
+    regressions: Option<std::path::PathBuf>,
 }
 
 impl<S: Subject> Certify<S> {
@@ -108,9 +110,27 @@ impl<S: Subject> Certify<S> {
         self
     }
 
+    /// Keeps regressions in `path` (JSON lines of scenarios, `#` comments allowed): the
+    /// cases there run after the named ones, and every generated failure is appended, shrunk,
+    /// so it keeps being checked after the generators change (values, not seeds). Commit the
+    /// file, as proptest users commit `proptest-regressions/`.
+    pub fn regressions(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.regressions = Some(path.into());
+        self
+    }
+
     /// Runs every case and returns the report.
+    ///
+    /// # Panics
+    /// When the regressions file cannot be read, parsed or written: the message names the
+    /// file and line.
     pub fn run(&self) -> Report {
-        self.run.run(&self.subject)
+        let Some(path) = &self.regressions else { return self.run.run(&self.subject) };
+        let saved = regressions::load(path).unwrap_or_else(|e| panic!("{e}"));
+        let run = Certification { regressions: saved.clone(), ..self.run.clone() };
+        let report = run.run(&self.subject);
+        regressions::append(path, &saved, &report).unwrap_or_else(|e| panic!("{e}"));
+        report
     }
 
     /// Runs every case and panics with the readable counterexamples unless the subject

@@ -303,6 +303,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
             GradeArg::Should => Grade::Should,
         },
         shard: args.shard.unwrap_or_default(),
+        regressions: Vec::new(),
     };
     if let Some(path) = &args.scenario {
         return replay_scenario(&*subject, path, run.setting(), args.output.format);

@@ -64,3 +64,28 @@ fn show_trims_report() {
         .run();
     println!("{}", report.to_text(2));
 }
+
+#[test]
+fn failures_are_saved_as_regressions_and_replayed_first() {
+    let path = std::env::temp_dir().join(format!("toolcert-regressions-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let trims = || subject_fn("trims", |_: &StreamSpec<'_>| Trims(Reference::new()));
+    let first = toolcert::certify(trims()).schema(false).cases(300).regressions(&path).run();
+    assert!(!first.conforms);
+    let saved = toolcert::regressions::load(&path).unwrap();
+    assert!(!saved.is_empty(), "the shrunk failures are saved");
+    assert!(saved.iter().all(|c| c.name.starts_with("regression/gen/")));
+    // Later runs replay them even without generated cases, and a correct subject passes them.
+    let again = toolcert::certify(trims()).schema(false).regressions(&path).run();
+    assert!(again.failures.iter().any(|f| f.case.starts_with("regression/")));
+    let fixed = toolcert::certify(subject_fn("mine", |_: &StreamSpec<'_>| Mine(Reference::new())))
+        .schema(false)
+        .regressions(&path)
+        .run();
+    assert!(fixed.conforms, "{}", fixed.to_text(2));
+    assert_eq!(toolcert::regressions::load(&path).unwrap().len(), saved.len(), "nothing saved twice");
+    std::fs::write(&path, "# x\n{\"name\": 3}\n").unwrap();
+    let err = toolcert::regressions::load(&path).unwrap_err();
+    assert!(err.contains(":2:"), "{err}");
+    let _ = std::fs::remove_file(&path);
+}

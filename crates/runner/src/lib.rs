@@ -267,6 +267,8 @@ pub struct Certification {
     pub grade: Grade,
     /// The slice of the cases to run (default: all of them).
     pub shard: Shard,
+    /// Cases that failed before (saved as values), run after the named ones.
+    pub regressions: Vec<Case>,
 }
 
 impl Default for Certification {
@@ -281,6 +283,7 @@ impl Default for Certification {
             speech: Speech::default(),
             grade: Grade::Should,
             shard: Shard::default(),
+            regressions: Vec::new(),
         }
     }
 }
@@ -354,6 +357,18 @@ impl Certification {
                     continue;
                 }
                 report.record(i, &named.case, checked.violations, None);
+            }
+        }
+        let after_named = toolcert_gen::named::all().len();
+        for (j, case) in self.regressions.iter().enumerate() {
+            let i = after_named + j;
+            if !self.shard.takes(i) || !self.wants(&case.name) {
+                continue;
+            }
+            let checked = check(subject, case, self.setting());
+            match checked.unsupported {
+                Some(reason) => report.skip(i, &case.name, &reason),
+                None => report.record(i, case, checked.violations, None),
             }
         }
         self.generated(subject, &mut report, progress);
