@@ -4,6 +4,8 @@
 //! DIR/report.jsonl
 //! DIR/failures/<case>.json        the scenario: `toolcert certify --scenario` replays it
 //! DIR/failures/<case>.sse         wire and bytes levels: the exact SSE bytes fed
+//! DIR/failures/<case>.expect.json  beside a single stream's `.sse`: its expectation, so the
+//!                                  pair is a corpus case (`toolcert replay` judges it)
 //! DIR/failures/<case>.stream-N.sse  the same, per stream of a multi-stream case
 //! DIR/failures/<case>.txt         events level: the transcript
 //! ```
@@ -67,7 +69,26 @@ pub fn write_out(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {
             _ => None,
         };
         match sse {
-            Some(streams) if streams.len() == 1 => write(failures.join(format!("{stem}.sse")), &streams[0])?,
+            Some(streams) if streams.len() == 1 => {
+                write(failures.join(format!("{stem}.sse")), &streams[0])?;
+                let turn = &f.scenario.streams[0];
+                let neutral = render(turn);
+                let exp = toolcert_oracle::expect(
+                    turn,
+                    &neutral,
+                    toolcert_oracle::Profile { schema: report.schema },
+                );
+                let dialect = report.dialect.map(|d| d.name()).unwrap_or_default();
+                let file = toolcert_oracle::corpus::ExpectationFile::from_expected(
+                    &format!("failures/{stem}"),
+                    dialect,
+                    turn,
+                    neutral.end,
+                    &exp,
+                );
+                let json = serde_json::to_string_pretty(&file).expect("an expectation serialises") + "\n";
+                write(failures.join(format!("{stem}.expect.json")), json.as_bytes())?;
+            }
             Some(streams) => {
                 for (s, bytes) in streams.iter().enumerate() {
                     write(failures.join(format!("{stem}.stream-{s}.sse")), bytes)?;
