@@ -27,6 +27,7 @@ pub mod fuzzing;
 pub mod regressions;
 pub mod zoo;
 
+pub use toolcert_exec as exec;
 pub use toolcert_gen as gen;
 pub use toolcert_mutants as mutants;
 pub use toolcert_oracle as oracle;
@@ -59,9 +60,15 @@ pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
     if let Some(m) = name.strip_prefix("builtin:mutant/").and_then(toolcert_mutants::by_name) {
         return Ok(m.subject());
     }
+    if let Some(cmd) = toolcert_exec::parse_subject(name) {
+        return toolcert_exec::ExecSubject::spawn(cmd, Default::default())
+            .map(|s| Box::new(s) as Box<dyn Subject>)
+            .map_err(|e| e.to_string());
+    }
     Err(format!(
-        "unknown subject {name:?}; built-in subjects are builtin:reference, builtin:mutant-base and \
-         builtin:mutant/NAME (`toolcert zoo` lists the mutants)"
+        "unknown subject {name:?}; subjects are builtin:reference, builtin:mutant-base, \
+         builtin:mutant/NAME (`toolcert zoo` lists the mutants) and exec:COMMAND (any program \
+         speaking docs/PROTOCOL.md)"
     ))
 }
 

@@ -22,6 +22,8 @@ mod exit {
     pub const VIOLATIONS: u8 = 1;
     /// The command line was wrong (clap uses 2 as well), or an input file was.
     pub const USAGE: u8 = 2;
+    /// The subject crashed or timed out (or could not be started).
+    pub const CRASHED: u8 = 3;
     /// An output could not be written.
     pub const INTERNAL: u8 = 5;
 }
@@ -67,10 +69,20 @@ enum Command {
     /// The `.sse` corpus: `write` renders the named cases of every dialect as raw bytes with
     /// expectation files; `check` replays every file through the reference and the oracle.
     Corpus(CorpusArgs),
+    /// Check that an adapter speaks the subprocess protocol, with a tiny fixed suite at every
+    /// level and dialect it declares, before anyone reads its conformance.
+    Smoke(SmokeArgs),
     /// List the invariants with their rules and seed chapters.
     Invariants,
     /// List the named cases.
     Cases,
+}
+
+#[derive(clap::Args)]
+struct SmokeArgs {
+    /// The adapter: `exec:COMMAND`.
+    #[arg(long)]
+    subject: String,
 }
 
 #[derive(clap::Args)]
@@ -253,6 +265,7 @@ fn main() -> ExitCode {
         Command::Matrix(args) => matrix(args),
         Command::Zoo(args) => zoo(args),
         Command::Replay(args) => replay(args),
+        Command::Smoke(args) => smoke(args),
         Command::Corpus(args) => corpus(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
@@ -270,12 +283,26 @@ fn main() -> ExitCode {
 }
 
 fn certify(args: CertifyArgs) -> ExitCode {
-    let subject = match toolcert::subject_by_name(&args.subject) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("toolcert: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
+    // A subprocess says whether it validates schemas; judge schemas only if it does.
+    let mut schema = !args.no_schema;
+    let subject: Box<dyn toolcert::subject::Subject> = match toolcert::exec::parse_subject(&args.subject) {
+        Some(cmd) => match toolcert::exec::ExecSubject::spawn(cmd, Default::default()) {
+            Ok(s) => {
+                schema &= s.supports_schema();
+                Box::new(s)
+            }
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                return ExitCode::from(exit::CRASHED);
+            }
+        },
+        None => match toolcert::subject_by_name(&args.subject) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                return ExitCode::from(exit::USAGE);
+            }
+        },
     };
     if !subject.levels().contains(&args.level) {
         let levels: Vec<String> = subject.levels().iter().map(|l| l.to_string()).collect();
@@ -292,7 +319,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
         seed: args.seed,
         named: true,
         filter: args.case,
-        profile: Profile { schema: !args.no_schema },
+        profile: Profile { schema },
         level: args.level,
         speech: toolcert::subject::driver::Speech {
             dialect: args.dialect,
@@ -640,4 +667,21 @@ fn corpus(args: CorpusArgs) -> ExitCode {
             }
         },
     }
+}
+
+fn smoke(args: SmokeArgs) -> ExitCode {
+    let Some(cmd) = toolcert::exec::parse_subject(&args.subject) else {
+        eprintln!("toolcert: smoke takes an adapter, `exec:COMMAND` (got {:?})", args.subject);
+        return ExitCode::from(exit::USAGE);
+    };
+    let subject = match toolcert::exec::ExecSubject::spawn(cmd, Default::default()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::CRASHED);
+        }
+    };
+    let report = toolcert::exec::smoke(&subject);
+    print!("{report}");
+    ExitCode::from(if report.ok { exit::CONFORMS } else { exit::VIOLATIONS })
 }

@@ -27,7 +27,7 @@ pub(crate) fn attribute(
     };
     let label = |violations: &mut [Violation], inv: Invariant, why: &str| {
         for v in violations.iter_mut() {
-            if v.invariant != Invariant::AccIsolation {
+            if !matches!(v.invariant, Invariant::AccIsolation | Invariant::SubjectCrash) {
                 v.observed = format!("{} ({why})", v.observed);
                 v.invariant = inv;
             }

@@ -240,7 +240,9 @@ fn isolate(subject: &dyn Subject, case: &Case, setting: Setting, violations: &mu
         let Ok(lowered) = lower(&alone.streams[0], &neutral, setting) else { continue };
         let obs = observe(subject, &alone, std::slice::from_ref(&lowered), setting);
         if judge_case(&alone, std::slice::from_ref(&neutral), &obs, setting.profile).is_empty() {
-            for v in violations.iter_mut().filter(|v| v.stream == s) {
+            // A crash stays a crash: a fresh process passing alone says nothing of sharing.
+            for v in violations.iter_mut().filter(|v| v.stream == s && v.invariant != Invariant::SubjectCrash)
+            {
                 v.observed = format!("{} (the stream alone conforms)", v.observed);
                 v.invariant = Invariant::AccIsolation;
             }
@@ -407,6 +409,10 @@ impl Certification {
             let broke = report::Broken::of(&violations);
             if violations.is_empty() || report.kept() >= KEEP_FAILURES {
                 report.record_generated(&case, violations, broke, (self.seed, k), false);
+            } else if violations.iter().all(|v| v.invariant == Invariant::SubjectCrash) {
+                // A crash is kept as generated: shrinking it would restart a crashing
+                // subprocess thousands of times, and the crash text already says what broke.
+                report.record_generated(&case, violations, broke, (self.seed, k), true);
             } else {
                 let (shrunk, violations) = self.shrink(subject, &mut tree, case, violations);
                 report.record_generated(&shrunk, violations, broke, (self.seed, k), true);
