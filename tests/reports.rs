@@ -154,7 +154,10 @@ fn out_writes_the_sse_bytes_below_the_events_level() {
     assert!(!sse.is_empty());
     let bytes = std::fs::read_to_string(&sse[0]).unwrap();
     assert!(bytes.starts_with("data: ") && bytes.contains("\n\n"), "{bytes}");
-    let scenario = sse[0].with_extension("json");
+    // `x.sse`, or `x.stream-N.sse` for a stream of a multi-stream case: the scenario is `x.json`.
+    let name = sse[0].file_name().unwrap().to_str().unwrap();
+    let stem = name.split(".stream-").next().unwrap().trim_end_matches(".sse");
+    let scenario = sse[0].with_file_name(format!("{stem}.json"));
     let (code, _, _) = toolcert(&[
         "certify",
         "--subject",

@@ -543,15 +543,15 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, out: &
     }
 }
 
-/// The JSON Schema of a tool's input.
-pub(crate) fn schema(tool: usize) -> &'static Value {
-    static SCHEMAS: OnceLock<Vec<Value>> = OnceLock::new();
+/// The JSON Schema of a tool's input, shared by every case that offers the tool.
+pub(crate) fn schema(tool: usize) -> &'static std::sync::Arc<Value> {
+    static SCHEMAS: OnceLock<Vec<std::sync::Arc<Value>>> = OnceLock::new();
     &SCHEMAS.get_or_init(|| {
         TOOLS
             .iter()
             .map(|t| {
                 let keys: Vec<&str> = t.fields[..t.required].iter().map(|f| f.key).collect();
-                object_schema(t.fields, &keys)
+                std::sync::Arc::new(object_schema(t.fields, &keys))
             })
             .collect()
     })[tool]

@@ -340,7 +340,7 @@ pub fn all() -> Vec<NamedCase> {
             "priority \"P1\" against an enum low|normal|urgent: a SchemaError the model can correct",
             true,
             Turn {
-                tools: vec![Tool { name: "create_ticket".into(), schema: Some(ticket_schema()) }],
+                tools: vec![Tool { name: "create_ticket".into(), schema: Some(ticket_schema().into()) }],
                 ..per_call(
                     vec![call(
                         0,

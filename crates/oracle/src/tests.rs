@@ -311,7 +311,8 @@ fn schema_flags_an_invalid_enum_dispatched() {
     t.tools.push(Tool {
         name: "create_ticket".into(),
         schema: Some(
-            json!({"type": "object", "properties": {"priority": {"enum": ["low", "normal", "urgent"]}}}),
+            json!({"type": "object", "properties": {"priority": {"enum": ["low", "normal", "urgent"]}}})
+                .into(),
         ),
     });
     let o = obs(&t, vec![dispatch("toolu_P", "create_ticket", json!({"priority": "P1"}))], "");
@@ -383,7 +384,7 @@ fn a_schema_case_failed_with_a_wrong_buffer_blames_the_buffer_only() {
     );
     t.tools.push(Tool {
         name: "create_ticket".into(),
-        schema: Some(json!({"properties": {"priority": {"enum": ["low"]}}})),
+        schema: Some(json!({"properties": {"priority": {"enum": ["low"]}}}).into()),
     });
     let swapped = r#"iority": "P1"}{"pr"#;
     let o = obs(&t, vec![failed(FailReason::Unparseable, "toolu_P", "create_ticket", swapped)], "");

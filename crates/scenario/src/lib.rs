@@ -132,9 +132,10 @@ pub enum LineEnd {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,
-    /// The JSON Schema of its input, when the case exercises the schema profile.
+    /// The JSON Schema of its input, when the case exercises the schema profile. Shared:
+    /// every generated case of a run offers the same few tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schema: Option<serde_json::Value>,
+    pub schema: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 /// One block of a turn, in the order the model wrote them.
@@ -426,7 +427,7 @@ impl Turn {
 
     /// The schema of the named tool, if the request offered one.
     pub fn schema_of(&self, name: &str) -> Option<&serde_json::Value> {
-        self.tools.iter().find(|t| t.name == name).and_then(|t| t.schema.as_ref())
+        self.tools.iter().find(|t| t.name == name).and_then(|t| t.schema.as_deref())
     }
 }
 
