@@ -76,6 +76,10 @@ enum Command {
     Invariants,
     /// List the named cases.
     Cases,
+    /// Run a local mock provider (127.0.0.1 only) that streams the named cases, generated
+    /// cases or recorded `.sse` files to a real client, for debugging the client by hand.
+    #[command(after_help = serve_cmd::AFTER_HELP)]
+    Serve(serve_cmd::ServeArgs),
 }
 
 #[derive(clap::Args)]
@@ -146,6 +150,10 @@ struct CertifyArgs {
     /// call and tell calls apart by id (openai-chat only).
     #[arg(long)]
     chat_index_zero: bool,
+    /// The quirk profile of OpenAI-compatible servers that repeat a call's id, type and name
+    /// on every tool-call entry, not only the first (openai-chat only).
+    #[arg(long)]
+    chat_repeat_fields: bool,
     /// The grade the subject must reach: `must` (nothing unfinished dispatched, everything
     /// finished dispatched exactly) or `should` (per-call accounting as well).
     #[arg(long, value_enum, default_value_t = GradeArg::Should)]
@@ -256,6 +264,21 @@ enum Format {
 }
 
 fn main() -> ExitCode {
+    // Output into a closed pipe (`toolcert certify --format json | head`) ends the process
+    // quietly, as other command-line tools do, instead of panicking inside `println!`.
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition of one signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // A subject's panic is caught by the driver and reported as SUBJECT-CRASH; the default
+    // hook would also print it (with a backtrace per case under RUST_BACKTRACE).
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !toolcert::subject::driver::feeding() {
+            default_hook(info);
+        }
+    }));
     let cli = Cli::parse();
     // `toolcert` alone is `toolcert certify`.
     let command = cli.command.or_else(|| Cli::parse_from(["toolcert", "certify"]).command);
@@ -266,6 +289,7 @@ fn main() -> ExitCode {
         Command::Zoo(args) => zoo(args),
         Command::Replay(args) => replay(args),
         Command::Smoke(args) => smoke(args),
+        Command::Serve(args) => serve_cmd::run(args),
         Command::Corpus(args) => corpus(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
@@ -323,7 +347,10 @@ fn certify(args: CertifyArgs) -> ExitCode {
         level: args.level,
         speech: toolcert::subject::driver::Speech {
             dialect: args.dialect,
-            quirks: toolcert::scenario::Quirks { chat_index_zero: args.chat_index_zero },
+            quirks: toolcert::scenario::Quirks {
+                chat_index_zero: args.chat_index_zero,
+                chat_repeat_fields: args.chat_repeat_fields,
+            },
         },
         grade: match args.grade {
             GradeArg::Must => Grade::Must,
@@ -497,6 +524,10 @@ fn replay_scenario(
             return ExitCode::from(exit::USAGE);
         }
     };
+    if let Err(e) = case.validate() {
+        eprintln!("toolcert: {} is not a valid scenario: {e}", path.display());
+        return ExitCode::from(exit::USAGE);
+    }
     let checked = toolcert::runner::check(subject, &case, setting);
     if let Some(reason) = &checked.unsupported {
         eprintln!("toolcert: the scenario cannot be spoken at this level and dialect: {reason}");
@@ -556,6 +587,17 @@ fn zoo(args: ZooArgs) -> ExitCode {
                         case.name,
                         toolcert::render::transcript(case)
                     );
+                    // Below the events level the bug is in how the stream is spelled: show
+                    // the bytes as the mutant received them too.
+                    let mutant = args.mutant.as_deref().and_then(toolcert::mutants::by_name);
+                    if let Some(m) = mutant.filter(|m| m.level != toolcert::subject::Level::Events) {
+                        if let Ok(streams) = toolcert::runner::out::sse_bytes(case, m.dialect, m.quirks) {
+                            println!("as sent ({} SSE):", m.dialect.name());
+                            for bytes in streams {
+                                print!("{}", String::from_utf8_lossy(&bytes));
+                            }
+                        }
+                    }
                     for v in violations {
                         println!("{v}");
                     }
@@ -684,4 +726,232 @@ fn smoke(args: SmokeArgs) -> ExitCode {
     let report = toolcert::exec::smoke(&subject);
     print!("{report}");
     ExitCode::from(if report.ok { exit::CONFORMS } else { exit::VIOLATIONS })
+}
+
+/// `toolcert serve`: the mock provider of `toolcert-serve` on its own, serving what toolcert
+/// certifies with, for someone pointing a real client at it by hand.
+mod serve_cmd {
+    use std::io::Write as _;
+    use std::path::{Path, PathBuf};
+    use std::process::ExitCode;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use toolcert::scenario::{Dialect, Quirks, Turn};
+    use toolcert_serve::{Config, Endpoint, MockProvider, Reply};
+
+    use super::exit;
+
+    pub const AFTER_HELP: &str = "\
+Each endpoint serves its own list of streams in turn, starting over at the end:
+  POST /v1/messages            anthropic         (Anthropic SDKs: base URL without /v1)
+  POST /v1/chat/completions    openai-chat       (OpenAI SDKs: base URL with /v1)
+  POST /v1/responses           openai-responses  (OpenAI SDKs: base URL with /v1)
+A named or generated case is rendered in the dialect of the endpoint asked (a case that
+dialect cannot speak is left out of its list); a .sse file is served only on the endpoint of
+its dialect. Any API key is accepted and request bodies are not checked. Every request is
+logged on stderr with the stream it got; a request with nothing to serve gets a 500 with a
+JSON error. Ctrl-C stops the server.
+
+Examples:
+  toolcert serve --port 8787
+  toolcert serve --sse corpus/anthropic/deltas/lookup-order-a4471.sse
+  toolcert serve --dialect openai-chat --cases 50 --seed 7 --chunk-delay-ms 20
+  curl -N http://127.0.0.1:8787/v1/chat/completions -d '{\"stream\": true}'";
+
+    #[derive(clap::Args)]
+    pub struct ServeArgs {
+        /// The port to listen on, on 127.0.0.1 (0: a free one, printed at start).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// A recorded stream to serve, as exact bytes (a corpus `.sse` file, or a failure's
+        /// reproducer from `certify --out`); repeat for several. Its dialect is --dialect,
+        /// else the one its `.expect.json` names, else detected from the stream.
+        #[arg(long, value_name = "FILE")]
+        sse: Vec<PathBuf>,
+        /// Serve the named cases whose id contains NAME (`toolcert cases` lists them). With
+        /// no --case, --cases or --sse, every named case is served.
+        #[arg(long = "case", value_name = "NAME")]
+        case: Option<String>,
+        /// Serve this many generated cases: the ones `toolcert certify --level bytes
+        /// --dialect D --no-schema --cases N --seed S` runs for each endpoint's dialect D.
+        #[arg(long, default_value_t = 0)]
+        cases: usize,
+        /// The seed of the generated cases.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Serve only this dialect's endpoint: anthropic, openai-chat or openai-responses.
+        #[arg(long)]
+        dialect: Option<Dialect>,
+        /// Re-cut every stream into chunks of this many bytes (0: as the case's transport
+        /// cuts it; a file whole).
+        #[arg(long, default_value_t = 0)]
+        chunk: usize,
+        /// A pause between two chunks of a stream, in milliseconds.
+        #[arg(long, default_value_t = 0)]
+        chunk_delay_ms: u64,
+    }
+
+    /// One stream to serve: its name in the log and its chunks.
+    type Stream = (String, Vec<Vec<u8>>);
+
+    pub fn run(args: ServeArgs) -> ExitCode {
+        let lists = match streams(&args) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                return ExitCode::from(exit::USAGE);
+            }
+        };
+        if lists.iter().all(Vec::is_empty) {
+            eprintln!("toolcert: nothing to serve (no named case matches --case, and no --cases or --sse)");
+            return ExitCode::from(exit::USAGE);
+        }
+        let counts: Vec<String> =
+            Endpoint::ALL.iter().zip(&lists).map(|(e, l)| format!("{e} {}", l.len())).collect();
+        let lists = Arc::new(lists);
+        let served = lists.clone();
+        let next = Mutex::new([0usize; 3]);
+        let config = Config::default()
+            .port(args.port)
+            .chunk_delay(Duration::from_millis(args.chunk_delay_ms))
+            .log(true)
+            .fallback(move |endpoint, _body| {
+                let slot = Endpoint::ALL.iter().position(|&e| e == endpoint)?;
+                let list = &served[slot];
+                if list.is_empty() {
+                    return None;
+                }
+                let i = {
+                    let mut next = next.lock().unwrap_or_else(|e| e.into_inner());
+                    next[slot] += 1;
+                    (next[slot] - 1) % list.len()
+                };
+                let (name, chunks) = &list[i];
+                eprintln!(
+                    "toolcert serve: {endpoint} <- {name} ({} of {}, {} chunks)",
+                    i + 1,
+                    list.len(),
+                    chunks.len()
+                );
+                Some(Reply::sse(chunks.clone()))
+            });
+        let mock = match MockProvider::start(config) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("toolcert: cannot listen on 127.0.0.1:{}: {e}", args.port);
+                return ExitCode::from(exit::INTERNAL);
+            }
+        };
+        let base = mock.base_url();
+        // Written, not printed: a closed stdout (`| head`) must not stop the server.
+        let mut out = std::io::stdout().lock();
+        // The first line is the address, for scripts (and tests) that start it with --port 0.
+        let _ = writeln!(out, "toolcert serve: listening on {base} (Ctrl-C stops it)");
+        let _ = writeln!(out, "streams per endpoint: {}", counts.join(", "));
+        for (e, l) in Endpoint::ALL.iter().zip(lists.iter()) {
+            if l.is_empty() {
+                continue;
+            }
+            let sdk_base = match e {
+                Endpoint::Anthropic => format!("{base}      (Anthropic SDKs, ANTHROPIC_BASE_URL)"),
+                _ => format!("{base}/v1   (OpenAI SDKs, OPENAI_BASE_URL)"),
+            };
+            let _ =
+                writeln!(out, "  {:<17} POST {}\n  {:<17} base URL {sdk_base}", e.name(), mock.url(*e), "");
+        }
+        let probe = Endpoint::ALL.iter().zip(lists.iter()).find(|(_, l)| !l.is_empty()).map(|(e, _)| *e);
+        if let Some(e) = probe {
+            let _ = writeln!(
+                out,
+                "try: curl -N {} -H 'content-type: application/json' -d '{{\"stream\": true}}'",
+                mock.url(e)
+            );
+        }
+        let _ = out.flush();
+        drop(out);
+        mock.wait();
+        ExitCode::from(exit::CONFORMS)
+    }
+
+    /// The streams of each endpoint, in `Endpoint::ALL` order.
+    fn streams(args: &ServeArgs) -> Result<Vec<Vec<Stream>>, String> {
+        let mut lists: Vec<Vec<Stream>> = vec![Vec::new(); 3];
+        let wanted = |d: Dialect| args.dialect.is_none_or(|w| w == d);
+        let slot = |d: Dialect| {
+            Endpoint::ALL.iter().position(|e| e.name() == d.name()).expect("one endpoint per dialect")
+        };
+        for path in &args.sse {
+            let (dialect, bytes) = read_sse(path, args.dialect)?;
+            let chunks = if args.chunk == 0 {
+                vec![bytes]
+            } else {
+                bytes.chunks(args.chunk).map(<[u8]>::to_vec).collect()
+            };
+            lists[slot(dialect)].push((path.display().to_string(), chunks));
+        }
+        let named = args.case.is_some() || (args.cases == 0 && args.sse.is_empty());
+        if named {
+            let filter = args.case.as_deref().unwrap_or("");
+            for c in toolcert::corpus::cases() {
+                if wanted(c.dialect) && c.id.contains(filter) {
+                    if let Some(chunks) = render(&c.turn, c.dialect, args.chunk) {
+                        lists[slot(c.dialect)].push((c.id.clone(), chunks));
+                    }
+                }
+            }
+        }
+        for dialect in Dialect::ALL.into_iter().filter(|&d| wanted(d)).filter(|_| args.cases > 0) {
+            // Exactly the generated cases `certify --level bytes --dialect D` runs.
+            let run = toolcert::Certification {
+                level: toolcert::subject::Level::Bytes,
+                speech: toolcert::subject::driver::Speech { dialect, quirks: Quirks::default() },
+                profile: toolcert::Profile { schema: false },
+                ..Default::default()
+            };
+            for case in toolcert::gen::cases(&run.gen_config(), args.seed).take(args.cases) {
+                let several = case.streams.len() > 1;
+                for (s, turn) in case.streams.iter().enumerate() {
+                    let name =
+                        if several { format!("{}#stream-{}", case.name, s + 1) } else { case.name.clone() };
+                    if let Some(chunks) = render(turn, dialect, args.chunk) {
+                        lists[slot(dialect)].push((name, chunks));
+                    }
+                }
+            }
+        }
+        Ok(lists)
+    }
+
+    /// The turn's bytes in `dialect`, cut as its transport says (or every `chunk` bytes);
+    /// `None` when the dialect cannot speak it.
+    fn render(turn: &Turn, dialect: Dialect, chunk: usize) -> Option<Vec<Vec<u8>>> {
+        let neutral = toolcert::render::render(turn);
+        let wire = toolcert_dialect::render_wire(turn, &neutral, dialect, Quirks::default()).ok()?;
+        let chunks = toolcert_dialect::render_bytes(&wire, &turn.transport).chunks;
+        if chunk == 0 {
+            return Some(chunks);
+        }
+        Some(chunks.concat().chunks(chunk).map(<[u8]>::to_vec).collect())
+    }
+
+    /// A recorded stream and its dialect: `given`, else its expectation file's, else detected.
+    fn read_sse(path: &Path, given: Option<Dialect>) -> Result<(Dialect, Vec<u8>), String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if let Some(d) = given {
+            return Ok((d, bytes));
+        }
+        let exp = toolcert::corpus::expectation_path(path);
+        if exp.exists() {
+            let file = toolcert::corpus::read_expectation(&exp)?;
+            let d = file.dialect.parse::<Dialect>().map_err(|e| format!("{}: {e}", exp.display()))?;
+            return Ok((d, bytes));
+        }
+        let events = toolcert_sse::decode_all(&bytes)
+            .map_err(|e| format!("{}: not a readable SSE stream: {e}", path.display()))?;
+        let d = toolcert_dialect::detect(&events).ok_or_else(|| {
+            format!("{}: cannot tell the dialect from the stream; pass --dialect", path.display())
+        })?;
+        Ok((d, bytes))
+    }
 }

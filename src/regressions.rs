@@ -20,6 +20,8 @@ pub fn load(path: &Path) -> Result<Vec<Case>, String> {
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|(n, l)| {
             serde_json::from_str::<Case>(l)
+                .map_err(|e| e.to_string())
+                .and_then(|c| c.validate().map(|()| c))
                 .map_err(|e| format!("{}:{}: not a saved scenario: {e}", path.display(), n + 1))
         })
         .collect()

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{fragments, Block, Shape, StopReason, Turn};
+use toolcert_scenario::{fragments, Block, FaultKind, Shape, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -54,7 +54,9 @@ struct DeltaOut<'a> {
 
 #[derive(Serialize)]
 struct EntryOut<'a> {
-    index: u32,
+    /// `None` only for a fault: an entry that names no index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<Cow<'a, str>>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
@@ -195,6 +197,14 @@ impl<'a, 'n> Renderer<'a, 'n> {
         Ok((index, id))
     }
 
+    /// The id an index's announcement went out with (a call's own id under chat_index_zero).
+    fn held_id(&self, index: u32, call_id: &'n str) -> Cow<'n, str> {
+        match self.announced.get(&index) {
+            Some(id) if !self.quirks.chat_index_zero => id.clone(),
+            _ => Cow::Borrowed(call_id),
+        }
+    }
+
     /// The index a fragment's entry carries; under the quirk it must belong to the latest call.
     fn fragment_index(&self, block: Option<u32>, index: u32) -> Result<u32, String> {
         if !self.quirks.chat_index_zero {
@@ -218,7 +228,12 @@ fn entry<'n>(
     name: Option<&'n str>,
     arguments: &'n str,
 ) -> EntryOut<'n> {
-    EntryOut { index, kind: id.as_ref().map(|_| "function"), id, function: FunctionOut { name, arguments } }
+    EntryOut {
+        index: Some(index),
+        kind: id.as_ref().map(|_| "function"),
+        id,
+        function: FunctionOut { name, arguments },
+    }
 }
 
 /// Whether the call at `block` is sent without argument bytes (its announcement alone is a
@@ -306,7 +321,22 @@ pub(crate) fn render(
                     _ => (None, None),
                 };
                 let wire_index = r.fragment_index(block, *index)?;
-                r.entries(this_piece, vec![entry(wire_index, None, None, fragment)], k + 1);
+                // Under chat_repeat_fields a call's later entries repeat its id and name (its
+                // own fragments only: a fault's fragment names no call).
+                let repeated = match (quirks.chat_repeat_fields, block.map(|b| &turn.blocks[b as usize])) {
+                    (true, Some(Block::Call(c))) => Some((r.held_id(*index, &c.call_id), c.name.as_str())),
+                    _ => None,
+                };
+                let (id, name) = repeated.map_or((None, None), |(id, name)| (Some(id), Some(name)));
+                let mut e = entry(wire_index, id, name, fragment);
+                if let Origin::Fault { fault } = origin {
+                    if let Some(FaultKind::UnannouncedFragment { missing_index: true, .. }) =
+                        turn.faults.get(fault as usize).map(|f| &f.kind)
+                    {
+                        e.index = None;
+                    }
+                }
+                r.entries(this_piece, vec![e], k + 1);
                 if this_piece.is_some() {
                     piece += 1;
                 }

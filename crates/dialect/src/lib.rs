@@ -99,6 +99,9 @@ pub fn render_wire(
     if quirks.chat_index_zero && dialect != Dialect::OpenAiChat {
         return Err(unsupported("the index-zero quirk is a Chat quirk".into()));
     }
+    if quirks.chat_repeat_fields && dialect != Dialect::OpenAiChat {
+        return Err(unsupported("the repeated-fields quirk is a Chat quirk".into()));
+    }
     if dialect != Dialect::OpenAiResponses {
         if let Some(i) =
             neutral.events.iter().position(|e| matches!(e, Event::CallStop { arguments: Some(_), .. }))

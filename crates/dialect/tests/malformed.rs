@@ -299,7 +299,9 @@ fn chat_ids_decide_announcements() {
     // Under the index-zero quirk the new id is a new call, and id-less entries go to it.
     let mut events = events.to_vec();
     events.push(entry(r#"{"index":0,"function":{"arguments":"{}"}}"#));
-    let got = decode_events(Dialect::OpenAiChat, Quirks { chat_index_zero: true }, &events).unwrap();
+    let got =
+        decode_events(Dialect::OpenAiChat, Quirks { chat_index_zero: true, ..Default::default() }, &events)
+            .unwrap();
     assert_eq!(got[3], Event::CallStart { index: 1, call_id: "call_2".into(), name: "f".into() });
     assert_eq!(got[4], Event::ArgsDelta { index: 1, fragment: "{}".into() });
 }
@@ -383,7 +385,7 @@ proptest! {
     #[test]
     fn decoders_never_panic(events in proptest::collection::vec(any_event(), 0..12)) {
         for dialect in Dialect::ALL {
-            for quirks in [Quirks::default(), Quirks { chat_index_zero: true }] {
+            for quirks in [Quirks::default(), Quirks { chat_index_zero: true, ..Default::default() }] {
                 let mut d = decoder(dialect, quirks);
                 let mut out = Vec::new();
                 for e in &events {

@@ -15,8 +15,9 @@ use toolcert_scenario::{
 };
 use toolcert_sse::{cut, encode, Decoder};
 
-const PLAIN: Quirks = Quirks { chat_index_zero: false };
-const ZERO: Quirks = Quirks { chat_index_zero: true };
+const PLAIN: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: false };
+const ZERO: Quirks = Quirks { chat_index_zero: true, chat_repeat_fields: false };
+const REPEAT: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: true };
 
 fn refunded_open(first: u32, a: &str, b: &str) -> Vec<Block> {
     vec![
@@ -134,7 +135,10 @@ fn faults_and_pings_round_trip() {
         let mut out = Vec::new();
         for at in [0, 2, 5, 40] {
             out.push(vec![Fault { kind: FaultKind::ReplayAnnouncement { call: 1 % calls }, at }]);
-            out.push(vec![Fault { kind: FaultKind::UnannouncedFragment { fragment: "{\"x\"".into() }, at }]);
+            out.push(vec![Fault {
+                kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: "{\"x\"".into() },
+                at,
+            }]);
             out.push(vec![Fault {
                 kind: FaultKind::FragmentAfterStop { call: 0, fragment: "}".into() },
                 at,
@@ -241,7 +245,7 @@ fn index_zero_quirk_round_trips_with_ordinals() {
     let mut t3 = t.clone();
     t3.faults = vec![
         Fault { kind: FaultKind::FragmentAfterStop { call: 1, fragment: "x".into() }, at: 99 },
-        Fault { kind: FaultKind::UnannouncedFragment { fragment: "y".into() }, at: 0 },
+        Fault { kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: "y".into() }, at: 0 },
     ];
     round_trip(&t3, Dialect::OpenAiChat, ZERO);
 }
@@ -273,7 +277,10 @@ fn index_zero_quirk_limits_are_unsupported() {
         vec![],
         Ending::Stop(StopReason::ToolCalls),
     );
-    late.faults = vec![Fault { kind: FaultKind::UnannouncedFragment { fragment: "y".into() }, at: 3 }];
+    late.faults = vec![Fault {
+        kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: "y".into() },
+        at: 3,
+    }];
     assert!(render_wire(&late, &render(&late), d, ZERO).is_err());
     let same_id = interleaved(
         refunded_open(0, "call_A", "call_A"),
@@ -335,7 +342,7 @@ fn ending() -> impl Strategy<Value = Ending> {
 fn fault() -> impl Strategy<Value = Fault> {
     let kind = prop_oneof![
         (0u16..4).prop_map(|call| FaultKind::ReplayAnnouncement { call }),
-        content().prop_map(|fragment| FaultKind::UnannouncedFragment { fragment }),
+        content().prop_map(|fragment| FaultKind::UnannouncedFragment { missing_index: false, fragment }),
         (0u16..4, content()).prop_map(|(call, fragment)| FaultKind::FragmentAfterStop { call, fragment }),
         (0u16..4, content()).prop_map(|(call, arguments)| FaultKind::DoneMismatch { call, arguments }),
     ];
@@ -461,4 +468,35 @@ proptest! {
             }
         }
     }
+}
+
+/// Servers that repeat id, type and name on every entry: the repeats name the same call, so
+/// the turn decodes to the same neutral events, per call and interleaved, with and without
+/// the index-zero quirk.
+#[test]
+fn chat_repeated_fields_round_trip() {
+    let both = Quirks { chat_index_zero: true, chat_repeat_fields: true };
+    let per = per_call(refunded_open(0, "call_A", "call_B"), Ending::Stop(StopReason::ToolCalls));
+    let il = |joins| {
+        interleaved(refunded_open(0, "call_A", "call_B"), vec![], joins, Ending::Stop(StopReason::ToolCalls))
+    };
+    let (apart, joined) = (il(vec![]), il(vec![false, true, false, true]));
+    for quirks in [REPEAT, both] {
+        for t in [&apart, &joined] {
+            let wire = round_trip(t, Dialect::OpenAiChat, quirks);
+            let entries: Vec<serde_json::Value> = wire
+                .events
+                .iter()
+                .filter_map(|e| serde_json::from_str::<serde_json::Value>(&e.data).ok())
+                .flat_map(|v| v["choices"][0]["delta"]["tool_calls"].as_array().cloned().unwrap_or_default())
+                .collect();
+            assert!(entries.len() > 2, "{entries:?}");
+            assert!(
+                entries.iter().all(|e| e["function"]["name"] == "search_orders" && e["id"].is_string()),
+                "{entries:?}"
+            );
+        }
+    }
+    let e = render_wire(&per, &render(&per), Dialect::Anthropic, REPEAT).unwrap_err();
+    assert!(e.to_string().contains("Chat quirk"), "{e}");
 }

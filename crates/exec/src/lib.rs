@@ -332,6 +332,9 @@ impl ExecSubject {
         if speech.quirks.chat_index_zero && !imp.has_quirk("chat_index_zero") {
             return Some("the subject does not declare the chat_index_zero quirk".into());
         }
+        if speech.quirks.chat_repeat_fields && !imp.has_quirk("chat_repeat_fields") {
+            return Some("the subject does not declare the chat_repeat_fields quirk".into());
+        }
         None
     }
 
@@ -507,6 +510,15 @@ impl Subject for ExecSubject {
 
     fn levels(&self) -> Vec<Level> {
         self.levels.clone()
+    }
+
+    fn metadata(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        m.insert("protocol".into(), protocol::PROTOCOL_VERSION.into());
+        if let Ok(imp) = serde_json::to_value(&self.implementation) {
+            m.insert("implementation".into(), imp);
+        }
+        m
     }
 
     fn observe(&self, case: &Case, inputs: &[Input<'_>], speech: Speech) -> Option<Vec<Observation>> {

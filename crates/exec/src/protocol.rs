@@ -266,7 +266,7 @@ pub struct Implementation {
     /// `openai-responses`.
     #[serde(default)]
     pub dialects: Vec<String>,
-    /// Quirk profiles it handles (`chat_index_zero`).
+    /// Quirk profiles it handles (`chat_index_zero`, `chat_repeat_fields`).
     #[serde(default)]
     pub quirks: Vec<String>,
     /// Optional abilities: `schema` (validates arguments against tool schemas).

@@ -75,7 +75,7 @@ fn both_templates_handle_the_chat_index_zero_quirk() {
         for level in [Level::Wire, Level::Bytes] {
             let speech = Speech {
                 dialect: Dialect::OpenAiChat,
-                quirks: toolcert_scenario::Quirks { chat_index_zero: true },
+                quirks: toolcert_scenario::Quirks { chat_index_zero: true, ..Default::default() },
             };
             let c = Certification {
                 cases: 300,

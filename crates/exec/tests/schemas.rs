@@ -88,7 +88,7 @@ fn samples_of_requests() -> Vec<(&'static str, Value)> {
             to_value(&Request::Configure(Configure {
                 level: Level::Bytes,
                 dialect: Dialect::OpenAiChat,
-                quirks: Quirks { chat_index_zero: true },
+                quirks: Quirks { chat_index_zero: true, ..Default::default() },
                 profile: ProfileMsg { schema: true },
             })),
         ),

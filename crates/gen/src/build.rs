@@ -230,7 +230,9 @@ pub(crate) fn build_turn(
                 Fault {
                     kind: match kind {
                         0 => FaultKind::ReplayAnnouncement { call },
-                        1 => FaultKind::UnannouncedFragment { fragment },
+                        // Two in three name no index at all, as some OpenAI Chat servers do
+                        // (only Chat can spell that; elsewhere it is an unused index).
+                        1 => FaultKind::UnannouncedFragment { missing_index: f.call % 3 != 0, fragment },
                         2 => FaultKind::FragmentAfterStop { call, fragment },
                         _ => FaultKind::DoneMismatch {
                             call,

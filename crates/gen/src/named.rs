@@ -179,7 +179,7 @@ pub fn all() -> Vec<NamedCase> {
             KEYING,
             "two calls to search_orders with the same keys: a name key merges them",
             false,
-            per_call(refunded_open(1), stop(StopReason::ToolUse)),
+            per_call(refunded_open(0), stop(StopReason::ToolUse)),
         ),
         named(
             "keying/refunded-open-interleaved",
@@ -370,7 +370,7 @@ pub fn all() -> Vec<NamedCase> {
 
 fn protocol_cases() -> Vec<NamedCase> {
     let with_fault = |fault: FaultKind, at: u32| {
-        let mut t = per_call(refunded_open(1), stop(StopReason::ToolUse));
+        let mut t = per_call(refunded_open(0), stop(StopReason::ToolUse));
         t.faults.push(Fault { kind: fault, at });
         t
     };
@@ -387,7 +387,13 @@ fn protocol_cases() -> Vec<NamedCase> {
             KEYING,
             "a fragment for an index never announced: the turn fails, no buffer is made up for it",
             false,
-            with_fault(FaultKind::UnannouncedFragment { fragment: r#"{"status": "open"}"#.into() }, 2),
+            with_fault(
+                FaultKind::UnannouncedFragment {
+                    missing_index: false,
+                    fragment: r#"{"status": "open"}"#.into(),
+                },
+                2,
+            ),
         ),
         named(
             "deltas/done-differs-from-deltas",

@@ -5,8 +5,8 @@
 
 use toolcert_dialect::WireDecoder;
 use toolcert_subject::{
-    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, SseEvent, StreamEnd, StreamSpec,
-    TurnError, WireAccumulator,
+    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Outcome, Slot, SseEvent, StreamEnd,
+    StreamSpec, TurnError, WireAccumulator,
 };
 
 use crate::{Base, Correct};
@@ -28,6 +28,12 @@ pub(crate) enum Defect {
     DoneDropped,
     /// A chunk with `choices: []` is indexed as if it had one choice.
     UsageChunkCrash,
+    /// A Chat entry without an `index` is taken as index 0.
+    MissingIndexAsZero,
+    /// Every string field of a Chat entry is concatenated onto the call's, as a generic
+    /// "merge the deltas" helper does: a server that repeats id and name on every entry
+    /// yields `get_weatherget_weather`.
+    FieldsConcatenated,
 }
 
 /// A factory of the stack with `defect`, at the wire or the bytes level.
@@ -54,6 +60,9 @@ struct Stack {
     core: Base<Correct>,
     /// Chat: the index of the call whose id came last.
     last_call: Option<u32>,
+    /// Chat, `FieldsConcatenated`: per index, the id it was announced with and the id and
+    /// name as concatenated from every entry.
+    merged: std::collections::BTreeMap<u64, (String, String, String)>,
 }
 
 impl Stack {
@@ -66,7 +75,87 @@ impl Stack {
             events: Vec::new(),
             core: Base::new(spec),
             last_call: None,
+            merged: Default::default(),
         }
+    }
+
+    /// The chunk's tool-call entries, when it has any (Chat).
+    fn entries(data: &str) -> Option<serde_json::Value> {
+        if !data.contains("\"tool_calls\"") {
+            return None;
+        }
+        serde_json::from_str(data).ok()
+    }
+
+    /// `MissingIndexAsZero`: the chunk with `index: 0` put on entries that have none.
+    fn zero_missing_indices(data: &str) -> Option<String> {
+        let mut v = Self::entries(data)?;
+        let mut changed = false;
+        for choice in v.get_mut("choices")?.as_array_mut()? {
+            let Some(entries) = choice.pointer_mut("/delta/tool_calls").and_then(|e| e.as_array_mut()) else {
+                continue;
+            };
+            for e in entries.iter_mut().filter_map(|e| e.as_object_mut()) {
+                if !e.contains_key("index") {
+                    e.insert("index".into(), 0.into());
+                    changed = true;
+                }
+            }
+        }
+        changed.then(|| v.to_string())
+    }
+
+    /// `FieldsConcatenated`: every entry's id and name appended to its index's.
+    fn merge_fields(&mut self, data: &str) {
+        let Some(v) = Self::entries(data) else { return };
+        let entries = v.pointer("/choices/0/delta/tool_calls").and_then(|e| e.as_array());
+        for e in entries.into_iter().flatten() {
+            let Some(index) = e.get("index").and_then(|i| i.as_u64()) else { continue };
+            let id = e.get("id").and_then(|s| s.as_str()).unwrap_or_default();
+            let name = e.pointer("/function/name").and_then(|s| s.as_str()).unwrap_or_default();
+            let m = self.merged.entry(index).or_insert_with(|| (id.to_owned(), String::new(), String::new()));
+            m.1.push_str(id);
+            m.2.push_str(name);
+        }
+    }
+
+    /// The core's finish, with `FieldsConcatenated`'s merged ids and names on what it reports.
+    fn finish_core(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        if self.defect != Defect::FieldsConcatenated {
+            return self.core.finish(end, out);
+        }
+        let mut scratch = Emit::default();
+        let result = self.core.finish(end, &mut scratch);
+        let obs = scratch.into_observation();
+        let merged = |id: &str| self.merged.values().find(|m| m.0 == id);
+        for o in obs.outcomes {
+            let mut o = o.value;
+            match &mut o {
+                Outcome::Dispatchable { call_id, name, .. } | Outcome::SchemaError { call_id, name, .. } => {
+                    if let Some(m) = merged(call_id) {
+                        (*call_id, *name) = (m.1.clone(), m.2.clone());
+                    }
+                }
+                Outcome::Failed { call_id: Some(call_id), name, .. } => {
+                    if let Some(m) = merged(call_id) {
+                        (*call_id, *name) = (m.1.clone(), Some(m.2.clone()));
+                    }
+                }
+                Outcome::Failed { .. } => {}
+            }
+            out.outcome(o);
+        }
+        if let Some(mut slots) = obs.layout {
+            for s in &mut slots {
+                if let Slot::Call { call_id } = s {
+                    if let Some(m) = merged(call_id) {
+                        *call_id = m.1.clone();
+                    }
+                }
+            }
+            out.layout(slots);
+        }
+        result
     }
 
     fn wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError> {
@@ -80,6 +169,12 @@ impl Stack {
             Defect::UsageChunkCrash if event.data.contains("\"choices\":[]") => {
                 panic!("index out of bounds: the len is 0 but the index is 0 (choices[0])");
             }
+            Defect::MissingIndexAsZero => {
+                if let Some(data) = Self::zero_missing_indices(&event.data) {
+                    event.data = data;
+                }
+            }
+            Defect::FieldsConcatenated => self.merge_fields(&event.data),
             _ => {}
         }
         self.events.clear();
@@ -115,7 +210,7 @@ impl WireAccumulator for Stack {
         self.wire(event, out)
     }
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
-        self.core.finish(end, out)
+        self.finish_core(end, out)
     }
 }
 
@@ -143,6 +238,6 @@ impl BytesAccumulator for Stack {
         for e in std::mem::take(&mut self.sse_events) {
             self.wire(&e, out)?;
         }
-        self.core.finish(end, out)
+        self.finish_core(end, out)
     }
 }

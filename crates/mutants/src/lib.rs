@@ -20,7 +20,7 @@
 
 use levels::{Defect, StackFactory};
 use toolcert_oracle::Invariant;
-use toolcert_scenario::Dialect;
+use toolcert_scenario::{Dialect, Quirks};
 use toolcert_subject::{Factory, Level, StreamSpec, Subject};
 
 mod base;
@@ -49,6 +49,8 @@ pub struct Mutant {
     pub level: Level,
     /// The dialect it is certified in, below the events level.
     pub dialect: Dialect,
+    /// The quirk profile it is certified in (a server behaviour the bug needs to show).
+    pub quirks: Quirks,
 }
 
 impl Mutant {
@@ -120,6 +122,7 @@ pub fn zoo() -> Vec<Mutant> {
         factory,
         level: Level::Events,
         dialect: Dialect::Anthropic,
+        quirks: Quirks::default(),
     };
     vec![
         // Keying.
@@ -445,6 +448,27 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::OpenAiChat),
             || Box::new(StackFactory(Defect::UsageChunkCrash)),
         ),
+        below(
+            "missing-index-as-zero",
+            KEYING_DOCS,
+            "an OpenAI Chat tool-call entry without an index is taken as index 0 instead of refused as malformed",
+            // The stray fragment joins call 0 (FIDELITY, or unparseable: ACCOUNT) and the
+            // malformed entry goes unrefused (PROTOCOL).
+            &[AccProtocol, AccFidelity, AccAccount],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::MissingIndexAsZero)),
+        ),
+        Mutant {
+            quirks: Quirks { chat_repeat_fields: true, ..Quirks::default() },
+            ..below(
+                "announcement-fields-concatenated",
+                KEYING_DOCS,
+                "every string field of an OpenAI Chat entry concatenated onto the call's: a server that repeats id and name on every entry gives get_weatherget_weather",
+                &[AccIdentity],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::FieldsConcatenated)),
+            )
+        },
     ]
 }
 
@@ -457,7 +481,7 @@ fn below(
     (level, dialect): (Level, Dialect),
     factory: fn() -> Box<dyn Factory>,
 ) -> Mutant {
-    Mutant { name, seed, bug, expected, factory, level, dialect }
+    Mutant { name, seed, bug, expected, factory, level, dialect, quirks: Quirks::default() }
 }
 
 const DELTAS_UTF8: &str = "002 Argument deltas and text deltas / Concatenate, and do nothing else (bytes)";

@@ -46,7 +46,10 @@ fn hand_built(mutant: &str) -> Option<Case> {
                 ],
                 Ending::Stop(StopReason::ToolUse),
             );
-            turn.faults.push(Fault { kind: FaultKind::UnannouncedFragment { fragment: ", ".into() }, at: 2 });
+            turn.faults.push(Fault {
+                kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: ", ".into() },
+                at: 2,
+            });
             Case::single("hand/unannounced-index-with-call-0", turn)
         }
         _ => return None,

@@ -196,6 +196,11 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
                     if (stop.is_some() || replayed_stopped) && class != ErrorClass::FragmentAfterStop {
                         also = Some(ErrorClass::FragmentAfterStop);
                     }
+                    // Where the dialect can say "no index" (Chat), the entry is malformed;
+                    // elsewhere it is sent at an index no announcement used.
+                    if let FaultKind::UnannouncedFragment { missing_index: true, .. } = kind {
+                        also = Some(ErrorClass::Malformed);
+                    }
                     fault = Some(FaultExpect { class, also, at: delivered });
                 }
             }
@@ -207,6 +212,13 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
         None if errored => EndingKind::Errored,
         None => EndingKind::Abandoned,
     };
+    if profile.schema {
+        // Registers the tools' shared schemas by address, so that `judge` finds them without
+        // comparing schemas by value.
+        for schema in turn.tools.iter().filter_map(|t| t.schema.as_ref()) {
+            toolcert_subject::schema::compiled_shared(schema);
+        }
+    }
     for e in &mut calls {
         let document = &call_of(e.block).arguments;
         let judged = || judge(document, turn.schema_of(&e.name).filter(|_| profile.schema));

@@ -176,7 +176,10 @@ impl Judge<'_> {
                     Invariant::AccProtocol,
                     Grade::Must,
                     None,
-                    format!("a protocol error ({})", f.class),
+                    match f.also {
+                        Some(also) => format!("a protocol error ({} or {also})", f.class),
+                        None => format!("a protocol error ({})", f.class),
+                    },
                     "no error: the faulty stream was accepted".into(),
                 );
                 None
@@ -264,13 +267,14 @@ impl Judge<'_> {
     fn against(&mut self, call: &ExpectedCall, expect: &Expect, o: &Outcome) {
         let id = Some(call.call_id.as_str());
         let expected = || show_expect(expect, &call.raw);
-        let observed = show_outcome(o);
+        // Formatted only for a violation: most outcomes are right.
+        let observed = || show_outcome(o);
         let (must, should) = (Grade::Must, Grade::Should);
         match (expect, o) {
             (Expect::Faulted { may_dispatch }, Outcome::Dispatchable { args, .. }) => match may_dispatch {
                 Some(a) if a == args => {}
                 Some(_) => self.mismatch(call, MismatchOf::Args(args), must),
-                None => self.flag(Invariant::AccProtocol, must, id, expected(), observed),
+                None => self.flag(Invariant::AccProtocol, must, id, expected(), observed()),
             },
             (Expect::Faulted { .. }, _) => {}
             (
@@ -289,7 +293,7 @@ impl Judge<'_> {
                     FailReason::Abandoned => Invariant::AccAbandon,
                     FailReason::Unparseable => Invariant::AccStrict,
                 };
-                self.flag(inv, must, id, expected(), observed);
+                self.flag(inv, must, id, expected(), observed());
             }
             (Expect::Failed { reason }, Outcome::Failed { reason: got, raw, .. }) => {
                 if got != reason {
@@ -302,7 +306,7 @@ impl Judge<'_> {
                         (_, FailReason::Abandoned) => Invariant::AccAbandon,
                         (_, FailReason::Unparseable) => Invariant::AccStrict,
                     };
-                    self.flag(inv, should, id, expected(), observed);
+                    self.flag(inv, should, id, expected(), observed());
                 }
                 self.raw(call, raw);
             }
@@ -311,8 +315,9 @@ impl Judge<'_> {
 
     fn finished(&mut self, call: &ExpectedCall, judged: &Judged, o: &Outcome) {
         let id = Some(call.call_id.as_str());
-        let expected = show_expect(&Expect::Finished { judged: judged.clone() }, &call.raw);
-        let observed = show_outcome(o);
+        let expected = || show_expect(&Expect::Finished { judged: judged.clone() }, &call.raw);
+        // Formatted only for a violation: most outcomes are right.
+        let observed = || show_outcome(o);
         let (must, should) = (Grade::Must, Grade::Should);
         match (judged, o) {
             (Judged::Dispatch { args: want }, Outcome::Dispatchable { args, .. })
@@ -324,7 +329,7 @@ impl Judge<'_> {
             (Judged::Dispatch { args: want }, Outcome::SchemaError { args, .. })
             | (Judged::SchemaError { args: want }, Outcome::Dispatchable { args, .. }) => {
                 if want == args {
-                    self.flag(Invariant::AccSchema, must, id, expected, observed);
+                    self.flag(Invariant::AccSchema, must, id, expected(), observed());
                 } else {
                     self.mismatch(call, MismatchOf::Args(args), must);
                 }
@@ -339,7 +344,7 @@ impl Judge<'_> {
                         // The buffer is right and parses: the subject's parser is wrong.
                         FailReason::Unparseable => Invariant::AccFidelity,
                     };
-                    self.flag(inv, must, id, expected, observed);
+                    self.flag(inv, must, id, expected(), observed());
                 }
             }
             (Judged::SchemaError { .. }, Outcome::Failed { reason, raw, .. }) => {
@@ -352,15 +357,15 @@ impl Judge<'_> {
                         // The buffer is right and parses: the subject's parser is wrong.
                         FailReason::Unparseable => Invariant::AccFidelity,
                     };
-                    self.flag(inv, should, id, expected, observed);
+                    self.flag(inv, should, id, expected(), observed());
                 }
             }
             (Judged::Unparseable, Outcome::Dispatchable { .. } | Outcome::SchemaError { .. }) => {
-                self.flag(Invariant::AccStrict, must, id, expected, observed);
+                self.flag(Invariant::AccStrict, must, id, expected(), observed());
             }
             (Judged::Unparseable, Outcome::Failed { reason, raw, .. }) => {
                 if *reason != FailReason::Unparseable {
-                    self.flag(Invariant::AccStrict, should, id, expected, observed);
+                    self.flag(Invariant::AccStrict, should, id, expected(), observed());
                 }
                 self.raw(call, raw);
             }

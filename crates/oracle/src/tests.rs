@@ -230,7 +230,7 @@ fn strict_flags_the_first_of_two_documents_dispatched() {
 
 #[rstest]
 #[case::replay(FaultKind::ReplayAnnouncement { call: 0 }, ErrorClass::DuplicateAnnouncement)]
-#[case::unannounced(FaultKind::UnannouncedFragment { fragment: "{}".into() }, ErrorClass::UnannouncedIndex)]
+#[case::unannounced(FaultKind::UnannouncedFragment { missing_index: false, fragment: "{}".into() }, ErrorClass::UnannouncedIndex)]
 #[case::after_stop(FaultKind::FragmentAfterStop { call: 0, fragment: "}".into() }, ErrorClass::FragmentAfterStop)]
 fn protocol_flags_an_accepted_fault(#[case] fault: FaultKind, #[case] class: ErrorClass) {
     let mut t = pair();

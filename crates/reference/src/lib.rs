@@ -157,7 +157,7 @@ impl Reference {
         let schemas = spec
             .tools
             .iter()
-            .filter_map(|t: &Tool| Some((t.name.clone(), schema::compiled(t.schema.as_ref()?))))
+            .filter_map(|t: &Tool| Some((t.name.clone(), schema::compiled_shared(t.schema.as_ref()?))))
             .collect();
         Reference { schemas, ..Reference::default() }
     }
@@ -204,7 +204,35 @@ fn protocol(class: ErrorClass, detail: String) -> Result<(), TurnError> {
 }
 
 impl Accumulator for Reference {
+    // Inlinable into a caller's feeding loop: the fast path is a few compares and an append.
+    #[inline]
     fn on_event(&mut self, event: &Event<'_>, out: &mut Emit) -> Result<(), TurnError> {
+        // Hot path, most of a turn's events: a fragment for the call announced last, before
+        // any stop. Kept small so the common case pays no large frame and no error
+        // formatting; everything else (same rules) goes through `on_event_cold`.
+        if let Event::ArgsDelta { index, fragment } = event {
+            if self.stop.is_none() {
+                if let Some(call) = self.calls.last_mut() {
+                    if call.index == *index && !call.stopped {
+                        // Append only: no trim, no parse, no decode.
+                        call.args.push_str(fragment);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        self.on_event_cold(event, out)
+    }
+
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        self.finish_turn(end, out)
+    }
+}
+
+impl Reference {
+    #[cold]
+    #[inline(never)]
+    fn on_event_cold(&mut self, event: &Event<'_>, out: &mut Emit) -> Result<(), TurnError> {
         match event {
             Event::TextDelta { text } => {
                 out.text(text);
@@ -283,7 +311,7 @@ impl Accumulator for Reference {
         Ok(())
     }
 
-    fn finish(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+    fn finish_turn(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
         for call in &self.calls {
             out.outcome(self.judge(call));
         }

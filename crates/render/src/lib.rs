@@ -267,7 +267,7 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
                 let lo = body.iter().position(|(_, o)| *o == Origin::Announce { block })? + 1;
                 Some((lo, announce(c)))
             }),
-            FaultKind::UnannouncedFragment { fragment } => {
+            FaultKind::UnannouncedFragment { fragment, .. } => {
                 Some((0, Event::ArgsDelta { index: unused_index, fragment: Cow::Borrowed(fragment) }))
             }
             FaultKind::DoneMismatch { call, arguments } => {

@@ -86,7 +86,7 @@ fn faults_are_clamped_to_where_they_make_sense() {
     t.faults = vec![
         Fault { kind: FaultKind::ReplayAnnouncement { call: 0 }, at: 0 },
         Fault { kind: FaultKind::FragmentAfterStop { call: 0, fragment: "x".into() }, at: 0 },
-        Fault { kind: FaultKind::UnannouncedFragment { fragment: "y".into() }, at: 0 },
+        Fault { kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: "y".into() }, at: 0 },
     ];
     let r = render(&t);
     let announce = r.position(Origin::Announce { block: 0 }).unwrap();

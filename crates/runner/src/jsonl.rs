@@ -48,6 +48,8 @@ struct Header {
     dialect: Option<Dialect>,
     #[serde(default, skip_serializing_if = "is_false")]
     chat_index_zero: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    chat_repeat_fields: bool,
     schema: bool,
     grade: Grade,
     seed: u64,
@@ -144,6 +146,7 @@ pub fn to_jsonl(r: &Report) -> Result<String, String> {
         level: r.level,
         dialect: r.dialect,
         chat_index_zero: r.chat_index_zero,
+        chat_repeat_fields: r.chat_repeat_fields,
         schema: r.schema,
         grade: r.grade,
         seed: r.seed,
@@ -196,6 +199,7 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
                     level: h.level,
                     dialect: h.dialect,
                     chat_index_zero: h.chat_index_zero,
+                    chat_repeat_fields: h.chat_repeat_fields,
                     schema: h.schema,
                     seed: h.seed,
                     seeds: h.seeds,

@@ -141,7 +141,7 @@ impl Matrix {
         let _ = writeln!(out, "{}; {}.\n", self.summary(pruned), self.suites());
         out += "| invariant |";
         for r in &self.columns {
-            let _ = write!(out, " {} ({}) |", md_cell(&r.subject), md_cell(&self.setting(r)));
+            let _ = write!(out, " {} ({}) |", md_cell(&column_name(r)), md_cell(&self.setting(r)));
         }
         out += "\n|---|";
         out += &"---|".repeat(self.columns.len());
@@ -193,7 +193,7 @@ impl Matrix {
             let _ = write!(
                 out,
                 "<th scope=\"col\"><span class=\"subject\">{}</span><span class=\"setting\">{}</span></th>",
-                escape_xml(&r.subject),
+                escape_xml(&column_name(r)),
                 escape_xml(&self.setting(r))
             );
         }
@@ -257,3 +257,8 @@ tr.summary td, tr.summary th { font-weight: 600; }
 .must { background: #f5b5b0; }
 .na { background: #e6e8eb; color: #666; }
 ";
+
+/// A column's name: the implementation the subject said it is, else the subject.
+fn column_name(r: &Report) -> String {
+    r.implementation_label().unwrap_or_else(|| r.subject.clone())
+}

@@ -63,9 +63,7 @@ pub fn write_out(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {
         scenario.push('\n');
         write(failures.join(format!("{stem}.json")), scenario.as_bytes())?;
         let sse = match (report.level, report.dialect) {
-            (Level::Wire | Level::Bytes, Some(d)) => {
-                sse_bytes(&f.scenario, d, Quirks { chat_index_zero: report.chat_index_zero }).ok()
-            }
+            (Level::Wire | Level::Bytes, Some(d)) => sse_bytes(&f.scenario, d, report.quirks()).ok(),
             _ => None,
         };
         match sse {

@@ -148,6 +148,9 @@ pub struct Report {
     /// The quirk profile that reuses index 0 for every parallel call (openai-chat).
     #[serde(default, skip_serializing_if = "is_false")]
     pub chat_index_zero: bool,
+    /// The quirk profile that repeats id and name on every entry of a call (openai-chat).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub chat_repeat_fields: bool,
     /// The schema profile: calls judged against their tools' JSON Schemas.
     #[serde(default = "yes")]
     pub schema: bool,
@@ -235,18 +238,20 @@ pub const KEEP_FAILURES: usize = 32;
 
 impl Report {
     pub(crate) fn new(subject: &dyn Subject, c: &Certification) -> Report {
-        let mut metadata = serde_json::Map::new();
+        let mut metadata = subject.metadata();
         metadata.insert("levels".into(), serde_json::to_value(subject.levels()).expect("levels serialise"));
+        let protocol = metadata.get("protocol").and_then(|p| p.as_u64()).and_then(|p| u32::try_from(p).ok());
         Report {
             tool: "toolcert".into(),
             version: env!("CARGO_PKG_VERSION").into(),
-            protocol: None,
+            protocol,
             suite: Suite::of(&serde_json::to_value(c.gen_config()).expect("the generator config serialises")),
             subject: subject.name(),
             subject_metadata: metadata,
             level: c.level,
             dialect: (c.level != Level::Events).then_some(c.speech.dialect),
             chat_index_zero: c.level != Level::Events && c.speech.quirks.chat_index_zero,
+            chat_repeat_fields: c.level != Level::Events && c.speech.quirks.chat_repeat_fields,
             schema: c.profile.schema,
             seed: c.seed,
             seeds: Vec::new(),
@@ -485,10 +490,35 @@ impl Report {
     }
 
     /// "events", or "wire (anthropic)".
+    /// The quirk profile the report's wire and bytes levels were spoken in.
+    pub fn quirks(&self) -> toolcert_scenario::Quirks {
+        toolcert_scenario::Quirks {
+            chat_index_zero: self.chat_index_zero,
+            chat_repeat_fields: self.chat_repeat_fields,
+        }
+    }
+
+    /// The implementation the subject said it is (`name version`, from a subprocess subject's
+    /// handshake), if it said.
+    pub fn implementation_label(&self) -> Option<String> {
+        let imp = self.subject_metadata.get("implementation")?;
+        let name = imp.get("name")?.as_str()?;
+        match imp.get("version").and_then(|v| v.as_str()).filter(|v| !v.is_empty()) {
+            Some(v) => Some(format!("{name} {v}")),
+            None => Some(name.to_owned()),
+        }
+    }
+
     pub fn setting_label(&self) -> String {
         match self.dialect {
             Some(d) if self.level != Level::Events => {
-                let quirk = if self.chat_index_zero { ", chat index zero" } else { "" };
+                let mut quirk = String::new();
+                if self.chat_index_zero {
+                    quirk += ", chat index zero";
+                }
+                if self.chat_repeat_fields {
+                    quirk += ", chat repeated fields";
+                }
                 format!("{} ({}{quirk})", self.level, d.name())
             }
             _ => self.level.to_string(),
@@ -505,6 +535,9 @@ impl Report {
             }
             if self.chat_index_zero {
                 out += " --chat-index-zero";
+            }
+            if self.chat_repeat_fields {
+                out += " --chat-repeat-fields";
             }
         }
         if !self.schema {

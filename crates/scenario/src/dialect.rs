@@ -105,4 +105,10 @@ pub struct Quirks {
     /// without an id belongs to the call announced most recently. Chat only.
     #[serde(default)]
     pub chat_index_zero: bool,
+    /// OpenAI-compatible servers that repeat a call's `id`, `type` and `function.name` on
+    /// every tool-call entry of its index, not only on the first. The repeats name the same
+    /// call again; an accumulator that concatenates every string field it receives turns
+    /// `get_weather` into `get_weatherget_weather`. Chat only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chat_repeat_fields: bool,
 }

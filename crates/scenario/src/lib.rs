@@ -32,6 +32,28 @@ impl Case {
     pub fn single(name: impl Into<String>, turn: Turn) -> Case {
         Case { name: name.into(), streams: vec![turn], schedule: StreamSchedule::Sequential }
     }
+
+    /// Checks what deserialisation cannot: within one turn, every call has its own
+    /// positional index. The index is how the stream names a call, so two calls sharing one
+    /// are not a turn a model can send; an index announced twice is a stream fault, and a
+    /// scenario says so with a [`FaultKind::ReplayAnnouncement`] instead. The generators
+    /// never break this; hand-written or fuzzed scenario values can, and are refused here.
+    pub fn validate(&self) -> Result<(), String> {
+        for (s, turn) in self.streams.iter().enumerate() {
+            let mut seen: Vec<u32> = Vec::new();
+            for call in turn.calls() {
+                if seen.contains(&call.index) {
+                    return Err(format!(
+                        "stream {s}: two calls share the positional index {} (the second is {}); \
+                         a repeated announcement is written as a ReplayAnnouncement fault",
+                        call.index, call.call_id
+                    ));
+                }
+                seen.push(call.index);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How several streams of one case are delivered.
@@ -324,8 +346,15 @@ pub enum FaultKind {
     /// The announcement of call number `call` (among the turn's calls, modulo their count)
     /// is sent again, as a reconnect or a proxy replays it.
     ReplayAnnouncement { call: u16 },
-    /// A fragment for a positional index no announcement used.
-    UnannouncedFragment { fragment: String },
+    /// A fragment for a positional index no announcement used. With `missing_index`, the
+    /// OpenAI Chat entry carrying it has no `index` at all (some servers omit it): a
+    /// malformed entry, never to be taken as index 0. The other dialects, and the events
+    /// level, cannot say "no index" and send an index no announcement used.
+    UnannouncedFragment {
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        missing_index: bool,
+        fragment: String,
+    },
     /// A fragment for call number `call` after its terminal event.
     FragmentAfterStop { call: u16, fragment: String },
     /// The terminal event of call number `call` repeats its arguments (as Responses'

@@ -4,13 +4,14 @@
 //! one [`Event`] at the events level, one [`SseEvent`] at the wire level and
 //! one transport chunk at the bytes level; stamps count units of the level fed.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::cell::Cell;
+use std::panic::AssertUnwindSafe;
 
 use toolcert_scenario::{Case, Dialect, Quirks, StreamEnd, StreamSchedule};
 
 use crate::{
     Accumulator, BytesAccumulator, Emit, Event, Factory, Level, Observation, SseEvent, StreamSpec, Timed,
-    WireAccumulator,
+    TurnError, WireAccumulator,
 };
 
 /// One stream's units, at one level.
@@ -85,7 +86,7 @@ impl Feed<'_> {
         self.emit.delivered += 1;
         let emit = &mut self.emit;
         let units = self.units;
-        let result = catch_unwind(AssertUnwindSafe(|| match (acc, units) {
+        let result = guarded(AssertUnwindSafe(|| match (acc, units) {
             (Acc::Events(a), Units::Events(u)) => a.on_event(&u[k], emit),
             (Acc::Wire(a), Units::Wire(u)) => a.on_wire(&u[k], emit),
             (Acc::Bytes(a), Units::Bytes(u)) => a.on_bytes(&u[k], emit),
@@ -109,12 +110,44 @@ impl Feed<'_> {
         true
     }
 
+    /// Delivers every unit left, then finishes: what [`step`](Self::step) until exhausted
+    /// does, with the level matched once and one `catch_unwind` for the whole run instead of
+    /// one per unit (the per-unit cost of the driver is most of the events level's overhead
+    /// over a plain append). A unit that errs or panics is stamped as in `step`.
+    fn run_to_end(&mut self) {
+        let Some(acc) = self.acc.as_mut() else {
+            self.next = self.units.len();
+            return;
+        };
+        let (units, emit, next) = (self.units, &mut self.emit, &mut self.next);
+        let result = guarded(AssertUnwindSafe(|| match (acc, units) {
+            (Acc::Events(a), Units::Events(u)) => feed_all(u, next, emit, |e, out| a.on_event(e, out)),
+            (Acc::Wire(a), Units::Wire(u)) => feed_all(u, next, emit, |e, out| a.on_wire(e, out)),
+            (Acc::Bytes(a), Units::Bytes(u)) => feed_all(u, next, emit, |c, out| a.on_bytes(c, out)),
+            _ => unreachable!("an accumulator is made for the level of its units"),
+        }));
+        match result {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                let at = emit.stamp();
+                emit.obs.error = Some(Timed { at, value: e });
+                self.acc = None;
+            }
+            Err(panic) => {
+                emit.obs.crash = Some(panic_message(panic));
+                self.acc = None;
+            }
+        }
+        self.next = self.units.len();
+        self.finish();
+    }
+
     fn finish(&mut self) {
         let Some(mut acc) = self.acc.take() else { return };
         let emit = &mut self.emit;
         emit.at_finish = true;
         let end = self.end;
-        let result = catch_unwind(AssertUnwindSafe(|| match &mut acc {
+        let result = guarded(AssertUnwindSafe(|| match &mut acc {
             Acc::Events(a) => a.finish(end, emit),
             Acc::Wire(a) => a.finish(end, emit),
             Acc::Bytes(a) => a.finish(end, emit),
@@ -128,6 +161,42 @@ impl Feed<'_> {
             Err(panic) => emit.obs.crash = Some(panic_message(panic)),
         }
     }
+}
+
+/// Feeds `units[*next..]` in order, counting each unit as delivered before handing it over
+/// (so a stamp counts the unit being handled); stops at the first turn error.
+#[inline(always)]
+fn feed_all<U>(
+    units: &[U],
+    next: &mut usize,
+    emit: &mut Emit,
+    mut on_unit: impl FnMut(&U, &mut Emit) -> Result<(), TurnError>,
+) -> Result<(), TurnError> {
+    while let Some(unit) = units.get(*next) {
+        *next += 1;
+        emit.delivered += 1;
+        on_unit(unit, emit)?;
+    }
+    Ok(())
+}
+
+thread_local! {
+    static FEEDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is inside a subject's code, called by the driver: a panic there is
+/// caught and recorded as a crash, so a panic hook may keep quiet about it (the `toolcert`
+/// binary's does; otherwise `RUST_BACKTRACE=1` prints a backtrace per crashing case).
+pub fn feeding() -> bool {
+    FEEDING.with(Cell::get)
+}
+
+/// `catch_unwind`, with [`feeding`] true while `f` runs.
+fn guarded<R>(f: AssertUnwindSafe<impl FnOnce() -> R>) -> std::thread::Result<R> {
+    let outer = FEEDING.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(f);
+    FEEDING.with(|c| c.set(outer));
+    result
 }
 
 fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
@@ -151,7 +220,7 @@ pub fn drive(factory: &dyn Factory, case: &Case, inputs: &[Input<'_>], speech: S
             dialect: speech.dialect,
             quirks: speech.quirks,
         };
-        let made = catch_unwind(AssertUnwindSafe(|| match input.units {
+        let made = guarded(AssertUnwindSafe(|| match input.units {
             Units::Events(_) => Some(Acc::Events(factory.make(&spec))),
             Units::Wire(_) => factory.make_wire(&spec).map(Acc::Wire),
             Units::Bytes(_) => factory.make_bytes(&spec).map(Acc::Bytes),
@@ -174,7 +243,7 @@ pub fn drive(factory: &dyn Factory, case: &Case, inputs: &[Input<'_>], speech: S
         StreamSchedule::Sequential => {
             for s in 0..inputs.len() {
                 let mut feed = make(s);
-                while feed.step() {}
+                feed.run_to_end();
                 feeds.push(feed);
             }
         }

@@ -289,6 +289,13 @@ pub trait Subject {
         vec![Level::Events]
     }
 
+    /// What it says about itself, for the report's header: a subprocess subject's
+    /// `implementation` (name, language, version, ...) and `protocol` version. Empty by
+    /// default.
+    fn metadata(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
+
     /// Runs a whole case at once, for subjects that cannot be fed unit by unit cheaply (a
     /// subprocess answers one request per case). `None`, the default: the runner drives
     /// [`Subject::factory`]'s accumulators with [`driver::drive`]. An implementation must give
@@ -352,6 +359,13 @@ pub struct Emit {
 }
 
 impl Emit {
+    /// What was emitted so far, stamped. For code that feeds an accumulator itself instead
+    /// of through the [`driver`] (a bench of the accumulator alone, a hand-written test):
+    /// stamps count nothing as delivered then, since only the driver counts units.
+    pub fn into_observation(self) -> Observation {
+        self.obs
+    }
+
     /// Reports an outcome for a call.
     pub fn outcome(&mut self, outcome: Outcome) {
         let at = self.stamp();

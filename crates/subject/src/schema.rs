@@ -6,6 +6,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -38,14 +39,28 @@ impl Compiled {
 const KEEP: usize = 64;
 
 thread_local! {
-    static CACHE: RefCell<Vec<(Value, Rc<Compiled>)>> = const { RefCell::new(Vec::new()) };
+    static CACHE: RefCell<Vec<(Arc<Value>, Rc<Compiled>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The compiled form of `schema`.
 pub fn compiled(schema: &Value) -> Rc<Compiled> {
+    lookup(schema, || Arc::new(schema.clone()))
+}
+
+/// The compiled form of a shared schema (a [`Tool`](toolcert_scenario::Tool)'s): found by
+/// address first, since the cases of a run share a handful of schema allocations, and
+/// comparing two schemas by value costs more than everything else a case does with them.
+pub fn compiled_shared(schema: &Arc<Value>) -> Rc<Compiled> {
+    lookup(schema, || Arc::clone(schema))
+}
+
+fn lookup(schema: &Value, keep: impl FnOnce() -> Arc<Value>) -> Rc<Compiled> {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if let Some((_, c)) = cache.iter().find(|(s, _)| s == schema) {
+        let same = |s: &Arc<Value>| std::ptr::eq(Arc::as_ptr(s), schema);
+        if let Some((_, c)) =
+            cache.iter().find(|(s, _)| same(s)).or_else(|| cache.iter().find(|(s, _)| **s == *schema))
+        {
             return Rc::clone(c);
         }
         let c = Rc::new(match jsonschema::validator_for(schema) {
@@ -55,7 +70,7 @@ pub fn compiled(schema: &Value) -> Rc<Compiled> {
         if cache.len() == KEEP {
             cache.remove(0);
         }
-        cache.push((schema.clone(), Rc::clone(&c)));
+        cache.push((keep(), Rc::clone(&c)));
         c
     })
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# CI for the Node SDK adapters: install the pinned SDKs, smoke-test two adapters, and certify
+# a small sample (CASES, default 300) of two subjects. It fails only when an adapter itself
+# breaks: an install failure, a smoke test or certification with crashes, timeouts, protocol
+# errors or `errored` replies, a SUBJECT-CRASH, or toolcert exiting with 2, 3 or 5. Violations
+# of invariants (toolcert exit 1) are the SDKs' findings and expected.
+#
+# Environment: TOOLCERT (default target/release/toolcert, relative to the repo root), CASES.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+cd "$root"
+TOOLCERT=${TOOLCERT:-target/release/toolcert}
+CASES=${CASES:-300}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+if [ ! -x "$TOOLCERT" ]; then
+  echo "ci.sh: no toolcert binary at $TOOLCERT" >&2
+  exit 2
+fi
+"$here/install.sh" || { echo "FAIL: install"; exit 1; }
+
+# The stats line of a smoke test: "subject: N runs, C crashes, T timeouts, P protocol errors, R restarts, S skipped, E errored".
+check_smoke() {
+  local adapter=$1
+  local out rc
+  out=$("$TOOLCERT" smoke --subject "exec:node examples/sdks/node/$adapter" 2>&1); rc=$?
+  echo "$out" | tail -n 2
+  case $rc in 0|1) ;; *) fail "smoke $adapter: toolcert exited $rc"; echo "$out"; return ;; esac
+  local stats
+  stats=$(echo "$out" | grep -E '^ *subject: [0-9]+ runs' | tail -n 1)
+  [ -n "$stats" ] || { fail "smoke $adapter: no stats line"; echo "$out"; return; }
+  echo "$stats" | grep -Eq ' 0 crashes, 0 timeouts, 0 protocol errors, [0-9]+ restarts, 0 skipped, 0 errored' \
+    || fail "smoke $adapter: the adapter broke ($stats)"
+}
+
+# A certification sample: exit 0 or 1 only, no SUBJECT-CRASH, no skipped or errored reply.
+check_certify() {
+  local adapter=$1 dialect=$2
+  local report="$work/${adapter%.mjs}-$dialect.jsonl" rc started
+  started=$(date +%s)
+  "$TOOLCERT" certify --subject "exec:node examples/sdks/node/$adapter" --level bytes --dialect "$dialect" \
+    --cases "$CASES" --seed 1 --no-schema --format jsonl > "$report" 2> "$work/stderr"; rc=$?
+  echo "certify $adapter ($dialect): exit $rc in $(( $(date +%s) - started )) s: $(tail -n 1 "$report" | cut -c1-160)"
+  case $rc in 0|1) ;; *) fail "certify $adapter $dialect: toolcert exited $rc"; tail -n 20 "$work/stderr" ;; esac
+  node - "$report" <<'JS' || fail "certify $adapter $dialect: the adapter broke"
+const lines = require("fs").readFileSync(process.argv[2], "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+let bad = 0;
+for (const r of lines) {
+  if (r.record !== "case") continue;
+  const crash = (r.broke ?? []).some((b) => b.invariant === "SUBJECT-CRASH");
+  const refused = r.status === "skipped" && /the subject (errored|skipped)|refused/.test(r.reason ?? "");
+  if (crash || refused) {
+    bad += 1;
+    if (bad <= 5) console.error(`  ${r.case}: ${crash ? "SUBJECT-CRASH" : r.reason}`);
+  }
+}
+const footer = lines.find((r) => r.record === "footer");
+if (!footer) { console.error("  no footer: the run did not finish"); process.exit(1); }
+process.exit(bad ? 1 : 0);
+JS
+}
+
+check_smoke openai-chat.mjs
+check_smoke anthropic.mjs
+check_certify openai-chat.mjs openai-chat
+check_certify anthropic.mjs anthropic
+check_certify vercel-ai.mjs openai-responses
+
+if [ "$failures" -ne 0 ]; then
+  echo "node SDK adapters: $failures check(s) failed"
+  exit 1
+fi
+echo "node SDK adapters: every check passed (violations found are the SDKs' findings)"

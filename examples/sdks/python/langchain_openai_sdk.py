@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""toolcert adapter for LangChain (`langchain-core` with `langchain-openai`), ChatOpenAI
+streaming over Chat Completions.
+
+What it drives, per stream: `ChatOpenAI(..., http_client=httpx2.Client(transport=
+MockTransport))` with the stream's tools bound (`bind_tools`), then `.stream("toolcert")`;
+the `AIMessageChunk`s are summed with `+`, as LangChain's docs show for streamed tool calls.
+
+What it reports, from the summed message: each entry of `tool_calls` as `dispatchable` with
+its `args` exactly as LangChain hands them over (LangChain parses the argument text with
+`parse_partial_json`); each entry of `invalid_tool_calls` as `failed(unparseable)` with its
+`args` string as `raw`. Text = the summed `content`. No layout. `response_metadata
+["finish_reason"]` is not a per-call flag and is not consulted. An exception is a turn error
+(`upstream` for an `openai.APIError` from an error chunk, `malformed` for undecodable event
+data, `other` otherwise).
+
+    toolcert certify --subject 'exec:examples/sdks/python/.venv/bin/python examples/sdks/python/langchain_openai_sdk.py' \
+        --level bytes --dialect openai-chat --no-schema
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from openai_chat import BASE_URL, chat_tools, classify_openai  # noqa: E402
+from toolcert_adapter import (  # noqa: E402
+    SDK_FAILURES,
+    Outcome,
+    SdkAdapter,
+    TurnError,
+    describe,
+    dispatch,
+    httpx2_client,
+    serve,
+    unparseable,
+)
+
+
+class LangChainOpenAIAdapter(SdkAdapter):
+    name = "langchain-openai-python"
+    dialects = ("openai-chat",)
+    sdk_package = "langchain-core langchain-openai openai"
+    homepage = "https://pypi.org/project/langchain-openai/"
+    preload_modules = ("langchain_openai",)
+
+    def setup(self, slot) -> None:
+        import openai
+        from langchain_openai import ChatOpenAI
+
+        self.openai = openai
+        self.llm = ChatOpenAI(model="gpt-4.1", api_key="toolcert-dummy", base_url=BASE_URL, max_retries=0,
+                              http_client=httpx2_client(slot))
+
+    def classify(self, e: BaseException) -> str:
+        return classify_openai(self.openai, e)
+
+    def run(self, slot, feed, tools, dialect) -> Outcome:
+        out = Outcome()
+        model = self.llm.bind_tools(chat_tools(tools)) if tools else self.llm
+        message = None
+        shown: list[str] = []
+        try:
+            for chunk in model.stream("toolcert"):
+                if isinstance(chunk.content, str):
+                    shown.append(chunk.content)
+                message = chunk if message is None else message + chunk
+        except SDK_FAILURES as e:
+            out.error = TurnError(self.classify(e), describe(e))
+            out.text = "".join(shown)
+            return out
+
+        if message is None:
+            return out
+        content = message.content
+        if isinstance(content, str):
+            out.text = content
+        else:  # a list of content blocks
+            out.text = "".join(
+                b if isinstance(b, str) else (b.get("text") or "")
+                for b in content
+                if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+            )
+        for tc in message.tool_calls:
+            out.calls.append(dispatch(tc.get("id"), tc.get("name"), tc.get("args")))
+        for itc in message.invalid_tool_calls:
+            out.calls.append(unparseable(itc.get("id"), itc.get("name"), itc.get("args")))
+        return out
+
+
+if __name__ == "__main__":
+    sys.exit(serve(LangChainOpenAIAdapter()))
