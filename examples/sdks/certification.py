@@ -86,6 +86,12 @@ def main():
       "`bytes` level, in the dialect its API speaks. What the client hands its caller is mapped onto "
       "outcomes as `docs/PROTOCOL.md` and each adapter's README say. The notes below each report what "
       "goes wrong for that SDK's users, with the version and a replay command for every finding.\n")
+    w("The committed reports were produced by toolcert at commit `d47534e` (the suite digests below). "
+      "In that version four named Anthropic and Responses cases (`keying/refunded-open-pair`, "
+      "`keying/duplicate-announcement`, `keying/unannounced-index`, `keying/fragment-after-stop`) "
+      "numbered their blocks from 1 with no block 0, which no provider sends; they are numbered from 0 "
+      "since. The notes name the failures that caused and do not count them as findings; they are one "
+      "case each in the counts below.\n")
     w("## What was run\n")
     w("| subject / dialect | implementation | level | cases | failed | skipped | conforms at | tool, suite | report |")
     w("|---|---|---|---:|---:|---:|---|---|---|")

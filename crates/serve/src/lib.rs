@@ -14,15 +14,16 @@
 //! Each request to an endpoint takes the next [`Reply`] queued for it ([`MockProvider::enqueue`]),
 //! else asks the [`Config::fallback`], else gets a 500 with a JSON error body naming the
 //! problem. A reply is sent as `text/event-stream` with HTTP/1.1 chunked encoding, **one HTTP
-//! chunk per scripted chunk**, optionally [`Config::chunk_delay`] apart, and ends as its
-//! [`End`] says: closed normally, aborted (the connection drops), or held open until the client
-//! goes away (the client cancels).
+//! chunk per scripted chunk, each written on its own**, optionally [`Config::chunk_delay`]
+//! apart, and ends as its [`End`] says: closed normally, aborted (the connection drops), or held
+//! open until the client goes away (the client cancels).
 //!
 //! What this cannot promise: the transport chunks a client reads. A client that decodes
 //! chunked encoding frame by frame (hyper, hence reqwest) never sees two chunks merged, but
 //! TCP may deliver one chunk in several reads; a client that reads the socket in bulk may merge
-//! neighbours. The delay makes merging unlikely, not impossible. Harness adapters report the
-//! chunk count they were given, so a merge can only hide a chunk-boundary bug, never invent one.
+//! neighbours. The delay makes merging unlikely, not impossible. A merge can only hide a
+//! chunk-boundary bug; a chunk split over several reads can show one the harness did not aim
+//! for. Writing each chunk on its own and [`Config::close_connections`] make both rarer.
 //!
 //! Auth is not checked. Every request is recorded ([`MockProvider::requests`]), so an adapter can
 //! check the client really asked to stream.
