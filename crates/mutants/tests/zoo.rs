@@ -7,11 +7,11 @@
 
 use std::collections::BTreeSet;
 
-use toolcert_gen::named::{self, call, interleaved, per_call};
+use toolcert_gen::named::{self, call, interleaved};
 use toolcert_mutants::{base, by_name, zoo, Mutant};
 use toolcert_oracle::{Invariant, Profile};
 use toolcert_runner::check_case;
-use toolcert_scenario::{Case, Ending, Fault, FaultKind, StopReason};
+use toolcert_scenario::{Case, Ending, StopReason};
 
 const PROFILE: Profile = Profile { schema: true };
 
@@ -36,22 +36,6 @@ fn hand_built(mutant: &str) -> Option<Case> {
                 Ending::Stop(StopReason::Length),
             ),
         ),
-        // The named unannounced-index case announces indices 1 and 2: there is no call 0 for
-        // the stray fragment to join.
-        "unknown-index-as-0" => {
-            let mut turn = per_call(
-                vec![
-                    call(0, "toolu_01Ka", "search_orders", &[r#"{"status": "refu"#, r#"nded"}"#]),
-                    call(1, "toolu_01Mb", "search_orders", &[r#"{"status": "op"#, r#"en"}"#]),
-                ],
-                Ending::Stop(StopReason::ToolUse),
-            );
-            turn.faults.push(Fault {
-                kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: ", ".into() },
-                at: 2,
-            });
-            Case::single("hand/unannounced-index-with-call-0", turn)
-        }
         _ => return None,
     };
     Some(case)
