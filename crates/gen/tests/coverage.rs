@@ -107,6 +107,10 @@ fn every_case_renders_with_splits_on_char_boundaries() {
 }
 
 fn check_case(case: &Case, cfg: &GenConfig) {
+    // What a scenario value read from a file must satisfy, every generated case satisfies.
+    if let Err(e) = case.validate() {
+        panic!("{}: {e}", case.name);
+    }
     assert!(!case.streams.is_empty());
     assert!(case.streams.len() <= cfg.max_streams);
     if !cfg.multi_stream {
@@ -340,4 +344,13 @@ fn speed() {
         events / n,
         rate(gen_classify)
     );
+}
+
+#[test]
+fn named_cases_are_valid_scenarios() {
+    for named in toolcert_gen::named::all() {
+        if let Err(e) = named.case.validate() {
+            panic!("{}: {e}", named.case.name);
+        }
+    }
 }

@@ -34,12 +34,24 @@ impl Case {
     }
 
     /// Checks what deserialisation cannot: within one turn, every call has its own
-    /// positional index. The index is how the stream names a call, so two calls sharing one
-    /// are not a turn a model can send; an index announced twice is a stream fault, and a
-    /// scenario says so with a [`FaultKind::ReplayAnnouncement`] instead. The generators
-    /// never break this; hand-written or fuzzed scenario values can, and are refused here.
+    /// positional index and its own call id. The index is how the stream names a call and
+    /// the id how its outcome names it, so two calls sharing either are not a turn a model
+    /// can send (and no outcome could say which of them it is for); an index announced twice
+    /// is a stream fault, and a scenario says so with a [`FaultKind::ReplayAnnouncement`]
+    /// instead. The generators never break this; hand-written or fuzzed scenario values
+    /// can, and are refused here.
     pub fn validate(&self) -> Result<(), String> {
         for (s, turn) in self.streams.iter().enumerate() {
+            let mut ids: Vec<&str> = Vec::new();
+            for call in turn.calls() {
+                if ids.contains(&call.call_id.as_str()) {
+                    return Err(format!(
+                        "stream {s}: two calls share the call id {} (ids name the calls' outcomes)",
+                        call.call_id
+                    ));
+                }
+                ids.push(&call.call_id);
+            }
             let mut seen: Vec<u32> = Vec::new();
             for call in turn.calls() {
                 if seen.contains(&call.index) {
