@@ -66,7 +66,7 @@ fn seed_corpora_pass() {
 /// oracle has no expectation for it: `Case::validate` refuses it and every way in (fuzz
 /// value forms, `--scenario`, regressions files) reports it as not a scenario.
 ///
-/// The second (`two-calls-share-an-id`, found by the `accumulator` target in CI's 20-second
+/// The second (`two-calls-share-an-id`, found by the `accumulator` target in a 20-second CI
 /// run): two calls with one call id. Outcomes name their call by id, so no outcome could say
 /// which of the two it is for; refused the same way.
 #[test]
