@@ -5,7 +5,8 @@
 # errors or `errored` replies, a SUBJECT-CRASH, or toolcert exiting with 2, 3 or 5. Violations
 # of invariants (toolcert exit 1) are the SDKs' findings and expected.
 #
-# Environment: TOOLCERT (default target/release/toolcert, relative to the repo root), CASES.
+# Environment: TOOLCERT (default target/release/toolcert, relative to the repo root), CASES,
+# SAMPLE (the adapter:dialect pairs to certify).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -66,9 +67,10 @@ JS
 
 check_smoke openai-chat.mjs
 check_smoke anthropic.mjs
-check_certify openai-chat.mjs openai-chat
-check_certify anthropic.mjs anthropic
-check_certify vercel-ai.mjs openai-responses
+# SAMPLE: adapter:dialect pairs to certify (default: three subjects, three dialects).
+for pair in ${SAMPLE:-openai-chat.mjs:openai-chat anthropic.mjs:anthropic vercel-ai.mjs:openai-responses}; do
+  check_certify "${pair%%:*}" "${pair#*:}"
+done
 
 if [ "$failures" -ne 0 ]; then
   echo "node SDK adapters: $failures check(s) failed"
