@@ -265,7 +265,7 @@ pub fn judge(document: &str, schema: Option<&Value>) -> Judged {
     let parsed = if document.is_empty() {
         Ok(Value::Object(Default::default()))
     } else {
-        serde_json::from_str::<Value>(document)
+        crate::number::parse_strict(document)
     };
     let Ok(args) = parsed else { return Judged::Unparseable };
     match schema {

@@ -17,9 +17,11 @@ use toolcert_subject::{FailReason, Observation, Outcome, Stamp, Timed};
 pub mod corpus;
 mod expect;
 mod invariant;
+pub mod number;
 
 pub use expect::{expect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile};
 pub use invariant::{Grade, Invariant};
+use number::Agreement;
 
 /// One broken rule in one stream of a case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -272,8 +274,7 @@ impl Judge<'_> {
         let (must, should) = (Grade::Must, Grade::Should);
         match (expect, o) {
             (Expect::Faulted { may_dispatch }, Outcome::Dispatchable { args, .. }) => match may_dispatch {
-                Some(a) if a == args => {}
-                Some(_) => self.mismatch(call, MismatchOf::Args(args), must),
+                Some(a) => self.args(call, a, args, must),
                 None => self.flag(Invariant::AccProtocol, must, id, expected(), observed()),
             },
             (Expect::Faulted { .. }, _) => {}
@@ -322,13 +323,11 @@ impl Judge<'_> {
         match (judged, o) {
             (Judged::Dispatch { args: want }, Outcome::Dispatchable { args, .. })
             | (Judged::SchemaError { args: want }, Outcome::SchemaError { args, .. }) => {
-                if want != args {
-                    self.mismatch(call, MismatchOf::Args(args), must);
-                }
+                self.args(call, want, args, must);
             }
             (Judged::Dispatch { args: want }, Outcome::SchemaError { args, .. })
             | (Judged::SchemaError { args: want }, Outcome::Dispatchable { args, .. }) => {
-                if want == args {
+                if number::same_value(want, args) {
                     self.flag(Invariant::AccSchema, must, id, expected(), observed());
                 } else {
                     self.mismatch(call, MismatchOf::Args(args), must);
@@ -372,6 +371,23 @@ impl Judge<'_> {
         }
     }
 
+    /// Dispatched arguments against the strict parse of the model's document, under the number
+    /// rule: another value is a `grade` mismatch; the same values with a number of another
+    /// kind (`2` for `2.0`) a should-grade note; another spelling of the same kind nothing.
+    fn args(&mut self, call: &ExpectedCall, want: &Value, got: &Value, grade: Grade) {
+        match number::agree(want, got) {
+            Agreement::Same | Agreement::Respelled => {}
+            Agreement::Retyped => self.flag(
+                Invariant::AccFidelity,
+                Grade::Should,
+                Some(call.call_id.as_str()),
+                format!("args {want} (numbers of the same kind: integer literal or not)"),
+                format!("args {got} (the same values, a number of another kind)"),
+            ),
+            Agreement::Differs => self.mismatch(call, MismatchOf::Args(got), grade),
+        }
+    }
+
     /// A failure's raw buffer must be the buffer as received.
     fn raw(&mut self, call: &ExpectedCall, raw: &str) {
         if raw != call.raw {
@@ -392,7 +408,7 @@ impl Judge<'_> {
                 (
                     Outcome::Dispatchable { call_id, args, .. },
                     Expect::Finished { judged: Judged::Dispatch { args: want } },
-                ) => *call_id == c.call_id && args == want,
+                ) => *call_id == c.call_id && number::same_value(args, want),
                 _ => false,
             })
         };
@@ -592,8 +608,8 @@ impl MismatchOf<'_> {
                 Expect::Finished { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
                 | Expect::FinishedOrAbandoned {
                     judged: Judged::Dispatch { args } | Judged::SchemaError { args },
-                } => args == *a,
-                Expect::Faulted { may_dispatch: Some(args) } => args == *a,
+                } => number::same_value(args, a),
+                Expect::Faulted { may_dispatch: Some(args) } => number::same_value(args, a),
                 _ => false,
             },
             // Room for both buffers, and more copies of `other`'s bytes than the call's own
@@ -638,7 +654,7 @@ mod tests;
 fn reordered_parse(fragments: &[String], args: &Value) -> bool {
     let parses_to = |order: &[&String]| {
         let joined: String = order.iter().map(|s| s.as_str()).collect();
-        serde_json::from_str::<Value>(&joined).is_ok_and(|v| v == *args)
+        number::parse_strict(&joined).is_ok_and(|v| number::same_value(&v, args))
     };
     let refs: Vec<&String> = fragments.iter().filter(|f| !f.trim().is_empty()).collect();
     if parses_to(&refs) {

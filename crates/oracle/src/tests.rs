@@ -137,6 +137,54 @@ fn fidelity_flags_arguments_the_model_never_wrote() {
     assert_eq!(invariants(&judge_one(&t, &trimmed)), [(Invariant::AccFidelity, Grade::Must)]);
 }
 
+/// The number rule: a change of value is a must failure, a change of kind (integer literal
+/// against fraction or exponent) a should note, any other respelling nothing.
+#[rstest]
+#[case::negative_zero_respelled(r#"{"x": -0.0}"#, r#"{"x": 0.0}"#, &[])]
+#[case::negative_zero_as_integer(r#"{"x": -0.0}"#, r#"{"x": 0}"#, &[(Invariant::AccFidelity, Grade::Should)])]
+#[case::exponent_respelled(r#"{"x": 1E+2}"#, r#"{"x": 100.0}"#, &[])]
+#[case::float_as_integer(r#"{"x": 2.0}"#, r#"{"x": 2}"#, &[(Invariant::AccFidelity, Grade::Should)])]
+#[case::integer_as_float(r#"{"x": 20}"#, r#"{"x": 20.0}"#, &[(Invariant::AccFidelity, Grade::Should)])]
+#[case::integer_past_a_double(
+    r#"{"x": 9007199254740993}"#,
+    r#"{"x": 9007199254740992}"#,
+    &[(Invariant::AccFidelity, Grade::Must)]
+)]
+#[case::decimal_past_a_double(
+    r#"{"x": 0.30000000000000000001}"#,
+    r#"{"x": 0.3}"#,
+    &[(Invariant::AccFidelity, Grade::Must)]
+)]
+#[case::underflow_to_zero(r#"{"x": 1e-400}"#, r#"{"x": 0.0}"#, &[(Invariant::AccFidelity, Grade::Must)])]
+#[case::exact_big_integer(
+    r#"{"x": 123456789012345678901234567890}"#,
+    r#"{"x": 123456789012345678901234567890}"#,
+    &[]
+)]
+fn fidelity_follows_the_number_rule(
+    #[case] document: &str,
+    #[case] dispatched: &str,
+    #[case] want: &[(Invariant, Grade)],
+) {
+    let t = turn(vec![call(0, "toolu_N", "set_x", document, &[3])], Ending::Stop(StopReason::ToolUse));
+    let args: serde_json::Value = serde_json::from_str(dispatched).unwrap();
+    let o = obs(&t, vec![dispatch("toolu_N", "set_x", args)], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), want);
+}
+
+/// What a strict parser refuses is unparseable, and dispatching it breaks ACC-STRICT.
+#[rstest]
+#[case::overflow(r#"{"x": 1e400}"#)]
+#[case::nan(r#"{"x": NaN}"#)]
+#[case::infinity(r#"{"x": -Infinity}"#)]
+#[case::lone_surrogate(r#"{"x": "\ud800"}"#)]
+fn a_strict_parser_refuses(#[case] document: &str) {
+    assert_eq!(judge(document, None), Judged::Unparseable);
+    let t = turn(vec![call(0, "toolu_N", "set_x", document, &[3])], Ending::Stop(StopReason::ToolUse));
+    let o = obs(&t, vec![dispatch("toolu_N", "set_x", json!({"x": 0}))], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccStrict, Grade::Must)]);
+}
+
 #[test]
 fn identity_flags_a_wrong_name_and_merged_same_tool_calls() {
     let t = pair();
