@@ -19,7 +19,7 @@ mod expect;
 mod invariant;
 pub mod number;
 
-pub use expect::{expect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile};
+pub use expect::{expect, expect_defect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile};
 pub use invariant::{Grade, Invariant};
 use number::Agreement;
 
@@ -42,7 +42,9 @@ impl std::fmt::Display for Violation {
         if let Some(id) = &self.call_id {
             write!(f, " call {id}")?;
         }
-        write!(f, "\n    expected: {}\n    observed: {}", self.expected, self.observed)
+        // A caret line under the observed value lines up under its first line.
+        let observed = self.observed.replace('\n', "\n              ");
+        write!(f, "\n    expected: {}\n    observed: {observed}", self.expected)
     }
 }
 
@@ -103,6 +105,83 @@ fn show_expect(e: &Expect, raw: &str) -> String {
         Expect::Faulted { may_dispatch: Some(a) } => format!("no dispatch but possibly {a}"),
         Expect::Faulted { may_dispatch: None } => "no dispatch".into(),
     }
+}
+
+/// How many characters of a compared value are shown whole; past it, a window.
+const WHOLE: usize = 160;
+/// Characters of context shown before the first difference in a window.
+const BEFORE: usize = 50;
+/// Characters a window shows in all.
+const WINDOW: usize = 120;
+
+/// Two values shown for comparison, each after `label` (`"raw "`, `"args "`, `"text "`):
+/// whole when short, otherwise the same window of both around the first differing byte (an
+/// elided part marked `…`), and under the observed one a caret line pointing at that byte.
+/// `at` gives the byte offset in the unshown original and what it is ("of the buffer").
+pub fn contrast(label: &str, want: &str, got: &str, at: Option<(usize, &str)>) -> (String, String) {
+    let d = first_difference(want, got);
+    let long = want.chars().count() > WHOLE || got.chars().count() > WHOLE;
+    let (start, end_w, end_g) = if long {
+        let start = floor_boundary(want, floor_boundary(got, back_chars(got, d, BEFORE)));
+        let span = |s: &str| {
+            let mut e = start;
+            for (n, (k, c)) in s[start..].char_indices().enumerate() {
+                if n >= WINDOW {
+                    break;
+                }
+                e = start + k + c.len_utf8();
+            }
+            e
+        };
+        (start, span(want), span(got))
+    } else {
+        (0, want.len(), got.len())
+    };
+    let show = |s: &str, end: usize| {
+        let mut out = String::from(label);
+        if start > 0 {
+            out.push('…');
+        }
+        out.push_str(&s[start..end]);
+        if end < s.len() {
+            out.push_str(&format!("…({} bytes)", s.len()));
+        }
+        out
+    };
+    let expected = show(want, end_w);
+    let mut observed = show(got, end_g);
+    if d < want.len() || d < got.len() {
+        let column = label.chars().count() + usize::from(start > 0) + got[start..d].chars().count();
+        let what = match at {
+            Some((n, unit)) => format!("first difference: byte {n} {unit}"),
+            None => "first difference".to_string(),
+        };
+        observed.push_str(&format!("\n{}^ {what}", " ".repeat(column)));
+    }
+    (expected, observed)
+}
+
+/// The first byte where `a` and `b` differ, on a character boundary of both (the shorter's
+/// length when one is a prefix of the other).
+pub fn first_difference(a: &str, b: &str) -> usize {
+    let mut d = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !(a.is_char_boundary(d) && b.is_char_boundary(d)) {
+        d -= 1;
+    }
+    d
+}
+
+/// The byte `n` characters before `at` in `s` (or 0).
+fn back_chars(s: &str, at: usize, n: usize) -> usize {
+    s[..at].char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(k, _)| k)
+}
+
+fn floor_boundary(s: &str, mut k: usize) -> usize {
+    k = k.min(s.len());
+    while !s.is_char_boundary(k) {
+        k -= 1;
+    }
+    k
 }
 
 /// A string shown as a JSON string literal, shortened past 200 bytes.
@@ -399,8 +478,14 @@ impl Judge<'_> {
     fn mismatch(&mut self, call: &ExpectedCall, got: MismatchOf<'_>, grade: Grade) {
         let id = Some(call.call_id.as_str());
         let (expected, observed) = match got {
-            MismatchOf::Args(a) => (show_expect(&call.expect, &call.raw), format!("args {a}")),
-            MismatchOf::Raw(r) => (format!("raw {}", quote(&call.raw)), format!("raw {}", quote(r))),
+            MismatchOf::Args(a) => match want_args(&call.expect) {
+                Some(want) => contrast("args ", &want.to_string(), &a.to_string(), None),
+                None => (show_expect(&call.expect, &call.raw), format!("args {a}")),
+            },
+            MismatchOf::Raw(r) => {
+                let at = first_difference(&call.raw, r);
+                contrast("raw ", &json_str(&call.raw), &json_str(r), Some((at, "of the buffer")))
+            }
         };
         // Another call's data in this call's outcome, when that call did not get it itself.
         let served = |c: &ExpectedCall, obs: &Observation| {
@@ -526,14 +611,15 @@ impl Judge<'_> {
                 .iter()
                 .flat_map(|c| &c.fragments)
                 .any(|f| f.len() >= 2 && got.contains(f.as_str()) && !want.contains(f.as_str()));
-            let what = if leaked { "argument bytes in the text: " } else { "" };
-            self.flag(
-                Invariant::AccText,
-                Grade::Must,
-                None,
-                format!("text {}", quote(&want)),
-                format!("{what}text {}", quote(got)),
-            );
+            let at = first_difference(&want, got);
+            let (expected, mut observed) =
+                contrast("text ", &json_str(&want), &json_str(got), Some((at, "of the text")));
+            if leaked {
+                let what = "argument bytes in the text: ";
+                // The caret line moves right with the value it points into.
+                observed = format!("{what}{}", observed.replace('\n', &format!("\n{}", " ".repeat(what.len()))));
+            }
+            self.flag(Invariant::AccText, Grade::Must, None, expected, observed);
             return;
         }
         if let (Some(want), Some(got), None) = (&self.exp.layout, &self.obs.layout, &self.obs.error) {
@@ -591,6 +677,21 @@ fn show_layout(slots: &[toolcert_subject::Slot]) -> String {
         })
         .collect();
     format!("[{}]", parts.join(", "))
+}
+
+/// A string as a JSON string literal, whole.
+fn json_str(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
+/// The arguments a call's expectation names, if it names one value.
+fn want_args(e: &Expect) -> Option<&Value> {
+    match e {
+        Expect::Finished { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
+        | Expect::FinishedOrAbandoned { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
+        | Expect::Faulted { may_dispatch: Some(args) } => Some(args),
+        _ => None,
+    }
 }
 
 /// What differed: dispatched arguments, or a failure's raw buffer.

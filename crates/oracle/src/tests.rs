@@ -459,3 +459,50 @@ fn a_replay_after_the_stop_may_be_called_either_class() {
         assert_eq!(judge_one(&t, &o), [], "{class}");
     }
 }
+
+/// A long value is shown as the same window of expected and observed around the first
+/// differing byte, with a caret under it; a short one whole, with the caret too.
+#[test]
+fn differences_are_marked_with_a_caret() {
+    let (e, o) = contrast("raw ", "\"abc def\"", "\"abcdef\"", Some((3, "of the buffer")));
+    assert_eq!(e, "raw \"abc def\"");
+    assert_eq!(o, "raw \"abcdef\"\n        ^ first difference: byte 3 of the buffer");
+    let long_a = format!("\"{}X{}\"", "a".repeat(300), "b".repeat(300));
+    let long_b = format!("\"{}Y{}\"", "a".repeat(300), "b".repeat(300));
+    let (e, o) = contrast("raw ", &long_a, &long_b, None);
+    let (first, caret) = o.split_once('\n').unwrap();
+    assert!(e.starts_with("raw …") && e.contains('X') && e.ends_with("…(603 bytes)"), "{e}");
+    assert!(first.starts_with("raw …") && first.contains('Y'), "{first}");
+    // The caret points at the differing character in both lines (they share the window).
+    let col = caret.find('^').unwrap();
+    assert_eq!(first.chars().nth(col), Some('Y'), "{first}\n{caret}");
+    assert_eq!(e.chars().nth(col), Some('X'), "{e}\n{caret}");
+    assert!(e.chars().count() < 150, "{e}");
+    // Multi-byte characters: the window and the caret stay on character boundaries.
+    let (_, o) = contrast("text ", &format!("{}é", "ü".repeat(200)), &format!("{}e", "ü".repeat(200)), None);
+    let (first, caret) = o.split_once('\n').unwrap();
+    assert_eq!(first.chars().nth(caret.find('^').unwrap()), Some('e'), "{first}\n{caret}");
+    // A prefix: the caret sits just past the shorter value.
+    let (_, o) = contrast("raw ", "abcd", "ab", None);
+    assert_eq!(o, "raw ab\n      ^ first difference");
+    // Equal values: no caret.
+    assert_eq!(contrast("raw ", "ab", "ab", None).1, "raw ab");
+}
+
+#[test]
+fn a_violation_shows_the_caret_under_the_observed_value() {
+    let t = turn(
+        vec![call(0, "toolu_T", "create_ticket", r#"{"summary": "urgent request from ops"}"#, &[26])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    let trimmed =
+        obs(&t, vec![dispatch("toolu_T", "create_ticket", json!({"summary": "urgent requestfrom ops"}))], "");
+    let v = judge_one(&t, &trimmed);
+    let shown = v[0].to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines[1], r#"    expected: args {"summary":"urgent request from ops"}"#, "{shown}");
+    assert_eq!(lines[2], r#"    observed: args {"summary":"urgent requestfrom ops"}"#, "{shown}");
+    let col = lines[3].find('^').unwrap();
+    assert_eq!(&lines[1][col..col + 1], " ", "{shown}");
+    assert_eq!(&lines[2][col..col + 1], "f", "{shown}");
+}

@@ -472,6 +472,25 @@ impl Turn {
     }
 }
 
+/// A defect that exists only below the events level: one wire event that no neutral event
+/// describes. Corpus cases carry it (`toolcert_gen::named::defects`), so that a replay shows
+/// a subject the streams a decoder must refuse; `toolcert_dialect::defect` writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireDefect {
+    /// After the first event that carries an argument fragment, an event of the same name
+    /// whose data is not JSON (`{not json`): a `malformed` turn.
+    NotJson,
+    /// After the first event that carries an argument fragment, a copy of it with the
+    /// fragment a number (`"partial_json": 42`, `"arguments": 42`, `"delta": 42`): a known
+    /// event with a field of the wrong type, a `malformed` turn.
+    WrongType,
+    /// OpenAI Chat only: after the first call's announcement, an entry at its index with a
+    /// new id and no name. A second announcement of an occupied index, so a
+    /// `duplicate_announcement`, not a malformed first entry.
+    NamelessNewId,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
