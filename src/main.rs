@@ -72,7 +72,7 @@ enum Command {
     /// Check that an adapter speaks the subprocess protocol, with a tiny fixed suite at every
     /// level and dialect it declares, before anyone reads its conformance.
     Smoke(SmokeArgs),
-    /// List the invariants with their rules and seed chapters.
+    /// List the invariants with their rules and seed chapters (the full rules: docs/SPEC.md).
     Invariants,
     /// List the named cases.
     Cases,
@@ -295,6 +295,10 @@ fn main() -> ExitCode {
             for inv in toolcert::Invariant::ALL {
                 println!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
             }
+            println!(
+                "\nThe must and should parts of each rule, what exercises it, the ground truth and the \
+                 number rule: docs/SPEC.md"
+            );
             ExitCode::from(exit::CONFORMS)
         }
         Command::Cases => {

@@ -1,6 +1,6 @@
 //! Named cases from the seeds.
 //!
-//! Every trace and failure story of the three chapters in `shared/seeds/`, built as a
+//! Every trace and failure story of the three source chapters (docs/SPEC.md), built as a
 //! scenario (what the model wrote, how the stream split and ended), never as an expected
 //! output: the oracle derives each case's expectation. Ids are stable paths
 //! (`keying/refunded-open-pair`) used by reports, the corpus and `--case` filters.

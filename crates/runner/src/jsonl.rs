@@ -1,4 +1,4 @@
-//! The JSONL record stream (DESIGN.md section 8): a header (tool, protocol and suite versions,
+//! The JSONL record stream (docs/SPEC.md §7): a header (tool, protocol and suite versions,
 //! the subject, the setting, seed and shard), one record per case, and a footer with the
 //! counts. A [`Report`] is rebuilt from it exactly ([`from_jsonl`]), so the reports of several
 //! shards or runs can be merged ([`crate::merge`]).

@@ -244,7 +244,7 @@ pub enum Ending {
     Errored { after: u32, message: String },
 }
 
-/// The four kinds of ending of DESIGN.md's vocabulary.
+/// The four kinds of ending (docs/SPEC.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndingKind {
