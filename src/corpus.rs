@@ -235,7 +235,13 @@ pub fn replay(
         if let Err(e) = d.decode(ev, &mut sink) {
             let needle = ev.data.lines().next().unwrap_or_default();
             let offset = find(&bytes, needle.as_bytes()).unwrap_or(0);
-            refused = Some(format!("{}:{}: {} event: {}", path.display(), line_of(&bytes, offset), dialect, e.detail));
+            refused = Some(format!(
+                "{}:{}: {} event: {}",
+                path.display(),
+                line_of(&bytes, offset),
+                dialect,
+                e.detail
+            ));
             break;
         }
     }

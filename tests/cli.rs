@@ -75,7 +75,8 @@ fn replay_runs_a_faulty_stream_through_the_subject() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("duplicate_announcement") && stdout.contains("conforms"), "{stdout}");
     // A subject that accepts the second announcement dispatches both calls: violations.
-    let (code, stdout, stderr) = toolcert(&["replay", &file, "--subject", "builtin:mutant/duplicate-ignored"]);
+    let (code, stdout, stderr) =
+        toolcert(&["replay", &file, "--subject", "builtin:mutant/duplicate-ignored"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(stdout.contains("ACC-PROTOCOL (must)"), "{stdout}");
     // Data that is not JSON, and a fragment of the wrong type: `malformed`, in every dialect.

@@ -61,7 +61,8 @@ fn a_broken_expectation_file_names_file_line_and_problem() {
     // A Chat entry without its index is a faulty stream, not an unreadable file: the subject
     // is fed it and fails the turn as malformed, naming the field.
     std::fs::write(&sse, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}\n\n").unwrap();
-    let r = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), 0).unwrap();
+    let r =
+        corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), 0).unwrap();
     let e = r.observation.error.expect("the turn fails").value;
     assert_eq!(e.class, toolcert::subject::ErrorClass::Malformed);
     assert!(e.detail.contains("index"), "{}", e.detail);

@@ -29,7 +29,9 @@ pub fn defect(wire: &WireStream, dialect: Dialect, defect: WireDefect) -> Result
         }
         WireDefect::NamelessNewId => {
             if dialect != Dialect::OpenAiChat {
-                return Err(format!("a nameless new id at an occupied index is a Chat defect, not {dialect}'s"));
+                return Err(format!(
+                    "a nameless new id at an occupied index is a Chat defect, not {dialect}'s"
+                ));
             }
             let (k, copy) = wire
                 .events
@@ -54,7 +56,8 @@ fn wrong_typed(dialect: Dialect, v: &Value) -> Option<Value> {
     match dialect {
         Dialect::Anthropic => {
             let delta = copy.get_mut("delta")?;
-            (delta.get("type")? == "input_json_delta" && nonempty(delta.get("partial_json")?)).then_some(())?;
+            (delta.get("type")? == "input_json_delta" && nonempty(delta.get("partial_json")?))
+                .then_some(())?;
             delta["partial_json"] = json!(42);
         }
         Dialect::OpenAiResponses => {

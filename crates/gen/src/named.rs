@@ -483,7 +483,8 @@ pub fn defects() -> Vec<DefectCase> {
         DefectCase {
             id: "deltas/data-not-json",
             seed: DELTAS,
-            about: "after the first argument fragment, an event whose data is `{not json`: the turn fails as \
+            about:
+                "after the first argument fragment, an event whose data is `{not json`: the turn fails as \
                     malformed and nothing is dispatched",
             turn: lookup(),
             defect: WireDefect::NotJson,

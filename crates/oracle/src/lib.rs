@@ -19,7 +19,9 @@ mod expect;
 mod invariant;
 pub mod number;
 
-pub use expect::{expect, expect_defect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile};
+pub use expect::{
+    expect, expect_defect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile,
+};
 pub use invariant::{Grade, Invariant};
 use number::Agreement;
 
@@ -617,7 +619,8 @@ impl Judge<'_> {
             if leaked {
                 let what = "argument bytes in the text: ";
                 // The caret line moves right with the value it points into.
-                observed = format!("{what}{}", observed.replace('\n', &format!("\n{}", " ".repeat(what.len()))));
+                observed =
+                    format!("{what}{}", observed.replace('\n', &format!("\n{}", " ".repeat(what.len()))));
             }
             self.flag(Invariant::AccText, Grade::Must, None, expected, observed);
             return;

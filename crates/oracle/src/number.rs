@@ -123,7 +123,9 @@ impl Decimal {
                 if digits.is_empty() || !all_digits(digits) {
                     return None;
                 }
-                let v = digits.bytes().fold(0i128, |v, d| v.saturating_mul(10).saturating_add(i128::from(d - b'0')));
+                let v = digits
+                    .bytes()
+                    .fold(0i128, |v, d| v.saturating_mul(10).saturating_add(i128::from(d - b'0')));
                 if neg {
                     -v
                 } else {
@@ -218,7 +220,10 @@ mod tests {
         // The workspace holds numbers as text: a double would make these equal.
         assert_ne!(v("9007199254740993"), v("9007199254740992"));
         assert_eq!(v("-0.0").to_string(), "-0.0");
-        assert_eq!(v("3.14159265358979323846264338327950288").to_string(), "3.14159265358979323846264338327950288");
+        assert_eq!(
+            v("3.14159265358979323846264338327950288").to_string(),
+            "3.14159265358979323846264338327950288"
+        );
     }
 
     #[test]

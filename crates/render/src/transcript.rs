@@ -48,7 +48,9 @@ pub fn transcript(case: &Case) -> String {
                 Event::ArgsDelta { index, fragment } => {
                     ("args_delta", obj(&[("index", Value::from(*index)), ("fragment", s(fragment))]))
                 }
-                Event::CallStop { index, arguments: None } => ("call_stop", obj(&[("index", Value::from(*index))])),
+                Event::CallStop { index, arguments: None } => {
+                    ("call_stop", obj(&[("index", Value::from(*index))]))
+                }
                 Event::CallStop { index, arguments: Some(a) } => {
                     let mut line = obj(&[("index", Value::from(*index)), ("arguments", s(a))]);
                     // The arguments a terminal repeats are worth reading beside the fragments
