@@ -458,13 +458,20 @@ impl Judge<'_> {
     fn args(&mut self, call: &ExpectedCall, want: &Value, got: &Value, grade: Grade) {
         match number::agree(want, got) {
             Agreement::Same | Agreement::Respelled => {}
-            Agreement::Retyped => self.flag(
-                Invariant::AccFidelity,
-                Grade::Should,
-                Some(call.call_id.as_str()),
-                format!("args {want} (numbers of the same kind: integer literal or not)"),
-                format!("args {got} (the same values, a number of another kind)"),
-            ),
+            Agreement::Retyped => {
+                let (expected, observed) = contrast("args ", &want.to_string(), &got.to_string(), None);
+                let observed = observed.replace(
+                    "^ first difference",
+                    "^ the same value, but a number of another kind (integer against fraction or exponent)",
+                );
+                self.flag(
+                    Invariant::AccFidelity,
+                    Grade::Should,
+                    Some(call.call_id.as_str()),
+                    expected,
+                    observed,
+                );
+            }
             Agreement::Differs => self.mismatch(call, MismatchOf::Args(got), grade),
         }
     }

@@ -506,3 +506,22 @@ fn a_violation_shows_the_caret_under_the_observed_value() {
     assert_eq!(&lines[1][col..col + 1], " ", "{shown}");
     assert_eq!(&lines[2][col..col + 1], "f", "{shown}");
 }
+
+#[test]
+fn a_number_of_another_kind_is_pointed_at() {
+    let t = turn(
+        vec![call(0, "toolu_N", "set_x", r#"{"x": 2.0, "y": 1}"#, &[3])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    let o =
+        obs(&t, vec![dispatch("toolu_N", "set_x", serde_json::from_str(r#"{"x": 2, "y": 1}"#).unwrap())], "");
+    let v = judge_one(&t, &o);
+    assert_eq!(invariants(&v), [(Invariant::AccFidelity, Grade::Should)]);
+    let shown = v[0].to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines[1], r#"    expected: args {"x":2.0,"y":1}"#, "{shown}");
+    assert_eq!(lines[2], r#"    observed: args {"x":2,"y":1}"#, "{shown}");
+    let col = lines[3].find('^').unwrap();
+    assert_eq!((&lines[1][col..col + 1], &lines[2][col..col + 1]), (".", ","), "{shown}");
+    assert!(lines[3].contains("another kind"), "{shown}");
+}
