@@ -130,8 +130,8 @@ struct CertifyArgs {
     /// The implementation under test: `builtin:reference`.
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
-    /// Generated cases to run besides the named ones.
-    #[arg(long, default_value_t = 0)]
+    /// Generated cases to run per setting, besides the named ones.
+    #[arg(long, default_value_t = DEFAULT_CASES)]
     cases: usize,
     /// Seed for the generated cases: the same seed runs the same cases.
     #[arg(long, default_value_t = 1)]
@@ -139,19 +139,22 @@ struct CertifyArgs {
     /// Only run cases whose name contains this.
     #[arg(long = "case")]
     case: Option<String>,
-    /// What the subject is fed: `events` (provider-neutral), `wire` (one dialect's SSE
-    /// events) or `bytes` (raw SSE bytes in transport chunks cut anywhere).
-    #[arg(long, default_value = "events")]
-    level: toolcert::subject::Level,
-    /// The dialect the wire and bytes levels speak: anthropic, openai-chat, openai-responses.
-    #[arg(long, default_value = "anthropic")]
-    dialect: toolcert::scenario::Dialect,
-    /// The quirk profile of OpenAI-compatible servers that reuse index 0 for every parallel
-    /// call and tell calls apart by id (openai-chat only).
+    /// Only this level: `events` (provider-neutral), `wire` (one dialect's SSE events) or
+    /// `bytes` (raw SSE bytes in transport chunks cut anywhere). Default: every level the
+    /// subject declares.
+    #[arg(long)]
+    level: Option<toolcert::subject::Level>,
+    /// Only this dialect at the wire and bytes levels: anthropic, openai-chat,
+    /// openai-responses. Default: every dialect the subject declares (and, for openai-chat,
+    /// every quirk profile it declares).
+    #[arg(long)]
+    dialect: Option<toolcert::scenario::Dialect>,
+    /// Only the quirk profile of OpenAI-compatible servers that reuse index 0 for every
+    /// parallel call and tell calls apart by id (openai-chat only).
     #[arg(long)]
     chat_index_zero: bool,
-    /// The quirk profile of OpenAI-compatible servers that repeat a call's id, type and name
-    /// on every tool-call entry, not only the first (openai-chat only).
+    /// Only the quirk profile of OpenAI-compatible servers that repeat a call's id, type and
+    /// name on every tool-call entry, not only the first (openai-chat only).
     #[arg(long)]
     chat_repeat_fields: bool,
     /// The grade the subject must reach: `must` (nothing unfinished dispatched, everything
@@ -332,39 +335,48 @@ fn certify(args: CertifyArgs) -> ExitCode {
             }
         },
     };
-    if !subject.levels().contains(&args.level) {
-        let levels: Vec<String> = subject.levels().iter().map(|l| l.to_string()).collect();
-        eprintln!(
-            "toolcert: {} cannot be fed at the {} level (it declares: {})",
-            args.subject,
-            args.level,
-            levels.join(", ")
-        );
-        return ExitCode::from(exit::USAGE);
-    }
-    let run = Certification {
+    let grade = match args.grade {
+        GradeArg::Must => Grade::Must,
+        GradeArg::Should => Grade::Should,
+    };
+    let run_in = |level, speech| Certification {
         cases: args.cases,
         seed: args.seed,
         named: true,
-        filter: args.case,
+        filter: args.case.clone(),
         profile: Profile { schema },
-        level: args.level,
-        speech: toolcert::subject::driver::Speech {
-            dialect: args.dialect,
-            quirks: toolcert::scenario::Quirks {
-                chat_index_zero: args.chat_index_zero,
-                chat_repeat_fields: args.chat_repeat_fields,
-            },
-        },
-        grade: match args.grade {
-            GradeArg::Must => Grade::Must,
-            GradeArg::Should => Grade::Should,
-        },
+        level,
+        speech,
+        grade,
         shard: args.shard.unwrap_or_default(),
         regressions: Vec::new(),
     };
     if let Some(path) = &args.scenario {
+        // One saved case, at the level and dialect given (events and anthropic by default).
+        let speech = toolcert::subject::driver::Speech {
+            dialect: args.dialect.unwrap_or_default(),
+            quirks: toolcert::scenario::Quirks {
+                chat_index_zero: args.chat_index_zero,
+                chat_repeat_fields: args.chat_repeat_fields,
+            },
+        };
+        let run = run_in(args.level.unwrap_or_default(), speech);
         return replay_scenario(&*subject, path, run.setting(), args.output.format);
+    }
+    let settings = match chosen_settings(&*subject, &args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    if settings.len() > 1 && (args.output.baseline.is_some() || args.output.write_baseline.is_some()) {
+        eprintln!(
+            "toolcert: a baseline belongs to one setting, and this run has {}: give --level (and --dialect) \
+             to choose one",
+            settings.len()
+        );
+        return ExitCode::from(exit::USAGE);
     }
     // Read the baseline before the run: a bad file is a usage error, found at once.
     let baseline = match args.output.baseline.as_deref().map(read_baseline).transpose() {
@@ -378,24 +390,202 @@ fn certify(args: CertifyArgs) -> ExitCode {
     let started = std::time::Instant::now();
     // The progress bar is for people at a terminal: never with machine-readable output.
     let quiet = args.output.format != Format::Text;
-    let report = run.run_with(&*subject, &mut |done, total| {
-        if quiet || started.elapsed().as_secs_f64() < 1.0 {
-            return;
-        }
-        let b = bar.get_or_insert_with(|| {
-            let b = indicatif::ProgressBar::new(total as u64);
-            b.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {per_sec}  eta {eta}")
+    let mut reports = Vec::new();
+    let count = settings.len();
+    for (k, (level, speech)) in settings.into_iter().enumerate() {
+        let run = run_in(level, speech);
+        let label = setting_name(level, speech);
+        let report = run.run_with(&*subject, &mut |done, total| {
+            if quiet || started.elapsed().as_secs_f64() < 1.0 {
+                return;
+            }
+            let b = bar.get_or_insert_with(|| {
+                let b = indicatif::ProgressBar::new(total as u64);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{prefix} {bar:30} {pos}/{len} cases  {per_sec}  eta {eta}",
+                    )
                     .expect("a valid template"),
-            );
-            b
+                );
+                b
+            });
+            b.set_length(total as u64);
+            b.set_prefix(format!("[{}/{count}] {label}", k + 1));
+            b.set_position(done as u64);
         });
-        b.set_position(done as u64);
-    });
+        reports.push(report);
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    emit(report, &args.output, baseline)
+    // A run that ran nothing certifies nothing: a typo in CI must not pass.
+    let (ran, empty): (Vec<Report>, Vec<Report>) = reports.into_iter().partition(|r| !r.ran_nothing());
+    if ran.is_empty() {
+        let why = empty.first().map(|r| nothing_ran(r, args.case.as_deref())).unwrap_or_default();
+        eprintln!("toolcert: no case ran, so nothing was certified: {why}");
+        return ExitCode::from(exit::USAGE);
+    }
+    for r in &empty {
+        eprintln!("toolcert: {}: no case ran ({})", r.setting_label(), nothing_ran(r, args.case.as_deref()));
+    }
+    if ran.len() == 1 {
+        let report = ran.into_iter().next().expect("one report");
+        return emit(report, &args.output, baseline);
+    }
+    emit_combined(toolcert::runner::Combined::new(ran), &args.output)
+}
+
+/// Generated cases per setting when `--cases` is not given: enough that every rule is
+/// exercised in a few seconds for an in-process subject.
+const DEFAULT_CASES: usize = 1000;
+
+/// `events`, `bytes (openai-chat, chat index zero)`.
+fn setting_name(level: toolcert::subject::Level, speech: toolcert::subject::driver::Speech) -> String {
+    if level == toolcert::subject::Level::Events {
+        return level.to_string();
+    }
+    let mut q = String::new();
+    if speech.quirks.chat_index_zero {
+        q += ", chat index zero";
+    }
+    if speech.quirks.chat_repeat_fields {
+        q += ", chat repeated fields";
+    }
+    format!("{level} ({}{q})", speech.dialect.name())
+}
+
+/// Why a report ran no case.
+fn nothing_ran(r: &Report, filter: Option<&str>) -> String {
+    if r.skipped.is_empty() && r.unsupported == 0 {
+        return match filter {
+            Some(f) => format!("no case name contains {f:?} (`toolcert cases` lists the named cases; generated ones are gen/SEED/K)"),
+            None => "the run has no cases".into(),
+        };
+    }
+    let reason = r
+        .skipped
+        .first()
+        .map(|s| s.reason.clone())
+        .or_else(|| r.records.iter().find_map(|c| c.reason.clone()))
+        .unwrap_or_default();
+    format!(
+        "every case was skipped in {} ({} named, {} generated), for example: {reason}",
+        r.setting_label(),
+        r.skipped.len(),
+        r.unsupported
+    )
+}
+
+/// The settings the options choose among those the subject declares: `--level` and
+/// `--dialect` narrow; a quirk flag picks that openai-chat profile alone; with `--dialect` and
+/// no quirk flag, the plain profile.
+fn chosen_settings(
+    subject: &dyn toolcert::subject::Subject,
+    args: &CertifyArgs,
+) -> Result<Vec<(toolcert::subject::Level, toolcert::subject::driver::Speech)>, String> {
+    use toolcert::scenario::{Dialect, Quirks};
+    use toolcert::subject::Level;
+    let quirk_given = args.chat_index_zero || args.chat_repeat_fields;
+    let wanted =
+        Quirks { chat_index_zero: args.chat_index_zero, chat_repeat_fields: args.chat_repeat_fields };
+    if quirk_given {
+        if let Some(d) = args.dialect.filter(|&d| d != Dialect::OpenAiChat) {
+            return Err(format!(
+                "--chat-index-zero and --chat-repeat-fields are quirk profiles of openai-chat; {} has none",
+                d.name()
+            ));
+        }
+        if args.level == Some(Level::Events) {
+            return Err(
+                "the quirk profiles are spoken at the wire and bytes levels, not at the events level".into(),
+            );
+        }
+    }
+    if let Some(level) = args.level {
+        if !subject.levels().contains(&level) {
+            let levels: Vec<String> = subject.levels().iter().map(|l| l.to_string()).collect();
+            return Err(format!(
+                "{} cannot be fed at the {level} level (it declares: {})",
+                args.subject,
+                levels.join(", ")
+            ));
+        }
+    }
+    let declared = subject.settings();
+    let picked: Vec<_> = declared
+        .iter()
+        .copied()
+        .filter(|&(level, speech)| {
+            if args.level.is_some_and(|l| l != level) {
+                return false;
+            }
+            if level == Level::Events {
+                return args.level == Some(Level::Events) || (args.dialect.is_none() && !quirk_given);
+            }
+            let quirks_ok = if quirk_given {
+                speech.quirks == wanted
+            } else if args.dialect.is_some() {
+                speech.quirks == Quirks::default()
+            } else {
+                true
+            };
+            args.dialect.is_none_or(|d| d == speech.dialect) && quirks_ok
+        })
+        .collect();
+    if picked.is_empty() {
+        let names: Vec<String> = declared.iter().map(|&(l, s)| setting_name(l, s)).collect();
+        return Err(format!(
+            "{} declares no setting that the options choose (it declares: {})",
+            args.subject,
+            names.join("; ")
+        ));
+    }
+    Ok(picked)
+}
+
+/// Prints and saves the verdict over several settings; the exit code of the worst.
+fn emit_combined(combined: toolcert::runner::Combined, output: &OutputArgs) -> ExitCode {
+    let printed = match output.format {
+        Format::Text => combined.to_text(output.show),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&combined).expect("a report serialises");
+            s.push('\n');
+            s
+        }
+        Format::Jsonl => {
+            let mut all = String::new();
+            for r in &combined.settings {
+                match toolcert::runner::jsonl::to_jsonl(r) {
+                    Ok(s) => all += &s,
+                    Err(e) => {
+                        eprintln!("toolcert: {e}");
+                        return ExitCode::from(exit::USAGE);
+                    }
+                }
+            }
+            all
+        }
+        Format::Junit => toolcert::runner::formats::to_junit_many(&combined.settings),
+        Format::Markdown => combined.to_markdown(),
+    };
+    print!("{printed}");
+    if let Some(dir) = &output.out {
+        for r in &combined.settings {
+            let sub = dir.join(toolcert::runner::report::file_stem(&r.setting_label()));
+            match toolcert::runner::out::write_out(&sub, r) {
+                Ok(files) => eprintln!(
+                    "toolcert: wrote {} and {} reproducer files",
+                    sub.join("report.jsonl").display(),
+                    files.len() - 1
+                ),
+                Err(e) => {
+                    eprintln!("toolcert: {e}");
+                    return ExitCode::from(exit::INTERNAL);
+                }
+            }
+        }
+    }
+    ExitCode::from(combined.verdict().code())
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {

@@ -17,10 +17,11 @@
 //! seed in full; the others are replayed from their seed and position.
 
 use serde::{Deserialize, Serialize};
-use toolcert_oracle::{Grade, Violation};
+use toolcert_oracle::{Exercised, Grade, Violation};
 use toolcert_scenario::{Case, Dialect};
 use toolcert_subject::Level;
 
+use crate::findings::Signature;
 use crate::report::{Broken, CaseRecord, CaseStatus, Failure, Report};
 use crate::suite::Suite;
 
@@ -77,6 +78,12 @@ struct CaseLine {
     reason: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     broke: Vec<Broken>,
+    /// The signatures of its violations as run (what findings are made of).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    signatures: Vec<Signature>,
+    /// The invariants it could have broken, one bit each in `Invariant::ALL` order.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    exercised: Exercised,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     violations: Vec<Violation>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +112,10 @@ struct Footer {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(e: &Exercised) -> bool {
+    e.is_empty()
 }
 
 fn footer(r: &Report) -> Footer {
@@ -161,6 +172,8 @@ pub fn to_jsonl(r: &Report) -> Result<String, String> {
             status: rec.status,
             reason: rec.reason.clone(),
             broke: rec.broke.clone(),
+            signatures: rec.signatures.clone(),
+            exercised: rec.exercised,
             violations: rec.failure.as_ref().map(|f| f.violations.clone()).unwrap_or_default(),
             scenario: rec.failure.as_ref().map(|f| f.scenario.clone()),
             shrunk: rec.seed.is_some() && rec.failure.is_some(),
@@ -212,6 +225,7 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
                     generated_cases: 0,
                     skipped: Vec::new(),
                     invariants: Vec::new(),
+                    findings: Vec::new(),
                     failures: Vec::new(),
                     coverage: None,
                     coverage_text: None,
@@ -219,6 +233,7 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
                     unsupported: 0,
                     baseline: None,
                     records: Vec::new(),
+                    reproduced: Default::default(),
                 });
             }
             (Line::Header(_), Some(_)) => return Err(format!("line {at}: a second header")),
@@ -241,6 +256,8 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
                     status: c.status,
                     reason: c.reason,
                     broke: c.broke,
+                    signatures: c.signatures,
+                    exercised: c.exercised,
                     failure,
                 });
             }

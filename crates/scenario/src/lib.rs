@@ -41,6 +41,9 @@ impl Case {
     /// instead. The generators never break this; hand-written or fuzzed scenario values
     /// can, and are refused here.
     pub fn validate(&self) -> Result<(), String> {
+        if self.streams.is_empty() {
+            return Err("the case has no streams (\"streams\": []): there is nothing to feed".into());
+        }
         for (s, turn) in self.streams.iter().enumerate() {
             let mut ids: Vec<&str> = Vec::new();
             for call in turn.calls() {
