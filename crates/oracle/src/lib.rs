@@ -172,7 +172,7 @@ pub fn contrast(label: &str, want: &str, got: &str, at: Option<(usize, &str)>) -
         }
         out.push_str(&s[start..end]);
         if end < s.len() {
-            out.push_str(&format!("…({} bytes)", s.len()));
+            out.push('…');
         }
         out
     };
@@ -556,7 +556,8 @@ impl Judge<'_> {
             },
             MismatchOf::Raw(r) => {
                 let at = first_difference(&call.raw, r);
-                contrast("raw ", &json_str(&call.raw), &json_str(r), Some((at, "of the buffer")))
+                let unit = format!("of the buffer ({} bytes; observed {})", call.raw.len(), r.len());
+                contrast("raw ", &json_str(&call.raw), &json_str(r), Some((at, &unit)))
             }
         };
         let kind = match got {
@@ -699,8 +700,9 @@ impl Judge<'_> {
                 .flat_map(|c| &c.fragments)
                 .any(|f| f.len() >= 2 && got.contains(f.as_str()) && !want.contains(f.as_str()));
             let at = first_difference(&want, got);
+            let unit = format!("of the text ({} bytes; observed {})", want.len(), got.len());
             let (expected, mut observed) =
-                contrast("text ", &json_str(&want), &json_str(got), Some((at, "of the text")));
+                contrast("text ", &json_str(&want), &json_str(got), Some((at, &unit)));
             if leaked {
                 let what = "argument bytes in the text: ";
                 // The caret line moves right with the value it points into.

@@ -471,7 +471,7 @@ fn differences_are_marked_with_a_caret() {
     let long_b = format!("\"{}Y{}\"", "a".repeat(300), "b".repeat(300));
     let (e, o) = contrast("raw ", &long_a, &long_b, None);
     let (first, caret) = o.split_once('\n').unwrap();
-    assert!(e.starts_with("raw …") && e.contains('X') && e.ends_with("…(603 bytes)"), "{e}");
+    assert!(e.starts_with("raw …") && e.contains('X') && e.ends_with('…'), "{e}");
     assert!(first.starts_with("raw …") && first.contains('Y'), "{first}");
     // The caret points at the differing character in both lines (they share the window).
     let col = caret.find('^').unwrap();
