@@ -31,7 +31,8 @@ mod exit {
 const EXIT_CODES: &str = "Exit codes (one meaning each):
   0  conforms at the required grade (or every failure is listed in the --baseline)
   1  violations: the subject broke at least one invariant (not listed in the baseline)
-  2  usage error: a bad option, an unknown subject, an unreadable or malformed input file
+  2  usage error: a bad option, an unknown subject, an unreadable or malformed input file,
+     or a run in which no case ran (a --case filter that matches nothing, every case skipped)
   3  the subject crashed or timed out: its only unexpected failures are SUBJECT-CRASH
   4  stale baseline: nothing unexpected failed, but a baseline entry no longer fails
   5  internal error: an output could not be written (--out, --write-baseline)
