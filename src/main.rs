@@ -31,7 +31,8 @@ mod exit {
 const EXIT_CODES: &str = "Exit codes (one meaning each):
   0  conforms at the required grade (or every failure is listed in the --baseline)
   1  violations: the subject broke at least one invariant (not listed in the baseline)
-  2  usage error: a bad option, an unknown subject, an unreadable or malformed input file
+  2  usage error: a bad option, an unknown subject, an unreadable or malformed input file,
+     or a run in which no case ran (a --case filter that matches nothing, every case skipped)
   3  the subject crashed or timed out: its only unexpected failures are SUBJECT-CRASH
   4  stale baseline: nothing unexpected failed, but a baseline entry no longer fails
   5  internal error: an output could not be written (--out, --write-baseline)
@@ -654,14 +655,17 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
     ExitCode::from(report.verdict().code())
 }
 
-/// Reads a report file (JSONL or JSON).
-fn read_report(path: &Path) -> Result<Report, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    toolcert::runner::jsonl::read_report(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
+/// Reads report files (JSONL or JSON), each holding one report or one per setting.
 fn read_reports(paths: &[PathBuf]) -> Result<Vec<Report>, String> {
-    paths.iter().map(|p| read_report(p)).collect()
+    let mut all = Vec::new();
+    for path in paths {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        all.extend(
+            toolcert::runner::jsonl::read_reports(&text).map_err(|e| format!("{}: {e}", path.display()))?,
+        );
+    }
+    Ok(all)
 }
 
 fn merge(args: MergeArgs) -> ExitCode {
@@ -672,8 +676,31 @@ fn merge(args: MergeArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    match read_reports(&args.reports).and_then(toolcert::runner::merge) {
-        Ok(report) => emit(report, &args.output, baseline),
+    // Reports of several settings (a run over all of them, its shards) merge setting by
+    // setting into one verdict over all.
+    let merged = read_reports(&args.reports).and_then(|reports| {
+        let mut groups: Vec<(String, Vec<Report>)> = Vec::new();
+        for r in reports {
+            let key = toolcert::runner::setting_key(&r);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push(r),
+                None => groups.push((key, vec![r])),
+            }
+        }
+        groups.into_iter().map(|(_, g)| toolcert::runner::merge(g)).collect::<Result<Vec<_>, _>>()
+    });
+    match merged {
+        Ok(reports) if reports.len() == 1 => {
+            emit(reports.into_iter().next().expect("one report"), &args.output, baseline)
+        }
+        Ok(reports) if baseline.is_some() || args.output.write_baseline.is_some() => {
+            eprintln!(
+                "toolcert: a baseline belongs to one setting, and these reports have {}",
+                reports.len()
+            );
+            ExitCode::from(exit::USAGE)
+        }
+        Ok(reports) => emit_combined(toolcert::runner::Combined::new(reports), &args.output),
         Err(e) => {
             eprintln!("toolcert: {e}");
             ExitCode::from(exit::USAGE)

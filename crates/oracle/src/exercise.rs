@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use toolcert_scenario::{Block, Case, EndingKind};
+use toolcert_subject::FailReason;
 
 use crate::{Expect, Expected, Invariant, Judged, Profile};
 
@@ -86,6 +87,8 @@ pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exerci
             }
             let judged = match &call.expect {
                 Expect::Finished { judged } | Expect::FinishedOrAbandoned { judged } => Some(judged),
+                // A finished document that does not parse, in a complete turn.
+                Expect::Failed { reason: FailReason::Unparseable } => Some(&Judged::Unparseable),
                 _ => None,
             };
             match judged {

@@ -108,6 +108,10 @@ struct Footer {
     coverage: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage_text: Option<String>,
+    /// The distinct findings, for readers of the stream alone; a reader rebuilds them from
+    /// the records (which is how merged streams get theirs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    findings: Vec<crate::Finding>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -131,6 +135,7 @@ fn footer(r: &Report) -> Footer {
         conformance: r.conformance.clone(),
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
+        findings: r.findings.clone(),
     }
 }
 
@@ -278,6 +283,45 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
         ));
     }
     Ok(report)
+}
+
+/// Reads every report of a file: a JSONL file may hold several streams one after another
+/// (`certify --format jsonl` over several settings writes one per setting); a JSON file holds
+/// one summary, or (`certify --format json` over several settings) one per setting.
+pub fn read_reports(text: &str) -> Result<Vec<Report>, String> {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let is_jsonl =
+        serde_json::from_str::<serde_json::Value>(first).ok().is_some_and(|v| v.get("record").is_some());
+    if !is_jsonl {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| format!("neither a JSONL report nor a JSON report ({e})"))?;
+        if let Some(settings) = value.get("settings").and_then(|s| s.as_array()) {
+            return settings.iter().map(|s| read_report(&s.to_string())).collect::<Result<Vec<_>, _>>();
+        }
+        return read_report(text).map(|r| vec![r]);
+    }
+    let mut streams: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with(r#"{"record":"header""#) || streams.is_empty() {
+            streams.push(String::new());
+        }
+        let last = streams.last_mut().expect("a stream was started");
+        last.push_str(line);
+        last.push('\n');
+    }
+    let mut line = 0;
+    let mut out = Vec::new();
+    for stream in &streams {
+        out.push(from_jsonl(stream).map_err(|e| {
+            if streams.len() > 1 {
+                format!("the report starting at line {}: {e}", line + 1)
+            } else {
+                e
+            }
+        })?);
+        line += stream.lines().count();
+    }
+    Ok(out)
 }
 
 /// Reads a report written as JSONL (`--out DIR`'s `report.jsonl`, `--format jsonl`) or as the

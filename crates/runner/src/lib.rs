@@ -208,8 +208,9 @@ fn chunk_invariance(
     }
     let again = check(subject, &whole, Setting { chunking: false, ..setting });
     if let Some(crash) = rerun_crash(&again.observations, "delivered-whole (ACC-CHUNKING)") {
+        // The comparison never happened: ACC-CHUNKING was not exercised by this case.
         violations.push(crash);
-        return true;
+        return false;
     }
     for (s, (a, b)) in observed.iter().zip(&again.observations).enumerate() {
         let per_call = matches!(case.streams[s].shape, toolcert_scenario::Shape::PerCall);
@@ -337,6 +338,8 @@ pub struct Found {
     pub cases: usize,
     /// The invariants the first failure broke (before shrinking).
     pub first: Vec<Invariant>,
+    /// The signatures of the first failure (before shrinking): the findings it showed.
+    pub signatures: Vec<Signature>,
     /// The shrunk counterexample and its violations.
     pub case: Case,
     pub violations: Vec<Violation>,
@@ -506,7 +509,8 @@ impl Certification {
             }
             let first: Vec<Invariant> = violations.iter().map(|v| v.invariant).collect();
             // The signature to keep: the first of an expected invariant, must before should.
-            let sigs = Signature::all(&violations);
+            let signatures = Signature::all(&violations);
+            let sigs = &signatures;
             let keep = sigs
                 .iter()
                 .filter(|s| target.contains(&s.invariant))
@@ -515,7 +519,7 @@ impl Certification {
                 .cloned()
                 .expect("a failing case has a signature");
             let (case, violations) = self.shrink_keeping(subject, &mut tree, case, violations, &keep);
-            return Some(Found { cases: k + 1, first, case, violations });
+            return Some(Found { cases: k + 1, first, signatures, case, violations });
         }
         None
     }
