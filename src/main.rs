@@ -679,6 +679,15 @@ fn merge(args: MergeArgs) -> ExitCode {
     // Reports of several settings (a run over all of them, its shards) merge setting by
     // setting into one verdict over all.
     let merged = read_reports(&args.reports).and_then(|reports| {
+        // Settings side by side are one run only when subject, grade and schema profile agree.
+        let run_of = |r: &Report| (r.subject.clone(), r.grade, r.schema);
+        if let Some(other) = reports.iter().find(|r| run_of(r) != run_of(&reports[0])) {
+            return Err(format!(
+                "cannot merge reports of different runs (subject, grade and schema profile must agree):\n  {}\n  {}",
+                toolcert::runner::setting_key(&reports[0]),
+                toolcert::runner::setting_key(other)
+            ));
+        }
         let mut groups: Vec<(String, Vec<Report>)> = Vec::new();
         for r in reports {
             let key = toolcert::runner::setting_key(&r);

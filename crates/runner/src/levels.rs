@@ -80,7 +80,7 @@ fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: 
     let label = |violations: &mut [Violation], inv: Invariant, why: &str| {
         for v in violations.iter_mut() {
             if !matches!(v.invariant, Invariant::AccIsolation | Invariant::SubjectCrash) {
-                v.observed = format!("{} ({why})", v.observed);
+                crate::annotate(&mut v.observed, why);
                 v.invariant = inv;
             }
         }

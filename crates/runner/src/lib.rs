@@ -159,6 +159,13 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
     Checked { violations, observations, exercised, unsupported: None }
 }
 
+/// Adds `(note)` to a violation's observed side, on its first line (a diff window with its
+/// caret line may follow).
+pub(crate) fn annotate(observed: &mut String, note: &str) {
+    let at = observed.find('\n').unwrap_or(observed.len());
+    observed.insert_str(at, &format!(" ({note})"));
+}
+
 /// The crash of a differential re-run, as SUBJECT-CRASH naming the re-run: a subject that
 /// dies while being re-checked crashed; it did not break the rule the re-run was checking.
 pub(crate) fn rerun_crash(observations: &[Observation], rerun: &str) -> Option<Violation> {
@@ -284,7 +291,7 @@ fn isolate(subject: &dyn Subject, case: &Case, setting: Setting, violations: &mu
             // A crash stays a crash: a fresh process passing alone says nothing of sharing.
             for v in violations.iter_mut().filter(|v| v.stream == s && v.invariant != Invariant::SubjectCrash)
             {
-                v.observed = format!("{} (the stream alone conforms)", v.observed);
+                annotate(&mut v.observed, "the stream alone conforms");
                 v.invariant = Invariant::AccIsolation;
             }
         }
