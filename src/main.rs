@@ -171,6 +171,11 @@ struct CertifyArgs {
     shard: Option<toolcert::runner::Shard>,
     #[command(flatten)]
     output: OutputArgs,
+    /// Threads that check generated cases, each with its own subject (a subprocess subject
+    /// starts one process per job). Default: the available cores. Reports are the same for
+    /// every job count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// Run only this case, saved as JSON (a report's `failures[].scenario`, or a reproducer
     /// that --out wrote), at the --level and --dialect given.
     #[arg(long, value_name = "FILE")]
@@ -243,6 +248,9 @@ struct ZooArgs {
     mutant: Option<String>,
     #[arg(long, value_enum, default_value_t = ZooFormat::Text)]
     format: ZooFormat,
+    /// Threads, each hunting one mutant at a time. Default: the available cores.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -393,10 +401,15 @@ fn certify(args: CertifyArgs) -> ExitCode {
     let quiet = args.output.format != Format::Text;
     let mut reports = Vec::new();
     let count = settings.len();
+    let jobs = args.jobs.map_or_else(default_jobs, usize::from);
+    let make = || -> Result<Box<dyn toolcert::subject::Subject>, String> {
+        toolcert::subject_by_name(&args.subject)
+    };
+    let more = toolcert::runner::MoreSubjects { jobs, make: &make };
     for (k, (level, speech)) in settings.into_iter().enumerate() {
         let run = run_in(level, speech);
         let label = setting_name(level, speech);
-        let report = run.run_with(&*subject, &mut |done, total| {
+        let report = run.run_jobs(&*subject, (jobs > 1).then_some(&more), &mut |done, total| {
             if quiet || started.elapsed().as_secs_f64() < 1.0 {
                 return;
             }
@@ -434,6 +447,11 @@ fn certify(args: CertifyArgs) -> ExitCode {
         return emit(report, &args.output, baseline);
     }
     emit_combined(toolcert::runner::Combined::new(ran), &args.output)
+}
+
+/// The cores this process may use: the default of `--jobs`.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Generated cases per setting when `--cases` is not given: enough that every rule is
@@ -799,7 +817,7 @@ fn zoo(args: ZooArgs) -> ExitCode {
                 indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} mutants  {msg}")
                     .expect("a valid template"),
             );
-            let rows = zoo.run(&mut |name| {
+            let rows = zoo.run_jobs(args.jobs.map_or_else(default_jobs, usize::from), &mut |name| {
                 bar.set_message(name.to_string());
                 bar.inc(1);
             });

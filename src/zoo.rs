@@ -128,13 +128,35 @@ impl Zoo {
     }
 
     pub fn run(&self, progress: &mut dyn FnMut(&str)) -> Vec<ZooRow> {
-        toolcert_mutants::zoo()
-            .iter()
-            .map(|m| {
-                progress(m.name);
-                self.run_one(m)
-            })
-            .collect()
+        self.run_jobs(1, progress)
+    }
+
+    /// Hunts the mutants on `jobs` threads (each mutant on one), rows in zoo order: the same
+    /// table for every job count.
+    pub fn run_jobs(&self, jobs: usize, progress: &mut dyn FnMut(&str)) -> Vec<ZooRow> {
+        let zoo = toolcert_mutants::zoo();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, ZooRow)>();
+        let mut rows: Vec<Option<ZooRow>> = vec![None; zoo.len()];
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.max(1) {
+                let tx = tx.clone();
+                let (zoo, next) = (&zoo, &next);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(m) = zoo.get(i) else { break };
+                    if tx.send((i, self.run_one(m))).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            for (i, row) in rx {
+                progress(&row.mutant);
+                rows[i] = Some(row);
+            }
+        });
+        rows.into_iter().flatten().collect()
     }
 }
 

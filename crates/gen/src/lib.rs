@@ -85,6 +85,13 @@ impl Default for GenConfig {
 
 /// The RNG a run with this seed uses: ChaCha, its 32-byte seed the splitmix64 stream of
 /// `seed` (little-endian). Runners use it so that a seed reproduces a run on any machine.
+/// The RNG of generated case `k` of `seed`: every case is derived from `(seed, k)` alone, so a
+/// shard or a job generates only its own cases and gets the same ones in every run.
+pub fn rng_for_case(seed: u64, k: u64) -> TestRng {
+    let mut x = seed;
+    rng_for_seed(build::splitmix64(&mut x) ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
 pub fn rng_for_seed(seed: u64) -> TestRng {
     let mut x = seed;
     let mut bytes = [0u8; 32];

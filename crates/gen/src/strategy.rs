@@ -16,7 +16,7 @@ use toolcert_scenario::{Case, Turn};
 use crate::build::{build_case, build_turn};
 use crate::plan::{CasePlan, Shrink, TurnPlan};
 use crate::source::RngSource;
-use crate::{rng_for_seed, GenConfig};
+use crate::GenConfig;
 
 /// Whole cases: one or more streams (turns) and how they are scheduled.
 pub fn case_strategy(cfg: &GenConfig) -> CaseStrategy {
@@ -28,15 +28,21 @@ pub fn turn_strategy(cfg: &GenConfig) -> TurnStrategy {
     TurnStrategy { cfg: Arc::new(cfg.clone()) }
 }
 
-/// The seeded stream of cases a run with `seed` checks, named `gen/{seed}/{k}`: the same
-/// values [`case_strategy`] gives a [`TestRunner`] built on [`rng_for_seed`].
+/// The seeded stream of cases a run with `seed` checks, named `gen/{seed}/{k}`: case `k` is
+/// the value [`case_strategy`] gives a [`TestRunner`] built on [`rng_for_case`]`(seed, k)`.
 pub fn cases(cfg: &GenConfig, seed: u64) -> impl Iterator<Item = Case> {
-    let mut runner = TestRunner::new_with_rng(Config::default(), rng_for_seed(seed));
     let strategy = case_strategy(cfg);
     (0u64..).map(move |k| {
-        let plan = CasePlan::sample(&mut RngSource::new(runner.rng()), &strategy.cfg);
+        let mut rng = crate::rng_for_case(seed, k);
+        let plan = CasePlan::sample(&mut RngSource::new(&mut rng), &strategy.cfg);
         build_case(&plan, &strategy.cfg, format!("gen/{seed}/{k}"))
     })
+}
+
+/// The value tree of generated case `k` of `seed` (for shrinking it).
+pub fn case_tree(strategy: &CaseStrategy, seed: u64, k: u64) -> CaseTree {
+    let mut runner = TestRunner::new_with_rng(Config::default(), crate::rng_for_case(seed, k));
+    strategy.new_tree(&mut runner).expect("a case strategy always gives a tree")
 }
 
 #[derive(Clone, Debug)]

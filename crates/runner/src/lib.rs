@@ -5,11 +5,10 @@
 //! a multi-stream case alone to tell shared state from a plain bug). [`Certification`] runs
 //! the named cases and the generated ones and gathers a [`Report`].
 
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::TestRunner;
+use proptest::strategy::ValueTree;
 use toolcert_dialect::{render_bytes, render_wire, BytesStream, WireStream};
 use toolcert_gen::strategy::CaseTree;
-use toolcert_gen::{case_strategy, rng_for_seed, CoverageStats, GenConfig, ShapeMix};
+use toolcert_gen::{case_strategy, CoverageStats, GenConfig, ShapeMix};
 use toolcert_oracle::{judge_case, judge_case_exercised, Exercised, Grade, Invariant, Profile, Violation};
 use toolcert_render::{render, Rendered};
 use toolcert_scenario::{Case, Dialect};
@@ -20,6 +19,7 @@ pub mod baseline;
 pub mod combined;
 pub mod findings;
 pub mod formats;
+mod jobs;
 pub mod jsonl;
 mod levels;
 pub mod matrix;
@@ -31,6 +31,7 @@ mod shard;
 pub mod suite;
 pub use combined::Combined;
 pub use findings::{Finding, Signature, Size};
+pub use jobs::MoreSubjects;
 pub use merge::{merge, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
 pub use shard::Shard;
@@ -398,6 +399,18 @@ impl Certification {
 
     /// Runs every case, calling `progress(done, total)` as it goes.
     pub fn run_with(&self, subject: &dyn Subject, progress: &mut dyn FnMut(usize, usize)) -> Report {
+        self.run_jobs(subject, None, progress)
+    }
+
+    /// [`Certification::run_with`], checking the generated cases on `more.jobs` threads, each
+    /// with a subject of its own from `more.make` (shrinking and recording stay on this
+    /// thread, in case order: the report is the same for every job count).
+    pub fn run_jobs(
+        &self,
+        subject: &dyn Subject,
+        more: Option<&MoreSubjects<'_>>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Report {
         let mut report = Report::new(subject, self);
         if self.named {
             for (i, named) in toolcert_gen::named::all().into_iter().enumerate() {
@@ -432,7 +445,7 @@ impl Certification {
                 }
             }
         }
-        self.generated(subject, &mut report, progress);
+        self.generated(subject, more, &mut report, progress);
         report.finish();
         report
     }
@@ -440,30 +453,31 @@ impl Certification {
     /// Runs the generated cases: case `k` of seed `s` is named `gen/s/k` and is the same on
     /// every machine (and in every shard: each shard draws every case and runs its own). A
     /// failing case is shrunk to a fixpoint that still breaks one of the invariants it broke.
-    fn generated(&self, subject: &dyn Subject, report: &mut Report, progress: &mut dyn FnMut(usize, usize)) {
+    fn generated(
+        &self,
+        subject: &dyn Subject,
+        more: Option<&MoreSubjects<'_>>,
+        report: &mut Report,
+        progress: &mut dyn FnMut(usize, usize),
+    ) {
         if self.cases == 0 {
             return;
         }
         let cfg = self.gen_config();
         let strategy = case_strategy(&cfg);
-        let mut runner =
-            TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng_for_seed(self.seed));
         let mut coverage = CoverageStats::new();
         let every = (self.cases / 200).max(1);
         let mut shrunk = 0;
-        for k in 0..self.cases {
-            let Ok(mut tree) = strategy.new_tree(&mut runner) else { continue };
-            let name = format!("gen/{}/{k}", self.seed);
-            let mut case = tree.current();
-            case.name.clone_from(&name);
-            if !self.shard.takes(k) || !self.wants(&name) {
-                continue;
-            }
+        let mine: Vec<usize> =
+            (0..self.cases).filter(|&k| self.shard.takes(k) && self.wants(&self.generated_name(k))).collect();
+        // Each case is checked wherever a job is free; what is kept, shrunk and recorded is
+        // decided here, in the order of `k`, so every job count gives the same report.
+        let mut record = |k: usize, case: Case, checked: Checked, report: &mut Report| {
+            let name = case.name.clone();
             coverage.record(&case);
-            let checked = check(subject, &case, self.sampled(k));
             if let Some(reason) = checked.unsupported {
                 report.unsupported_case((self.seed, k), &name, &reason);
-                continue;
+                return;
             }
             let violations = checked.violations;
             // A signature no kept failure shows yet is a new bug: shrink this case keeping it
@@ -480,6 +494,7 @@ impl Certification {
                 }
                 Some(sig) => {
                     shrunk += 1;
+                    let mut tree = toolcert_gen::strategy::case_tree(&strategy, self.seed, k as u64);
                     Some(self.shrink_keeping(subject, &mut tree, case.clone(), violations.clone(), &sig))
                 }
             };
@@ -494,6 +509,25 @@ impl Certification {
             if k % every == 0 || k + 1 == self.cases {
                 progress(k + 1, self.cases);
             }
+        };
+        let jobs = more.map_or(1, |m| m.jobs.max(1));
+        if jobs == 1 {
+            for &k in &mine {
+                let case = self.generated_case(&strategy, k);
+                let checked = check(subject, &case, self.sampled(k));
+                record(k, case, checked, report);
+            }
+        } else {
+            let more = more.expect("jobs > 1 come with a way to make subjects");
+            crate::jobs::check_in_parallel(
+                self,
+                &strategy,
+                &mine,
+                jobs,
+                more,
+                subject,
+                &mut |k, case, checked| record(k, case, checked, report),
+            );
         }
         report.coverage = Some(serde_json::to_value(&coverage).expect("coverage serialises"));
         report.coverage_text = Some(coverage.to_string());
@@ -504,12 +538,10 @@ impl Certification {
     pub fn hunt(&self, subject: &dyn Subject, target: &[Invariant]) -> Option<Found> {
         let cfg = self.gen_config();
         let strategy = case_strategy(&cfg);
-        let mut runner =
-            TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng_for_seed(self.seed));
         for k in 0..self.cases {
-            let Ok(mut tree) = strategy.new_tree(&mut runner) else { continue };
+            let mut tree = toolcert_gen::strategy::case_tree(&strategy, self.seed, k as u64);
             let mut case = tree.current();
-            case.name = format!("gen/{}/{k}", self.seed);
+            case.name = self.generated_name(k);
             let violations = check(subject, &case, self.sampled(k)).violations;
             if violations.is_empty() {
                 continue;
@@ -567,6 +599,18 @@ impl Certification {
             }
         }
         minimize::minimize(best, &shows, MINIMIZE_LIMIT)
+    }
+
+    /// `gen/SEED/k`.
+    fn generated_name(&self, k: usize) -> String {
+        format!("gen/{}/{k}", self.seed)
+    }
+
+    /// Generated case `k` of this run's seed, named: derived from the seed and `k` alone.
+    pub(crate) fn generated_case(&self, strategy: &toolcert_gen::strategy::CaseStrategy, k: usize) -> Case {
+        let mut case = toolcert_gen::strategy::case_tree(strategy, self.seed, k as u64).current();
+        case.name = self.generated_name(k);
+        case
     }
 
     fn wants(&self, name: &str) -> bool {

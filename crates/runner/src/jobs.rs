@@ -1,0 +1,94 @@
+//! Checking generated cases on several threads (`--jobs N`).
+//!
+//! A subject is not shared between threads: each job makes its own (a subprocess subject
+//! starts its own process) with [`MoreSubjects::make`]. Case `k` depends on the seed and `k`
+//! alone, so a job generates its cases itself; what a case gave comes back to the caller's
+//! thread, which records (and, for a new finding, shrinks) the cases in the order of `k`. The
+//! report is therefore byte-identical for every job count. Cases are handed out in windows so
+//! that at most a few hundred checked cases wait to be recorded (bounded memory).
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::sync::Mutex;
+
+use toolcert_gen::strategy::CaseStrategy;
+use toolcert_scenario::Case;
+use toolcert_subject::Subject;
+
+use crate::{check, Certification, Checked};
+
+/// How to run on several threads: the number of jobs, and how a job makes its subject.
+pub struct MoreSubjects<'a> {
+    pub jobs: usize,
+    /// Makes one more subject like the run's own; an error leaves that job out (the others,
+    /// and the caller's thread, check its cases).
+    pub make: &'a (dyn Fn() -> Result<Box<dyn Subject>, String> + Sync),
+}
+
+/// Checks cases `ks` of `run` on `jobs` threads and calls `record(k, case, checked)` for each,
+/// in the order of `ks`.
+pub(crate) fn check_in_parallel(
+    run: &Certification,
+    strategy: &CaseStrategy,
+    ks: &[usize],
+    jobs: usize,
+    more: &MoreSubjects<'_>,
+    own: &dyn Subject,
+    record: &mut dyn FnMut(usize, Case, Checked),
+) {
+    let window = 64 * jobs;
+    let (work_tx, work_rx) = mpsc::channel::<usize>();
+    let work_rx = Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Option<(Case, Checked)>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let done_tx = done_tx.clone();
+            let work_rx = &work_rx;
+            scope.spawn(move || {
+                let subject = (more.make)().ok();
+                loop {
+                    let next = work_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok(k) = next else { break };
+                    // Without a subject of its own the job hands the case back unchecked.
+                    let result = subject.as_ref().map(|s| {
+                        let case = run.generated_case(strategy, k);
+                        let checked = check(&**s, &case, run.sampled(k));
+                        (case, checked)
+                    });
+                    if done_tx.send((k, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        for chunk in ks.chunks(window) {
+            for &k in chunk {
+                // The receivers live until the scope ends.
+                let _ = work_tx.send(k);
+            }
+            let mut back: BTreeMap<usize, Option<(Case, Checked)>> = BTreeMap::new();
+            while back.len() < chunk.len() {
+                match done_rx.recv() {
+                    Ok((k, result)) => {
+                        back.insert(k, result);
+                    }
+                    // Every job is gone (each panicked): check the rest here.
+                    Err(_) => break,
+                }
+            }
+            for &k in chunk {
+                let (case, checked) = match back.remove(&k).flatten() {
+                    Some(done) => done,
+                    None => {
+                        let case = run.generated_case(strategy, k);
+                        let checked = check(own, &case, run.sampled(k));
+                        (case, checked)
+                    }
+                };
+                record(k, case, checked);
+            }
+        }
+        drop(work_tx);
+    });
+}
