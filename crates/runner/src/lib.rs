@@ -506,7 +506,7 @@ impl Certification {
                 checked.exercised,
                 kept.as_ref().map(|(c, v)| (c, v.clone())),
             );
-            if k % every == 0 || k + 1 == self.cases {
+            if k.is_multiple_of(every) || k + 1 == self.cases {
                 progress(k + 1, self.cases);
             }
         };
