@@ -198,3 +198,25 @@ fn shrinking_keeps_the_signature_it_started_from() {
         }
     }
 }
+
+#[test]
+fn every_job_count_gives_the_same_report() {
+    let run = |jobs: &str| {
+        let (code, out, err) = toolcert(&[
+            "certify",
+            "--subject",
+            "builtin:mutant/name-keyed",
+            "--cases",
+            "600",
+            "--jobs",
+            jobs,
+            "--format",
+            "jsonl",
+        ]);
+        assert_eq!(code, 1, "{err}");
+        out
+    };
+    let one = run("1");
+    assert!(one == run("2"), "--jobs 2 wrote another report than --jobs 1");
+    assert!(one == run("3"));
+}
