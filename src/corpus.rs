@@ -83,7 +83,9 @@ pub fn cases() -> Vec<CorpusCase> {
 pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String> {
     let neutral = render(&c.turn);
     let wire = render_wire(&c.turn, &neutral, c.dialect, Quirks::default()).map_err(|e| e.to_string())?;
-    let bytes = render_bytes(&wire, &Transport::default()).chunks.concat();
+    // LF line ends as recorded; a connection that dropped inside an event keeps its tail.
+    let transport = Transport { tail: c.turn.transport.tail, ..Transport::default() };
+    let bytes = render_bytes(&wire, &transport).chunks.concat();
     let exp = expect(&c.turn, &neutral, Profile { schema: true });
     let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
     file.seed.clone_from(&c.seed);

@@ -14,7 +14,9 @@ use std::fmt;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use toolcert_render::{render, Event, Origin};
-use toolcert_scenario::{normalized_splits, Block, Case, EndingKind, FaultClass, Shape, StreamSchedule, TailAim};
+use toolcert_scenario::{
+    normalized_splits, Block, Case, EndingKind, FaultClass, Shape, StreamSchedule, TailAim,
+};
 
 use crate::doc;
 use crate::lex::{self, flag, Status};
@@ -303,11 +305,19 @@ impl Label {
             Complete | Truncated | Abandoned | Errored | LyingComplete => LabelGroup::Ending,
             ReplayAnnouncement | UnannouncedFragment | FragmentAfterStop | DoneMismatch => LabelGroup::Fault,
             HugeArguments => LabelGroup::Size,
-            ToolNameSpelling | ToolName64 | ToolNameCasePair | ToolNameSuffixPair | TextMentionsTool => LabelGroup::Names,
-            UnicodeDecomposed | UnicodeNormalizes | UnicodeInvisible | RawLineSeparator | ByteOrderMark | Noncharacter | SurrogatesSplit => LabelGroup::Unicode,
-            BigInteger | Beyond64Bit | LongDecimal | ExponentForm | SignedZero | InvalidNumber => LabelGroup::Numbers,
-            AllEmptyFragments | WhitespaceOnly | NotObject | DuplicateKeys | DeepNesting | LongKey | LoneSurrogate => LabelGroup::Degenerate,
-            TailBeforeBlankLine | TailMidLine | TailInsideDataPrefix | TailBetweenCrLf => LabelGroup::Transport,
+            ToolNameSpelling | ToolName64 | ToolNameCasePair | ToolNameSuffixPair | TextMentionsTool => {
+                LabelGroup::Names
+            }
+            UnicodeDecomposed | UnicodeNormalizes | UnicodeInvisible | RawLineSeparator | ByteOrderMark
+            | Noncharacter | SurrogatesSplit => LabelGroup::Unicode,
+            BigInteger | Beyond64Bit | LongDecimal | ExponentForm | SignedZero | InvalidNumber => {
+                LabelGroup::Numbers
+            }
+            AllEmptyFragments | WhitespaceOnly | NotObject | DuplicateKeys | DeepNesting | LongKey
+            | LoneSurrogate => LabelGroup::Degenerate,
+            TailBeforeBlankLine | TailMidLine | TailInsideDataPrefix | TailBetweenCrLf => {
+                LabelGroup::Transport
+            }
             SparseIndices | IndicesAcrossText => LabelGroup::Indices,
             _ => LabelGroup::Shape,
         }

@@ -206,6 +206,10 @@ const RAW: &[&str] = &[
     "e\u{301}",
     "\u{212b}",
     "\u{1112}\u{1161}\u{11ab}",
+    "A\u{30a}",
+    "\u{2126}",
+    "o\u{308}",
+    "Zu\u{308}rich",
     "\u{fb01}",
     "\u{ff21}",
     "👨\u{200d}👩\u{200d}👧",
@@ -227,7 +231,7 @@ const SENTENCES: &[&str] = &[
     "Customer says *both* invoices are wrong \\u2014 see `INV-2291`.\\n",
     "Steps to reproduce:\\n1. open the order\\n2. click \\\"Refund\\\"\\n",
     "Exports land in C:\\\\exports\\\\march\\\\ and https:\\/\\/example.com\\/orders. ",
-    "Reported from M\\u00e9rida by Zoë (東京 office) 😀. ",
+    "Reported from M\\u00e9rida by Zoe\u{308} (東京 office) 😀. ",
     "  Indented line with trailing spaces   \\n",
     "> quoted from the ops channel: # not a heading\\n",
     "Totals: 1,204.50 EUR vs 1,240.05 EUR \\u2014 off by 35.55. ",
@@ -253,6 +257,8 @@ const CITIES: &[&str] = &[
     "東京",
     "\\u6771\\u4eac",
     " New York ",
+    "A\u{30a}rhus",
+    "Zu\u{308}rich",
     "Z\\u00fcrich",
 ];
 /// Integers of every magnitude: small ones most often, then 2^53 ± 1, the 64-bit edges and
@@ -646,10 +652,16 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_si
             let again = [plan.form_arg.wrapping_add(101), 7, 3, 200, 5, 9, 11, 13, 17, 19, 23, 29];
             match fields.first() {
                 Some((f, _)) => {
+                    // Of the same kind mostly; of another type when the choice says, which is
+                    // sure to differ from the first value.
                     let (key, kind) = (f.key, f.kind);
                     add_field(w.out, start, key, |_| {});
                     w.out.pop();
-                    w.value(kind, &mut Cursor { bytes: &again, at: 0 }, 1);
+                    if plan.form_arg % 2 == 0 {
+                        w.wrong_type(kind);
+                    } else {
+                        w.value(kind, &mut Cursor { bytes: &again, at: 0 }, 1);
+                    }
                     w.out.push('}');
                 }
                 None => {

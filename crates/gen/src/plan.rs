@@ -439,7 +439,8 @@ impl TurnPlan {
             .collect();
         let mut t = TurnPlan::finish(src, cfg, like.family, blocks, like.same_tool);
         // The same tools under the same names and indices: what shared state trips on.
-        (t.names, t.name_pair, t.indices, t.index_arg) = (like.names, like.name_pair, like.indices, like.index_arg);
+        (t.names, t.name_pair, t.indices, t.index_arg) =
+            (like.names, like.name_pair, like.indices, like.index_arg);
         t
     }
 
@@ -576,7 +577,7 @@ impl DocPlan {
             // Valid, trailing whitespace, empty, concatenated, garbage, bad escape, raw
             // control, bad number, whitespace only, not an object, duplicate key, deep,
             // long key, lone surrogate.
-            src.weighted(&[76, 6, 3, 7, 3, 4, 1, 4, 3, 3, 5, 3, 2, 2]) as u8
+            src.weighted(&[76, 6, 3, 7, 3, 4, 1, 4, 3, 3, 6, 3, 2, 4]) as u8
         };
         let form_arg = src.byte();
         // Huge documents in every mode, more often when the size profile asks for them.
@@ -602,7 +603,9 @@ fn sample_splits(src: &mut impl Source, doc: &DocPlan) -> Inline<SplitPlan, 8> {
     // No argument bytes, sent as several empty fragments (some servers do).
     if doc.form() == Form::Empty && src.chance(40) {
         let n = 2 + src.below(3) as usize;
-        return (0..n).map(|_| SplitPlan { class: SplitClass::EmptyFragment as u8, arg: 0, pick: 0 }).collect();
+        return (0..n)
+            .map(|_| SplitPlan { class: SplitClass::EmptyFragment as u8, arg: 0, pick: 0 })
+            .collect();
     }
     let brace_form = matches!(doc.form(), Form::TrailingWs | Form::Concat);
     let force_brace = brace_form && src.chance(60);
@@ -780,7 +783,19 @@ impl CasePlan {
     }
 }
 shrink_struct!(TurnPlan {
-    faults, ending, pings, transport, joins, order, family, blocks, same_tool, names, name_pair, mention, indices,
+    faults,
+    ending,
+    pings,
+    transport,
+    joins,
+    order,
+    family,
+    blocks,
+    same_tool,
+    names,
+    name_pair,
+    mention,
+    indices,
     index_arg
 });
 shrink_struct!(TransportPlan { cuts, tail, multiline, comments, line_end, tail_pick });

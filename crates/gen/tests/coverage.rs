@@ -55,7 +55,14 @@ fn coverage_floor_seed_1() {
     // degenerate documents and indices in at least 1% of its cases.
     let low = stats.below(
         1.0,
-        &[LabelGroup::Size, LabelGroup::Names, LabelGroup::Unicode, LabelGroup::Numbers, LabelGroup::Degenerate, LabelGroup::Indices],
+        &[
+            LabelGroup::Size,
+            LabelGroup::Names,
+            LabelGroup::Unicode,
+            LabelGroup::Numbers,
+            LabelGroup::Degenerate,
+            LabelGroup::Indices,
+        ],
     );
     assert!(low.is_empty(), "labels below the 1% floor: {low:?}\n{stats}");
     // Huge documents (4 KiB and more) in at least 2% of all cases.

@@ -18,7 +18,9 @@ pub mod corpus;
 mod expect;
 mod invariant;
 
-pub use expect::{expect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile};
+pub use expect::{
+    expect, judge, parse_document, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile, MAX_DEPTH,
+};
 pub use invariant::{Grade, Invariant};
 
 /// One broken rule in one stream of a case.
@@ -638,7 +640,7 @@ mod tests;
 fn reordered_parse(fragments: &[String], args: &Value) -> bool {
     let parses_to = |order: &[&String]| {
         let joined: String = order.iter().map(|s| s.as_str()).collect();
-        serde_json::from_str::<Value>(&joined).is_ok_and(|v| v == *args)
+        parse_document(&joined).is_some_and(|v| v == *args)
     };
     let refs: Vec<&String> = fragments.iter().filter(|f| !f.trim().is_empty()).collect();
     if parses_to(&refs) {

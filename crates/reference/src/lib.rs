@@ -182,11 +182,11 @@ impl Reference {
         }
         // A call with no argument bytes takes no arguments, as providers send it.
         let parsed = if call.args.is_empty() {
-            Ok(serde_json::Value::Object(Default::default()))
+            Some(serde_json::Value::Object(Default::default()))
         } else {
-            serde_json::from_str::<serde_json::Value>(&call.args)
+            parse(&call.args)
         };
-        let Ok(args) = parsed else { return failed(FailReason::Unparseable) };
+        let Some(args) = parsed else { return failed(FailReason::Unparseable) };
         let errors = match self.schemas.iter().find(|(name, _)| *name == call.name) {
             None => Vec::new(),
             Some((_, compiled)) => compiled.errors(&args),
@@ -318,4 +318,51 @@ impl Reference {
         out.layout(std::mem::take(&mut self.layout));
         Ok(())
     }
+}
+
+/// The most levels of nesting a document may have (as docs/SPEC.md says): past serde_json's
+/// default 128, since JSON has no limit of its own and models do nest that deep.
+const MAX_DEPTH: usize = 512;
+
+/// One strict parse of a whole buffer: nothing trailing, a repeated key keeps its last
+/// value, nested at most [`MAX_DEPTH`] levels. `None`: unparseable.
+fn parse(args: &str) -> Option<serde_json::Value> {
+    use serde::Deserialize as _;
+    match serde_json::from_str::<serde_json::Value>(args) {
+        Ok(v) => Some(v),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") && depth(args) <= MAX_DEPTH => {
+            let mut de = serde_json::Deserializer::from_str(args);
+            de.disable_recursion_limit();
+            let v = serde_json::Value::deserialize(&mut de).ok()?;
+            de.end().ok()?;
+            Some(v)
+        }
+        Err(_) => None,
+    }
+}
+
+/// The deepest nesting of arrays and objects outside strings.
+fn depth(doc: &str) -> usize {
+    let (mut d, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in doc.as_bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                d += 1;
+                deepest = deepest.max(d);
+            }
+            b']' | b'}' => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
