@@ -35,7 +35,9 @@ fn every_mutant_dies_on_every_seed_with_an_expected_invariant() {
 
 /// The most cases a mutant's median detection may take. The mutants of the widened space
 /// (issue 13) each show on one class of input that the default mix holds in a few percent
-/// of cases (more would crowd out the rest); they must still die within 200 on every seed.
+/// of cases (more would crowd out the rest), and the wider mix makes the classes two older
+/// mutants need (two documents end to end, no argument bytes) rarer; they must all still
+/// die within 200 cases on every seed.
 fn median_allowed(mutant: &str) -> usize {
     const WIDENED: &[&str] = &[
         "buffer-capped-4k",
@@ -48,6 +50,8 @@ fn median_allowed(mutant: &str) -> usize {
         "objects-only",
         "lone-surrogate-replaced",
         "incomplete-event-dispatched",
+        "raw-decode",
+        "empty-args-unparseable",
     ];
     if WIDENED.contains(&mutant) {
         80

@@ -741,7 +741,7 @@ pub(crate) fn huge_size(choice: u8, max: usize) -> usize {
     let level = if max > crate::HUGE_DEFAULT_MAX {
         c % (levels + 1)
     } else {
-        [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4][c % 16].min(levels)
+        [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 4][c % 16].min(levels)
     };
     let base = crate::HUGE_MIN << level;
     (base + base * (c * 37 % 100) / 100).min(max)

@@ -346,7 +346,11 @@ pub struct RawDecode;
 
 impl Hooks for RawDecode {
     fn parse(&self, args: &str) -> Option<Value> {
-        serde_json::Deserializer::from_str(args).into_iter::<Value>().next()?.ok()
+        // Past serde_json's default depth as the correct parse goes (the bug is the first
+        // document winning, not a depth limit).
+        let mut de = serde_json::Deserializer::from_str(args);
+        de.disable_recursion_limit();
+        de.into_iter::<Value>().next()?.ok()
     }
 }
 
@@ -357,7 +361,7 @@ pub struct RepairParse;
 
 impl Hooks for RepairParse {
     fn parse(&self, args: &str) -> Option<Value> {
-        serde_json::from_str(&repair(args)).ok()
+        toolcert_oracle::parse_document(&repair(args))
     }
 }
 
