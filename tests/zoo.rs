@@ -35,9 +35,10 @@ fn every_mutant_dies_on_every_seed_with_an_expected_invariant() {
 
 /// The most cases a mutant's median detection may take. The mutants of the widened space
 /// (issue 13) each show on one class of input that the default mix holds in a few percent
-/// of cases (more would crowd out the rest), and the wider mix makes the classes two older
-/// mutants need (two documents end to end, no argument bytes) rarer; they must all still
-/// die within 200 cases on every seed.
+/// of cases (more would crowd out the rest); the wider mix also makes the classes some older
+/// mutants need rarer (two documents end to end, no argument bytes) or moved the cases'
+/// random stream under them (the replayed announcement: median 28 over seeds 1-5). They
+/// must all still die within 200 cases on every seed.
 fn median_allowed(mutant: &str) -> usize {
     const WIDENED: &[&str] = &[
         "buffer-capped-4k",
@@ -52,6 +53,10 @@ fn median_allowed(mutant: &str) -> usize {
         "incomplete-event-dispatched",
         "raw-decode",
         "empty-args-unparseable",
+        "duplicate-ignored",
+        "duplicate-resets",
+        "duplicate-phantom",
+        "duplicate-concatenates",
     ];
     if WIDENED.contains(&mutant) {
         80

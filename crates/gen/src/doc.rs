@@ -652,12 +652,12 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_si
             let again = [plan.form_arg.wrapping_add(101), 7, 3, 200, 5, 9, 11, 13, 17, 19, 23, 29];
             match fields.first() {
                 Some((f, _)) => {
-                    // Of the same kind mostly; of another type when the choice says, which is
-                    // sure to differ from the first value.
+                    // Mostly of another type, which is sure to differ from the first value;
+                    // sometimes of the same kind.
                     let (key, kind) = (f.key, f.kind);
                     add_field(w.out, start, key, |_| {});
                     w.out.pop();
-                    if plan.form_arg % 2 == 0 {
+                    if plan.form_arg % 4 != 3 {
                         w.wrong_type(kind);
                     } else {
                         w.value(kind, &mut Cursor { bytes: &again, at: 0 }, 1);
@@ -741,7 +741,7 @@ pub(crate) fn huge_size(choice: u8, max: usize) -> usize {
     let level = if max > crate::HUGE_DEFAULT_MAX {
         c % (levels + 1)
     } else {
-        [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 4][c % 16].min(levels)
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 4][c % 16].min(levels)
     };
     let base = crate::HUGE_MIN << level;
     (base + base * (c * 37 % 100) / 100).min(max)
