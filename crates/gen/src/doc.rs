@@ -682,7 +682,7 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_si
     }
     if plan.long == 2 {
         let target = huge_size(plan.size, max_size);
-        if plan.size % 2 == 0 {
+        if plan.size.is_multiple_of(2) {
             add_field(w.out, start, "attachment", |o| file_body(o, target, plan.size));
         } else {
             add_field(w.out, start, "records", |o| records(o, target, plan.size));
@@ -776,7 +776,7 @@ fn records(out: &mut String, target: usize, choice: u8) {
             INTS[c % INTS.len()],
             NUMBERS[c % NUMBERS.len()],
             SENTENCES[c % SENTENCES.len()],
-            c % 2 == 0
+            c.is_multiple_of(2)
         );
         k += 1;
     }
