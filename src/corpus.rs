@@ -118,6 +118,8 @@ fn defect_class(d: WireDefect) -> ErrorClass {
 pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String> {
     let neutral = render(&c.turn);
     let wire = render_wire(&c.turn, &neutral, c.dialect, Quirks::default()).map_err(|e| e.to_string())?;
+    // LF line ends as recorded; a connection that dropped inside an event keeps its tail.
+    let transport = Transport { tail: c.turn.transport.tail, ..Transport::default() };
     let (wire, exp) = match c.defect {
         None => {
             let exp = expect(&c.turn, &neutral, Profile { schema: true });
@@ -128,7 +130,7 @@ pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String>
             (wire, expect_defect(&c.turn, &neutral, Profile { schema: true }, before, defect_class(d)))
         }
     };
-    let bytes = render_bytes(&wire, &Transport::default()).chunks.concat();
+    let bytes = render_bytes(&wire, &transport).chunks.concat();
     let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
     file.seed.clone_from(&c.seed);
     file.about.clone_from(&c.about);
@@ -159,7 +161,18 @@ pub fn expectation_path(sse: &Path) -> PathBuf {
 /// Reads and parses an expectation file; errors name the file, line and column.
 pub fn read_expectation(path: &Path) -> Result<ExpectationFile, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
+    match serde_json::from_str(&text) {
+        Ok(file) => Ok(file),
+        // The nesting cases' arguments are deeper than serde_json reads by default: read them
+        // within the oracle's own depth limit.
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            let v = toolcert_oracle::parse_document(&text).ok_or_else(|| {
+                format!("{}: nested deeper than {} levels", path.display(), toolcert_oracle::MAX_DEPTH)
+            })?;
+            serde_json::from_value(v).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        Err(e) => Err(format!("{}:{}:{}: {e}", path.display(), e.line(), e.column())),
+    }
 }
 
 /// What a subject made of one recorded stream.

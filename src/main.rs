@@ -165,6 +165,11 @@ struct CertifyArgs {
     /// Do not judge calls against their tools' JSON Schemas (for subjects that do not validate).
     #[arg(long)]
     no_schema: bool,
+    /// The most bytes a generated huge document has (4096 to 67108864). Above the default
+    /// 64 KiB, huge documents are also frequent: `--args-size 1048576` is the size profile
+    /// that finds a buffer limit anywhere up to 1 MiB.
+    #[arg(long, default_value_t = 65536, value_parser = clap::value_parser!(u64).range(4096..=67_108_864))]
+    args_size: u64,
     /// Run only the shard K of N: named case i and generated case k when i (or k) mod N is
     /// K-1. `toolcert merge` puts the shards' reports back together.
     #[arg(long, value_name = "K/N")]
@@ -359,6 +364,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
         grade,
         shard: args.shard.unwrap_or_default(),
         regressions: Vec::new(),
+        args_size: args.args_size as usize,
     };
     if let Some(path) = &args.scenario {
         // One saved case, at the level and dialect given (events and anthropic by default).

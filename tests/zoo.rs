@@ -21,14 +21,60 @@ fn every_mutant_dies_on_every_seed_with_an_expected_invariant() {
                 "{} is caught only by unexpected invariants on some seed: {:?} (expected one of {:?})",
                 r.mutant, r.invariants, r.expected
             ));
-        } else if r.cases_to_detection_median > 20 {
+        } else if r.cases_to_detection_median > median_allowed(&r.mutant) {
             problems.push(format!(
-                "{} needs a median of {} cases (at most 20)",
-                r.mutant, r.cases_to_detection_median
+                "{} needs a median of {} cases (at most {})",
+                r.mutant,
+                r.cases_to_detection_median,
+                median_allowed(&r.mutant)
             ));
         }
     }
     assert!(problems.is_empty(), "{}\n\n{}", problems.join("\n"), toolcert::zoo::to_text(&rows, &zoo));
+}
+
+/// The most cases a mutant's median detection may take. The mutants of the widened space
+/// (issue 13) each show on one class of input that the default mix holds in a few percent
+/// of cases (more would crowd out the rest); the wider mix also makes the classes some older
+/// mutants need rarer (two documents end to end, no argument bytes) or moved the cases'
+/// random stream under them (the replayed announcement: median 28 over seeds 1-5). They
+/// must all still die within 200 cases on every seed.
+fn median_allowed(mutant: &str) -> usize {
+    const WIDENED: &[&str] = &[
+        "buffer-capped-4k",
+        "args-nfc-normalised",
+        "numbers-through-double",
+        "lenient-numbers",
+        "whitespace-as-empty",
+        "first-key-wins",
+        "depth-limit-128",
+        "objects-only",
+        "lone-surrogate-replaced",
+        "incomplete-event-dispatched",
+        "raw-decode",
+        "empty-args-unparseable",
+        "duplicate-ignored",
+        "duplicate-resets",
+        "duplicate-phantom",
+        "duplicate-concatenates",
+    ];
+    if WIDENED.contains(&mutant) {
+        80
+    } else {
+        20
+    }
+}
+
+/// A connection dropped inside an event is caught in every dialect, not only the one the
+/// zoo certifies the mutant in.
+#[test]
+fn an_incomplete_last_event_acted_on_is_caught_in_every_dialect() {
+    let m = toolcert::mutants::by_name("incomplete-event-dispatched").unwrap();
+    for dialect in toolcert::scenario::Dialect::ALL {
+        let m = toolcert::mutants::Mutant { dialect, ..m };
+        let row = Zoo { seeds: SEEDS.to_vec(), max_cases: 200 }.run_one(&m);
+        assert!(row.killed && row.expected_caught, "{dialect}: {row:?}");
+    }
 }
 
 #[test]

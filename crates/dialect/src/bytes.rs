@@ -5,10 +5,12 @@
 //! cuts; cuts are aimed at kinds of place (inside a multi-byte character, inside `data:`,
 //! between `\r` and `\n`) and resolved here against the actual bytes.
 
-use toolcert_scenario::{Cut, CutAim, Transport};
+use toolcert_scenario::{Cut, CutAim, Tail, TailAim, Transport};
 use toolcert_sse::encode;
 
-use crate::{framing, WireStream};
+use toolcert_sse::Framing;
+
+use crate::{framing, line_end, WireStream};
 
 /// A stream as transport chunks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,7 +24,15 @@ pub struct BytesStream {
 
 /// Encodes `wire` as SSE bytes framed and cut as `transport` says.
 pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
-    let encoded = encode(&wire.events, &framing(transport));
+    let mut encoded = encode(&wire.events, &framing(transport));
+    // A connection dropped inside the next event: its first bytes, never its blank line.
+    // Counted as delivering nothing (`delivered_by` reads only the delivered events' ends).
+    if let (Some(tail), Some(next)) = (transport.tail, &wire.next) {
+        let f = framing(transport);
+        let next = encode(std::slice::from_ref(next), &Framing { comments: &[], multiline: &[], ..f });
+        let keep = tail_len(&next.bytes, tail, line_end(transport.line_end).as_bytes().len());
+        encoded.bytes.extend_from_slice(&next.bytes[..keep]);
+    }
     let bytes = &encoded.bytes;
     let cuts = resolve(bytes, &transport.cuts);
     let mut chunks = Vec::with_capacity(cuts.len() + 1);
@@ -81,6 +91,30 @@ fn places(bytes: &[u8], aim: CutAim) -> Vec<usize> {
     }
 }
 
+/// How many bytes of one encoded event `tail` keeps: at least one, and never the final
+/// blank line's line end (whose first byte, even a lone `\r`, would dispatch the event).
+pub fn tail_len(event: &[u8], tail: Tail, eol: usize) -> usize {
+    let max = event.len().saturating_sub(eol);
+    if max == 0 {
+        return 0;
+    }
+    let pick = tail.pick as usize;
+    let places: Vec<usize> = match tail.aim {
+        TailAim::BeforeBlankLine => vec![max],
+        TailAim::MidLine => (1..max).filter(|&i| !matches!(event[i - 1], b'\n' | b'\r')).collect(),
+        TailAim::InsideDataPrefix => memchr_all(event, b"data:")
+            .into_iter()
+            .flat_map(|at| at + 1..=at + 5)
+            .filter(|&o| o < max)
+            .collect(),
+        TailAim::BetweenCrLf => (1..max).filter(|&i| event[i - 1] == b'\r' && event[i] == b'\n').collect(),
+    };
+    if places.is_empty() {
+        return 1 + pick % max;
+    }
+    places[pick % places.len()]
+}
+
 fn memchr_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     hay.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect()
 }
@@ -104,6 +138,29 @@ mod tests {
         let data = resolve(bytes, &[cut(CutAim::InsideDataPrefix, 2)])[0];
         assert!((1..=5).contains(&data));
         assert!(resolve(bytes, &[cut(CutAim::Every, 0)]).len() >= bytes.len() - 2);
+    }
+
+    #[test]
+    fn tails_stop_where_they_aim_and_never_dispatch() {
+        let ev = b"event: message_delta\r\ndata: {\"a\":1}\r\n\r\n";
+        let t = |aim, pick| tail_len(ev, Tail { aim, pick }, 2);
+        assert_eq!(&ev[..t(TailAim::BeforeBlankLine, 0)], b"event: message_delta\r\ndata: {\"a\":1}\r\n");
+        let crlf = t(TailAim::BetweenCrLf, 1);
+        assert!(ev[..crlf].ends_with(b"{\"a\":1}\r"), "{crlf}");
+        let data = t(TailAim::InsideDataPrefix, 0);
+        assert_eq!(&ev[..data], b"event: message_delta\r\nd");
+        for pick in 0..64 {
+            let mid = t(TailAim::MidLine, pick);
+            assert!(!matches!(ev[mid - 1], b'\n' | b'\r'));
+            for aim in TailAim::ALL {
+                let n = t(aim, pick);
+                // Never the final blank line: decoding the tail dispatches nothing.
+                let mut d = toolcert_sse::Decoder::new();
+                let mut out = Vec::new();
+                let _ = d.feed(&ev[..n], &mut out);
+                assert!(out.is_empty(), "{aim:?} {pick}: {n}");
+            }
+        }
     }
 
     #[test]

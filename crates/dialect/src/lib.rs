@@ -20,8 +20,8 @@
 //! announcement ordinals).
 
 use serde::{Deserialize, Serialize};
-use toolcert_render::{Event, Rendered};
-use toolcert_scenario::{Shape, Transport, Turn};
+use toolcert_render::{Event, Origin, Rendered};
+use toolcert_scenario::{Shape, StopReason, Transport, Turn};
 use toolcert_sse::{Framing, SseEvent};
 use toolcert_subject::{ErrorClass, TurnError};
 
@@ -33,7 +33,7 @@ mod json;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
-pub use bytes::{render_bytes, resolve, BytesStream};
+pub use bytes::{render_bytes, resolve, tail_len, BytesStream};
 pub use chat::ChatDecoder;
 pub use defect::defect;
 pub use responses::ResponsesDecoder;
@@ -47,6 +47,11 @@ pub struct WireStream {
     /// `upto[w]`: how many of the neutral events have been delivered in full once wire events
     /// `0..=w` have (non-decreasing; the last entry is the neutral event count).
     pub upto: Vec<u32>,
+    /// For an abandoned stream whose transport has a [`toolcert_scenario::Tail`]: the event
+    /// the provider would have sent next had the stream gone on (the one carrying its stop),
+    /// of which the bytes level sends a part that never reaches its blank line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<SseEvent>,
 }
 
 impl WireStream {
@@ -114,11 +119,28 @@ pub fn render_wire(
         }
     }
     let ids = json::Ids::new(turn);
-    let wire = match dialect {
-        Dialect::Anthropic => anthropic::render(neutral, &ids),
-        Dialect::OpenAiChat => chat::render(turn, neutral, quirks, &ids).map_err(unsupported)?,
-        Dialect::OpenAiResponses => responses::render(neutral, &ids),
+    let speak = |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> {
+        Ok(match dialect {
+            Dialect::Anthropic => anthropic::render(neutral, &ids),
+            Dialect::OpenAiChat => chat::render(turn, neutral, quirks, &ids).map_err(unsupported)?,
+            Dialect::OpenAiResponses => responses::render(neutral, &ids),
+        })
     };
+    let mut wire = speak(neutral)?;
+    let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));
+    if turn.transport.tail.is_some() && !ended {
+        // The stream as it would have gone on: the same events, then the stop the turn's
+        // calls ask for. Its event carrying that stop is what the connection dropped inside.
+        let has_calls = neutral.events.iter().any(|e| matches!(e, Event::CallStart { .. }));
+        let reason = dialect.stop_reason(if has_calls { StopReason::ToolUse } else { StopReason::EndTurn });
+        let mut events = neutral.events.clone();
+        events.push(Event::Stop { reason });
+        let mut origins = neutral.origins.clone();
+        origins.push(Origin::Stop);
+        let n = events.len() as u32;
+        let full = speak(&Rendered { events, origins, end: neutral.end })?;
+        wire.next = full.upto.iter().position(|&u| u >= n).map(|w| full.events[w].clone());
+    }
     debug_assert_eq!(wire.events.len(), wire.upto.len());
     Ok(wire)
 }

@@ -35,6 +35,18 @@ const PROSE: &[&str] = &[
     " Done.",
     "\n- item",
     " ok",
+    // Unicode in every form, raw (the wire escapes none of it).
+    " Cafe\u{301}",
+    " \u{212b}ngstr\u{f6}m",
+    " \u{fb01}le",
+    " \u{ff21}\u{ff22}",
+    " \u{1112}\u{1161}\u{11ab}",
+    " 👨\u{200d}👩\u{200d}👧",
+    " \u{200f}שלום\u{200e}",
+    " line\u{2028}para\u{2029}",
+    " \u{feff}bom",
+    " \u{fdd0}\u{10ffff}",
+    " 𝄞",
 ];
 
 const FAULT_FRAGMENTS: &[&str] = &["{\"x\": 1}", "}", ", \"extra\": true", "\"open\"", " ", "é"];
@@ -131,14 +143,19 @@ pub(crate) fn build_turn(
         laid.truncate(last + 1);
     }
 
+    let names = Names::new(tp, &call_tools);
     let mut blocks = Vec::with_capacity(laid.len());
     let mut ordinal = 0u32;
     for (pos, l) in laid.iter().enumerate() {
         match *l {
             Laid::Text(t) => blocks.push(Block::Text(text_block(t))),
             Laid::Call { plan, tool, keys } => {
-                let mut arguments = String::with_capacity(if plan.doc.long != 0 { 1024 } else { 256 });
-                doc::render(tool, &plan.doc, keys, cfg.schema, &mut arguments);
+                let mut arguments = String::with_capacity(match plan.doc.long {
+                    0 => 256,
+                    1 => 1024,
+                    _ => doc::huge_size(plan.doc.size, cfg.max_args_size) + 512,
+                });
+                doc::render(tool, &plan.doc, keys, cfg.schema, cfg.max_args_size, &mut arguments);
                 if cut != 0 && Some(pos) == last_call {
                     cut_document(&mut arguments, cut, tp.ending.cut_pos);
                 }
@@ -148,9 +165,9 @@ pub(crate) fn build_turn(
                     call_id.push('x');
                 }
                 blocks.push(Block::Call(Call {
-                    index: if interleaved { ordinal } else { pos as u32 },
+                    index: if interleaved { chat_index(tp, ordinal) } else { pos as u32 },
                     call_id,
-                    name: TOOLS[tool as usize].name.to_owned(),
+                    name: names.of(tool).to_owned(),
                     arguments,
                     splits,
                 }));
@@ -159,9 +176,19 @@ pub(crate) fn build_turn(
         }
     }
 
+    // Text that names a tool the turn calls (what a client must not take for a call).
+    if tp.mention % 2 == 1 {
+        if let (Some(&t), Some(Block::Text(text))) =
+            (call_tools.first(), blocks.iter_mut().find(|b| matches!(b, Block::Text(_))))
+        {
+            text.text.push_str(" I'll call `");
+            text.text.push_str(names.of(t));
+            text.text.push_str("` for that.");
+        }
+    }
     let mut tools: Vec<Tool> = Vec::with_capacity(call_tools.len());
     for &t in &call_tools {
-        let name = TOOLS[t as usize].name;
+        let name = names.of(t);
         if !tools.iter().any(|x| x.name == name) {
             tools.push(Tool {
                 name: name.to_owned(),
@@ -213,7 +240,7 @@ pub(crate) fn build_turn(
         },
         faults: Vec::new(),
         pings: Vec::new(),
-        transport: transport(&tp.transport, base),
+        transport: transport(&tp.transport, base, kind == 2),
     };
 
     let stop_event = usize::from(kind <= 1);
@@ -400,6 +427,10 @@ pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan]) -> Vec<usize> {
             SplitClass::Uniform => uniform(),
             SplitClass::NextToSpace => flagged(flag::NEXT_TO_SPACE).or_else(uniform),
             SplitClass::Escape => flagged(flag::ESCAPE).or_else(uniform),
+            // One in three between the two escapes of a surrogate pair, where there is one.
+            SplitClass::Unicode if p.arg % 3 == 0 => {
+                surrogate_gap(doc, p.pick).or_else(|| flagged(flag::UNICODE)).or_else(uniform)
+            }
             SplitClass::Unicode => flagged(flag::UNICODE).or_else(uniform),
             SplitClass::Nested => flagged(flag::NESTED).or_else(uniform),
             SplitClass::KeyColon => flagged(flag::KEY_COLON).or_else(uniform),
@@ -432,8 +463,13 @@ pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan]) -> Vec<usize> {
                 _ => Some(len),
             },
             SplitClass::Chunked => {
-                // A tokenizer's flushes: roughly constant fragment size.
-                let k = 3 + usize::from(p.arg % 14);
+                // A tokenizer's flushes: roughly constant fragment size (larger ones in a
+                // huge document, as providers send them, which keeps the event count sane).
+                let k = if len > crate::HUGE_MIN {
+                    256 + 32 * usize::from(p.arg)
+                } else {
+                    3 + usize::from(p.arg % 14)
+                };
                 let mut s = 1 + usize::from(p.pick) % k;
                 let mut last = 0;
                 while s < len {
@@ -457,6 +493,23 @@ pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan]) -> Vec<usize> {
     }
     debug_assert_eq!(normalized_splits(doc, &out), out);
     out
+}
+
+/// An offset between a high-surrogate escape and the `\\u` that follows it (`\\ud83d|\\ude00`),
+/// the first at or after `fraction`/256 of the document, wrapping around.
+fn surrogate_gap(doc: &str, fraction: u8) -> Option<usize> {
+    let b = doc.as_bytes();
+    let is_gap = |s: usize| {
+        s >= 6
+            && s + 2 <= b.len()
+            && b[s - 6] == b'\\'
+            && b[s - 5] == b'u'
+            && matches!(b[s - 4], b'd' | b'D')
+            && matches!(b[s - 3], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
+            && &b[s..s + 2] == b"\\u"
+    };
+    let start = usize::from(fraction) * b.len() / 256;
+    (start..b.len()).find(|&s| is_gap(s)).or_else(|| (0..start).find(|&s| is_gap(s)))
 }
 
 /// A realistic call id: `toolu_01…` (Anthropic) or `call_…` (OpenAI), derived from the case's
@@ -488,10 +541,99 @@ pub(crate) fn splitmix64(x: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The call index of the `ordinal`-th call of an interleaved turn: dense from 0, or as some
+/// servers number them, from past 0 or with gaps (an index is a key, not a position).
+fn chat_index(tp: &TurnPlan, ordinal: u32) -> u32 {
+    let arg = u32::from(tp.index_arg);
+    match tp.indices % 3 {
+        0 => ordinal,
+        1 => 1 + arg % 4 + ordinal,
+        _ => arg % 3 + ordinal * (2 + arg / 3 % 3),
+    }
+}
+
+/// How a turn spells its tools' names: one style for the turn (snake_case as the templates
+/// have them, camelCase, PascalCase, kebab-case, with digits, or the full 64 characters
+/// the providers allow, `^[a-zA-Z0-9_-]{1,64}$`), and sometimes a second tool whose name
+/// differs from the first's only in case, or only by a suffix.
+struct Names {
+    spelled: [String; TOOLS.len()],
+}
+
+impl Names {
+    fn new(tp: &TurnPlan, call_tools: &[u8]) -> Names {
+        let mut spelled: [String; TOOLS.len()] = Default::default();
+        let style = tp.names % 6;
+        for &t in call_tools {
+            if spelled[t as usize].is_empty() {
+                spelled[t as usize] = spell(TOOLS[t as usize].name, style);
+            }
+        }
+        let mut distinct = call_tools.iter().copied();
+        let first = distinct.next();
+        let second = first.and_then(|f| call_tools.iter().copied().find(|&t| t != f));
+        if let (Some(a), Some(b)) = (first, second) {
+            let a_name = spelled[a as usize].clone();
+            match tp.name_pair % 3 {
+                // The first letter's case flipped: the only difference.
+                1 => {
+                    let mut chars = a_name.chars();
+                    let c = chars.next().unwrap_or('x');
+                    let flipped =
+                        if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() };
+                    spelled[b as usize] = std::iter::once(flipped).chain(chars).collect();
+                }
+                // One name is the other and a suffix (a name at the limit loses its suffix).
+                2 if a_name.len() + 3 <= 64 => spelled[b as usize] = format!("{a_name}_v2"),
+                2 => spelled[b as usize] = a_name[..a_name.len() - 3].to_owned(),
+                _ => {}
+            }
+        }
+        Names { spelled }
+    }
+
+    fn of(&self, tool: u8) -> &str {
+        let s = &self.spelled[tool as usize];
+        if s.is_empty() {
+            TOOLS[tool as usize].name
+        } else {
+            s
+        }
+    }
+}
+
+/// `snake_name` in one of the spelling styles of [`Names`].
+fn spell(snake: &str, style: u8) -> String {
+    let words = snake.split('_');
+    let cap = |w: &str| {
+        let mut c = w.chars();
+        c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+    };
+    match style {
+        1 => words.enumerate().map(|(i, w)| if i == 0 { w.to_owned() } else { cap(w) }).collect(),
+        2 => words.map(cap).collect(),
+        3 => snake.replace('_', "-"),
+        4 => format!("{snake}2_v1"),
+        5 => {
+            let mut s = String::with_capacity(64);
+            s.push_str(snake);
+            s.push('_');
+            for c in "Xy0-z9_".chars().cycle() {
+                if s.len() == 64 {
+                    break;
+                }
+                s.push(c);
+            }
+            s
+        }
+        _ => snake.to_owned(),
+    }
+}
+
 /// The scenario's transport from its plan; comment and multi-line positions scale to the
-/// turn's length.
-fn transport(t: &crate::plan::TransportPlan, events: usize) -> toolcert_scenario::Transport {
-    use toolcert_scenario::{Cut, CutAim, LineEnd, Transport};
+/// turn's length. An abandoned turn may drop its connection inside the next event.
+fn transport(t: &crate::plan::TransportPlan, events: usize, abandoned: bool) -> toolcert_scenario::Transport {
+    use toolcert_scenario::{Cut, CutAim, LineEnd, Tail, TailAim, Transport};
     const AIMS: [CutAim; 5] =
         [CutAim::Anywhere, CutAim::InsideChar, CutAim::InsideDataPrefix, CutAim::BetweenCrLf, CutAim::Every];
     Transport {
@@ -506,7 +648,8 @@ fn transport(t: &crate::plan::TransportPlan, events: usize) -> toolcert_scenario
             .collect(),
         comments: t.comments.iter().map(|&p| scale(p, events + 2) as u32).collect(),
         multiline: t.multiline.iter().map(|&p| scale(p, events + 2) as u32).collect(),
-        partial_tail: 0,
+        tail: (abandoned && t.tail > 0)
+            .then(|| Tail { aim: TailAim::ALL[(t.tail as usize - 1) % 4], pick: u32::from(t.tail_pick) }),
     }
 }
 

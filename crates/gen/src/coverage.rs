@@ -14,7 +14,9 @@ use std::fmt;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use toolcert_render::{render, Event, Origin};
-use toolcert_scenario::{normalized_splits, Block, Case, EndingKind, FaultClass, Shape, StreamSchedule};
+use toolcert_scenario::{
+    normalized_splits, Block, Case, EndingKind, FaultClass, Shape, StreamSchedule, TailAim,
+};
 
 use crate::doc;
 use crate::lex::{self, flag, Status};
@@ -57,6 +59,71 @@ pub enum Label {
     InvalidDocument,
     EmptyArguments,
     SchemaViolation,
+    // Size, names, Unicode, numbers, degenerate documents, cuts inside an event, indices.
+    /// Arguments of 4 KiB and more.
+    HugeArguments,
+    /// A tool name other than lower snake_case (camelCase, PascalCase, dashes, digits).
+    ToolNameSpelling,
+    /// A tool name of the full 64 characters the providers allow.
+    ToolName64,
+    /// Two tools of one turn whose names differ only in case.
+    ToolNameCasePair,
+    /// Two tools of one turn, one name the other's plus a suffix.
+    ToolNameSuffixPair,
+    /// Text that names a tool the turn calls.
+    TextMentionsTool,
+    /// A combining mark (decomposed `e` + U+0301), raw or escaped.
+    UnicodeDecomposed,
+    /// A character NFC or NFKC changes (U+212B, ligatures, fullwidth, Hangul jamo).
+    UnicodeNormalizes,
+    /// Zero-width joiners and bidi controls.
+    UnicodeInvisible,
+    /// U+2028 or U+2029 raw.
+    RawLineSeparator,
+    /// U+FEFF inside a string or text.
+    ByteOrderMark,
+    /// A noncharacter (U+FDD0, U+FFFE, U+10FFFF ...).
+    Noncharacter,
+    /// A split point between the two escapes of a surrogate pair.
+    SurrogatesSplit,
+    /// An integer beyond ±2^53.
+    BigInteger,
+    /// An integer beyond the 64-bit range.
+    Beyond64Bit,
+    /// A decimal with more significant digits than a double keeps (17).
+    LongDecimal,
+    /// A number in exponent form.
+    ExponentForm,
+    /// `-0`, `0.0` or `-0.0`.
+    SignedZero,
+    /// A number form JSON refuses (`NaN`, `01`, `+1`, `.5` ...).
+    InvalidNumber,
+    /// No argument bytes, sent as several empty fragments.
+    AllEmptyFragments,
+    /// Arguments of only whitespace.
+    WhitespaceOnly,
+    /// A document that parses to something other than an object.
+    NotObject,
+    /// A top-level key written twice.
+    DuplicateKeys,
+    /// Nesting 128 levels deep and more.
+    DeepNesting,
+    /// A key of 1 KiB and more.
+    LongKey,
+    /// A lone surrogate escape.
+    LoneSurrogate,
+    /// The connection drops after the next event's lines, before its blank line.
+    TailBeforeBlankLine,
+    /// The connection drops inside a line of the next event.
+    TailMidLine,
+    /// The connection drops inside the next event's `data:` prefix.
+    TailInsideDataPrefix,
+    /// The connection drops between a `\\r` and its `\\n` in the next event.
+    TailBetweenCrLf,
+    /// Interleaved call indices that are not 0, 1, 2 ... (from past 0, with gaps).
+    SparseIndices,
+    /// Per-call indices numbered across text blocks (a call's index is not its ordinal).
+    IndicesAcrossText,
 }
 
 /// The sections of the coverage table.
@@ -67,6 +134,13 @@ pub enum LabelGroup {
     Ending,
     Fault,
     Shape,
+    Size,
+    Names,
+    Unicode,
+    Numbers,
+    Degenerate,
+    Transport,
+    Indices,
 }
 
 /// The cases a label can apply to: the denominator of its percentage.
@@ -82,10 +156,12 @@ pub enum Scope {
     HasMultiCallTurn,
     /// Some call is to a tool with a schema.
     HasSchemaCall,
+    /// Some turn travels with a transport plan (the bytes level).
+    HasTransport,
 }
 
 impl Label {
-    pub const ALL: [Label; 28] = [
+    pub const ALL: [Label; 60] = [
         Label::InsideStringNextToSpace,
         Label::BetweenBackslashAndEscape,
         Label::InsideUnicodeEscape,
@@ -114,6 +190,38 @@ impl Label {
         Label::InvalidDocument,
         Label::EmptyArguments,
         Label::SchemaViolation,
+        Label::HugeArguments,
+        Label::ToolNameSpelling,
+        Label::ToolName64,
+        Label::ToolNameCasePair,
+        Label::ToolNameSuffixPair,
+        Label::TextMentionsTool,
+        Label::UnicodeDecomposed,
+        Label::UnicodeNormalizes,
+        Label::UnicodeInvisible,
+        Label::RawLineSeparator,
+        Label::ByteOrderMark,
+        Label::Noncharacter,
+        Label::SurrogatesSplit,
+        Label::BigInteger,
+        Label::Beyond64Bit,
+        Label::LongDecimal,
+        Label::ExponentForm,
+        Label::SignedZero,
+        Label::InvalidNumber,
+        Label::AllEmptyFragments,
+        Label::WhitespaceOnly,
+        Label::NotObject,
+        Label::DuplicateKeys,
+        Label::DeepNesting,
+        Label::LongKey,
+        Label::LoneSurrogate,
+        Label::TailBeforeBlankLine,
+        Label::TailMidLine,
+        Label::TailInsideDataPrefix,
+        Label::TailBetweenCrLf,
+        Label::SparseIndices,
+        Label::IndicesAcrossText,
     ];
 
     /// The label as reports spell it (`inside_unicode_escape`).
@@ -147,6 +255,38 @@ impl Label {
             Label::InvalidDocument => "invalid_document",
             Label::EmptyArguments => "empty_arguments",
             Label::SchemaViolation => "schema_violation",
+            Label::HugeArguments => "huge_arguments",
+            Label::ToolNameSpelling => "tool_name_spelling",
+            Label::ToolName64 => "tool_name_64",
+            Label::ToolNameCasePair => "tool_name_case_pair",
+            Label::ToolNameSuffixPair => "tool_name_suffix_pair",
+            Label::TextMentionsTool => "text_mentions_tool",
+            Label::UnicodeDecomposed => "unicode_decomposed",
+            Label::UnicodeNormalizes => "unicode_normalizes",
+            Label::UnicodeInvisible => "unicode_invisible",
+            Label::RawLineSeparator => "raw_line_separator",
+            Label::ByteOrderMark => "byte_order_mark",
+            Label::Noncharacter => "noncharacter",
+            Label::SurrogatesSplit => "surrogates_split",
+            Label::BigInteger => "big_integer",
+            Label::Beyond64Bit => "beyond_64_bit",
+            Label::LongDecimal => "long_decimal",
+            Label::ExponentForm => "exponent_form",
+            Label::SignedZero => "signed_zero",
+            Label::InvalidNumber => "invalid_number",
+            Label::AllEmptyFragments => "all_empty_fragments",
+            Label::WhitespaceOnly => "whitespace_only",
+            Label::NotObject => "not_object",
+            Label::DuplicateKeys => "duplicate_keys",
+            Label::DeepNesting => "deep_nesting",
+            Label::LongKey => "long_key",
+            Label::LoneSurrogate => "lone_surrogate",
+            Label::TailBeforeBlankLine => "tail_before_blank_line",
+            Label::TailMidLine => "tail_mid_line",
+            Label::TailInsideDataPrefix => "tail_inside_data_prefix",
+            Label::TailBetweenCrLf => "tail_between_cr_lf",
+            Label::SparseIndices => "sparse_indices",
+            Label::IndicesAcrossText => "indices_across_text",
         }
     }
 
@@ -164,6 +304,21 @@ impl Label {
             | WholeFragment => LabelGroup::Split,
             Complete | Truncated | Abandoned | Errored | LyingComplete => LabelGroup::Ending,
             ReplayAnnouncement | UnannouncedFragment | FragmentAfterStop | DoneMismatch => LabelGroup::Fault,
+            HugeArguments => LabelGroup::Size,
+            ToolNameSpelling | ToolName64 | ToolNameCasePair | ToolNameSuffixPair | TextMentionsTool => {
+                LabelGroup::Names
+            }
+            UnicodeDecomposed | UnicodeNormalizes | UnicodeInvisible | RawLineSeparator | ByteOrderMark
+            | Noncharacter | SurrogatesSplit => LabelGroup::Unicode,
+            BigInteger | Beyond64Bit | LongDecimal | ExponentForm | SignedZero | InvalidNumber => {
+                LabelGroup::Numbers
+            }
+            AllEmptyFragments | WhitespaceOnly | NotObject | DuplicateKeys | DeepNesting | LongKey
+            | LoneSurrogate => LabelGroup::Degenerate,
+            TailBeforeBlankLine | TailMidLine | TailInsideDataPrefix | TailBetweenCrLf => {
+                LabelGroup::Transport
+            }
+            SparseIndices | IndicesAcrossText => LabelGroup::Indices,
             _ => LabelGroup::Shape,
         }
     }
@@ -179,6 +334,10 @@ impl Label {
                 Interleaved | ConcurrentStreams | SequentialStreams => Scope::AllCases,
                 _ => Scope::HasCall,
             },
+            LabelGroup::Transport => Scope::HasTransport,
+            LabelGroup::Unicode | LabelGroup::Names => Scope::AllCases,
+            LabelGroup::Numbers => Scope::HasArgumentBytes,
+            LabelGroup::Size | LabelGroup::Degenerate | LabelGroup::Indices => Scope::HasCall,
         }
     }
 }
@@ -192,6 +351,9 @@ impl fmt::Display for Label {
 /// A set of [`Label`]s (a bit set: classifying runs once per case, so it must be cheap).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LabelSet(u64);
+
+// Every label has its bit.
+const _: () = assert!(Label::ALL.len() <= 64);
 
 impl LabelSet {
     pub fn insert(&mut self, l: Label) {
@@ -257,6 +419,23 @@ pub fn classify(case: &Case) -> Coverage {
         });
     }
     for turn in &case.streams {
+        if !turn.transport.is_plain() {
+            cov.enter(Scope::HasTransport);
+        }
+        if let (Some(tail), EndingKind::Abandoned) = (turn.transport.tail, turn.ending.kind()) {
+            cov.labels.insert(match tail.aim {
+                TailAim::BeforeBlankLine => Label::TailBeforeBlankLine,
+                TailAim::MidLine => Label::TailMidLine,
+                TailAim::InsideDataPrefix => Label::TailInsideDataPrefix,
+                TailAim::BetweenCrLf => Label::TailBetweenCrLf,
+            });
+        }
+        classify_names_and_indices(turn, &mut cov);
+        for block in &turn.blocks {
+            if let Block::Text(t) = block {
+                unicode_labels(&t.text, &mut cov);
+            }
+        }
         let kind = turn.ending.kind();
         cov.labels.insert(match kind {
             EndingKind::Complete => Label::Complete,
@@ -320,6 +499,11 @@ pub fn classify(case: &Case) -> Coverage {
             if args.len() >= 400 {
                 cov.labels.insert(Label::LongArguments);
             }
+            if args.len() >= crate::HUGE_MIN {
+                cov.labels.insert(Label::HugeArguments);
+            }
+            unicode_labels(args, &mut cov);
+            document_labels(args, &call.splits, &scan, &mut cov);
             let schema = turn.schema_of(&call.name);
             if schema.is_some() {
                 cov.enter(Scope::HasSchemaCall);
@@ -369,6 +553,281 @@ pub fn classify(case: &Case) -> Coverage {
         }
     }
     cov
+}
+
+/// Tool-name spellings and pairs, text naming a tool, and how the calls are numbered.
+fn classify_names_and_indices(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
+    let mut names: Vec<&str> = Vec::with_capacity(4);
+    let interleaved = matches!(turn.shape, Shape::Interleaved(_));
+    for (ordinal, c) in turn.calls().enumerate() {
+        let n = c.name.as_str();
+        if !n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            cov.labels.insert(Label::ToolNameSpelling);
+        }
+        if n.len() == 64 {
+            cov.labels.insert(Label::ToolName64);
+        }
+        if !names.contains(&n) {
+            names.push(n);
+        }
+        if c.index != ordinal as u32 {
+            cov.labels.insert(if interleaved { Label::SparseIndices } else { Label::IndicesAcrossText });
+        }
+    }
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            if a.eq_ignore_ascii_case(b) {
+                cov.labels.insert(Label::ToolNameCasePair);
+            } else if a.starts_with(b) || b.starts_with(a) {
+                cov.labels.insert(Label::ToolNameSuffixPair);
+            }
+        }
+    }
+    if !names.is_empty() {
+        for b in &turn.blocks {
+            if let Block::Text(t) = b {
+                if names.iter().any(|n| t.text.contains(n)) {
+                    cov.labels.insert(Label::TextMentionsTool);
+                }
+            }
+        }
+    }
+}
+
+/// Unicode classes, raw and as `\u` escapes, in argument or text bytes.
+fn unicode_labels(s: &str, cov: &mut Coverage) {
+    let unit = |c: u32, cov: &mut Coverage| {
+        let label = match c {
+            0x300..=0x36F => Label::UnicodeDecomposed,
+            0x212B | 0x2126 | 0xFB00..=0xFB06 | 0xFF01..=0xFF5E | 0x1100..=0x11FF => Label::UnicodeNormalizes,
+            0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 => Label::UnicodeInvisible,
+            0xFEFF => Label::ByteOrderMark,
+            0xFDD0..=0xFDEF | 0xFFFE | 0xFFFF => Label::Noncharacter,
+            c if c > 0xFFFF && c & 0xFFFE == 0xFFFE => Label::Noncharacter,
+            _ => return,
+        };
+        cov.labels.insert(label);
+    };
+    if !s.is_ascii() {
+        for c in s.chars().filter(|c| !c.is_ascii()) {
+            let c = c as u32;
+            if c == 0x2028 || c == 0x2029 {
+                cov.labels.insert(Label::RawLineSeparator);
+            }
+            unit(c, cov);
+        }
+    }
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut pending_high: Option<u32> = None;
+    while let Some(off) = b[i..].iter().position(|&x| x == b'\\') {
+        let at = i + off;
+        let Some(&next) = b.get(at + 1) else { break };
+        if next != b'u' {
+            pending_high = None;
+            i = at + 2;
+            continue;
+        }
+        let hex = b.get(at + 2..at + 6).and_then(|h| std::str::from_utf8(h).ok());
+        let Some(v) = hex.and_then(|h| u32::from_str_radix(h, 16).ok()) else {
+            i = at + 2;
+            continue;
+        };
+        match (pending_high.take(), v) {
+            (Some(hi), 0xDC00..=0xDFFF) => unit(0x10000 + ((hi - 0xD800) << 10) + (v - 0xDC00), cov),
+            (_, 0xD800..=0xDBFF) => pending_high = Some(v),
+            (_, v) => unit(v, cov),
+        }
+        i = at + 6;
+    }
+}
+
+/// Number forms, nesting depth, duplicate and long keys, lone surrogates, whitespace-only
+/// and non-object documents, empty fragments, splits between surrogate halves.
+fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Coverage) {
+    if args.is_empty() {
+        if !splits.is_empty() {
+            cov.labels.insert(Label::AllEmptyFragments);
+        }
+        return;
+    }
+    let b = args.as_bytes();
+    let first = b.iter().position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+    match first {
+        None => cov.labels.insert(Label::WhitespaceOnly),
+        Some(f) if b[f] != b'{' && scan.status == Status::Valid => cov.labels.insert(Label::NotObject),
+        _ => {}
+    }
+    let keys: Vec<&str> = scan.top_keys.iter().map(|r| &args[r.clone()]).collect();
+    if keys.iter().any(|k| k.len() >= 1024) {
+        cov.labels.insert(Label::LongKey);
+    }
+    // Of one document (two written end to end repeat their keys without duplicating any).
+    if scan.status == Status::Valid && keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k)) {
+        cov.labels.insert(Label::DuplicateKeys);
+    }
+    // One pass outside strings: tokens that look like numbers, and depth.
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                // Skip the string, noting lone surrogates among its escapes.
+                i += 1;
+                let mut high = false;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        let v = (b.get(i + 1) == Some(&b'u'))
+                            .then(|| b.get(i + 2..i + 6))
+                            .flatten()
+                            .and_then(|h| std::str::from_utf8(h).ok())
+                            .and_then(|h| u32::from_str_radix(h, 16).ok());
+                        match v {
+                            Some(0xD800..=0xDBFF) => {
+                                if high {
+                                    cov.labels.insert(Label::LoneSurrogate);
+                                }
+                                high = true;
+                                i += 6;
+                                continue;
+                            }
+                            Some(0xDC00..=0xDFFF) if high => high = false,
+                            Some(0xDC00..=0xDFFF) => cov.labels.insert(Label::LoneSurrogate),
+                            _ => {}
+                        }
+                        if high && v.is_none() {
+                            cov.labels.insert(Label::LoneSurrogate);
+                            high = false;
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if high {
+                        cov.labels.insert(Label::LoneSurrogate);
+                        high = false;
+                    }
+                    i += 1;
+                }
+                if high {
+                    cov.labels.insert(Label::LoneSurrogate);
+                }
+                i += 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            // Words other than `NaN` and `Infinity` are literals or garbage, not numbers.
+            c if c.is_ascii_alphabetic() && c != b'N' && c != b'I' => {
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+            }
+            c if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_alphanumeric() => {
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')))
+                    .map_or(b.len(), |n| i + n);
+                number_labels(&args[i..end], cov);
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    if deepest >= 128 {
+        cov.labels.insert(Label::DeepNesting);
+    }
+    // A split between the two escapes of a surrogate pair (`\ud83d` | `\ude00`).
+    for &s in splits {
+        if s >= 6 && s + 2 <= b.len() && b[s - 6] == b'\\' && b[s - 5] == b'u' && &b[s..s + 2] == b"\\u" {
+            let hi = std::str::from_utf8(&b[s - 4..s]).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
+            if hi.is_some_and(|h| (0xD800..=0xDBFF).contains(&h)) {
+                cov.labels.insert(Label::SurrogatesSplit);
+            }
+        }
+    }
+}
+
+/// The classes of one number-like token outside strings.
+fn number_labels(t: &str, cov: &mut Coverage) {
+    if matches!(t, "true" | "false" | "null") {
+        return;
+    }
+    if !is_json_number(t) {
+        cov.labels.insert(Label::InvalidNumber);
+        return;
+    }
+    let digits = t.trim_start_matches('-');
+    let exp = digits.find(['e', 'E']);
+    if exp.is_some() {
+        cov.labels.insert(Label::ExponentForm);
+    }
+    let mantissa = &digits[..exp.unwrap_or(digits.len())];
+    if !mantissa.contains('.') && exp.is_none() {
+        // An integer: beyond 2^53, beyond 64 bits.
+        match mantissa.parse::<u128>() {
+            Ok(v) if v > 1 << 53 => {
+                cov.labels.insert(Label::BigInteger);
+                let beyond = if t.starts_with('-') { v > 1 << 63 } else { v > u128::from(u64::MAX) };
+                if beyond {
+                    cov.labels.insert(Label::Beyond64Bit);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => {
+                cov.labels.insert(Label::BigInteger);
+                cov.labels.insert(Label::Beyond64Bit);
+            }
+        }
+    }
+    let significant = mantissa.bytes().filter(u8::is_ascii_digit).skip_while(|&d| d == b'0').count();
+    if mantissa.contains('.') && significant > 17 {
+        cov.labels.insert(Label::LongDecimal);
+    }
+    if mantissa.bytes().all(|d| d == b'0' || d == b'.') && (t.starts_with('-') || mantissa.contains('.')) {
+        cov.labels.insert(Label::SignedZero);
+    }
+}
+
+/// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn is_json_number(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - s
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(c) if c.is_ascii_digit() => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 fn classify_splits(args: &str, splits: &[usize], flags: &[u16], cov: &mut Coverage) {
@@ -509,6 +968,13 @@ impl fmt::Display for CoverageStats {
                     LabelGroup::Ending => "endings (of all cases)",
                     LabelGroup::Fault => "faults delivered (of all cases)",
                     LabelGroup::Shape => "shapes",
+                    LabelGroup::Size => "size (of cases with a call)",
+                    LabelGroup::Names => "tool names (of all cases)",
+                    LabelGroup::Unicode => "unicode, in arguments or text (of all cases)",
+                    LabelGroup::Numbers => "numbers (of cases with argument bytes)",
+                    LabelGroup::Degenerate => "degenerate documents (of cases with a call)",
+                    LabelGroup::Transport => "cut inside an event (of cases with a transport)",
+                    LabelGroup::Indices => "indices (of cases with a call)",
                 };
                 writeln!(f, "  {title}")?;
             }

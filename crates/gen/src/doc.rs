@@ -173,8 +173,55 @@ const UNICODE: &[&str] = &[
     "\\u00fc",
     "\\u2014",
     "\\uD83C\\uDF89",
+    // Every form Unicode has, escaped: decomposed (e + combining acute), what NFC or NFKC
+    // change (Angstrom sign, a ligature, fullwidth A, Hangul jamo), joiners and bidi marks,
+    // the line and paragraph separators, the byte order mark, noncharacters, a ZWJ sequence.
+    "e\\u0301",
+    "\\u212b",
+    "\\ufb01",
+    "\\uff21",
+    "\\u1112\\u1161\\u11ab",
+    "\\u200d",
+    "\\u200f",
+    "\\u2028",
+    "\\u2029",
+    "\\ufeff",
+    "\\ufffe",
+    "\\udbff\\udfff",
+    "\\ud83d\\udc68\\u200d\\ud83d\\udc69",
 ];
-const RAW: &[&str] = &["é", "Mérida", "東京", "😀", "ü", "—", "ñ", "🎉"];
+/// Raw non-ASCII, in every form: precomposed, then what Unicode normalization would change
+/// (decomposed é, the Angstrom sign, Hangul jamo, a ligature, fullwidth), joiners and bidi
+/// controls, raw U+2028/U+2029 (legal inside JSON strings), U+FEFF, noncharacters and astral
+/// characters.
+const RAW: &[&str] = &[
+    "é",
+    "Mérida",
+    "東京",
+    "😀",
+    "ü",
+    "—",
+    "ñ",
+    "🎉",
+    "e\u{301}",
+    "\u{212b}",
+    "\u{1112}\u{1161}\u{11ab}",
+    "A\u{30a}",
+    "\u{2126}",
+    "o\u{308}",
+    "Zu\u{308}rich",
+    "\u{fb01}",
+    "\u{ff21}",
+    "👨\u{200d}👩\u{200d}👧",
+    "\u{200f}",
+    "\u{202e}abc\u{202c}",
+    "\u{2028}",
+    "\u{2029}",
+    "\u{feff}",
+    "\u{fdd0}",
+    "\u{10ffff}",
+    "𝄞",
+];
 const MARKDOWN: &[&str] = &["*both*", "`", "`code`", "# ", "> ", "_x_", "**bold**", "- item", "[a](b)"];
 
 /// Sentences that make a long value: each carries escapes, non-ASCII and spaces, so a long
@@ -184,10 +231,22 @@ const SENTENCES: &[&str] = &[
     "Customer says *both* invoices are wrong \\u2014 see `INV-2291`.\\n",
     "Steps to reproduce:\\n1. open the order\\n2. click \\\"Refund\\\"\\n",
     "Exports land in C:\\\\exports\\\\march\\\\ and https:\\/\\/example.com\\/orders. ",
-    "Reported from M\\u00e9rida by Zoë (東京 office) 😀. ",
+    "Reported from M\\u00e9rida by Zoe\u{308} (東京 office) 😀. ",
     "  Indented line with trailing spaces   \\n",
     "> quoted from the ops channel: # not a heading\\n",
     "Totals: 1,204.50 EUR vs 1,240.05 EUR \\u2014 off by 35.55. ",
+];
+
+/// Lines of a file body (long documents): every escape JSON has, code, tabs, controls.
+const FILE_LINES: &[&str] = &[
+    "fn main() {\\n\\tprintln!(\\\"hello, {}\\\", name);\\n}\\n",
+    "\\tif (a \\u003c b \\u0026\\u0026 c \\u003e d) { return \\\"\\\\\\\"; }\\r\\n",
+    "path = \\\"C:\\\\Users\\\\zo\\u00eb\\\\notes.txt\\\"\\n",
+    "bell\\u0007 nul\\u0000 esc\\u001b del\\u007f\\b\\f\\n",
+    "url: https:\\/\\/example.com\\/a?b=1\\u0026c=2\\n",
+    "// Mérida, 東京, 😀, e\u{301}, \\ud83d\\ude00, \u{2028} \\u2029\\n",
+    "    return x * 2;  // trailing spaces   \\n",
+    "<div class=\\\"note\\\">\\u003cscript\\u003e</div>\\n",
 ];
 
 const CITIES: &[&str] = &[
@@ -198,15 +257,68 @@ const CITIES: &[&str] = &[
     "東京",
     "\\u6771\\u4eac",
     " New York ",
+    "A\u{30a}rhus",
+    "Zu\u{308}rich",
     "Z\\u00fcrich",
 ];
-const INTS: &[&str] = &["0", "20", "1", "-1", "3", "50", "100", "1000", "250", "9007199254740991"];
-const NUMBERS: &[&str] = &[
-    "0", "1.5", "-1", "1e3", "-2.5E-2", "0.0", "1E+2", "12.75", "-0", "3.14159", "2.5e-3", "100", "19.99",
-    "-0.5",
+/// Integers of every magnitude: small ones most often, then 2^53 ± 1, the 64-bit edges and
+/// past them (which a parser that goes through a double, or through i64, changes).
+const INTS: &[&str] = &[
+    "0",
+    "20",
+    "1",
+    "-1",
+    "3",
+    "50",
+    "100",
+    "1000",
+    "250",
+    "9007199254740991",
+    "9007199254740993",
+    "-9007199254740993",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "-0",
 ];
+/// Numbers of every form: exponents, signed zeros, and decimals longer than a double keeps.
+const NUMBERS: &[&str] = &[
+    "0",
+    "1.5",
+    "-1",
+    "1e3",
+    "-2.5E-2",
+    "0.0",
+    "1E+2",
+    "12.75",
+    "-0",
+    "3.14159",
+    "2.5e-3",
+    "100",
+    "19.99",
+    "-0.5",
+    "1e-7",
+    "5e0",
+    "-0.0",
+    "0.1000000000000000055511151231257827021181583404541015625",
+    "3.14159265358979323846264338327950288",
+    "1.00000000000000011102230246251565404",
+    "123456789.123456789123456789",
+    "6.02214076E23",
+];
+/// Number forms a strict JSON parser refuses (a document holding one is unparseable).
+const BAD_NUMBERS: &[&str] = &["NaN", "Infinity", "-Infinity", "01", "1.", ".5", "+1", "0x1F", "1e", "-"];
 const BAD_ENUMS: &[&str] = &["P1", "URGENT", "high", "Open", "pending"];
 const BAD_ESCAPES: &[&str] = &["\\q", "\\x41", "\\u12G4", "\\U00e9", "\\'"];
+/// Lone surrogate escapes: no Unicode string holds them, so a strict parser refuses them.
+const LONE_SURROGATES: &[&str] = &["\\ud800", "\\udc00", "\\uD83D x", "\\ude00\\ud83d"];
+/// Documents of only whitespace (not "no argument bytes": that alone means `{}`).
+const WHITESPACE_ONLY: &[&str] = &[" ", "\n", "  \n\t", "\r\n", "\t\t"];
+/// Top-level values that are not objects: parsed and dispatched as written (a schema that
+/// asks for an object refuses them).
+const NOT_OBJECTS: &[&str] = &["42", "\"text\"", "[1, 2]", "null", "true", "[]", "[{\"a\": 1}]", "-0.5"];
 const RAW_CONTROLS: &[&str] = &["\n", "\t", "\u{1}"];
 const GARBAGE: &[&str] = &["x", "]", ",", "}", " trailing", "\"\""];
 const TRAILING_WS: &[&str] = &["\n", " ", "  \n", "\t"];
@@ -488,11 +600,15 @@ impl Writer<'_> {
 
 /// Renders the document a call's arguments hold, before any cut. `keys` is how many of the
 /// template's fields are written (clamped to the required ones and the template's length).
-pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, out: &mut String) {
+pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_size: usize, out: &mut String) {
     let t = template(tool);
     let form = plan.form();
-    if form == Form::Empty {
-        return;
+    let pick = |table: &[&'static str]| table[plan.form_arg as usize % table.len()];
+    match form {
+        Form::Empty => return,
+        Form::WhitespaceOnly => return out.push_str(pick(WHITESPACE_ONLY)),
+        Form::NotObject => return out.push_str(pick(NOT_OBJECTS)),
+        _ => {}
     }
     let violation = if schema { plan.violation() } else { Violation::None };
     let start = out.len();
@@ -503,6 +619,7 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, out: &
         bad_string: match form {
             Form::BadEscape => Some(BAD_ESCAPES[plan.form_arg as usize % BAD_ESCAPES.len()]),
             Form::RawControl => Some(RAW_CONTROLS[plan.form_arg as usize % RAW_CONTROLS.len()]),
+            Form::LoneSurrogate => Some(LONE_SURROGATES[plan.form_arg as usize % LONE_SURROGATES.len()]),
             _ => None,
         },
         bad_enum: (violation == Violation::Enum).then(|| BAD_ENUMS[plan.form_arg as usize % BAD_ENUMS.len()]),
@@ -527,6 +644,50 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, out: &
         w.bad_enum = None;
         w.object(fields, 0, true);
     }
+    // Fields added after the template's: the degenerate forms' and a huge document's.
+    match form {
+        Form::BadNumber => add_field(w.out, start, "count", |o| o.push_str(pick(BAD_NUMBERS))),
+        Form::DuplicateKey => {
+            // The first key again, with another value of its kind (or a key of its own).
+            let again = [plan.form_arg.wrapping_add(101), 7, 3, 200, 5, 9, 11, 13, 17, 19, 23, 29];
+            match fields.first() {
+                Some((f, _)) => {
+                    // Mostly of another type, which is sure to differ from the first value;
+                    // sometimes of the same kind.
+                    let (key, kind) = (f.key, f.kind);
+                    add_field(w.out, start, key, |_| {});
+                    w.out.pop();
+                    if plan.form_arg % 4 != 3 {
+                        w.wrong_type(kind);
+                    } else {
+                        w.value(kind, &mut Cursor { bytes: &again, at: 0 }, 1);
+                    }
+                    w.out.push('}');
+                }
+                None => {
+                    add_field(w.out, start, "a", |o| o.push('1'));
+                    add_field(w.out, start, "a", |o| o.push('2'));
+                }
+            }
+        }
+        Form::Deep => add_field(w.out, start, "tree", |o| deep(o, 128 + plan.form_arg as usize % 160)),
+        Form::LongKey => {
+            let mut key = String::with_capacity(8 * 1024);
+            while key.len() < 1024 + 24 * plan.form_arg as usize {
+                key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
+            }
+            add_field(w.out, start, &key, |o| o.push('1'));
+        }
+        _ => {}
+    }
+    if plan.long == 2 {
+        let target = huge_size(plan.size, max_size);
+        if plan.size.is_multiple_of(2) {
+            add_field(w.out, start, "attachment", |o| file_body(o, target, plan.size));
+        } else {
+            add_field(w.out, start, "records", |o| records(o, target, plan.size));
+        }
+    }
     if unplaced_string {
         // No string to break: the document gets trailing garbage instead.
         w.out.push_str(GARBAGE[plan.form_arg as usize % GARBAGE.len()]);
@@ -541,6 +702,85 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, out: &
         Form::Garbage => out.push_str(GARBAGE[plan.form_arg as usize % GARBAGE.len()]),
         _ => {}
     }
+}
+
+/// Adds `"key": value` as the last field of the object that starts at `start` (its last
+/// `}` is the object's close: nothing is appended before these fields).
+fn add_field(out: &mut String, start: usize, key: &str, value: impl FnOnce(&mut String)) {
+    if let Some(close) = out[start..].rfind('}') {
+        out.truncate(start + close);
+    }
+    let empty = out[start..].trim_end().ends_with('{');
+    out.push_str(if empty { "\"" } else { ", \"" });
+    out.push_str(key);
+    out.push_str("\": ");
+    value(out);
+    out.push('}');
+}
+
+/// A value nested `depth` levels: arrays, with an object every fourth level.
+fn deep(out: &mut String, depth: usize) {
+    for i in 0..depth {
+        out.push_str(if i % 4 == 3 { "{\"n\": " } else { "[" });
+    }
+    out.push('1');
+    for i in (0..depth).rev() {
+        out.push(if i % 4 == 3 { '}' } else { ']' });
+    }
+}
+
+/// The size of a huge document: from 4 KiB up to `max` (most often the smaller sizes, so
+/// that the default mix stays fast), as `choice` picks.
+pub(crate) fn huge_size(choice: u8, max: usize) -> usize {
+    let max = max.max(crate::HUGE_MIN);
+    let mut levels = 0;
+    while crate::HUGE_MIN << (levels + 1) <= max {
+        levels += 1;
+    }
+    let c = choice as usize;
+    let level = if max > crate::HUGE_DEFAULT_MAX {
+        c % (levels + 1)
+    } else {
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 4][c % 16].min(levels)
+    };
+    let base = crate::HUGE_MIN << level;
+    (base + base * (c * 37 % 100) / 100).min(max)
+}
+
+/// `{"path": ..., "content": "..."}`: a file body of about `target` bytes.
+fn file_body(out: &mut String, target: usize, choice: u8) {
+    let start = out.len();
+    out.push_str("{\"path\": \"src/m\\u00f3dulo/lib.rs\", \"content\": \"");
+    let mut k = choice as usize;
+    while out.len() - start < target {
+        out.push_str(FILE_LINES[k % FILE_LINES.len()]);
+        k += 1;
+    }
+    out.push_str("\"}");
+}
+
+/// `[{...}, ...]`: records until about `target` bytes.
+fn records(out: &mut String, target: usize, choice: u8) {
+    let start = out.len();
+    out.push('[');
+    let mut k = 0usize;
+    while out.len() - start < target {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        let c = (choice as usize + k) % 256;
+        let _ = write!(
+            out,
+            "{{\"id\": {k}, \"sku\": \"A-{}\", \"qty\": {}, \"price\": {}, \"note\": \"{}\", \"ok\": {}}}",
+            4400 + c,
+            INTS[c % INTS.len()],
+            NUMBERS[c % NUMBERS.len()],
+            SENTENCES[c % SENTENCES.len()],
+            c.is_multiple_of(2)
+        );
+        k += 1;
+    }
+    out.push(']');
 }
 
 /// The JSON Schema of a tool's input, shared by every case that offers the tool.

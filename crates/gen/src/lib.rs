@@ -66,7 +66,16 @@ pub struct GenConfig {
     /// Transport framing and cuts for the bytes level (line ends, chunk cuts, comments,
     /// multi-line data); off: one chunk, LF.
     pub transport: bool,
+    /// The most bytes a huge document has (`--args-size`). Huge documents (4 KiB and up)
+    /// are in every run; past the default 64 KiB they are also more frequent, up to 1 MiB
+    /// and beyond, so that a buffer limit anywhere is found.
+    pub max_args_size: usize,
 }
+
+/// The default [`GenConfig::max_args_size`]: 64 KiB.
+pub const HUGE_DEFAULT_MAX: usize = 64 * 1024;
+/// The least a huge document has: 4 KiB.
+pub const HUGE_MIN: usize = 4 * 1024;
 
 impl Default for GenConfig {
     fn default() -> Self {
@@ -79,6 +88,7 @@ impl Default for GenConfig {
             max_streams: 3,
             done_mismatch: true,
             transport: false,
+            max_args_size: HUGE_DEFAULT_MAX,
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use toolcert_scenario::{
     Block, Call, Case, Ending, Fault, FaultKind, Interleave, Shape, StopReason, StreamEnd, StreamSchedule,
-    TextBlock, Tool, Turn, WireDefect,
+    Tail, TailAim, TextBlock, Tool, Turn, WireDefect,
 };
 
 /// A case from the seeds, with where it comes from.
@@ -365,6 +365,201 @@ pub fn all() -> Vec<NamedCase> {
     ];
     cases.extend(protocol_cases());
     cases.extend(isolation_cases());
+    cases.extend(widened_cases());
+    cases
+}
+
+/// A document of about `size` bytes: a file body with every JSON escape, Unicode in every
+/// form, and code.
+fn file_body(size: usize) -> String {
+    const LINES: &[&str] = &[
+        r#"fn main() {\n\tprintln!(\"hello, {}\", name);\n}\n"#,
+        r#"\tif (a \u003c b \u0026\u0026 c) { return \"\\\"; }\r\n"#,
+        r#"path = \"C:\\Users\\zo\u00eb\\notes.txt\"\n"#,
+        r#"bell\u0007 nul\u0000 esc\u001b\b\f url: https:\/\/example.com\/a\n"#,
+        "// Mérida, 東京, 😀, e\u{301}, \\ud83d\\ude00\\n",
+    ];
+    let mut doc = String::from(r#"{"path": "src/lib.rs", "content": ""#);
+    let mut k = 0;
+    while doc.len() < size {
+        doc.push_str(LINES[k % LINES.len()]);
+        k += 1;
+    }
+    doc.push_str("\"}");
+    doc
+}
+
+/// The cases of the widened generated space (issue 13): one or more for each class, so the
+/// corpus shows each and the zoo's mutants of each are caught by name.
+fn widened_cases() -> Vec<NamedCase> {
+    let one = |name: &str, args: &str, splits: Vec<usize>| {
+        per_call(
+            vec![Block::Call(Call {
+                index: 0,
+                call_id: "toolu_01Wd".into(),
+                name: name.into(),
+                arguments: args.into(),
+                splits,
+            })],
+            stop(StopReason::ToolUse),
+        )
+    };
+    let big = file_body(64 * 1024);
+    let big_splits = every(&big, 4096);
+    let unicode = concat!(
+        "{\"note\": \"e\u{301} \u{212b} \u{1112}\u{1161}\u{11ab} \u{fb01} \u{ff21} 👨\u{200d}👩 \u{200f}x\u{202e}",
+        "\u{2028}\u{2029}\u{feff}\u{fdd0}\u{10ffff}",
+        r#" \ud83d\ude00 e\u0301 \u212b \ufeff \u2028", "city": "A\u030arhus"}"#
+    );
+    let gap = unicode.find(r"\ude00").expect("the pair");
+    let deep = {
+        let mut d = String::from(r#"{"tree": "#);
+        d.push_str(&"[".repeat(200));
+        d.push('1');
+        d.push_str(&"]".repeat(200));
+        d.push('}');
+        d
+    };
+    let cut_tail = |id: &'static str, about: &'static str, aim: TailAim| {
+        let mut t = per_call(
+            vec![
+                text(&["Checking."]),
+                call(1, "toolu_01Tl", "lookup_order", &[r#"{"order_id": "#, r#""A-4471"}"#]),
+            ],
+            Ending::Abandoned { after: 4, end: StreamEnd::Disconnect },
+        );
+        t.transport.tail = Some(Tail { aim, pick: 3 });
+        named(id, FINAL, about, false, t)
+    };
+    let mut cases = vec![
+        named(
+            "size/file-body-64k",
+            DELTAS,
+            "a 64 KiB file body with every escape, in 4 KiB fragments: no buffer limit may cut it",
+            false,
+            one("write_file", &big, big_splits),
+        ),
+        named(
+            "names/case-and-suffix-pairs",
+            KEYING,
+            "getWeather, GetWeather and getWeather_v2 in one turn, after text that names getWeather: names are exact strings",
+            false,
+            per_call(
+                vec![
+                    text(&["I'll call `getWeather` for both cities."]),
+                    call(1, "toolu_01Nc", "getWeather", &[r#"{"city": "Oslo"}"#]),
+                    call(2, "toolu_01Nd", "GetWeather", &[r#"{"city": "#, r#""Paris"}"#]),
+                    call(3, "toolu_01Ne", "getWeather_v2", &[r#"{"city": "Rome"}"#]),
+                ],
+                stop(StopReason::ToolUse),
+            ),
+        ),
+        named(
+            "names/sixty-four-characters",
+            KEYING,
+            "a tool name of the full 64 characters the providers allow, with dashes and digits",
+            false,
+            one("lookup-Order_v2-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJ", r#"{"order_id": "A-1"}"#, vec![]),
+        ),
+        named(
+            "unicode/every-form",
+            DELTAS,
+            "decomposed and NFC/NFKC-changing characters, joiners, bidi marks, raw U+2028, U+FEFF, noncharacters; a surrogate pair split across fragments",
+            false,
+            one("annotate", unicode, vec![gap]),
+        ),
+        named(
+            "numbers/past-a-double",
+            DELTAS,
+            "integers past 2^53 and past 64 bits, a decimal longer than a double keeps, exponent forms, -0.0: kept as written",
+            false,
+            one(
+                "update_inventory",
+                r#"{"id": 9007199254740993, "big": 18446744073709551616, "low": -9223372036854775809, "pi": 3.14159265358979323846264338327950288, "e": 1E+2, "f": 1e-7, "z": -0.0, "zero": 0.0}"#,
+                vec![30],
+            ),
+        ),
+        named(
+            "numbers/nan-is-unparseable",
+            FINAL,
+            "NaN is no JSON number: the document is unparseable, never read leniently",
+            false,
+            one("search_orders", r#"{"status": "open", "limit": NaN}"#, vec![20]),
+        ),
+        named(
+            "numbers/leading-zero-is-unparseable",
+            FINAL,
+            "01 and +1 are no JSON numbers: the document is unparseable",
+            false,
+            one("search_orders", r#"{"status": "open", "limit": 01, "page": +1}"#, vec![]),
+        ),
+        named(
+            "degenerate/whitespace-only",
+            FINAL,
+            "arguments of only whitespace are not \"no arguments\": unparseable, never {}",
+            false,
+            one("get_time", " \n", vec![1]),
+        ),
+        named(
+            "degenerate/all-empty-fragments",
+            FINAL,
+            "no argument bytes sent as three empty fragments: the arguments are {}",
+            false,
+            one("get_time", "", vec![0, 0]),
+        ),
+        named(
+            "degenerate/duplicate-key",
+            FINAL,
+            "a key written twice: the last value wins, as JSON parsers do",
+            false,
+            one("get_weather", r#"{"city": "Oslo", "units": "metric", "city": "Paris"}"#, vec![17]),
+        ),
+        named(
+            "degenerate/nested-200-deep",
+            FINAL,
+            "a valid document nested 200 levels deep: parsed, not refused at a parser's default limit",
+            false,
+            one("annotate", &deep, vec![120]),
+        ),
+        named(
+            "degenerate/array-at-top-level",
+            FINAL,
+            "a bare array at the top level parses and is dispatched as written",
+            false,
+            one("annotate", "[1, 2]", vec![2]),
+        ),
+        named(
+            "degenerate/lone-surrogate",
+            FINAL,
+            "a lone surrogate escape is no Unicode string: unparseable",
+            false,
+            one("annotate", r#"{"note": "bad \ud800 here"}"#, vec![]),
+        ),
+        named(
+            "indices/sparse-chat",
+            KEYING,
+            "OpenAI Chat call indices 2 and 5, interleaved: an index is a key, not a position",
+            false,
+            interleaved(
+                vec![
+                    call(2, "call_Sp2", "get_weather", &[r#"{"city": "#, r#""Oslo"}"#]),
+                    call(5, "call_Sp5", "get_weather", &[r#"{"city": "#, r#""Rome"}"#]),
+                ],
+                vec![0, 1, 0, 1, 0, 1],
+                stop(StopReason::ToolCalls),
+            ),
+        ),
+    ];
+    cases.push(cut_tail(
+        "stream/cut-before-blank-line",
+        "the connection drops after the next event's lines (the stop), before its blank line: it never arrived, the call is abandoned",
+        TailAim::BeforeBlankLine,
+    ));
+    cases.push(cut_tail(
+        "stream/cut-inside-data-prefix",
+        "the connection drops inside the next event's data: prefix: nothing of it arrived",
+        TailAim::InsideDataPrefix,
+    ));
     cases
 }
 

@@ -95,6 +95,16 @@ pub(crate) struct TurnPlan {
     /// 1: every call after the first calls the first call's tool with the same keys.
     pub same_tool: u8,
     pub transport: TransportPlan,
+    /// How tool names are spelled (0 snake_case as the templates have them; camelCase,
+    /// PascalCase, kebab-case, with digits, the full 64 characters).
+    pub names: u8,
+    /// 1: two tools of the turn whose names differ only in case; 2: only by a suffix.
+    pub name_pair: u8,
+    /// 1: the first text block mentions the first call's tool by name.
+    pub mention: u8,
+    /// Interleaved shape: 0 call indices dense from 0; 1 starting past 0; 2 with gaps.
+    pub indices: u8,
+    pub index_arg: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,8 +133,11 @@ pub(crate) struct DocPlan {
     pub form: u8,
     /// See [`Violation`] (schema profile only).
     pub violate: u8,
-    /// Non-zero: the document's description (or first text field) is ≥ 400 bytes.
+    /// 1: the document's description (or first text field) is ≥ 400 bytes; 2: the document
+    /// is huge (4 KiB up to the configured size: a file body or a long list of records).
     pub long: u8,
+    /// How huge (`long == 2`): picks the size between 4 KiB and the configured most.
+    pub size: u8,
     /// Choice bytes for each written field, in template order; their count is how many of
     /// the template's fields (keys) the document has.
     pub fields: Inline<FieldBytes, 5>,
@@ -151,18 +164,39 @@ pub(crate) enum Form {
     BadEscape,
     /// A string with a raw control character (invalid JSON).
     RawControl,
+    /// A number in a form JSON refuses (`NaN`, `01`, `+1`, `.5` ...).
+    BadNumber,
+    /// Only whitespace: not "no bytes", so not `{}`; unparseable.
+    WhitespaceOnly,
+    /// A bare scalar or array at the top level.
+    NotObject,
+    /// A key written twice (the last one wins).
+    DuplicateKey,
+    /// Nested 128 levels deep and more.
+    Deep,
+    /// A key of a kilobyte and more.
+    LongKey,
+    /// A string with a lone surrogate escape (`\ud800`).
+    LoneSurrogate,
 }
 
 impl DocPlan {
     pub fn form(&self) -> Form {
-        match self.form % 7 {
+        match self.form % 14 {
             0 => Form::Valid,
             1 => Form::TrailingWs,
             2 => Form::Empty,
             3 => Form::Concat,
             4 => Form::Garbage,
             5 => Form::BadEscape,
-            _ => Form::RawControl,
+            6 => Form::RawControl,
+            7 => Form::BadNumber,
+            8 => Form::WhitespaceOnly,
+            9 => Form::NotObject,
+            10 => Form::DuplicateKey,
+            11 => Form::Deep,
+            12 => Form::LongKey,
+            _ => Form::LoneSurrogate,
         }
     }
 
@@ -257,6 +291,10 @@ pub(crate) struct TransportPlan {
     pub line_end: u8,
     pub comments: Inline<u8, 2>,
     pub multiline: Inline<u8, 2>,
+    /// Abandoned streams: 0 the connection drops between events; 1 + aim: inside the next
+    /// event (see `toolcert_scenario::TailAim`), at `tail_pick`.
+    pub tail: u8,
+    pub tail_pick: u8,
 }
 
 /// A transport cut: `aim` picks the kind of place (see `toolcert_scenario::CutAim`), `pick`
@@ -291,7 +329,10 @@ impl TransportPlan {
         };
         let comments = some_bytes(&mut *src);
         let multiline = some_bytes(&mut *src);
-        TransportPlan { cuts, line_end, comments, multiline }
+        // Applies only when the turn is abandoned: often, so every aim is common there.
+        let tail = if src.chance(45) { 1 + src.below(4) as u8 } else { 0 };
+        let tail_pick = src.byte();
+        TransportPlan { cuts, line_end, comments, multiline, tail, tail_pick }
     }
 }
 
@@ -396,7 +437,11 @@ impl TurnPlan {
                 }
             })
             .collect();
-        TurnPlan::finish(src, cfg, like.family, blocks, like.same_tool)
+        let mut t = TurnPlan::finish(src, cfg, like.family, blocks, like.same_tool);
+        // The same tools under the same names and indices: what shared state trips on.
+        (t.names, t.name_pair, t.indices, t.index_arg) =
+            (like.names, like.name_pair, like.indices, like.index_arg);
+        t
     }
 
     /// The ending, faults, pings and interleaving of a turn whose blocks are chosen.
@@ -466,7 +511,27 @@ impl TurnPlan {
             (Vec::new(), Vec::new())
         };
         let transport = if cfg.transport { TransportPlan::sample(src) } else { TransportPlan::default() };
-        TurnPlan { faults, ending, pings, joins, order, family, blocks, same_tool, transport }
+        let names = src.weighted(&[62, 10, 9, 7, 6, 6]) as u8;
+        let name_pair = src.weighted(&[64, 18, 18]) as u8;
+        let mention = u8::from(src.chance(30));
+        let indices = if family == 2 { src.weighted(&[70, 15, 15]) as u8 } else { 0 };
+        let index_arg = src.byte();
+        TurnPlan {
+            faults,
+            ending,
+            pings,
+            joins,
+            order,
+            family,
+            blocks,
+            same_tool,
+            transport,
+            names,
+            name_pair,
+            mention,
+            indices,
+            index_arg,
+        }
     }
 }
 
@@ -506,28 +571,42 @@ impl DocPlan {
         let ws = src.weighted(&[45, 20, 10, 25]) as u8;
         let ws_bytes = if ws == 3 { src.inline_bytes(16) } else { Inline::default() };
         let form = if tool as usize % doc::TOOLS.len() == GET_TIME {
-            if src.chance(45) {
-                2
-            } else {
-                0
-            }
+            // No parameters: no bytes, `{}`, or only whitespace.
+            [0, 2, 8][src.weighted(&[45, 30, 25])]
         } else {
-            src.weighted(&[76, 6, 3, 7, 3, 4, 1]) as u8
+            // Valid, trailing whitespace, empty, concatenated, garbage, bad escape, raw
+            // control, bad number, whitespace only, not an object, duplicate key, deep,
+            // long key, lone surrogate.
+            src.weighted(&[76, 6, 3, 7, 3, 4, 1, 5, 5, 5, 8, 6, 3, 4]) as u8
         };
         let form_arg = src.byte();
-        let long = u8::from(if tool as usize % doc::TOOLS.len() == CREATE_TICKET {
-            src.chance(40)
+        // Huge documents in every mode, more often when the size profile asks for them.
+        let huge_chance = if cfg.max_args_size > crate::HUGE_DEFAULT_MAX { 12 } else { 1 };
+        let long = if src.chance(huge_chance) {
+            2
         } else {
-            doc::has_text(t) && src.chance(4)
-        });
+            u8::from(if tool as usize % doc::TOOLS.len() == CREATE_TICKET {
+                src.chance(40)
+            } else {
+                doc::has_text(t) && src.chance(4)
+            })
+        };
+        let size = src.byte();
         let violate = if cfg.schema && src.chance(20) { 1 + src.weighted(&[50, 30, 20]) as u8 } else { 0 };
-        DocPlan { form, violate, long, fields, ws, ws_bytes, form_arg }
+        DocPlan { form, violate, long, size, fields, ws, ws_bytes, form_arg }
     }
 }
 
 fn sample_splits(src: &mut impl Source, doc: &DocPlan) -> Inline<SplitPlan, 8> {
     let long = doc.long != 0;
     let mut n = if long { 2 + src.below(6) as usize } else { src.weighted(&[15, 28, 22, 15, 10, 6, 4]) };
+    // No argument bytes, sent as several empty fragments (some servers do).
+    if doc.form() == Form::Empty && src.chance(40) {
+        let n = 2 + src.below(3) as usize;
+        return (0..n)
+            .map(|_| SplitPlan { class: SplitClass::EmptyFragment as u8, arg: 0, pick: 0 })
+            .collect();
+    }
     let brace_form = matches!(doc.form(), Form::TrailingWs | Form::Concat);
     let force_brace = brace_form && src.chance(60);
     if force_brace {
@@ -703,12 +782,27 @@ impl CasePlan {
         shrink_fields!(self, k, more, concurrent, order, share, first, id_seed)
     }
 }
-shrink_struct!(TurnPlan { faults, ending, pings, transport, joins, order, family, blocks, same_tool });
-shrink_struct!(TransportPlan { cuts, multiline, comments, line_end });
+shrink_struct!(TurnPlan {
+    faults,
+    ending,
+    pings,
+    transport,
+    joins,
+    order,
+    family,
+    blocks,
+    same_tool,
+    names,
+    name_pair,
+    mention,
+    indices,
+    index_arg
+});
+shrink_struct!(TransportPlan { cuts, tail, multiline, comments, line_end, tail_pick });
 shrink_struct!(CutPlan { aim, pick, pick_hi });
 shrink_struct!(TextPlan { pieces, splits });
 shrink_struct!(CallPlan { doc, splits, tool });
-shrink_struct!(DocPlan { form, violate, long, fields, ws, ws_bytes, form_arg });
+shrink_struct!(DocPlan { form, violate, long, size, fields, ws, ws_bytes, form_arg });
 shrink_struct!(SplitPlan { class, arg, pick });
 shrink_struct!(EndingPlan { kind, cut, at, reason, end, cut_pos, message });
 shrink_struct!(FaultPlan { kind, call, at, fragment });

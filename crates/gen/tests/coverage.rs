@@ -51,9 +51,80 @@ fn coverage_floor_seed_1() {
         let p = stats.get(l).percent().unwrap();
         assert!(p >= 2.0, "{l} only {p:.2}%");
     }
+    // The widened space (issue 13): every class of size, names, Unicode, numbers,
+    // degenerate documents and indices in at least 1% of its cases.
+    let low = stats.below(
+        1.0,
+        &[
+            LabelGroup::Size,
+            LabelGroup::Names,
+            LabelGroup::Unicode,
+            LabelGroup::Numbers,
+            LabelGroup::Degenerate,
+            LabelGroup::Indices,
+        ],
+    );
+    assert!(low.is_empty(), "labels below the 1% floor: {low:?}\n{stats}");
+    // Huge documents (4 KiB and more) in at least 2% of all cases.
+    let huge = stats.get(Label::HugeArguments).count as f64 / stats.cases as f64 * 100.0;
+    assert!(huge >= 2.0, "huge_arguments in only {huge:.2}% of cases");
     // The JSON form has the denominators.
     let json = serde_json::to_value(&stats).unwrap();
     assert!(json["inside_unicode_escape"]["applicable"].as_u64().unwrap() > 4000);
+}
+
+/// Cuts inside an event live at the bytes level: the transport profile reaches every aim.
+#[test]
+fn transport_profile_cuts_inside_events() {
+    let cfg = GenConfig { transport: true, ..GenConfig::default() };
+    let mut stats = CoverageStats::new();
+    for case in seeded(&cfg, 1, 5000) {
+        for turn in &case.streams {
+            // Only an abandoned stream drops its connection inside the next event.
+            if turn.transport.tail.is_some() {
+                assert_eq!(turn.ending.kind(), EndingKind::Abandoned, "{}", case.name);
+            }
+        }
+        stats.record(&case);
+    }
+    println!("{stats}");
+    let low = stats.below(1.0, &[LabelGroup::Transport]);
+    assert!(low.is_empty(), "labels below the 1% floor: {low:?}\n{stats}");
+    for l in Label::ALL.into_iter().filter(|l| l.group() == LabelGroup::Transport) {
+        assert!(stats.get(l).applicable > 4000, "{l}");
+    }
+}
+
+/// `--args-size 1048576`: huge documents are common and reach past 64 KiB, up to the size.
+#[test]
+fn size_profile_reaches_a_mebibyte() {
+    let cfg = GenConfig { max_args_size: 1 << 20, multi_stream: false, ..GenConfig::default() };
+    let mut largest = 0;
+    let mut huge = 0;
+    let mut past_64k = 0;
+    for case in cases(&cfg, 5).take(600) {
+        for call in case.streams.iter().flat_map(|t| t.calls()) {
+            let n = call.arguments.len();
+            largest = largest.max(n);
+            huge += usize::from(n >= 4096);
+            past_64k += usize::from(n > 64 * 1024);
+        }
+    }
+    // (Two documents end to end are twice one.)
+    assert!(largest <= 2 * ((1 << 20) + 8 * 1024), "{largest}");
+    assert!(largest > 512 * 1024, "largest {largest}");
+    assert!(huge >= 60 && past_64k >= 20, "{huge} huge, {past_64k} past 64 KiB");
+    // The default stays at 64 KiB at most.
+    let most = cases(&GenConfig::default(), 5)
+        .take(3000)
+        .flat_map(|c| c.streams.into_iter().flat_map(|t| t.blocks))
+        .filter_map(|b| match b {
+            Block::Call(c) => Some(c.arguments.len()),
+            Block::Text(_) => None,
+        })
+        .max()
+        .unwrap();
+    assert!((16 * 1024..=2 * 72 * 1024).contains(&most), "{most}");
 }
 
 #[test]
@@ -131,6 +202,7 @@ fn check_case(case: &Case, cfg: &GenConfig) {
         let mut ids = Vec::new();
         let mut prev_text = false;
         let mut ordinal = 0;
+        let mut last_index: Option<u32> = None;
         for (pos, block) in turn.blocks.iter().enumerate() {
             match block {
                 Block::Text(t) => {
@@ -158,8 +230,22 @@ fn check_case(case: &Case, cfg: &GenConfig) {
                     );
                     assert!(!ids.contains(&c.call_id), "duplicate id {}", c.call_id);
                     ids.push(c.call_id.clone());
-                    let want = if matches!(turn.shape, Shape::Interleaved(_)) { ordinal } else { pos as u32 };
-                    assert_eq!(c.index, want);
+                    // Per-call indices are block positions (numbered across text, as Anthropic
+                    // does); interleaved ones are keys, increasing but not always dense from 0.
+                    if matches!(turn.shape, Shape::Interleaved(_)) {
+                        assert!(c.index >= ordinal && last_index.is_none_or(|l| c.index > l), "{turn:?}");
+                    } else {
+                        assert_eq!(c.index, pos as u32);
+                    }
+                    last_index = Some(c.index);
+                    // Every name the providers accept: `^[a-zA-Z0-9_-]{1,64}$`.
+                    assert!(
+                        (1..=64).contains(&c.name.len())
+                            && c.name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+                        "tool name {:?}",
+                        c.name
+                    );
+                    assert!(turn.tools.iter().any(|t| t.name == c.name), "{} is offered", c.name);
                     ordinal += 1;
                 }
             }
@@ -263,7 +349,7 @@ fn shrinking_reaches_a_minimal_counterexample() {
     assert_eq!(turn.blocks.len(), 1, "one block");
     let call = turn.calls().next().unwrap();
     assert_eq!(call.splits.len(), 1, "one split: {:?}", call.splits);
-    assert!(call.arguments.len() <= 40, "short arguments: {}", call.arguments);
+    assert!(call.arguments.len() <= 48, "short arguments: {}", call.arguments);
     assert!(call.arguments.contains("\\u"));
 }
 

@@ -158,15 +158,13 @@ pub trait Hooks: Default + 'static {
     /// The one parse of a finished buffer: strict, the whole buffer, nothing trailing, no
     /// number that overflows a double (docs/SPEC.md, "What a strict parser refuses").
     fn parse(&self, args: &str) -> Option<Value> {
-        fn finite(v: &Value) -> bool {
-            match v {
-                Value::Number(n) => n.as_f64().is_some(),
-                Value::Array(a) => a.iter().all(finite),
-                Value::Object(o) => o.values().all(finite),
-                _ => true,
-            }
-        }
-        serde_json::from_str(args).ok().filter(finite)
+        toolcert_oracle::parse_document(args)
+    }
+
+    /// The buffer a fragment or terminal for `index` goes to: the one its announcement
+    /// opened (an index is a key, whatever its value).
+    fn lookup(&self, calls: &Calls, index: u32) -> Option<usize> {
+        calls.index.get(&index).copied()
     }
 
     /// What is wrong with parsed arguments, per the tool's schema.
@@ -274,7 +272,7 @@ impl<H: Hooks> Accumulator for Base<H> {
                 calls.layout.push(Slot::Call { call_id: call_id.to_string() });
             }
             Event::ArgsDelta { index, fragment } => {
-                let Some(&k) = calls.index.get(index) else {
+                let Some(k) = self.hooks.lookup(calls, *index) else {
                     return self.hooks.unannounced(calls, *index, fragment);
                 };
                 if calls.buffers[k].stopped || calls.stop.is_some() {
@@ -284,7 +282,7 @@ impl<H: Hooks> Accumulator for Base<H> {
                 self.maybe_dispatch(k, out);
             }
             Event::CallStop { index, arguments } => {
-                let Some(&k) = calls.index.get(index) else {
+                let Some(k) = self.hooks.lookup(calls, *index) else {
                     return Err(protocol(
                         ErrorClass::UnannouncedIndex,
                         format!("stop for unannounced index {index}"),

@@ -346,7 +346,11 @@ pub struct RawDecode;
 
 impl Hooks for RawDecode {
     fn parse(&self, args: &str) -> Option<Value> {
-        serde_json::Deserializer::from_str(args).into_iter::<Value>().next()?.ok()
+        // Past serde_json's default depth as the correct parse goes (the bug is the first
+        // document winning, not a depth limit).
+        let mut de = serde_json::Deserializer::from_str(args);
+        de.disable_recursion_limit();
+        de.into_iter::<Value>().next()?.ok()
     }
 }
 
@@ -357,7 +361,7 @@ pub struct RepairParse;
 
 impl Hooks for RepairParse {
     fn parse(&self, args: &str) -> Option<Value> {
-        serde_json::from_str(&repair(args)).ok()
+        toolcert_oracle::parse_document(&repair(args))
     }
 }
 
@@ -581,9 +585,327 @@ impl Accumulator for Handle {
     }
 }
 
+// ---- the widened space (issue 13): each bug shows only on its class of input -------------
+
+/// `buffer-capped-4k`: a fixed 4 KiB argument buffer; what does not fit is dropped.
+#[derive(Default)]
+pub struct BufferCapped;
+
+impl Hooks for BufferCapped {
+    fn append(&self, args: &mut String, fragment: &str, _out: &mut Emit) {
+        const CAP: usize = 4096;
+        let room = CAP.saturating_sub(args.len());
+        let mut take = fragment.len().min(room);
+        while !fragment.is_char_boundary(take) {
+            take -= 1;
+        }
+        args.push_str(&fragment[..take]);
+    }
+}
+
+/// `tool-names-case-folded`: tool names lower-cased when a call is announced, as a
+/// registry keyed case-insensitively gives them back.
+#[derive(Default)]
+pub struct NamesCaseFolded;
+
+impl Hooks for NamesCaseFolded {
+    fn open(&self, buffers: &mut Vec<CallBuffer>, call_id: &str, name: &str) -> usize {
+        buffers.push(CallBuffer::new(call_id, &name.to_lowercase()));
+        buffers.len() - 1
+    }
+}
+
+/// `args-nfc-normalised`: the buffer is Unicode-normalised (NFC) before it is parsed, as a
+/// "clean up the text" step does: decomposed characters, the Angstrom sign and Hangul jamo
+/// change.
+#[derive(Default)]
+pub struct NfcNormalised;
+
+impl Hooks for NfcNormalised {
+    fn parse(&self, args: &str) -> Option<Value> {
+        use unicode_normalization::UnicodeNormalization;
+        toolcert_oracle::parse_document(&args.nfc().collect::<String>())
+    }
+}
+
+/// `numbers-through-double`: every number goes through a double (as `JSON.parse` does):
+/// integers past 2^53 and long decimals change. Integers a double holds exactly stay
+/// integers.
+#[derive(Default)]
+pub struct NumbersThroughDouble;
+
+impl Hooks for NumbersThroughDouble {
+    fn parse(&self, args: &str) -> Option<Value> {
+        fn via_double(v: &mut Value) {
+            match v {
+                Value::Number(n) => {
+                    if let Some(f) = n.as_f64() {
+                        *v = if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                            Value::from(f as i64)
+                        } else {
+                            serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+                        };
+                    }
+                }
+                Value::Array(a) => a.iter_mut().for_each(via_double),
+                Value::Object(o) => o.values_mut().for_each(via_double),
+                _ => {}
+            }
+        }
+        let mut v = toolcert_oracle::parse_document(args)?;
+        via_double(&mut v);
+        Some(v)
+    }
+}
+
+/// `lenient-numbers`: a buffer that does not parse is retried with its numbers read the
+/// way a lenient (JSON5-style) reader does: `NaN` and `Infinity` as null, `01`, `+1`, `.5`,
+/// `1.` and `0x1F` as the numbers they look like.
+#[derive(Default)]
+pub struct LenientNumbers;
+
+impl Hooks for LenientNumbers {
+    fn parse(&self, args: &str) -> Option<Value> {
+        toolcert_oracle::parse_document(args).or_else(|| toolcert_oracle::parse_document(&lenient(args)))
+    }
+}
+
+/// The document with every number-like token outside strings rewritten as JSON.
+pub(crate) fn lenient(doc: &str) -> String {
+    let b = doc.as_bytes();
+    let mut out = String::with_capacity(doc.len());
+    let (mut i, mut in_string, mut escaped) = (0, false, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if c == b'"' {
+            in_string = true;
+        } else if c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'N' | b'I') {
+            let end = b[i..]
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))
+                .map_or(b.len(), |n| i + n);
+            let t = &doc[i..end];
+            let hex = t.strip_prefix("0x").and_then(|h| i64::from_str_radix(h, 16).ok());
+            match (hex, t.parse::<f64>()) {
+                (Some(h), _) => out.push_str(&h.to_string()),
+                (None, Ok(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 => {
+                    out.push_str(&(f as i64).to_string())
+                }
+                (None, Ok(f)) if f.is_finite() => {
+                    out.push_str(&serde_json::Number::from_f64(f).map_or("null".into(), |n| n.to_string()))
+                }
+                (None, Ok(_)) => out.push_str("null"),
+                (None, Err(_)) => out.push_str(t),
+            }
+            i = end;
+            continue;
+        }
+        out.push(c as char);
+        if c >= 0x80 {
+            // Copy the rest of a multi-byte character as it is.
+            out.pop();
+            let len = doc[i..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&doc[i..i + len]);
+            i += len;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `whitespace-as-empty`: a buffer of only whitespace is taken for "no arguments" (`{}`),
+/// as `if not buf.strip():` does.
+#[derive(Default)]
+pub struct WhitespaceAsEmpty;
+
+impl Hooks for WhitespaceAsEmpty {
+    fn parse(&self, args: &str) -> Option<Value> {
+        if args.trim().is_empty() {
+            return Some(Value::Object(Default::default()));
+        }
+        toolcert_oracle::parse_document(args)
+    }
+}
+
+/// `first-key-wins`: of a key written twice the first value is kept (what a streaming
+/// parser that ignores later keys does); JSON parsers keep the last.
+#[derive(Default)]
+pub struct FirstKeyWins;
+
+impl Hooks for FirstKeyWins {
+    fn parse(&self, args: &str) -> Option<Value> {
+        toolcert_oracle::parse_document(args)?;
+        let mut de = serde_json::Deserializer::from_str(args);
+        de.disable_recursion_limit();
+        let v = serde::Deserialize::deserialize(&mut de).map(|FirstWins(v)| v).ok()?;
+        de.end().ok()?;
+        Some(v)
+    }
+}
+
+struct FirstWins(Value);
+
+impl<'de> serde::Deserialize<'de> for FirstWins {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(FirstWinsVisitor).map(FirstWins)
+    }
+}
+
+struct FirstWinsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for FirstWinsVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut v = Vec::new();
+        while let Some(FirstWins(e)) = seq.next_element()? {
+            v.push(e);
+        }
+        Ok(Value::Array(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut o = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let FirstWins(v) = map.next_value()?;
+            // serde_json's arbitrary-precision numbers arrive as a one-entry map.
+            if k == "$serde_json::private::Number" {
+                if let Some(n) = v.as_str().and_then(|s| serde_json::from_str::<Value>(s).ok()) {
+                    return Ok(n);
+                }
+            }
+            o.entry(k).or_insert(v);
+        }
+        Ok(Value::Object(o))
+    }
+}
+
+/// `depth-limit-128`: the buffer is parsed with serde_json's default recursion limit: a
+/// valid document nested past 127 levels is refused.
+#[derive(Default)]
+pub struct DepthLimited;
+
+impl Hooks for DepthLimited {
+    fn parse(&self, args: &str) -> Option<Value> {
+        serde_json::from_str(args).ok()
+    }
+}
+
+/// `objects-only`: a document that is not an object is refused as unparseable, as
+/// `if not isinstance(args, dict): fail` does; the model wrote valid JSON.
+#[derive(Default)]
+pub struct ObjectsOnly;
+
+impl Hooks for ObjectsOnly {
+    fn parse(&self, args: &str) -> Option<Value> {
+        toolcert_oracle::parse_document(args).filter(Value::is_object)
+    }
+}
+
+/// `lone-surrogate-replaced`: a buffer that does not parse is retried with lone surrogate
+/// escapes replaced by U+FFFD, as lenient decoders (and Python's `json`, which keeps them)
+/// let them through.
+#[derive(Default)]
+pub struct LoneSurrogateReplaced;
+
+impl Hooks for LoneSurrogateReplaced {
+    fn parse(&self, args: &str) -> Option<Value> {
+        toolcert_oracle::parse_document(args).or_else(|| toolcert_oracle::parse_document(&replace_lone(args)))
+    }
+}
+
+/// `\uD800`-`\uDFFF` escapes that are not a high one followed by a low one, as `\ufffd`.
+pub(crate) fn replace_lone(doc: &str) -> String {
+    let b = doc.as_bytes();
+    let unit = |at: usize| -> Option<u32> {
+        (b.get(at) == Some(&b'\\') && b.get(at + 1) == Some(&b'u'))
+            .then(|| doc.get(at + 2..at + 6))
+            .flatten()
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
+    let mut out = String::with_capacity(doc.len());
+    let mut i = 0;
+    while i < doc.len() {
+        match unit(i) {
+            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => {
+                out.push_str(&doc[i..i + 12]);
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.push_str("\\ufffd");
+                i += 6;
+            }
+            _ => {
+                let len = doc[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&doc[i..i + len]);
+                i += len;
+            }
+        }
+    }
+    out
+}
+
+/// `index-as-position`: a fragment's index is taken as the position of its call among the
+/// announced ones, as `calls[index]` on a list does: right only while indices are dense
+/// from 0 and count calls alone.
+#[derive(Default)]
+pub struct IndexAsPosition;
+
+impl Hooks for IndexAsPosition {
+    fn lookup(&self, calls: &Calls, index: u32) -> Option<usize> {
+        ((index as usize) < calls.buffers.len()).then_some(index as usize)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lenient_numbers_and_lone_surrogates_are_repaired() {
+        assert_eq!(
+            lenient(r#"{"a": 01, "b": +1, "c": .5, "d": NaN, "s": "01 é"}"#),
+            r#"{"a": 1, "b": 1, "c": 0.5, "d": null, "s": "01 é"}"#
+        );
+        assert_eq!(lenient(r#"{"h": 0x1F}"#), r#"{"h": 31}"#);
+        assert_eq!(replace_lone(r#""\ud800 \ud83d\ude00 \udc00""#), r#""\ufffd \ud83d\ude00 \ufffd""#);
+    }
+
+    #[test]
+    fn first_key_wins_keeps_the_first() {
+        let v = FirstKeyWins.parse(r#"{"a": 1, "b": [{"c": 2, "c": 3}], "a": 2}"#).unwrap();
+        assert_eq!(v, serde_json::json!({"a": 1, "b": [{"c": 2}]}));
+    }
 
     #[test]
     fn unescape_loses_a_split_escape() {

@@ -34,6 +34,9 @@ pub(crate) enum Defect {
     /// "merge the deltas" helper does: a server that repeats id and name on every entry
     /// yields `get_weatherget_weather`.
     FieldsConcatenated,
+    /// At the end of the stream, an event still waiting for its blank line is dispatched
+    /// anyway (a decoder that flushes its buffer at EOF).
+    IncompleteEventDispatched,
 }
 
 /// A factory of the stack with `defect`, at the wire or the bytes level.
@@ -234,6 +237,10 @@ impl BytesAccumulator for Stack {
     }
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
         self.sse_events.clear();
+        if self.defect == Defect::IncompleteEventDispatched {
+            // The blank line the connection never sent, made up.
+            let _ = self.sse.feed(b"\n\n", &mut self.sse_events);
+        }
         let _ = self.sse.finish(&mut self.sse_events);
         for e in std::mem::take(&mut self.sse_events) {
             self.wire(&e, out)?;

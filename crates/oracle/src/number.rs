@@ -152,7 +152,14 @@ impl Decimal {
 /// no number overflows a double (`1e400`: a double parser makes it infinity, which is no JSON
 /// value at all). An empty document is not parsed here; callers give it `{}`.
 pub fn parse_strict(document: &str) -> Result<Value, String> {
-    let value: Value = serde_json::from_str(document).map_err(|e| e.to_string())?;
+    let value: Value = match crate::expect::parse_nested(document) {
+        Some(v) => v,
+        // Say why (the depth limit, or serde_json's own error).
+        None => return Err(serde_json::from_str::<Value>(document).err().map_or_else(
+            || format!("nested deeper than {} levels", crate::MAX_DEPTH),
+            |e| e.to_string(),
+        )),
+    };
     match overflowing(&value) {
         Some(n) => Err(format!("the number {n} overflows a double")),
         None => Ok(value),

@@ -182,11 +182,11 @@ impl Reference {
         }
         // A call with no argument bytes takes no arguments, as providers send it.
         let parsed = if call.args.is_empty() {
-            Ok(Some(serde_json::Value::Object(Default::default())))
+            Some(serde_json::Value::Object(Default::default()))
         } else {
-            strict_parse(&call.args)
+            parse(&call.args)
         };
-        let Some(args) = parsed.ok().flatten() else { return failed(FailReason::Unparseable) };
+        let Some(args) = parsed else { return failed(FailReason::Unparseable) };
         let errors = match self.schemas.iter().find(|(name, _)| *name == call.name) {
             None => Vec::new(),
             Some((_, compiled)) => compiled.errors(&args),
@@ -204,19 +204,6 @@ impl Reference {
 /// bytes and lone surrogates), and no number overflows a double (`1e400`). Numbers stay as
 /// their decimal text (the workspace's `arbitrary_precision`), so the dispatched value is
 /// exactly the model's. `Ok(None)`: parsed, but a number overflows.
-fn strict_parse(buffer: &str) -> Result<Option<serde_json::Value>, serde_json::Error> {
-    fn finite(v: &serde_json::Value) -> bool {
-        match v {
-            serde_json::Value::Number(n) => n.as_f64().is_some(),
-            serde_json::Value::Array(a) => a.iter().all(finite),
-            serde_json::Value::Object(o) => o.values().all(finite),
-            _ => true,
-        }
-    }
-    let v: serde_json::Value = serde_json::from_str(buffer)?;
-    Ok(finite(&v).then_some(v))
-}
-
 fn protocol(class: ErrorClass, detail: String) -> Result<(), TurnError> {
     Err(TurnError::new(class, detail))
 }
@@ -336,4 +323,65 @@ impl Reference {
         out.layout(std::mem::take(&mut self.layout));
         Ok(())
     }
+}
+
+/// The most levels of nesting a document may have (as docs/SPEC.md says): past serde_json's
+/// default 128, since JSON has no limit of its own and models do nest that deep.
+const MAX_DEPTH: usize = 512;
+
+/// One strict parse of a whole buffer: nothing trailing, a repeated key keeps its last
+/// value, nested at most [`MAX_DEPTH`] levels. `None`: unparseable.
+fn parse(args: &str) -> Option<serde_json::Value> {
+    parse_nested(args).filter(finite)
+}
+
+/// Refuses what a double cannot hold (`1e400`): no JSON value can carry it on.
+fn finite(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64().is_some_and(f64::is_finite),
+        serde_json::Value::Array(a) => a.iter().all(finite),
+        serde_json::Value::Object(o) => o.values().all(finite),
+        _ => true,
+    }
+}
+
+fn parse_nested(args: &str) -> Option<serde_json::Value> {
+    use serde::Deserialize as _;
+    match serde_json::from_str::<serde_json::Value>(args) {
+        Ok(v) => Some(v),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") && depth(args) <= MAX_DEPTH => {
+            let mut de = serde_json::Deserializer::from_str(args);
+            de.disable_recursion_limit();
+            let v = serde_json::Value::deserialize(&mut de).ok()?;
+            de.end().ok()?;
+            Some(v)
+        }
+        Err(_) => None,
+    }
+}
+
+/// The deepest nesting of arrays and objects outside strings.
+fn depth(doc: &str) -> usize {
+    let (mut d, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in doc.as_bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                d += 1;
+                deepest = deepest.max(d);
+            }
+            b']' | b'}' => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }

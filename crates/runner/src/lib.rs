@@ -320,6 +320,9 @@ pub struct Certification {
     pub shard: Shard,
     /// Cases that failed before (saved as values), run after the named ones.
     pub regressions: Vec<Case>,
+    /// The most bytes a generated huge document has (`--args-size`; see
+    /// [`GenConfig::max_args_size`]).
+    pub args_size: usize,
 }
 
 impl Default for Certification {
@@ -335,6 +338,7 @@ impl Default for Certification {
             grade: Grade::Should,
             shard: Shard::default(),
             regressions: Vec::new(),
+            args_size: toolcert_gen::HUGE_DEFAULT_MAX,
         }
     }
 }
@@ -381,6 +385,7 @@ impl Certification {
             // Only a terminal that repeats the arguments (Responses) can disagree with them.
             done_mismatch: self.level == Level::Events || self.speech.dialect == Dialect::OpenAiResponses,
             transport: self.level == Level::Bytes,
+            max_args_size: self.args_size,
             ..GenConfig::default()
         }
     }

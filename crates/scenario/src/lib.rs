@@ -119,10 +119,39 @@ pub struct Transport {
     /// SSE events (by position) whose JSON data is pretty-printed over several `data:` lines.
     #[serde(default)]
     pub multiline: Vec<u32>,
-    /// When the stream is abandoned: bytes of the first undelivered SSE event sent before the
-    /// connection drops (a partial event a correct decoder never dispatches).
+    /// When the stream is abandoned: the connection drops inside the SSE event the provider
+    /// would have sent next (its stop), after some of its bytes. The SSE rules dispatch an
+    /// event only at its blank line, so a correct decoder never acts on this one; the tail
+    /// is resolved against that event's bytes and never reaches its blank line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<Tail>,
+}
+
+/// Where a stream cut inside an event stops: `aim` picks the kind of place in the SSE
+/// bytes of the undelivered event, `pick` which one (modulo their number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tail {
+    pub aim: TailAim,
     #[serde(default)]
-    pub partial_tail: u32,
+    pub pick: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TailAim {
+    /// Every line of the event but the blank line that would dispatch it.
+    BeforeBlankLine,
+    /// Inside a line (the `event:` name or the JSON data), not at a line's start.
+    MidLine,
+    /// Inside the `data:` field name of the data line, or right after its colon.
+    InsideDataPrefix,
+    /// Between the `\r` and the `\n` of a CRLF line end (a CRLF stream), the `\n` unsent.
+    BetweenCrLf,
+}
+
+impl TailAim {
+    pub const ALL: [TailAim; 4] =
+        [TailAim::BeforeBlankLine, TailAim::MidLine, TailAim::InsideDataPrefix, TailAim::BetweenCrLf];
 }
 
 impl Transport {
