@@ -26,6 +26,9 @@ mod exit {
     pub const CRASHED: u8 = 3;
     /// An output could not be written.
     pub const INTERNAL: u8 = 5;
+    /// Stdout was closed by its reader (`| head`): toolcert stops quietly, as a process
+    /// killed by SIGPIPE would (128 + 13).
+    pub const CLOSED_STDOUT: u8 = 141;
 }
 
 const EXIT_CODES: &str = "Exit codes (one meaning each):
@@ -34,8 +37,10 @@ const EXIT_CODES: &str = "Exit codes (one meaning each):
   2  usage error: a bad option, an unknown subject, an unreadable or malformed input file
   3  the subject crashed or timed out: its only unexpected failures are SUBJECT-CRASH
   4  stale baseline: nothing unexpected failed, but a baseline entry no longer fails
-  5  internal error: an output could not be written (--out, --write-baseline)
-When several apply, the first of 5, 1, 3, 4 wins.";
+  5  internal error: an output could not be written (stdout, --out, --write-baseline)
+When several apply, the first of 5, 1, 3, 4 wins. A reader that closes stdout early
+(`toolcert certify | head`) ends toolcert quietly with 141, as SIGPIPE ends other tools;
+the subject is stopped and its process group killed first.";
 
 #[derive(Parser)]
 #[command(name = "toolcert", version, about = "Certifies streaming tool-call accumulators", after_help = EXIT_CODES)]
@@ -263,14 +268,44 @@ enum Format {
     Markdown,
 }
 
-fn main() -> ExitCode {
-    // Output into a closed pipe (`toolcert certify --format json | head`) ends the process
-    // quietly, as other command-line tools do, instead of panicking inside `println!`.
-    #[cfg(unix)]
-    // SAFETY: restores the default disposition of one signal, before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+/// Writes to stdout, flushed. A reader that went away (`toolcert certify | head`) ends
+/// toolcert quietly with [`exit::CLOSED_STDOUT`], as a SIGPIPE would have; any other failure
+/// (a full disk, `> /dev/full`) is one line and [`exit::INTERNAL`]. SIGPIPE itself stays
+/// ignored (Rust's default), so that a subject that stops reading its stdin is an `EPIPE`
+/// in the harness, never the end of it.
+fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), ExitCode> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_fmt(args).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::from(exit::CLOSED_STDOUT)),
+        Err(e) => {
+            eprintln!("toolcert: cannot write to stdout: {e}");
+            Err(ExitCode::from(exit::INTERNAL))
+        }
     }
+}
+
+/// `print!` that returns the exit code of a failed write from the enclosing function (whose
+/// locals, a running subject among them, are then dropped: stopped and killed).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        if let Err(code) = write_stdout(format_args!($($arg)*)) {
+            return code;
+        }
+    };
+}
+
+/// `println!`, as [`out!`].
+macro_rules! outln {
+    () => { out!("\n") };
+    ($($arg:tt)*) => { out!("{}\n", format_args!($($arg)*)) };
+}
+
+fn main() -> ExitCode {
+    // Ctrl-C reaches toolcert but not a subject (it has its own process group): kill the
+    // subjects' groups on the way out.
+    toolcert::exec::kill_subjects_on_signals();
     // A subject's panic is caught by the driver and reported as SUBJECT-CRASH; the default
     // hook would also print it (with a backtrace per case under RUST_BACKTRACE).
     let default_hook = std::panic::take_hook();
@@ -293,13 +328,13 @@ fn main() -> ExitCode {
         Command::Corpus(args) => corpus(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
-                println!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
+                outln!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
             }
             ExitCode::from(exit::CONFORMS)
         }
         Command::Cases => {
             for c in toolcert::gen::named::all() {
-                println!("{:<40} {}", c.case.name, c.about);
+                outln!("{:<40} {}", c.case.name, c.about);
             }
             ExitCode::from(exit::CONFORMS)
         }
@@ -422,7 +457,7 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
         Format::Junit => toolcert::runner::formats::to_junit(&report),
         Format::Markdown => toolcert::runner::formats::to_markdown(&report, output.show),
     };
-    print!("{printed}");
+    out!("{printed}");
     let mut internal = false;
     if let Some(dir) = &output.out {
         match toolcert::runner::out::write_out(dir, &report) {
@@ -491,8 +526,8 @@ fn matrix(args: MatrixArgs) -> ExitCode {
     match read_reports(&args.reports).and_then(toolcert::runner::matrix::Matrix::build) {
         Ok(m) => {
             match args.format {
-                MatrixFormat::Markdown => print!("{}", m.to_markdown(args.pruned)),
-                MatrixFormat::Html => print!("{}", m.to_html(args.pruned)),
+                MatrixFormat::Markdown => out!("{}", m.to_markdown(args.pruned)),
+                MatrixFormat::Html => out!("{}", m.to_html(args.pruned)),
             }
             ExitCode::from(exit::CONFORMS)
         }
@@ -534,16 +569,16 @@ fn replay_scenario(
         return ExitCode::from(exit::USAGE);
     }
     match format {
-        Format::Json | Format::Jsonl => println!(
+        Format::Json | Format::Jsonl => outln!(
             "{}",
             serde_json::json!({"case": case.name, "violations": checked.violations, "observations": checked.observations})
         ),
         Format::Text | Format::Junit | Format::Markdown => {
-            print!("{}", toolcert::render::transcript(&case));
+            out!("{}", toolcert::render::transcript(&case));
             for v in &checked.violations {
-                println!("{v}");
+                outln!("{v}");
             }
-            println!("{}", if checked.violations.is_empty() { "conforms" } else { "violations found" });
+            outln!("{}", if checked.violations.is_empty() { "conforms" } else { "violations found" });
         }
     }
     ExitCode::from(if checked.violations.is_empty() { exit::CONFORMS } else { exit::VIOLATIONS })
@@ -579,10 +614,10 @@ fn zoo(args: ZooArgs) -> ExitCode {
     };
     match args.format {
         ZooFormat::Text => {
-            print!("{}", toolcert::zoo::to_text(&rows, &zoo));
+            out!("{}", toolcert::zoo::to_text(&rows, &zoo));
             if args.mutant.is_some() {
                 if let Some((case, violations)) = rows.first().and_then(|r| r.counterexample.as_ref()) {
-                    println!(
+                    outln!(
                         "\nshrunk counterexample ({}):\n{}",
                         case.name,
                         toolcert::render::transcript(case)
@@ -592,20 +627,20 @@ fn zoo(args: ZooArgs) -> ExitCode {
                     let mutant = args.mutant.as_deref().and_then(toolcert::mutants::by_name);
                     if let Some(m) = mutant.filter(|m| m.level != toolcert::subject::Level::Events) {
                         if let Ok(streams) = toolcert::runner::out::sse_bytes(case, m.dialect, m.quirks) {
-                            println!("as sent ({} SSE):", m.dialect.name());
+                            outln!("as sent ({} SSE):", m.dialect.name());
                             for bytes in streams {
-                                print!("{}", String::from_utf8_lossy(&bytes));
+                                out!("{}", String::from_utf8_lossy(&bytes));
                             }
                         }
                     }
                     for v in violations {
-                        println!("{v}");
+                        outln!("{v}");
                     }
                 }
             }
         }
-        ZooFormat::Json => println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise")),
-        ZooFormat::Markdown => print!("{}", toolcert::zoo::to_markdown(&rows, &zoo)),
+        ZooFormat::Json => outln!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise")),
+        ZooFormat::Markdown => out!("{}", toolcert::zoo::to_markdown(&rows, &zoo)),
     }
     let all_dead = rows.iter().all(|r| r.killed && r.expected_caught);
     ExitCode::from(if all_dead { exit::CONFORMS } else { exit::VIOLATIONS })
@@ -627,19 +662,19 @@ fn replay(args: ReplayArgs) -> ExitCode {
         }
     };
     if args.format == "json" {
-        println!("{}", serde_json::to_string_pretty(&replayed.to_json()).expect("JSON values serialise"));
+        outln!("{}", serde_json::to_string_pretty(&replayed.to_json()).expect("JSON values serialise"));
     } else {
         let o = &replayed.observation;
-        println!("{} ({}) through {}", args.file.display(), replayed.dialect, subject.name());
+        outln!("{} ({}) through {}", args.file.display(), replayed.dialect, subject.name());
         for t in &o.outcomes {
             match &t.value {
                 toolcert::subject::Outcome::Dispatchable { call_id, name, args } => {
-                    println!("  dispatch  {name}  {call_id}  {args}")
+                    outln!("  dispatch  {name}  {call_id}  {args}")
                 }
                 toolcert::subject::Outcome::SchemaError { call_id, name, args, errors } => {
-                    println!("  schema error  {name}  {call_id}  {args}  ({})", errors.join("; "))
+                    outln!("  schema error  {name}  {call_id}  {args}  ({})", errors.join("; "))
                 }
-                toolcert::subject::Outcome::Failed { reason, call_id, name, raw } => println!(
+                toolcert::subject::Outcome::Failed { reason, call_id, name, raw } => outln!(
                     "  not run ({})  {}  {}  raw {}",
                     reason.as_str(),
                     name.as_deref().unwrap_or("?"),
@@ -649,24 +684,24 @@ fn replay(args: ReplayArgs) -> ExitCode {
             }
         }
         if o.outcomes.is_empty() {
-            println!("  no tool calls");
+            outln!("  no tool calls");
         }
         if !o.text.is_empty() {
-            println!("  text {}", toolcert::oracle::quote(&o.text));
+            outln!("  text {}", toolcert::oracle::quote(&o.text));
         }
         if let Some(e) = &o.error {
-            println!("  turn failed: {}", e.value);
+            outln!("  turn failed: {}", e.value);
         }
         if let Some(c) = &o.crash {
-            println!("  crashed: {c}");
+            outln!("  crashed: {c}");
         }
         if let Some((path, v)) = &replayed.verdict {
             if v.is_empty() {
-                println!("conforms to {}", path.display());
+                outln!("conforms to {}", path.display());
             } else {
-                println!("does not conform to {}:", path.display());
+                outln!("does not conform to {}:", path.display());
                 for v in v {
-                    println!("  {v}");
+                    outln!("  {v}");
                 }
             }
         }
@@ -679,7 +714,7 @@ fn corpus(args: CorpusArgs) -> ExitCode {
     match args.action {
         CorpusAction::Write => match toolcert::corpus::write(&args.dir) {
             Ok(n) => {
-                println!("wrote {n} cases under {}", args.dir.display());
+                outln!("wrote {n} cases under {}", args.dir.display());
                 ExitCode::from(exit::CONFORMS)
             }
             Err(e) => {
@@ -691,12 +726,12 @@ fn corpus(args: CorpusArgs) -> ExitCode {
             Ok(checked) => {
                 let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
                 for c in &bad {
-                    println!("FAIL {}", c.path.display());
+                    outln!("FAIL {}", c.path.display());
                     for p in &c.problems {
-                        println!("  {p}");
+                        outln!("  {p}");
                     }
                 }
-                println!("{} of {} corpus cases pass", checked.len() - bad.len(), checked.len());
+                outln!("{} of {} corpus cases pass", checked.len() - bad.len(), checked.len());
                 ExitCode::from(if bad.is_empty() && !checked.is_empty() {
                     exit::CONFORMS
                 } else {
@@ -724,7 +759,7 @@ fn smoke(args: SmokeArgs) -> ExitCode {
         }
     };
     let report = toolcert::exec::smoke(&subject);
-    print!("{report}");
+    out!("{report}");
     ExitCode::from(if report.ok { exit::CONFORMS } else { exit::VIOLATIONS })
 }
 

@@ -12,6 +12,7 @@
 //! provider has no more fragments for it, while the message-level stop reason that follows
 //! may still say the turn was cut (max_tokens), so dispatch waits for the whole stream.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use toolcert_dialect::WireDecoder;
@@ -138,8 +139,11 @@ struct CallBuffer {
 pub struct Reference {
     /// The compiled schema of each tool that has one; few per turn, so a list.
     schemas: Vec<(String, Rc<schema::Compiled>)>,
-    /// Announced calls in announcement order; few per turn, so a scan beats hashing.
+    /// Announced calls in announcement order.
     calls: Vec<CallBuffer>,
+    /// Where each announced index sits in `calls`: a turn may announce any number of calls
+    /// (a replayed stream of 200,000), and a scan per announcement would make that quadratic.
+    by_index: HashMap<u32, usize>,
     /// The message-level stop reason, once it arrived.
     stop: Option<StopReason>,
     /// The layout of the assembled message: text runs and calls in stream order.
@@ -163,7 +167,8 @@ impl Reference {
     }
 
     fn call_mut(&mut self, index: u32) -> Option<&mut CallBuffer> {
-        self.calls.iter_mut().rev().find(|c| c.index == index)
+        let at = *self.by_index.get(&index)?;
+        self.calls.get_mut(at)
     }
 
     fn judge(&self, call: &CallBuffer) -> Outcome {
@@ -248,13 +253,14 @@ impl Reference {
                         format!("call {index} announced after the stop"),
                     );
                 }
-                if self.calls.iter().any(|c| c.index == *index) {
+                if self.by_index.contains_key(index) {
                     return protocol(
                         ErrorClass::DuplicateAnnouncement,
                         format!("index {index} announced twice (as {call_id})"),
                     );
                 }
                 self.layout.push(Slot::Call { call_id: call_id.to_string() });
+                self.by_index.insert(*index, self.calls.len());
                 self.calls.push(CallBuffer {
                     index: *index,
                     call_id: call_id.to_string(),
