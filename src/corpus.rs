@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use toolcert_dialect::{decoder, detect, render_bytes, render_wire};
 use toolcert_oracle::corpus::{outcome_to_file, ExpectationFile};
 use toolcert_oracle::{expect, Profile, Violation};
-use toolcert_render::render;
+use toolcert_render::{render, Event};
 use toolcert_scenario::{Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn};
 use toolcert_subject::driver::{drive, Input, Speech, Units};
 use toolcert_subject::{Level, Observation, Subject};
@@ -125,6 +125,9 @@ pub struct Replayed {
     pub observation: Observation,
     /// When an expectation file sits beside the stream: its path and the violations.
     pub verdict: Option<(PathBuf, Vec<Violation>)>,
+    /// The stream carried a terminal event (a stop reason or an error); an empty or cut-short
+    /// recording did not, and nothing in it may be dispatched.
+    pub terminal: bool,
 }
 
 impl Replayed {
@@ -136,6 +139,7 @@ impl Replayed {
             "text": o.text,
             "error": o.error.as_ref().map(|e| serde_json::json!({"class": e.value.class, "detail": e.value.detail})),
             "crash": o.crash,
+            "terminal": self.terminal,
             "calls": o.outcomes.iter().map(|t| outcome_to_file(&t.value)).collect::<Vec<_>>(),
             "verdict": self.verdict.as_ref().map(|(p, v)| serde_json::json!({
                 "expectation": p.display().to_string(),
@@ -176,6 +180,13 @@ pub fn replay(
         None => match expectation.as_ref().map(|e| e.dialect.parse::<Dialect>()) {
             Some(Ok(d)) => d,
             Some(Err(e)) => return Err(format!("{}: {e}", exp_path.display())),
+            None if events.is_empty() => {
+                return Err(format!(
+                    "{}: holds no SSE event (empty, or no complete event), so no dialect to detect; \
+                     pass --dialect to replay it anyway",
+                    path.display()
+                ))
+            }
             None => detect(&events).ok_or_else(|| {
                 format!("{}: cannot tell the dialect from the stream; pass --dialect", path.display())
             })?,
@@ -197,6 +208,7 @@ pub fn replay(
             ));
         }
     }
+    let terminal = sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
     let levels = subject.levels();
     if !levels.contains(&Level::Bytes) && !levels.contains(&Level::Events) {
         return Err(format!("{} can be fed neither bytes nor events", subject.name()));
@@ -234,7 +246,7 @@ pub fn replay(
         )),
         None => None,
     };
-    Ok(Replayed { dialect, observation, verdict })
+    Ok(Replayed { dialect, observation, verdict, terminal })
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -244,25 +256,61 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Every `.sse` file under `dir`, sorted.
+/// Every `.sse` file under `dir`, sorted (see [`walk`]).
 pub fn files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
+    Ok(walk(dir)?.files)
+}
+
+/// What [`walk`] found under a directory.
+#[derive(Clone, Debug, Default)]
+pub struct Walk {
+    /// The `.sse` files, sorted.
+    pub files: Vec<PathBuf>,
+    /// What was not walked, and why (a link back into a directory already walked, a link
+    /// out of the corpus).
+    pub skipped: Vec<String>,
+}
+
+/// Walks `dir` for `.sse` files, each real directory once: a symbolic link to a directory
+/// already walked (a loop such as `a -> .`) or to one outside `dir` (`up -> ../..`) is
+/// skipped and listed, so a walk ends and checks only the corpus's own files.
+pub fn walk(dir: &Path) -> Result<Walk, String> {
+    let root = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut seen = std::collections::BTreeSet::from([root.clone()]);
+    let mut out = Walk::default();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
         for entry in entries {
-            let p = entry.map_err(|e| format!("{}: {e}", d.display()))?.path();
+            let entry = entry.map_err(|e| format!("{}: {e}", d.display()))?;
+            let p = entry.path();
+            let linked = entry.file_type().is_ok_and(|t| t.is_symlink());
             if p.is_dir() {
                 // Fuzz seeds and findings are not replayable cases.
-                if !matches!(p.file_name().and_then(|n| n.to_str()), Some("fuzz")) {
+                if matches!(p.file_name().and_then(|n| n.to_str()), Some("fuzz")) {
+                    continue;
+                }
+                let real = match std::fs::canonicalize(&p) {
+                    Ok(real) => real,
+                    Err(e) => {
+                        out.skipped.push(format!("{}: {e}", p.display()));
+                        continue;
+                    }
+                };
+                if linked && !real.starts_with(&root) {
+                    out.skipped.push(format!("{}: a link out of {}", p.display(), dir.display()));
+                } else if !seen.insert(real.clone()) {
+                    out.skipped.push(format!("{}: a link to {}, walked already", p.display(), real.display()));
+                } else {
                     stack.push(p);
                 }
             } else if p.extension().is_some_and(|e| e == "sse") {
-                out.push(p);
+                out.files.push(p);
             }
         }
     }
-    out.sort();
+    out.files.sort();
+    out.skipped.sort();
     Ok(out)
 }
 

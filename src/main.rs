@@ -42,6 +42,16 @@ When several apply, the first of 5, 1, 3, 4 wins. A reader that closes stdout ea
 (`toolcert certify | head`) ends toolcert quietly with 141, as SIGPIPE ends other tools;
 the subject is stopped and its process group killed first.";
 
+/// A whole-number option. clap alone reads `--cases -1` as an unknown flag `-1`; this names
+/// what is wrong with the value instead.
+fn whole<T: TryFrom<i128>>(s: &str) -> Result<T, String> {
+    let n: i128 = s.trim().parse().map_err(|_| format!("expected a whole number, got {s:?}"))?;
+    if n < 0 {
+        return Err(format!("must be 0 or more, got {n}"));
+    }
+    T::try_from(n).map_err(|_| format!("{n} is too large"))
+}
+
 #[derive(Parser)]
 #[command(name = "toolcert", version, about = "Certifies streaming tool-call accumulators", after_help = EXIT_CODES)]
 struct Cli {
@@ -104,7 +114,7 @@ struct ReplayArgs {
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
     /// Feed the bytes in chunks of this many bytes (0: all at once).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
     chunk: usize,
     /// `text`, or `json` (outcomes in the expectation files' shape).
     #[arg(long, default_value = "text")]
@@ -136,10 +146,10 @@ struct CertifyArgs {
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
     /// Generated cases to run besides the named ones.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
     cases: usize,
     /// Seed for the generated cases: the same seed runs the same cases.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>)]
     seed: u64,
     /// Only run cases whose name contains this.
     #[arg(long = "case")]
@@ -186,7 +196,7 @@ struct OutputArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Failing cases to print in full (text and markdown formats).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = whole::<usize>)]
     show: usize,
     /// Also write DIR/report.jsonl and, for each failure kept in full, a reproducer:
     /// DIR/failures/CASE.json (replay it with --scenario) and the SSE bytes fed (CASE.sse,
@@ -234,10 +244,10 @@ enum MatrixFormat {
 #[derive(clap::Args)]
 struct ZooArgs {
     /// Seeds to hunt each mutant with (1..=N).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = whole::<u64>)]
     seeds: u64,
     /// Generated cases per seed before a mutant counts as surviving.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, allow_negative_numbers = true, value_parser = whole::<usize>)]
     max_cases: usize,
     /// Only this mutant (and print its shrunk counterexample).
     #[arg(long)]
@@ -552,7 +562,29 @@ fn replay_scenario(
             return ExitCode::from(exit::USAGE);
         }
     };
-    let case: toolcert::scenario::Case = match serde_json::from_str(&text) {
+    let value: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("toolcert: {} is not JSON ({e}), so not a scenario", path.display());
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    if !value.is_object() {
+        let kind = match value {
+            serde_json::Value::Array(_) => "an array",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::Bool(_) => "a boolean",
+            _ => "null",
+        };
+        eprintln!(
+            "toolcert: {} holds {kind}, not a scenario: a scenario is a JSON object with \"name\" and \
+             \"streams\" (a report's failures[].scenario)",
+            path.display()
+        );
+        return ExitCode::from(exit::USAGE);
+    }
+    let case: toolcert::scenario::Case = match serde_json::from_value(value) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("toolcert: {} is not a scenario (a report's failures[].scenario): {e}", path.display());
@@ -686,6 +718,12 @@ fn replay(args: ReplayArgs) -> ExitCode {
         if o.outcomes.is_empty() {
             outln!("  no tool calls");
         }
+        if !replayed.terminal {
+            outln!(
+                "  no terminal event arrived: the stream ends without a stop reason or an error \
+                 (empty or cut short), so nothing in it may be dispatched"
+            );
+        }
         if !o.text.is_empty() {
             outln!("  text {}", toolcert::oracle::quote(&o.text));
         }
@@ -722,27 +760,42 @@ fn corpus(args: CorpusArgs) -> ExitCode {
                 ExitCode::from(exit::INTERNAL)
             }
         },
-        CorpusAction::Check => match toolcert::corpus::check(&args.dir) {
-            Ok(checked) => {
-                let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
-                for c in &bad {
-                    outln!("FAIL {}", c.path.display());
-                    for p in &c.problems {
-                        outln!("  {p}");
-                    }
+        CorpusAction::Check => corpus_check(&args.dir),
+    }
+}
+
+fn corpus_check(dir: &Path) -> ExitCode {
+    match toolcert::corpus::walk(dir) {
+        Ok(walk) => {
+            for skipped in &walk.skipped {
+                eprintln!("toolcert: skipped {skipped}");
+            }
+            if walk.files.is_empty() {
+                eprintln!("toolcert: no .sse files under {}", dir.display());
+                return ExitCode::from(exit::USAGE);
+            }
+        }
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    }
+    match toolcert::corpus::check(dir) {
+        Ok(checked) => {
+            let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
+            for c in &bad {
+                outln!("FAIL {}", c.path.display());
+                for p in &c.problems {
+                    outln!("  {p}");
                 }
-                outln!("{} of {} corpus cases pass", checked.len() - bad.len(), checked.len());
-                ExitCode::from(if bad.is_empty() && !checked.is_empty() {
-                    exit::CONFORMS
-                } else {
-                    exit::VIOLATIONS
-                })
             }
-            Err(e) => {
-                eprintln!("toolcert: {e}");
-                ExitCode::from(exit::USAGE)
-            }
-        },
+            outln!("{} of {} corpus cases pass", checked.len() - bad.len(), checked.len());
+            ExitCode::from(if bad.is_empty() { exit::CONFORMS } else { exit::VIOLATIONS })
+        }
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            ExitCode::from(exit::USAGE)
+        }
     }
 }
 
@@ -775,7 +828,7 @@ mod serve_cmd {
     use toolcert::scenario::{Dialect, Quirks, Turn};
     use toolcert_serve::{Config, Endpoint, MockProvider, Reply};
 
-    use super::exit;
+    use super::{exit, whole};
 
     pub const AFTER_HELP: &str = "\
 Each endpoint serves its own list of streams in turn, starting over at the end:
@@ -797,7 +850,7 @@ Examples:
     #[derive(clap::Args)]
     pub struct ServeArgs {
         /// The port to listen on, on 127.0.0.1 (0: a free one, printed at start).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u16>)]
         port: u16,
         /// A recorded stream to serve, as exact bytes (a corpus `.sse` file, or a failure's
         /// reproducer from `certify --out`); repeat for several. Its dialect is --dialect,
@@ -810,20 +863,20 @@ Examples:
         case: Option<String>,
         /// Serve this many generated cases: the ones `toolcert certify --level bytes
         /// --dialect D --no-schema --cases N --seed S` runs for each endpoint's dialect D.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
         cases: usize,
         /// The seed of the generated cases.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>)]
         seed: u64,
         /// Serve only this dialect's endpoint: anthropic, openai-chat or openai-responses.
         #[arg(long)]
         dialect: Option<Dialect>,
         /// Re-cut every stream into chunks of this many bytes (0: as the case's transport
         /// cuts it; a file whole).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
         chunk: usize,
         /// A pause between two chunks of a stream, in milliseconds.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u64>)]
         chunk_delay_ms: u64,
     }
 

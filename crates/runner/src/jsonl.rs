@@ -179,8 +179,18 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
         if end.is_some() {
             return Err(format!("line {at}: a record after the footer"));
         }
-        let line: Line =
-            serde_json::from_str(raw).map_err(|e| format!("line {at}: not a report record: {e}"))?;
+        let line: Line = serde_json::from_str(raw).map_err(|e| {
+            // A report cut short (a killed run, a partial copy) ends inside a record: say so,
+            // rather than what serde makes of the half record.
+            let cut = serde_json::from_str::<serde::de::IgnoredAny>(raw)
+                .err()
+                .is_some_and(|e| e.classify() == serde_json::error::Category::Eof);
+            if cut {
+                format!("line {at}: truncated: the record ends before its JSON does (the report was cut short)")
+            } else {
+                format!("line {at}: not a report record: {e}")
+            }
+        })?;
         match (line, report.as_mut()) {
             (Line::Header(h), None) => {
                 if h.format != JSONL_FORMAT {
