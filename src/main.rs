@@ -67,7 +67,9 @@ enum Command {
     Certify(CertifyArgs),
     /// Merge reports (JSONL, or JSON summaries) of one implementation: the shards of a run
     /// (`certify --shard K/N --out DIR`) into the report of the whole run, or runs of other
-    /// seeds into one. Exits with the merged report's verdict.
+    /// seeds into one. Prints text unless --format says otherwise. Exits with the merged
+    /// report's verdict; shards short of the whole run exit 2 where it would be 0, unless
+    /// --allow-partial.
     #[command(after_help = EXIT_CODES)]
     Merge(MergeArgs),
     /// Print an implementation × invariant table (must and should status per cell, with
@@ -218,6 +220,10 @@ struct MergeArgs {
     /// Reports to merge: JSONL (`--out DIR`'s report.jsonl, `--format jsonl`) or JSON.
     #[arg(required = true, value_name = "REPORT")]
     reports: Vec<PathBuf>,
+    /// Accept shards that do not make the whole run (two of three): the merged verdict says
+    /// which are missing either way; without this such a merge exits 2 instead of 0.
+    #[arg(long)]
+    allow_partial: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -524,7 +530,19 @@ fn merge(args: MergeArgs) -> ExitCode {
         }
     };
     match read_reports(&args.reports).and_then(toolcert::runner::merge) {
-        Ok(report) => emit(report, &args.output, baseline),
+        Ok(report) => {
+            let missing = toolcert::runner::missing_shards(&report);
+            let code = emit(report, &args.output, baseline);
+            if missing.is_empty() || args.allow_partial || code != ExitCode::from(exit::CONFORMS) {
+                return code;
+            }
+            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
+            eprintln!(
+                "toolcert: incomplete merge: shards {} missing (--allow-partial accepts it)",
+                list.join(", ")
+            );
+            ExitCode::from(exit::USAGE)
+        }
         Err(e) => {
             eprintln!("toolcert: {e}");
             ExitCode::from(exit::USAGE)

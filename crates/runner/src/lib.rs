@@ -26,7 +26,7 @@ pub mod out;
 pub mod report;
 mod shard;
 pub mod suite;
-pub use merge::{merge, setting_key};
+pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
 pub use shard::Shard;
 

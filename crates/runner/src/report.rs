@@ -569,8 +569,16 @@ impl Report {
     /// The one-line summary: verdict, grade, counts.
     pub fn verdict_line(&self) -> String {
         let verdict = if self.conforms { "CONFORMS" } else { "DOES NOT CONFORM" };
+        // A shard (or shards merged short of the whole run) judges only the cases it ran.
+        let missing = crate::merge::missing_shards(self);
+        let incomplete = if missing.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
+            format!("INCOMPLETE: shards missing ({}); ", list.join(", "))
+        };
         format!(
-            "{verdict} at the {} grade (passes: {}); {} of {} cases failed",
+            "{incomplete}{verdict} at the {} grade (passes: {}); {} of {} cases failed",
             self.grade.as_str(),
             self.conformance,
             self.failures.len() + self.more_failures,
