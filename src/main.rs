@@ -855,7 +855,8 @@ Each endpoint serves its own list of streams in turn, starting over at the end:
   POST /v1/responses           openai-responses  (OpenAI SDKs: base URL with /v1)
 A named or generated case is rendered in the dialect of the endpoint asked (a case that
 dialect cannot speak is left out of its list); a .sse file is served only on the endpoint of
-its dialect. Any API key is accepted and request bodies are not checked. Every request is
+its dialect. Any API key is accepted and request bodies are not checked, only bounded: one
+over --max-body bytes (16 MiB by default) is discarded and gets a 413. Every request is
 logged on stderr with the stream it got; a request with nothing to serve gets a 500 with a
 JSON error. Ctrl-C stops the server.
 
@@ -896,6 +897,10 @@ Examples:
         /// A pause between two chunks of a stream, in milliseconds.
         #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u64>)]
         chunk_delay_ms: u64,
+        /// The largest request body accepted, in bytes; a longer one is discarded as it is
+        /// read and answered 413.
+        #[arg(long, default_value_t = toolcert_serve::DEFAULT_MAX_BODY, allow_negative_numbers = true, value_parser = whole::<usize>)]
+        max_body: usize,
     }
 
     /// One stream to serve: its name in the log and its chunks.
@@ -922,6 +927,7 @@ Examples:
             .port(args.port)
             .chunk_delay(Duration::from_millis(args.chunk_delay_ms))
             .log(true)
+            .max_body(args.max_body)
             .fallback(move |endpoint, _body| {
                 let slot = Endpoint::ALL.iter().position(|&e| e == endpoint)?;
                 let list = &served[slot];
