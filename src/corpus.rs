@@ -150,6 +150,38 @@ impl Replayed {
     }
 }
 
+/// The SSE events of `bytes`, decoded a piece at a time: what `decode_all` gives, without
+/// holding every event at once. Ends after the first error.
+fn sse_events(bytes: &[u8]) -> impl Iterator<Item = Result<toolcert_sse::SseEvent, toolcert_sse::SseError>> + '_ {
+    const PIECE: usize = 64 << 10;
+    let mut decoder = toolcert_sse::Decoder::new();
+    let mut pieces = bytes.chunks(PIECE);
+    let mut ready = std::collections::VecDeque::new();
+    let mut ended = false;
+    std::iter::from_fn(move || loop {
+        if let Some(ev) = ready.pop_front() {
+            return Some(Ok(ev));
+        }
+        if ended {
+            return None;
+        }
+        let mut out = Vec::new();
+        let fed = match pieces.next() {
+            Some(piece) => decoder.feed(piece, &mut out),
+            None => {
+                ended = true;
+                decoder.finish(&mut out)
+            }
+        };
+        ready.extend(out);
+        if let Err(e) = fed {
+            ended = true;
+            // Events completed before the error first, as decode_all would have refused them.
+            return Some(Err(e));
+        }
+    })
+}
+
 /// 1-based line of a byte offset, for error messages.
 fn line_of(bytes: &[u8], offset: usize) -> usize {
     1 + bytes[..offset.min(bytes.len())].iter().filter(|&&b| b == b'\n').count()
@@ -164,15 +196,24 @@ pub fn replay(
     dialect: Option<Dialect>,
     chunk: usize,
 ) -> Result<Replayed, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let events = toolcert_sse::decode_all(&bytes).map_err(|e| {
-        let at = match &e {
-            toolcert_sse::SseError::InvalidUtf8 { offset }
-            | toolcert_sse::SseError::TruncatedUtf8 { offset } => *offset as usize,
-            _ => 0,
-        };
-        format!("{}:{}: not a readable SSE stream: {e}", path.display(), line_of(&bytes, at))
-    })?;
+    let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // A first pass checks the framing and finds the dialect; neither this pass nor the next
+    // holds more than one piece's events at a time, whatever the stream's size.
+    let (mut any_event, mut detected) = (false, None);
+    for ev in sse_events(&bytes) {
+        let ev = ev.map_err(|e| {
+            let at = match &e {
+                toolcert_sse::SseError::InvalidUtf8 { offset }
+                | toolcert_sse::SseError::TruncatedUtf8 { offset } => *offset as usize,
+                _ => 0,
+            };
+            format!("{}:{}: not a readable SSE stream: {e}", path.display(), line_of(&bytes, at))
+        })?;
+        any_event = true;
+        if detected.is_none() {
+            detected = detect(std::slice::from_ref(&ev));
+        }
+    }
     let exp_path = expectation_path(path);
     let expectation = if exp_path.exists() { Some(read_expectation(&exp_path)?) } else { None };
     let dialect = match dialect {
@@ -180,22 +221,32 @@ pub fn replay(
         None => match expectation.as_ref().map(|e| e.dialect.parse::<Dialect>()) {
             Some(Ok(d)) => d,
             Some(Err(e)) => return Err(format!("{}: {e}", exp_path.display())),
-            None if events.is_empty() => {
+            None if !any_event => {
                 return Err(format!(
                     "{}: holds no SSE event (empty, or no complete event), so no dialect to detect; \
                      pass --dialect to replay it anyway",
                     path.display()
                 ))
             }
-            None => detect(&events).ok_or_else(|| {
+            None => detected.ok_or_else(|| {
                 format!("{}: cannot tell the dialect from the stream; pass --dialect", path.display())
             })?,
         },
     };
     // Check the stream decodes in its dialect, to name the line of a broken event.
+    let levels = subject.levels();
+    // The neutral events are kept only for a subject fed events; a large stream is otherwise
+    // held once, as bytes (the events decoded here and the subject's own decoding are not).
+    let keep_events = !levels.contains(&Level::Bytes);
+    let mut terminal = false;
     let mut d = decoder(dialect, Quirks::default());
     let mut sink = Vec::new();
-    for ev in &events {
+    for ev in sse_events(&bytes).map_while(Result::ok) {
+        let ev = &ev;
+        if !keep_events {
+            terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
+            sink.clear();
+        }
         if let Err(e) = d.decode(ev, &mut sink) {
             let needle = ev.data.lines().next().unwrap_or_default();
             let offset = find(&bytes, needle.as_bytes()).unwrap_or(0);
@@ -208,13 +259,13 @@ pub fn replay(
             ));
         }
     }
-    let terminal = sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
-    let levels = subject.levels();
+    terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
     if !levels.contains(&Level::Bytes) && !levels.contains(&Level::Events) {
         return Err(format!("{} can be fed neither bytes nor events", subject.name()));
     }
     let chunks: Vec<Vec<u8>> =
-        if chunk == 0 { vec![bytes.clone()] } else { bytes.chunks(chunk).map(<[u8]>::to_vec).collect() };
+        if chunk == 0 { vec![std::mem::take(&mut bytes)] } else { bytes.chunks(chunk).map(<[u8]>::to_vec).collect() };
+    drop(bytes);
     let tools = expectation.as_ref().map(|e| e.tools.clone()).unwrap_or_default();
     let end = expectation.as_ref().map_or(StreamEnd::Eof, |e| e.end);
     let case = Case::single(

@@ -513,8 +513,9 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
 
 /// Reads a report file (JSONL or JSON).
 fn read_report(path: &Path) -> Result<Report, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    toolcert::runner::jsonl::read_report(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    toolcert::runner::jsonl::read_report_from(std::io::BufReader::with_capacity(1 << 16, file))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn read_reports(paths: &[PathBuf]) -> Result<Vec<Report>, String> {
@@ -573,28 +574,46 @@ fn replay_scenario(
     setting: toolcert::runner::Setting,
     format: Format,
 ) -> ExitCode {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) => {
             eprintln!("toolcert: cannot read {}: {e}", path.display());
             return ExitCode::from(exit::USAGE);
         }
     };
-    let value: serde_json::Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("toolcert: {} is not JSON ({e}), so not a scenario", path.display());
-            return ExitCode::from(exit::USAGE);
+    // Parsed as it is read (a scenario may carry megabytes of arguments), after a look at its
+    // first byte to say what else a file holds.
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let first = {
+        use std::io::BufRead as _;
+        loop {
+            match reader.fill_buf() {
+                Ok([]) => break None,
+                Ok(buf) => match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+                    Some(i) => break Some(buf[i]),
+                    None => {
+                        let n = buf.len();
+                        reader.consume(n);
+                    }
+                },
+                Err(e) => {
+                    eprintln!("toolcert: cannot read {}: {e}", path.display());
+                    return ExitCode::from(exit::USAGE);
+                }
+            }
         }
     };
-    if !value.is_object() {
-        let kind = match value {
-            serde_json::Value::Array(_) => "an array",
-            serde_json::Value::String(_) => "a string",
-            serde_json::Value::Number(_) => "a number",
-            serde_json::Value::Bool(_) => "a boolean",
-            _ => "null",
-        };
+    let kind = match first {
+        Some(b'{') => None,
+        Some(b'[') => Some("an array"),
+        Some(b'"') => Some("a string"),
+        Some(b'-' | b'0'..=b'9') => Some("a number"),
+        Some(b't' | b'f') => Some("a boolean"),
+        Some(b'n') => Some("null"),
+        None => Some("nothing (it is empty)"),
+        Some(_) => Some("something that is not JSON"),
+    };
+    if let Some(kind) = kind {
         eprintln!(
             "toolcert: {} holds {kind}, not a scenario: a scenario is a JSON object with \"name\" and \
              \"streams\" (a report's failures[].scenario)",
@@ -602,10 +621,14 @@ fn replay_scenario(
         );
         return ExitCode::from(exit::USAGE);
     }
-    let case: toolcert::scenario::Case = match serde_json::from_value(value) {
+    let case: toolcert::scenario::Case = match serde_json::from_reader(reader) {
         Ok(c) => c,
-        Err(e) => {
+        Err(e) if e.is_data() => {
             eprintln!("toolcert: {} is not a scenario (a report's failures[].scenario): {e}", path.display());
+            return ExitCode::from(exit::USAGE);
+        }
+        Err(e) => {
+            eprintln!("toolcert: {} is not JSON ({e}), so not a scenario", path.display());
             return ExitCode::from(exit::USAGE);
         }
     };

@@ -91,6 +91,9 @@ impl WireAccumulator for ReferenceWire {
     }
 }
 
+/// The most bytes [`ReferenceBytes`] hands its SSE decoder at once.
+const FEED_PIECE: usize = 64 << 10;
+
 /// The reference at the bytes level: an incremental SSE decoder (with incremental UTF-8)
 /// into the wire level.
 pub struct ReferenceBytes {
@@ -101,13 +104,21 @@ pub struct ReferenceBytes {
 
 impl BytesAccumulator for ReferenceBytes {
     fn on_bytes(&mut self, chunk: &[u8], out: &mut Emit) -> Result<(), TurnError> {
-        self.events.clear();
-        let fed = self.sse.feed(chunk, &mut self.events);
-        // Events completed before a framing error are still the stream's.
-        for e in &self.events {
-            self.wire.on_wire(e, out)?;
+        // A large chunk (a whole recorded stream) is decoded a piece at a time, so the events
+        // held at once are those of one piece, not of the stream; the decoder gives the same
+        // events however its input is cut.
+        // (An empty chunk is still fed: it reports a failed decoder's error again.)
+        let pieces = chunk.chunks(FEED_PIECE).chain(chunk.is_empty().then_some(chunk));
+        for piece in pieces {
+            self.events.clear();
+            let fed = self.sse.feed(piece, &mut self.events);
+            // Events completed before a framing error are still the stream's.
+            for e in &self.events {
+                self.wire.on_wire(e, out)?;
+            }
+            fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))?;
         }
-        fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
+        Ok(())
     }
 
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
@@ -318,9 +329,12 @@ impl Reference {
     }
 
     fn finish_turn(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
-        for call in &self.calls {
-            out.outcome(self.judge(call));
+        // Each buffer is freed once judged: a turn's arguments are not held twice over, as
+        // text and as parsed values.
+        for call in std::mem::take(&mut self.calls) {
+            out.outcome(self.judge(&call));
         }
+        self.by_index.clear();
         out.layout(std::mem::take(&mut self.layout));
         Ok(())
     }

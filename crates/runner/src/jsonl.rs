@@ -172,10 +172,21 @@ pub fn to_jsonl(r: &Report) -> Result<String, String> {
 
 /// Rebuilds a report from its JSONL stream, checking the footer's counts against the records.
 pub fn from_jsonl(text: &str) -> Result<Report, String> {
+    from_lines(text.lines().map(|l| Ok(l.to_string())))
+}
+
+/// [`from_jsonl`] over lines read one at a time: a report file is never held whole, only the
+/// report it rebuilds and one line.
+fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Report, String> {
     let mut report: Option<Report> = None;
     let mut end: Option<Footer> = None;
-    for (n, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, raw) in lines.enumerate() {
         let at = n + 1;
+        let raw = raw.map_err(|e| format!("line {at}: {e}"))?;
+        let raw = raw.as_str();
+        if raw.trim().is_empty() {
+            continue;
+        }
         if end.is_some() {
             return Err(format!("line {at}: a record after the footer"));
         }
@@ -271,6 +282,30 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
         ));
     }
     Ok(report)
+}
+
+/// [`read_report`] from a reader (a file), streaming a JSONL report line by line; a JSON
+/// summary, one document, is read whole.
+pub fn read_report_from(mut reader: impl std::io::BufRead) -> Result<Report, String> {
+    let mut blank = 0;
+    let mut first = String::new();
+    loop {
+        first.clear();
+        if reader.read_line(&mut first).map_err(|e| e.to_string())? == 0 || !first.trim().is_empty() {
+            break;
+        }
+        blank += 1;
+    }
+    let is_jsonl =
+        serde_json::from_str::<serde_json::Value>(&first).ok().is_some_and(|v| v.get("record").is_some());
+    if is_jsonl {
+        let skipped = (0..blank).map(|_| Ok(String::new()));
+        let first = std::iter::once(Ok(first.trim_end_matches(['\n', '\r']).to_string()));
+        return from_lines(skipped.chain(first).chain(reader.lines()));
+    }
+    let mut text = first;
+    reader.read_to_string(&mut text).map_err(|e| e.to_string())?;
+    read_report(&text)
 }
 
 /// Reads a report written as JSONL (`--out DIR`'s `report.jsonl`, `--format jsonl`) or as the
