@@ -152,7 +152,9 @@ impl Replayed {
 
 /// The SSE events of `bytes`, decoded a piece at a time: what `decode_all` gives, without
 /// holding every event at once. Ends after the first error.
-fn sse_events(bytes: &[u8]) -> impl Iterator<Item = Result<toolcert_sse::SseEvent, toolcert_sse::SseError>> + '_ {
+fn sse_events(
+    bytes: &[u8],
+) -> impl Iterator<Item = Result<toolcert_sse::SseEvent, toolcert_sse::SseError>> + '_ {
     const PIECE: usize = 64 << 10;
     let mut decoder = toolcert_sse::Decoder::new();
     let mut pieces = bytes.chunks(PIECE);
@@ -263,8 +265,11 @@ pub fn replay(
     if !levels.contains(&Level::Bytes) && !levels.contains(&Level::Events) {
         return Err(format!("{} can be fed neither bytes nor events", subject.name()));
     }
-    let chunks: Vec<Vec<u8>> =
-        if chunk == 0 { vec![std::mem::take(&mut bytes)] } else { bytes.chunks(chunk).map(<[u8]>::to_vec).collect() };
+    let chunks: Vec<Vec<u8>> = if chunk == 0 {
+        vec![std::mem::take(&mut bytes)]
+    } else {
+        bytes.chunks(chunk).map(<[u8]>::to_vec).collect()
+    };
     drop(bytes);
     let tools = expectation.as_ref().map(|e| e.tools.clone()).unwrap_or_default();
     let end = expectation.as_ref().map_or(StreamEnd::Eof, |e| e.end);
@@ -351,7 +356,11 @@ pub fn walk(dir: &Path) -> Result<Walk, String> {
                 if linked && !real.starts_with(&root) {
                     out.skipped.push(format!("{}: a link out of {}", p.display(), dir.display()));
                 } else if !seen.insert(real.clone()) {
-                    out.skipped.push(format!("{}: a link to {}, walked already", p.display(), real.display()));
+                    out.skipped.push(format!(
+                        "{}: a link to {}, walked already",
+                        p.display(),
+                        real.display()
+                    ));
                 } else {
                     stack.push(p);
                 }

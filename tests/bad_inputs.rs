@@ -110,8 +110,11 @@ fn an_empty_or_cut_sse_file_says_no_terminal_event_arrived() {
     let out = toolcert(&["replay", "--dialect", "anthropic", s(&empty)]);
     assert!(stdout(&out).contains("no terminal event arrived"), "{}", stdout(&out));
 
-    let whole = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/crates/dialect/tests/data/anthropic.sse"))
-        .unwrap();
+    let whole = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/dialect/tests/data/anthropic.sse"
+    ))
+    .unwrap();
     let cut = dir.join("cut.sse");
     std::fs::write(&cut, &whole[..whole.find("message_delta").unwrap()]).unwrap();
     let out = toolcert(&["replay", s(&cut)]);
@@ -122,7 +125,10 @@ fn an_empty_or_cut_sse_file_says_no_terminal_event_arrived() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["terminal"], false);
     // The whole stream has its terminal.
-    let out = toolcert(&["replay", concat!(env!("CARGO_MANIFEST_DIR"), "/crates/dialect/tests/data/anthropic.sse")]);
+    let out = toolcert(&[
+        "replay",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/crates/dialect/tests/data/anthropic.sse"),
+    ]);
     assert!(!stdout(&out).contains("no terminal event"), "{}", stdout(&out));
 }
 
@@ -138,7 +144,11 @@ fn corpus_check_walks_each_directory_once_and_refuses_an_empty_one() {
     symlink(".", looped.join("b")).unwrap();
     let out = toolcert(&["corpus", "check", "--dir", s(&looped)]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
-    assert!(stderr(&out).contains("a link to") && stderr(&out).contains("walked already"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a link to") && stderr(&out).contains("walked already"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains(&format!("no .sse files under {}", looped.display())), "{}", stderr(&out));
 
     for name in ["empty", "x.sse"] {
@@ -221,7 +231,9 @@ fn anthropic_stream(calls: usize, size: usize) -> Vec<u8> {
             let piece = serde_json::to_string(std::str::from_utf8(piece).unwrap()).unwrap();
             out.push_str(&format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{i},\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":{piece}}}}}\n\n"));
         }
-        out.push_str(&format!("event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{i}}}\n\n"));
+        out.push_str(&format!(
+            "event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{i}}}\n\n"
+        ));
     }
     out.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":1}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     out.into_bytes()
@@ -239,6 +251,8 @@ fn replay_cpu(file: &Path) -> Duration {
         .spawn()
         .unwrap();
     let pid = child.id() as libc::pid_t;
+    // Reaped by wait4 below, not by std (which would lose the child's rusage).
+    std::mem::forget(child);
     // SAFETY: wait4 writes the status and rusage we own; it reaps our own child (std's Child
     // is not used to wait for it afterwards).
     let (status, usage) = unsafe {
@@ -248,7 +262,8 @@ fn replay_cpu(file: &Path) -> Duration {
         (status, usage)
     };
     assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "replay of {} failed", file.display());
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let tv =
+        |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 

@@ -133,7 +133,8 @@ fn post_large(base: &str, len: usize, chunked: bool) -> Option<u16> {
     let addr = base.trim_start_matches("http://");
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let framing = if chunked { "transfer-encoding: chunked".to_string() } else { format!("content-length: {len}") };
+    let framing =
+        if chunked { "transfer-encoding: chunked".to_string() } else { format!("content-length: {len}") };
     write!(s, "POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\n{framing}\r\n\r\n").ok()?;
     let block = vec![b'x'; 1 << 20];
     let mut left = len;

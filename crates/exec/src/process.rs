@@ -81,7 +81,12 @@ impl Proc {
     /// Starts `sh -c cmd` with piped stdio, in `dir` when given.
     pub fn spawn(cmd: &str, dir: Option<&Path>, max_line: usize, stderr_keep: usize) -> io::Result<Proc> {
         let mut command = Command::new("sh");
-        command.arg("-c").arg(shell_command(cmd)).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .arg("-c")
+            .arg(shell_command(cmd))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         if let Some(dir) = dir {
             command.current_dir(dir);
         }
@@ -314,8 +319,8 @@ fn is_simple_command(cmd: &str) -> bool {
     // Reserved words and builtins that change the shell itself (`cd`, `exec`...) or that
     // `exec` cannot run; an assignment prefix (`A=1 prog`) would be exec'd as a program.
     const SHELL_WORDS: &[&str] = &[
-        "if", "then", "else", "elif", "fi", "case", "esac", "for", "while", "until", "do", "done", "{",
-        "}", "!", "cd", "exec", "eval", ".", "source", "set", "export", "unset", "trap", "exit", "ulimit",
+        "if", "then", "else", "elif", "fi", "case", "esac", "for", "while", "until", "do", "done", "{", "}",
+        "!", "cd", "exec", "eval", ".", "source", "set", "export", "unset", "trap", "exit", "ulimit",
         "umask", "alias", "function", "time", "wait", "readonly", "shift", "command",
     ];
     if first.is_empty() || first.contains('=') || SHELL_WORDS.contains(&first) {

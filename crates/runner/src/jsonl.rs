@@ -197,7 +197,9 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                 .err()
                 .is_some_and(|e| e.classify() == serde_json::error::Category::Eof);
             if cut {
-                format!("line {at}: truncated: the record ends before its JSON does (the report was cut short)")
+                format!(
+                    "line {at}: truncated: the record ends before its JSON does (the report was cut short)"
+                )
             } else {
                 format!("line {at}: not a report record: {e}")
             }

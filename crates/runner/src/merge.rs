@@ -172,7 +172,8 @@ fn coverage_text(table: &serde_json::Value) -> Option<String> {
     let mut cases = 0;
     for (name, c) in table.as_object()? {
         let label = Label::ALL.into_iter().find(|l| l.name() == name)?;
-        let count = LabelCount { count: c.get("count")?.as_u64()?, applicable: c.get("applicable")?.as_u64()? };
+        let count =
+            LabelCount { count: c.get("count")?.as_u64()?, applicable: c.get("applicable")?.as_u64()? };
         if label.group() == LabelGroup::Ending {
             cases = cases.max(count.applicable);
         }

@@ -78,7 +78,14 @@ async fn handle(
         Some(e) if method == Method::POST && !too_large => shared.next_reply(e, &body),
         _ => None,
     };
-    shared.record(Request { endpoint, method: method.to_string(), path: path.clone(), headers, body, body_len });
+    shared.record(Request {
+        endpoint,
+        method: method.to_string(),
+        path: path.clone(),
+        headers,
+        body,
+        body_len,
+    });
     let log = |status: StatusCode, what: &str| {
         if shared.log {
             eprintln!("toolcert-serve: {method} {path} -> {} {what}", status.as_u16());
