@@ -286,28 +286,56 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     Ok(report)
 }
 
-/// [`read_report`] from a reader (a file), streaming a JSONL report line by line; a JSON
-/// summary, one document, is read whole.
+/// The longest JSONL record read: a record holds one case (with its scenario when kept in
+/// full), never a whole run; a longer line is refused once this much of it is read.
+pub const MAX_RECORD: u64 = 256 << 20;
+
+/// [`read_report`] from a reader (a file), streaming a JSONL report line by line (each line at
+/// most [`MAX_RECORD`] bytes); a JSON summary, one document, is read whole.
 pub fn read_report_from(mut reader: impl std::io::BufRead) -> Result<Report, String> {
-    let mut blank = 0;
-    let mut first = String::new();
-    loop {
-        first.clear();
-        if reader.read_line(&mut first).map_err(|e| e.to_string())? == 0 || !first.trim().is_empty() {
-            break;
+    let mut head = Vec::new();
+    let first = loop {
+        match bounded_line(&mut reader, MAX_RECORD) {
+            None => break String::new(),
+            Some(Err(e)) => return Err(format!("line {}: {e}", head.len() + 1)),
+            Some(Ok(line)) if line.trim().is_empty() => head.push(line),
+            Some(Ok(line)) => break line,
         }
-        blank += 1;
-    }
-    let is_jsonl =
-        serde_json::from_str::<serde_json::Value>(&first).ok().is_some_and(|v| v.get("record").is_some());
+    };
+    let is_jsonl = looks_jsonl(&first);
     if is_jsonl {
-        let skipped = (0..blank).map(|_| Ok(String::new()));
-        let first = std::iter::once(Ok(first.trim_end_matches(['\n', '\r']).to_string()));
-        return from_lines(skipped.chain(first).chain(reader.lines()));
+        head.push(first);
+        let rest = std::iter::from_fn(move || bounded_line(&mut reader, MAX_RECORD));
+        return from_lines(head.into_iter().map(Ok).chain(rest));
     }
-    let mut text = first;
+    let mut text = head.concat() + &first + "\n";
     reader.read_to_string(&mut text).map_err(|e| e.to_string())?;
     read_report(&text)
+}
+
+/// Whether a report's first line is a JSONL record (whole, or cut short: it is still one).
+fn looks_jsonl(first: &str) -> bool {
+    first.trim_start().starts_with("{\"record\"")
+        || serde_json::from_str::<serde_json::Value>(first).ok().is_some_and(|v| v.get("record").is_some())
+}
+
+/// The next line of at most `max` bytes, without its line end; `None` at the end.
+fn bounded_line(reader: &mut impl std::io::BufRead, max: u64) -> Option<std::io::Result<String>> {
+    use std::io::{BufRead as _, Read as _};
+    let mut buf = Vec::new();
+    match reader.by_ref().take(max + 1).read_until(b'\n', &mut buf) {
+        Ok(0) => None,
+        Err(e) => Some(Err(e)),
+        Ok(_) if buf.len() as u64 > max && buf.last() != Some(&b'\n') => {
+            Some(Err(std::io::Error::other(format!("a line longer than {max} bytes: not a report record"))))
+        }
+        Ok(_) => {
+            while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+                buf.pop();
+            }
+            Some(String::from_utf8(buf).map_err(|e| std::io::Error::other(format!("not UTF-8: {e}"))))
+        }
+    }
 }
 
 /// Reads a report written as JSONL (`--out DIR`'s `report.jsonl`, `--format jsonl`) or as the
@@ -315,8 +343,7 @@ pub fn read_report_from(mut reader: impl std::io::BufRead) -> Result<Report, Str
 /// records).
 pub fn read_report(text: &str) -> Result<Report, String> {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let is_jsonl =
-        serde_json::from_str::<serde_json::Value>(first).ok().is_some_and(|v| v.get("record").is_some());
+    let is_jsonl = looks_jsonl(first);
     if is_jsonl {
         return from_jsonl(text);
     }
@@ -326,4 +353,35 @@ pub fn read_report(text: &str) -> Result<Report, String> {
         return Err(format!("a report of {:?}, not of toolcert", report.tool));
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_past_the_bound_is_refused_without_reading_it_whole() {
+        let text = format!("short\n{}\nnext\n", "x".repeat(100));
+        let mut r = std::io::BufReader::with_capacity(8, text.as_bytes());
+        assert_eq!(bounded_line(&mut r, 16).unwrap().unwrap(), "short");
+        let err = bounded_line(&mut r, 16).unwrap().unwrap_err();
+        assert!(err.to_string().contains("a line longer than 16 bytes"), "{err}");
+        // Reading stopped at the bound, inside the long line.
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut r, &mut rest).unwrap();
+        assert_eq!(rest, format!("{}\nnext\n", "x".repeat(100 - 17)));
+        let mut r = std::io::BufReader::new("a\r\nb".as_bytes());
+        assert_eq!(bounded_line(&mut r, 16).unwrap().unwrap(), "a");
+        assert_eq!(bounded_line(&mut r, 16).unwrap().unwrap(), "b");
+        assert!(bounded_line(&mut r, 16).is_none());
+    }
+
+    #[test]
+    fn a_record_cut_inside_its_json_is_truncated() {
+        let cut = "{\"record\":\"header\",\"format\":1,\"tool\":\"toolcert\",\"version\":\"0.1.0\",\"protocol\":null,\"suite\":{\"vers";
+        let err = from_jsonl(cut).unwrap_err();
+        assert!(err.starts_with("line 1: truncated"), "{err}");
+        let err = read_report_from(std::io::BufReader::new(format!("\n\n{cut}").as_bytes())).unwrap_err();
+        assert!(err.starts_with("line 3: truncated"), "{err}");
+    }
 }
