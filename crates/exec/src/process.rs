@@ -387,9 +387,14 @@ pub fn kill_subjects_on_signals() {
             }
         }
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: installs a handler that only does async-signal-safe work.
+            // SAFETY: installs a handler that only does async-signal-safe work; a signal the
+            // parent had ignored (`nohup`, a background job's SIGINT) stays ignored.
             unsafe {
-                libc::signal(signal, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+                let previous =
+                    libc::signal(signal, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+                if previous == libc::SIG_IGN {
+                    libc::signal(signal, libc::SIG_IGN);
+                }
             }
         }
     }
