@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use toolcert_dialect::{decoder, defect, detect, render_bytes, render_wire};
 use toolcert_oracle::corpus::{outcome_to_file, ExpectationFile};
 use toolcert_oracle::{expect, expect_defect, Profile, Violation};
-use toolcert_render::render;
+use toolcert_render::{render, Event};
 use toolcert_scenario::{
     Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn, WireDefect,
 };
@@ -182,6 +182,9 @@ pub struct Replayed {
     pub observation: Observation,
     /// When an expectation file sits beside the stream: its path and the violations.
     pub verdict: Option<(PathBuf, Vec<Violation>)>,
+    /// The stream carried a terminal event (a stop reason or an error); an empty or cut-short
+    /// recording did not, and nothing in it may be dispatched.
+    pub terminal: bool,
 }
 
 impl Replayed {
@@ -193,6 +196,7 @@ impl Replayed {
             "text": o.text,
             "error": o.error.as_ref().map(|e| serde_json::json!({"class": e.value.class, "detail": e.value.detail})),
             "crash": o.crash,
+            "terminal": self.terminal,
             "calls": o.outcomes.iter().map(|t| outcome_to_file(&t.value)).collect::<Vec<_>>(),
             "verdict": self.verdict.as_ref().map(|(p, v)| serde_json::json!({
                 "expectation": p.display().to_string(),
@@ -201,6 +205,40 @@ impl Replayed {
             })),
         })
     }
+}
+
+/// The SSE events of `bytes`, decoded a piece at a time: what `decode_all` gives, without
+/// holding every event at once. Ends after the first error.
+fn sse_events(
+    bytes: &[u8],
+) -> impl Iterator<Item = Result<toolcert_sse::SseEvent, toolcert_sse::SseError>> + '_ {
+    const PIECE: usize = 64 << 10;
+    let mut decoder = toolcert_sse::Decoder::new();
+    let mut pieces = bytes.chunks(PIECE);
+    let mut ready = std::collections::VecDeque::new();
+    let mut ended = false;
+    std::iter::from_fn(move || loop {
+        if let Some(ev) = ready.pop_front() {
+            return Some(Ok(ev));
+        }
+        if ended {
+            return None;
+        }
+        let mut out = Vec::new();
+        let fed = match pieces.next() {
+            Some(piece) => decoder.feed(piece, &mut out),
+            None => {
+                ended = true;
+                decoder.finish(&mut out)
+            }
+        };
+        ready.extend(out);
+        if let Err(e) = fed {
+            ended = true;
+            // Events completed before the error first, as decode_all would have refused them.
+            return Some(Err(e));
+        }
+    })
 }
 
 /// 1-based line of a byte offset, for error messages.
@@ -217,15 +255,24 @@ pub fn replay(
     dialect: Option<Dialect>,
     chunk: usize,
 ) -> Result<Replayed, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let events = toolcert_sse::decode_all(&bytes).map_err(|e| {
-        let at = match &e {
-            toolcert_sse::SseError::InvalidUtf8 { offset }
-            | toolcert_sse::SseError::TruncatedUtf8 { offset } => *offset as usize,
-            _ => 0,
-        };
-        format!("{}:{}: not a readable SSE stream: {e}", path.display(), line_of(&bytes, at))
-    })?;
+    let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // A first pass checks the framing and finds the dialect; neither this pass nor the next
+    // holds more than one piece's events at a time, whatever the stream's size.
+    let (mut any_event, mut detected) = (false, None);
+    for ev in sse_events(&bytes) {
+        let ev = ev.map_err(|e| {
+            let at = match &e {
+                toolcert_sse::SseError::InvalidUtf8 { offset }
+                | toolcert_sse::SseError::TruncatedUtf8 { offset } => *offset as usize,
+                _ => 0,
+            };
+            format!("{}:{}: not a readable SSE stream: {e}", path.display(), line_of(&bytes, at))
+        })?;
+        any_event = true;
+        if detected.is_none() {
+            detected = detect(std::slice::from_ref(&ev));
+        }
+    }
     let exp_path = expectation_path(path);
     let expectation = if exp_path.exists() { Some(read_expectation(&exp_path)?) } else { None };
     let dialect = match dialect {
@@ -233,18 +280,36 @@ pub fn replay(
         None => match expectation.as_ref().map(|e| e.dialect.parse::<Dialect>()) {
             Some(Ok(d)) => d,
             Some(Err(e)) => return Err(format!("{}: {e}", exp_path.display())),
-            None => detect(&events).ok_or_else(|| {
+            None if !any_event => {
+                return Err(format!(
+                    "{}: holds no SSE event (empty, or no complete event), so no dialect to detect; \
+                     pass --dialect to replay it anyway",
+                    path.display()
+                ))
+            }
+            None => detected.ok_or_else(|| {
                 format!("{}: cannot tell the dialect from the stream; pass --dialect", path.display())
             })?,
         },
     };
     // A readable stream with an event its dialect's decoder refuses (a fault, data that is
     // not JSON, a field of the wrong type) is a faulty stream: it is fed to the subject and
-    // judged. Decoding here only finds the events for a subject that takes no bytes.
+    // judged. Decoding here only finds the events for a subject that takes no bytes (and the
+    // line of a refused event).
+    let levels = subject.levels();
+    // The neutral events are kept only for a subject fed events; a large stream is otherwise
+    // held once, as bytes (the events decoded here and the subject's own decoding are not).
+    let keep_events = !levels.contains(&Level::Bytes);
+    let mut terminal = false;
     let mut d = decoder(dialect, Quirks::default());
     let mut sink = Vec::new();
     let mut refused = None;
-    for ev in &events {
+    for ev in sse_events(&bytes).map_while(Result::ok) {
+        let ev = &ev;
+        if !keep_events {
+            terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
+            sink.clear();
+        }
         if let Err(e) = d.decode(ev, &mut sink) {
             let needle = ev.data.lines().next().unwrap_or_default();
             let offset = find(&bytes, needle.as_bytes()).unwrap_or(0);
@@ -258,7 +323,7 @@ pub fn replay(
             break;
         }
     }
-    let levels = subject.levels();
+    terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
     if !levels.contains(&Level::Bytes) && !levels.contains(&Level::Events) {
         return Err(format!("{} can be fed neither bytes nor events", subject.name()));
     }
@@ -271,8 +336,12 @@ pub fn replay(
             subject.name()
         ));
     }
-    let chunks: Vec<Vec<u8>> =
-        if chunk == 0 { vec![bytes.clone()] } else { bytes.chunks(chunk).map(<[u8]>::to_vec).collect() };
+    let chunks: Vec<Vec<u8>> = if chunk == 0 {
+        vec![std::mem::take(&mut bytes)]
+    } else {
+        bytes.chunks(chunk).map(<[u8]>::to_vec).collect()
+    };
+    drop(bytes);
     let tools = expectation.as_ref().map(|e| e.tools.clone()).unwrap_or_default();
     let end = expectation.as_ref().map_or(StreamEnd::Eof, |e| e.end);
     let case = Case::single(
@@ -304,7 +373,7 @@ pub fn replay(
         )),
         None => None,
     };
-    Ok(Replayed { dialect, observation, verdict })
+    Ok(Replayed { dialect, observation, verdict, terminal })
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -314,25 +383,65 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Every `.sse` file under `dir`, sorted.
+/// Every `.sse` file under `dir`, sorted (see [`walk`]).
 pub fn files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
+    Ok(walk(dir)?.files)
+}
+
+/// What [`walk`] found under a directory.
+#[derive(Clone, Debug, Default)]
+pub struct Walk {
+    /// The `.sse` files, sorted.
+    pub files: Vec<PathBuf>,
+    /// What was not walked, and why (a link back into a directory already walked, a link
+    /// out of the corpus).
+    pub skipped: Vec<String>,
+}
+
+/// Walks `dir` for `.sse` files, each real directory once: a symbolic link to a directory
+/// already walked (a loop such as `a -> .`) or to one outside `dir` (`up -> ../..`) is
+/// skipped and listed, so a walk ends and checks only the corpus's own files.
+pub fn walk(dir: &Path) -> Result<Walk, String> {
+    let root = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut seen = std::collections::BTreeSet::from([root.clone()]);
+    let mut out = Walk::default();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
         for entry in entries {
-            let p = entry.map_err(|e| format!("{}: {e}", d.display()))?.path();
+            let entry = entry.map_err(|e| format!("{}: {e}", d.display()))?;
+            let p = entry.path();
+            let linked = entry.file_type().is_ok_and(|t| t.is_symlink());
             if p.is_dir() {
                 // Fuzz seeds and findings are not replayable cases.
-                if !matches!(p.file_name().and_then(|n| n.to_str()), Some("fuzz")) {
+                if matches!(p.file_name().and_then(|n| n.to_str()), Some("fuzz")) {
+                    continue;
+                }
+                let real = match std::fs::canonicalize(&p) {
+                    Ok(real) => real,
+                    Err(e) => {
+                        out.skipped.push(format!("{}: {e}", p.display()));
+                        continue;
+                    }
+                };
+                if linked && !real.starts_with(&root) {
+                    out.skipped.push(format!("{}: a link out of {}", p.display(), dir.display()));
+                } else if !seen.insert(real.clone()) {
+                    out.skipped.push(format!(
+                        "{}: a link to {}, walked already",
+                        p.display(),
+                        real.display()
+                    ));
+                } else {
                     stack.push(p);
                 }
             } else if p.extension().is_some_and(|e| e == "sse") {
-                out.push(p);
+                out.files.push(p);
             }
         }
     }
-    out.sort();
+    out.files.sort();
+    out.skipped.sort();
     Ok(out)
 }
 

@@ -26,6 +26,9 @@ mod exit {
     pub const CRASHED: u8 = 3;
     /// An output could not be written.
     pub const INTERNAL: u8 = 5;
+    /// Stdout was closed by its reader (`| head`): toolcert stops quietly, as a process
+    /// killed by SIGPIPE would (128 + 13).
+    pub const CLOSED_STDOUT: u8 = 141;
 }
 
 const EXIT_CODES: &str = "Exit codes (one meaning each):
@@ -35,8 +38,20 @@ const EXIT_CODES: &str = "Exit codes (one meaning each):
      or a run in which no case ran (a --case filter that matches nothing, every case skipped)
   3  the subject crashed or timed out: its only unexpected failures are SUBJECT-CRASH
   4  stale baseline: nothing unexpected failed, but a baseline entry no longer fails
-  5  internal error: an output could not be written (--out, --write-baseline)
-When several apply, the first of 5, 1, 3, 4 wins.";
+  5  internal error: an output could not be written (stdout, --out, --write-baseline)
+When several apply, the first of 5, 1, 3, 4 wins. A reader that closes stdout early
+(`toolcert certify | head`) ends toolcert quietly with 141, as SIGPIPE ends other tools;
+the subject is stopped and its process group killed first.";
+
+/// A whole-number option. clap alone reads `--cases -1` as an unknown flag `-1`; this names
+/// what is wrong with the value instead.
+fn whole<T: TryFrom<i128>>(s: &str) -> Result<T, String> {
+    let n: i128 = s.trim().parse().map_err(|_| format!("expected a whole number, got {s:?}"))?;
+    if n < 0 {
+        return Err(format!("must be 0 or more, got {n}"));
+    }
+    T::try_from(n).map_err(|_| format!("{n} is too large"))
+}
 
 #[derive(Parser)]
 #[command(name = "toolcert", version, about = "Certifies streaming tool-call accumulators", after_help = EXIT_CODES)]
@@ -53,7 +68,9 @@ enum Command {
     Certify(CertifyArgs),
     /// Merge reports (JSONL, or JSON summaries) of one implementation: the shards of a run
     /// (`certify --shard K/N --out DIR`) into the report of the whole run, or runs of other
-    /// seeds into one. Exits with the merged report's verdict.
+    /// seeds into one. Prints text unless --format says otherwise. Exits with the merged
+    /// report's verdict; shards short of the whole run exit 2 where it would be 0, unless
+    /// --allow-partial.
     #[command(after_help = EXIT_CODES)]
     Merge(MergeArgs),
     /// Print an implementation × invariant table (must and should status per cell, with
@@ -100,7 +117,7 @@ struct ReplayArgs {
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
     /// Feed the bytes in chunks of this many bytes (0: all at once).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
     chunk: usize,
     /// `text`, or `json` (outcomes in the expectation files' shape).
     #[arg(long, default_value = "text")]
@@ -132,10 +149,10 @@ struct CertifyArgs {
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
     /// Generated cases to run per setting, besides the named ones.
-    #[arg(long, default_value_t = DEFAULT_CASES)]
+    #[arg(long, default_value_t = DEFAULT_CASES, allow_negative_numbers = true, value_parser = whole::<usize>)]
     cases: usize,
     /// Seed for the generated cases: the same seed runs the same cases.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>)]
     seed: u64,
     /// Only run cases whose name contains this.
     #[arg(long = "case")]
@@ -195,7 +212,7 @@ struct OutputArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Failing cases to print in full (text and markdown formats).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = whole::<usize>)]
     show: usize,
     /// Also write DIR/report.jsonl and, for each failure kept in full, a reproducer:
     /// DIR/failures/CASE.json (replay it with --scenario) and the SSE bytes fed (CASE.sse,
@@ -217,6 +234,10 @@ struct MergeArgs {
     /// Reports to merge: JSONL (`--out DIR`'s report.jsonl, `--format jsonl`) or JSON.
     #[arg(required = true, value_name = "REPORT")]
     reports: Vec<PathBuf>,
+    /// Accept shards that do not make the whole run (two of three): the merged verdict says
+    /// which are missing either way; without this such a merge exits 2 instead of 0.
+    #[arg(long)]
+    allow_partial: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -243,10 +264,10 @@ enum MatrixFormat {
 #[derive(clap::Args)]
 struct ZooArgs {
     /// Seeds to hunt each mutant with (1..=N).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = whole::<u64>)]
     seeds: u64,
     /// Generated cases per seed before a mutant counts as surviving.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, allow_negative_numbers = true, value_parser = whole::<usize>)]
     max_cases: usize,
     /// Only this mutant (and print its shrunk counterexample).
     #[arg(long)]
@@ -280,14 +301,44 @@ enum Format {
     Markdown,
 }
 
-fn main() -> ExitCode {
-    // Output into a closed pipe (`toolcert certify --format json | head`) ends the process
-    // quietly, as other command-line tools do, instead of panicking inside `println!`.
-    #[cfg(unix)]
-    // SAFETY: restores the default disposition of one signal, before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+/// Writes to stdout, flushed. A reader that went away (`toolcert certify | head`) ends
+/// toolcert quietly with [`exit::CLOSED_STDOUT`], as a SIGPIPE would have; any other failure
+/// (a full disk, `> /dev/full`) is one line and [`exit::INTERNAL`]. SIGPIPE itself stays
+/// ignored (Rust's default), so that a subject that stops reading its stdin is an `EPIPE`
+/// in the harness, never the end of it.
+fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), ExitCode> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_fmt(args).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::from(exit::CLOSED_STDOUT)),
+        Err(e) => {
+            eprintln!("toolcert: cannot write to stdout: {e}");
+            Err(ExitCode::from(exit::INTERNAL))
+        }
     }
+}
+
+/// `print!` that returns the exit code of a failed write from the enclosing function (whose
+/// locals, a running subject among them, are then dropped: stopped and killed).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        if let Err(code) = write_stdout(format_args!($($arg)*)) {
+            return code;
+        }
+    };
+}
+
+/// `println!`, as [`out!`].
+macro_rules! outln {
+    () => { out!("\n") };
+    ($($arg:tt)*) => { out!("{}\n", format_args!($($arg)*)) };
+}
+
+fn main() -> ExitCode {
+    // Ctrl-C reaches toolcert but not a subject (it has its own process group): kill the
+    // subjects' groups on the way out.
+    toolcert::exec::kill_subjects_on_signals();
     // A subject's panic is caught by the driver and reported as SUBJECT-CRASH; the default
     // hook would also print it (with a backtrace per case under RUST_BACKTRACE).
     let default_hook = std::panic::take_hook();
@@ -310,9 +361,9 @@ fn main() -> ExitCode {
         Command::Corpus(args) => corpus(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
-                println!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
+                outln!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
             }
-            println!(
+            outln!(
                 "\nThe must and should parts of each rule, what exercises it, the ground truth and the \
                  number rule: docs/SPEC.md"
             );
@@ -320,7 +371,7 @@ fn main() -> ExitCode {
         }
         Command::Cases => {
             for c in toolcert::gen::named::all() {
-                println!("{:<40} {}", c.case.name, c.about);
+                outln!("{:<40} {}", c.case.name, c.about);
             }
             ExitCode::from(exit::CONFORMS)
         }
@@ -593,7 +644,7 @@ fn emit_combined(combined: toolcert::runner::Combined, output: &OutputArgs) -> E
         Format::Junit => toolcert::runner::formats::to_junit_many(&combined.settings),
         Format::Markdown => combined.to_markdown(),
     };
-    print!("{printed}");
+    out!("{printed}");
     if let Some(dir) = &output.out {
         for r in &combined.settings {
             let sub = dir.join(toolcert::runner::report::file_stem(&r.setting_label()));
@@ -641,7 +692,7 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
         Format::Junit => toolcert::runner::formats::to_junit(&report),
         Format::Markdown => toolcert::runner::formats::to_markdown(&report, output.show),
     };
-    print!("{printed}");
+    out!("{printed}");
     let mut internal = false;
     if let Some(dir) = &output.out {
         match toolcert::runner::out::write_out(dir, &report) {
@@ -683,10 +734,11 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
 fn read_reports(paths: &[PathBuf]) -> Result<Vec<Report>, String> {
     let mut all = Vec::new();
     for path in paths {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let reader = std::io::BufReader::with_capacity(1 << 16, file);
         all.extend(
-            toolcert::runner::jsonl::read_reports(&text).map_err(|e| format!("{}: {e}", path.display()))?,
+            toolcert::runner::jsonl::read_reports_from(reader)
+                .map_err(|e| format!("{}: {e}", path.display()))?,
         );
     }
     Ok(all)
@@ -724,7 +776,18 @@ fn merge(args: MergeArgs) -> ExitCode {
     });
     match merged {
         Ok(reports) if reports.len() == 1 => {
-            emit(reports.into_iter().next().expect("one report"), &args.output, baseline)
+            let report = reports.into_iter().next().expect("one report");
+            let missing = toolcert::runner::missing_shards(&report);
+            let code = emit(report, &args.output, baseline);
+            if missing.is_empty() || args.allow_partial || code != ExitCode::from(exit::CONFORMS) {
+                return code;
+            }
+            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
+            eprintln!(
+                "toolcert: incomplete merge: shards {} missing (--allow-partial accepts it)",
+                list.join(", ")
+            );
+            ExitCode::from(exit::USAGE)
         }
         Ok(reports) if baseline.is_some() || args.output.write_baseline.is_some() => {
             eprintln!(
@@ -745,8 +808,8 @@ fn matrix(args: MatrixArgs) -> ExitCode {
     match read_reports(&args.reports).and_then(toolcert::runner::matrix::Matrix::build) {
         Ok(m) => {
             match args.format {
-                MatrixFormat::Markdown => print!("{}", m.to_markdown(args.pruned)),
-                MatrixFormat::Html => print!("{}", m.to_html(args.pruned)),
+                MatrixFormat::Markdown => out!("{}", m.to_markdown(args.pruned)),
+                MatrixFormat::Html => out!("{}", m.to_html(args.pruned)),
             }
             ExitCode::from(exit::CONFORMS)
         }
@@ -764,17 +827,61 @@ fn replay_scenario(
     setting: toolcert::runner::Setting,
     format: Format,
 ) -> ExitCode {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) => {
             eprintln!("toolcert: cannot read {}: {e}", path.display());
             return ExitCode::from(exit::USAGE);
         }
     };
-    let case: toolcert::scenario::Case = match serde_json::from_str(&text) {
+    // Parsed as it is read (a scenario may carry megabytes of arguments), after a look at its
+    // first byte to say what else a file holds.
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let first = {
+        use std::io::BufRead as _;
+        loop {
+            match reader.fill_buf() {
+                Ok([]) => break None,
+                Ok(buf) => match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+                    Some(i) => break Some(buf[i]),
+                    None => {
+                        let n = buf.len();
+                        reader.consume(n);
+                    }
+                },
+                Err(e) => {
+                    eprintln!("toolcert: cannot read {}: {e}", path.display());
+                    return ExitCode::from(exit::USAGE);
+                }
+            }
+        }
+    };
+    let kind = match first {
+        Some(b'{') => None,
+        Some(b'[') => Some("an array"),
+        Some(b'"') => Some("a string"),
+        Some(b'-' | b'0'..=b'9') => Some("a number"),
+        Some(b't' | b'f') => Some("a boolean"),
+        Some(b'n') => Some("null"),
+        None => Some("nothing (it is empty)"),
+        Some(_) => Some("something that is not JSON"),
+    };
+    if let Some(kind) = kind {
+        eprintln!(
+            "toolcert: {} holds {kind}, not a scenario: a scenario is a JSON object with \"name\" and \
+             \"streams\" (a report's failures[].scenario)",
+            path.display()
+        );
+        return ExitCode::from(exit::USAGE);
+    }
+    let case: toolcert::scenario::Case = match serde_json::from_reader(reader) {
         Ok(c) => c,
-        Err(e) => {
+        Err(e) if e.is_data() => {
             eprintln!("toolcert: {} is not a scenario (a report's failures[].scenario): {e}", path.display());
+            return ExitCode::from(exit::USAGE);
+        }
+        Err(e) => {
+            eprintln!("toolcert: {} is not JSON ({e}), so not a scenario", path.display());
             return ExitCode::from(exit::USAGE);
         }
     };
@@ -788,16 +895,16 @@ fn replay_scenario(
         return ExitCode::from(exit::USAGE);
     }
     match format {
-        Format::Json | Format::Jsonl => println!(
+        Format::Json | Format::Jsonl => outln!(
             "{}",
             serde_json::json!({"case": case.name, "violations": checked.violations, "observations": checked.observations})
         ),
         Format::Text | Format::Junit | Format::Markdown => {
-            print!("{}", toolcert::render::transcript(&case));
+            out!("{}", toolcert::render::transcript(&case));
             for v in &checked.violations {
-                println!("{v}");
+                outln!("{v}");
             }
-            println!("{}", if checked.violations.is_empty() { "conforms" } else { "violations found" });
+            outln!("{}", if checked.violations.is_empty() { "conforms" } else { "violations found" });
         }
     }
     ExitCode::from(if checked.violations.is_empty() { exit::CONFORMS } else { exit::VIOLATIONS })
@@ -833,10 +940,10 @@ fn zoo(args: ZooArgs) -> ExitCode {
     };
     match args.format {
         ZooFormat::Text => {
-            print!("{}", toolcert::zoo::to_text(&rows, &zoo));
+            out!("{}", toolcert::zoo::to_text(&rows, &zoo));
             if args.mutant.is_some() {
                 if let Some((case, violations)) = rows.first().and_then(|r| r.counterexample.as_ref()) {
-                    println!(
+                    outln!(
                         "\nshrunk counterexample ({}):\n{}",
                         case.name,
                         toolcert::render::transcript(case)
@@ -846,20 +953,20 @@ fn zoo(args: ZooArgs) -> ExitCode {
                     let mutant = args.mutant.as_deref().and_then(toolcert::mutants::by_name);
                     if let Some(m) = mutant.filter(|m| m.level != toolcert::subject::Level::Events) {
                         if let Ok(streams) = toolcert::runner::out::sse_bytes(case, m.dialect, m.quirks) {
-                            println!("as sent ({} SSE):", m.dialect.name());
+                            outln!("as sent ({} SSE):", m.dialect.name());
                             for bytes in streams {
-                                print!("{}", String::from_utf8_lossy(&bytes));
+                                out!("{}", String::from_utf8_lossy(&bytes));
                             }
                         }
                     }
                     for v in violations {
-                        println!("{v}");
+                        outln!("{v}");
                     }
                 }
             }
         }
-        ZooFormat::Json => println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise")),
-        ZooFormat::Markdown => print!("{}", toolcert::zoo::to_markdown(&rows, &zoo)),
+        ZooFormat::Json => outln!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise")),
+        ZooFormat::Markdown => out!("{}", toolcert::zoo::to_markdown(&rows, &zoo)),
     }
     let all_dead = rows.iter().all(|r| r.killed && r.expected_caught);
     ExitCode::from(if all_dead { exit::CONFORMS } else { exit::VIOLATIONS })
@@ -881,19 +988,19 @@ fn replay(args: ReplayArgs) -> ExitCode {
         }
     };
     if args.format == "json" {
-        println!("{}", serde_json::to_string_pretty(&replayed.to_json()).expect("JSON values serialise"));
+        outln!("{}", serde_json::to_string_pretty(&replayed.to_json()).expect("JSON values serialise"));
     } else {
         let o = &replayed.observation;
-        println!("{} ({}) through {}", args.file.display(), replayed.dialect, subject.name());
+        outln!("{} ({}) through {}", args.file.display(), replayed.dialect, subject.name());
         for t in &o.outcomes {
             match &t.value {
                 toolcert::subject::Outcome::Dispatchable { call_id, name, args } => {
-                    println!("  dispatch  {name}  {call_id}  {args}")
+                    outln!("  dispatch  {name}  {call_id}  {args}")
                 }
                 toolcert::subject::Outcome::SchemaError { call_id, name, args, errors } => {
-                    println!("  schema error  {name}  {call_id}  {args}  ({})", errors.join("; "))
+                    outln!("  schema error  {name}  {call_id}  {args}  ({})", errors.join("; "))
                 }
-                toolcert::subject::Outcome::Failed { reason, call_id, name, raw } => println!(
+                toolcert::subject::Outcome::Failed { reason, call_id, name, raw } => outln!(
                     "  not run ({})  {}  {}  raw {}",
                     reason.as_str(),
                     name.as_deref().unwrap_or("?"),
@@ -903,24 +1010,30 @@ fn replay(args: ReplayArgs) -> ExitCode {
             }
         }
         if o.outcomes.is_empty() {
-            println!("  no tool calls");
+            outln!("  no tool calls");
+        }
+        if !replayed.terminal {
+            outln!(
+                "  no terminal event arrived: the stream ends without a stop reason or an error \
+                 (empty or cut short), so nothing in it may be dispatched"
+            );
         }
         if !o.text.is_empty() {
-            println!("  text {}", toolcert::oracle::quote(&o.text));
+            outln!("  text {}", toolcert::oracle::quote(&o.text));
         }
         if let Some(e) = &o.error {
-            println!("  turn failed: {}", e.value);
+            outln!("  turn failed: {}", e.value);
         }
         if let Some(c) = &o.crash {
-            println!("  crashed: {c}");
+            outln!("  crashed: {c}");
         }
         if let Some((path, v)) = &replayed.verdict {
             if v.is_empty() {
-                println!("conforms to {}", path.display());
+                outln!("conforms to {}", path.display());
             } else {
-                println!("does not conform to {}:", path.display());
+                outln!("does not conform to {}:", path.display());
                 for v in v {
-                    println!("  {v}");
+                    outln!("  {v}");
                 }
             }
         }
@@ -933,7 +1046,7 @@ fn corpus(args: CorpusArgs) -> ExitCode {
     match args.action {
         CorpusAction::Write => match toolcert::corpus::write(&args.dir) {
             Ok(n) => {
-                println!("wrote {n} cases under {}", args.dir.display());
+                outln!("wrote {n} cases under {}", args.dir.display());
                 ExitCode::from(exit::CONFORMS)
             }
             Err(e) => {
@@ -941,27 +1054,42 @@ fn corpus(args: CorpusArgs) -> ExitCode {
                 ExitCode::from(exit::INTERNAL)
             }
         },
-        CorpusAction::Check => match toolcert::corpus::check(&args.dir) {
-            Ok(checked) => {
-                let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
-                for c in &bad {
-                    println!("FAIL {}", c.path.display());
-                    for p in &c.problems {
-                        println!("  {p}");
-                    }
+        CorpusAction::Check => corpus_check(&args.dir),
+    }
+}
+
+fn corpus_check(dir: &Path) -> ExitCode {
+    match toolcert::corpus::walk(dir) {
+        Ok(walk) => {
+            for skipped in &walk.skipped {
+                eprintln!("toolcert: skipped {skipped}");
+            }
+            if walk.files.is_empty() {
+                eprintln!("toolcert: no .sse files under {}", dir.display());
+                return ExitCode::from(exit::USAGE);
+            }
+        }
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    }
+    match toolcert::corpus::check(dir) {
+        Ok(checked) => {
+            let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
+            for c in &bad {
+                outln!("FAIL {}", c.path.display());
+                for p in &c.problems {
+                    outln!("  {p}");
                 }
-                println!("{} of {} corpus cases pass", checked.len() - bad.len(), checked.len());
-                ExitCode::from(if bad.is_empty() && !checked.is_empty() {
-                    exit::CONFORMS
-                } else {
-                    exit::VIOLATIONS
-                })
             }
-            Err(e) => {
-                eprintln!("toolcert: {e}");
-                ExitCode::from(exit::USAGE)
-            }
-        },
+            outln!("{} of {} corpus cases pass", checked.len() - bad.len(), checked.len());
+            ExitCode::from(if bad.is_empty() { exit::CONFORMS } else { exit::VIOLATIONS })
+        }
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            ExitCode::from(exit::USAGE)
+        }
     }
 }
 
@@ -978,7 +1106,7 @@ fn smoke(args: SmokeArgs) -> ExitCode {
         }
     };
     let report = toolcert::exec::smoke(&subject);
-    print!("{report}");
+    out!("{report}");
     ExitCode::from(if report.ok { exit::CONFORMS } else { exit::VIOLATIONS })
 }
 
@@ -994,7 +1122,7 @@ mod serve_cmd {
     use toolcert::scenario::{Dialect, Quirks, Turn};
     use toolcert_serve::{Config, Endpoint, MockProvider, Reply};
 
-    use super::exit;
+    use super::{exit, whole};
 
     pub const AFTER_HELP: &str = "\
 Each endpoint serves its own list of streams in turn, starting over at the end:
@@ -1003,7 +1131,8 @@ Each endpoint serves its own list of streams in turn, starting over at the end:
   POST /v1/responses           openai-responses  (OpenAI SDKs: base URL with /v1)
 A named or generated case is rendered in the dialect of the endpoint asked (a case that
 dialect cannot speak is left out of its list); a .sse file is served only on the endpoint of
-its dialect. Any API key is accepted and request bodies are not checked. Every request is
+its dialect. Any API key is accepted and request bodies are not checked, only bounded: one
+over --max-body bytes (16 MiB by default) is discarded and gets a 413. Every request is
 logged on stderr with the stream it got; a request with nothing to serve gets a 500 with a
 JSON error. Ctrl-C stops the server.
 
@@ -1016,7 +1145,7 @@ Examples:
     #[derive(clap::Args)]
     pub struct ServeArgs {
         /// The port to listen on, on 127.0.0.1 (0: a free one, printed at start).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u16>)]
         port: u16,
         /// A recorded stream to serve, as exact bytes (a corpus `.sse` file, or a failure's
         /// reproducer from `certify --out`); repeat for several. Its dialect is --dialect,
@@ -1029,21 +1158,25 @@ Examples:
         case: Option<String>,
         /// Serve this many generated cases: the ones `toolcert certify --level bytes
         /// --dialect D --no-schema --cases N --seed S` runs for each endpoint's dialect D.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
         cases: usize,
         /// The seed of the generated cases.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>)]
         seed: u64,
         /// Serve only this dialect's endpoint: anthropic, openai-chat or openai-responses.
         #[arg(long)]
         dialect: Option<Dialect>,
         /// Re-cut every stream into chunks of this many bytes (0: as the case's transport
         /// cuts it; a file whole).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
         chunk: usize,
         /// A pause between two chunks of a stream, in milliseconds.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u64>)]
         chunk_delay_ms: u64,
+        /// The largest request body accepted, in bytes; a longer one is discarded as it is
+        /// read and answered 413.
+        #[arg(long, default_value_t = toolcert_serve::DEFAULT_MAX_BODY, allow_negative_numbers = true, value_parser = whole::<usize>)]
+        max_body: usize,
     }
 
     /// One stream to serve: its name in the log and its chunks.
@@ -1070,6 +1203,7 @@ Examples:
             .port(args.port)
             .chunk_delay(Duration::from_millis(args.chunk_delay_ms))
             .log(true)
+            .max_body(args.max_body)
             .fallback(move |endpoint, _body| {
                 let slot = Endpoint::ALL.iter().position(|&e| e == endpoint)?;
                 let list = &served[slot];

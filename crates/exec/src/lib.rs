@@ -43,6 +43,7 @@ mod process;
 pub mod protocol;
 mod smoke;
 
+pub use process::{kill_live_groups, kill_subjects_on_signals};
 use process::{Proc, RecvError};
 pub use protocol::{delivery_order, Implementation, PROTOCOL_VERSION};
 use protocol::{
@@ -585,7 +586,9 @@ fn exchange<T: for<'de> Deserialize<'de>>(
             });
         }
         Err(RecvError::Eof) => {
-            let status = proc.exit_status(Duration::from_millis(500));
+            // EOF on the reply pipe is a crash at once, whether or not the process goes on
+            // living: a moment to collect the status of one that is exiting, then the kill.
+            let status = proc.exit_status(Duration::from_millis(200));
             let _ = sent;
             return Err(Failure::Exited {
                 during: during.into(),

@@ -6,7 +6,18 @@
 //! size, handed over a channel that the harness waits on with a timeout) and a stderr
 //! drainer (so a chatty subject never blocks on a full stderr pipe; the tail is kept for
 //! crash reports). On Unix the subject runs in its own process group, and killing it kills
-//! the whole group: `sh`, the interpreter and anything they started.
+//! the whole group: `sh`, the interpreter and anything they started. Live groups are listed
+//! in a table that [`kill_live_groups`] (called from the harness's signal handlers and exit
+//! paths) signals, so a harness stopped by Ctrl-C leaves no subject behind either.
+//!
+//! A subject that exits before reading its input makes the writer's next write fail: the
+//! writer thread blocks SIGPIPE, so that failure is `EPIPE` (and the writer stops) whatever
+//! disposition the host program gave SIGPIPE, never a signal that kills the harness.
+//!
+//! A command that is one simple command (`python3 a.py`) is run as `sh -c 'exec CMD'`: the
+//! subject is then `sh`'s own process, and its stdout has no other holder, so a subject that
+//! closes its stdout is seen at once as EOF (a crash), whatever it does next. A compound
+//! command keeps `sh` as its parent, which holds the pipe open too (docs/PROTOCOL.md).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -46,6 +57,8 @@ struct Tail {
 
 pub(crate) struct Proc {
     child: Child,
+    /// The slot of its process group in the table of live groups.
+    group: Option<usize>,
     to_child: Option<Sender<Vec<u8>>>,
     from_child: Receiver<Line>,
     stderr: Arc<(Mutex<Tail>, Condvar)>,
@@ -68,7 +81,12 @@ impl Proc {
     /// Starts `sh -c cmd` with piped stdio, in `dir` when given.
     pub fn spawn(cmd: &str, dir: Option<&Path>, max_line: usize, stderr_keep: usize) -> io::Result<Proc> {
         let mut command = Command::new("sh");
-        command.arg("-c").arg(cmd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .arg("-c")
+            .arg(shell_command(cmd))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         if let Some(dir) = dir {
             command.current_dir(dir);
         }
@@ -78,6 +96,7 @@ impl Proc {
             command.process_group(0);
         }
         let mut child = command.spawn()?;
+        let group = groups::register(child.id());
         let (Some(mut stdin), Some(stdout), Some(mut stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -88,6 +107,7 @@ impl Proc {
 
         let (to_child, writes) = mpsc::channel::<Vec<u8>>();
         thread::Builder::new().name("toolcert-exec-stdin".into()).spawn(move || {
+            block_sigpipe();
             for message in writes {
                 if stdin.write_all(&message).and_then(|()| stdin.flush()).is_err() {
                     break;
@@ -131,6 +151,7 @@ impl Proc {
 
         Ok(Proc {
             child,
+            group,
             to_child: Some(to_child),
             from_child,
             stderr: tail,
@@ -268,6 +289,8 @@ impl Proc {
             }
         }
         let _ = self.child.kill();
+        // Out of the table before the reap: after it, the group id may be another's.
+        groups::unregister(self.group.take());
         let status = self.child.wait().ok();
         self.status = Some(status);
         status
@@ -277,6 +300,138 @@ impl Proc {
 impl Drop for Proc {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// The command line given to `sh -c`: `exec CMD` when `cmd` is one simple command (words,
+/// quoted or not, with no operator, redirection, substitution or leading assignment), so
+/// that `sh` becomes the subject instead of staying its parent; `cmd` itself otherwise.
+pub(crate) fn shell_command(cmd: &str) -> String {
+    if is_simple_command(cmd) {
+        format!("exec {cmd}")
+    } else {
+        cmd.to_string()
+    }
+}
+
+fn is_simple_command(cmd: &str) -> bool {
+    let first = cmd.split_whitespace().next().unwrap_or("");
+    // Reserved words and builtins that change the shell itself (`cd`, `exec`...) or that
+    // `exec` cannot run; an assignment prefix (`A=1 prog`) would be exec'd as a program.
+    const SHELL_WORDS: &[&str] = &[
+        "if", "then", "else", "elif", "fi", "case", "esac", "for", "while", "until", "do", "done", "{", "}",
+        "!", "cd", "exec", "eval", ".", "source", "set", "export", "unset", "trap", "exit", "ulimit",
+        "umask", "alias", "function", "time", "wait", "readonly", "shift", "command",
+    ];
+    if first.is_empty() || first.contains('=') || SHELL_WORDS.contains(&first) {
+        return false;
+    }
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    for c in cmd.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' if !single => escaped = true,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            // Substitutions, even inside double quotes, may run anything: keep the shell.
+            '$' | '`' if !single => return false,
+            ';' | '&' | '|' | '<' | '>' | '(' | ')' | '\n' | '#' | '*' | '?' | '[' | '~'
+                if !single && !double =>
+            {
+                return false
+            }
+            _ => {}
+        }
+    }
+    !single && !double && !escaped
+}
+
+/// Blocks SIGPIPE in the calling thread: a write to a pipe whose reader is gone then fails
+/// with `EPIPE` instead of delivering a signal whose default action ends the process.
+fn block_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: sigemptyset/sigaddset initialise the set we own; pthread_sigmask changes only
+    // this thread's mask. A SIGPIPE left pending on this thread is dropped when it ends.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+/// Kills the process group of every subject still running in this process. Async-signal-
+/// safe (atomics and kill(2) only), for a signal handler or an exit path that skips
+/// destructors.
+pub fn kill_live_groups() {
+    groups::kill_all();
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP kill every live subject's process group before they end
+/// the harness as they would have (default action, re-raised). A subject runs in its own
+/// process group, so Ctrl-C at a terminal reaches only the harness: without this, what the
+/// subject started would outlive it.
+pub fn kill_subjects_on_signals() {
+    #[cfg(unix)]
+    {
+        extern "C" fn on_signal(signal: libc::c_int) {
+            groups::kill_all();
+            // SAFETY: signal(2) and raise(3) are async-signal-safe; the default action of
+            // these signals ends the process, with the status a shell expects.
+            unsafe {
+                libc::signal(signal, libc::SIG_DFL);
+                libc::raise(signal);
+            }
+        }
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: installs a handler that only does async-signal-safe work; a signal the
+            // parent had ignored (`nohup`, a background job's SIGINT) stays ignored.
+            unsafe {
+                let previous =
+                    libc::signal(signal, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+                if previous == libc::SIG_IGN {
+                    libc::signal(signal, libc::SIG_IGN);
+                }
+            }
+        }
+    }
+}
+
+/// The table of live subjects' process groups, readable from a signal handler.
+mod groups {
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    /// More subjects at once than this are still killed by their `Proc`, just not from a
+    /// signal handler.
+    const SLOTS: usize = 64;
+    static LIVE: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
+    pub fn register(pid: u32) -> Option<usize> {
+        let pid = i32::try_from(pid).ok().filter(|&p| p > 0)?;
+        (0..SLOTS).find(|&i| LIVE[i].compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+    }
+
+    pub fn unregister(slot: Option<usize>) {
+        if let Some(i) = slot {
+            LIVE[i].store(0, Ordering::SeqCst);
+        }
+    }
+
+    pub fn kill_all() {
+        for slot in &LIVE {
+            let pid = slot.load(Ordering::SeqCst);
+            if pid > 0 {
+                #[cfg(unix)]
+                // SAFETY: kill(2) has no memory-safety preconditions; the group leader is
+                // not reaped while its slot is set, so the group id is still the subject's.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
+        }
     }
 }
 
@@ -317,6 +472,27 @@ fn read_line(reader: &mut impl BufRead, max: usize) -> Line {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn simple_commands_are_execed() {
+        for simple in ["python3 a.py", "node 'my dir/x.js' --flag", "./adapter \"a b\"", "true"] {
+            assert_eq!(shell_command(simple), format!("exec {simple}"), "{simple}");
+        }
+        for compound in [
+            "cd x && python3 a.py",
+            "A=1 prog",
+            "prog; other",
+            "prog | tee log",
+            "prog > out",
+            "prog \"$HOME\"",
+            "exec prog",
+            "if true; then prog; fi",
+            "prog 'unclosed",
+            "prog *.py",
+        ] {
+            assert_eq!(shell_command(compound), compound, "{compound}");
+        }
+    }
 
     #[test]
     fn lines_are_bounded() {

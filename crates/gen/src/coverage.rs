@@ -902,6 +902,14 @@ impl CoverageStats {
         Self::default()
     }
 
+    /// Stats from counts kept elsewhere (a report's coverage table, merged shards' tables
+    /// added up) over `cases` cases; labels not given count zero.
+    pub fn from_counts(cases: u64, counts: impl IntoIterator<Item = (Label, LabelCount)>) -> Self {
+        let mut stats = Self { cases, ..Self::default() };
+        stats.counts.extend(counts);
+        stats
+    }
+
     /// Classifies `case` and counts it.
     pub fn record(&mut self, case: &Case) -> Coverage {
         let cov = classify(case);

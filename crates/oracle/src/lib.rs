@@ -23,8 +23,8 @@ pub mod number;
 pub use exercise::{exercised, Exercised};
 
 pub use expect::{
-    expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile,
-    MAX_DEPTH,
+    expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, FaultExpect, Judged,
+    Profile, MAX_DEPTH,
 };
 pub use invariant::{Grade, Invariant};
 use number::Agreement;

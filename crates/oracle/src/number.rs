@@ -155,10 +155,12 @@ pub fn parse_strict(document: &str) -> Result<Value, String> {
     let value: Value = match crate::expect::parse_nested(document) {
         Some(v) => v,
         // Say why (the depth limit, or serde_json's own error).
-        None => return Err(serde_json::from_str::<Value>(document).err().map_or_else(
-            || format!("nested deeper than {} levels", crate::MAX_DEPTH),
-            |e| e.to_string(),
-        )),
+        None => {
+            return Err(serde_json::from_str::<Value>(document).err().map_or_else(
+                || format!("nested deeper than {} levels", crate::MAX_DEPTH),
+                |e| e.to_string(),
+            ))
+        }
     };
     match overflowing(&value) {
         Some(n) => Err(format!("the number {n} overflows a double")),

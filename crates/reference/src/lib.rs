@@ -12,6 +12,7 @@
 //! provider has no more fragments for it, while the message-level stop reason that follows
 //! may still say the turn was cut (max_tokens), so dispatch waits for the whole stream.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use toolcert_dialect::WireDecoder;
@@ -90,6 +91,9 @@ impl WireAccumulator for ReferenceWire {
     }
 }
 
+/// The most bytes [`ReferenceBytes`] hands its SSE decoder at once.
+const FEED_PIECE: usize = 64 << 10;
+
 /// The reference at the bytes level: an incremental SSE decoder (with incremental UTF-8)
 /// into the wire level.
 pub struct ReferenceBytes {
@@ -100,13 +104,21 @@ pub struct ReferenceBytes {
 
 impl BytesAccumulator for ReferenceBytes {
     fn on_bytes(&mut self, chunk: &[u8], out: &mut Emit) -> Result<(), TurnError> {
-        self.events.clear();
-        let fed = self.sse.feed(chunk, &mut self.events);
-        // Events completed before a framing error are still the stream's.
-        for e in &self.events {
-            self.wire.on_wire(e, out)?;
+        // A large chunk (a whole recorded stream) is decoded a piece at a time, so the events
+        // held at once are those of one piece, not of the stream; the decoder gives the same
+        // events however its input is cut.
+        // (An empty chunk is still fed: it reports a failed decoder's error again.)
+        let pieces = chunk.chunks(FEED_PIECE).chain(chunk.is_empty().then_some(chunk));
+        for piece in pieces {
+            self.events.clear();
+            let fed = self.sse.feed(piece, &mut self.events);
+            // Events completed before a framing error are still the stream's.
+            for e in &self.events {
+                self.wire.on_wire(e, out)?;
+            }
+            fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))?;
         }
-        fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
+        Ok(())
     }
 
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
@@ -138,8 +150,11 @@ struct CallBuffer {
 pub struct Reference {
     /// The compiled schema of each tool that has one; few per turn, so a list.
     schemas: Vec<(String, Rc<schema::Compiled>)>,
-    /// Announced calls in announcement order; few per turn, so a scan beats hashing.
+    /// Announced calls in announcement order.
     calls: Vec<CallBuffer>,
+    /// Where each announced index sits in `calls`: a turn may announce any number of calls
+    /// (a replayed stream of 200,000), and a scan per announcement would make that quadratic.
+    by_index: HashMap<u32, usize>,
     /// The message-level stop reason, once it arrived.
     stop: Option<StopReason>,
     /// The layout of the assembled message: text runs and calls in stream order.
@@ -163,7 +178,8 @@ impl Reference {
     }
 
     fn call_mut(&mut self, index: u32) -> Option<&mut CallBuffer> {
-        self.calls.iter_mut().rev().find(|c| c.index == index)
+        let at = *self.by_index.get(&index)?;
+        self.calls.get_mut(at)
     }
 
     fn judge(&self, call: &CallBuffer) -> Outcome {
@@ -253,13 +269,14 @@ impl Reference {
                         format!("call {index} announced after the stop"),
                     );
                 }
-                if self.calls.iter().any(|c| c.index == *index) {
+                if self.by_index.contains_key(index) {
                     return protocol(
                         ErrorClass::DuplicateAnnouncement,
                         format!("index {index} announced twice (as {call_id})"),
                     );
                 }
                 self.layout.push(Slot::Call { call_id: call_id.to_string() });
+                self.by_index.insert(*index, self.calls.len());
                 self.calls.push(CallBuffer {
                     index: *index,
                     call_id: call_id.to_string(),
@@ -317,9 +334,12 @@ impl Reference {
     }
 
     fn finish_turn(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
-        for call in &self.calls {
-            out.outcome(self.judge(call));
+        // Each buffer is freed once judged: a turn's arguments are not held twice over, as
+        // text and as parsed values.
+        for call in std::mem::take(&mut self.calls) {
+            out.outcome(self.judge(&call));
         }
+        self.by_index.clear();
         out.layout(std::mem::take(&mut self.layout));
         Ok(())
     }

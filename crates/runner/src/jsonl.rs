@@ -190,15 +190,38 @@ pub fn to_jsonl(r: &Report) -> Result<String, String> {
 
 /// Rebuilds a report from its JSONL stream, checking the footer's counts against the records.
 pub fn from_jsonl(text: &str) -> Result<Report, String> {
+    from_lines(text.lines().map(|l| Ok(l.to_string())))
+}
+
+/// [`from_jsonl`] over lines read one at a time: a report file is never held whole, only the
+/// report it rebuilds and one line.
+fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Report, String> {
     let mut report: Option<Report> = None;
     let mut end: Option<Footer> = None;
-    for (n, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, raw) in lines.enumerate() {
         let at = n + 1;
+        let raw = raw.map_err(|e| format!("line {at}: {e}"))?;
+        let raw = raw.as_str();
+        if raw.trim().is_empty() {
+            continue;
+        }
         if end.is_some() {
             return Err(format!("line {at}: a record after the footer"));
         }
-        let line: Line =
-            serde_json::from_str(raw).map_err(|e| format!("line {at}: not a report record: {e}"))?;
+        let line: Line = serde_json::from_str(raw).map_err(|e| {
+            // A report cut short (a killed run, a partial copy) ends inside a record: say so,
+            // rather than what serde makes of the half record.
+            let cut = serde_json::from_str::<serde::de::IgnoredAny>(raw)
+                .err()
+                .is_some_and(|e| e.classify() == serde_json::error::Category::Eof);
+            if cut {
+                format!(
+                    "line {at}: truncated: the record ends before its JSON does (the report was cut short)"
+                )
+            } else {
+                format!("line {at}: not a report record: {e}")
+            }
+        })?;
         match (line, report.as_mut()) {
             (Line::Header(h), None) => {
                 if h.format != JSONL_FORMAT {
@@ -324,13 +347,114 @@ pub fn read_reports(text: &str) -> Result<Vec<Report>, String> {
     Ok(out)
 }
 
+/// The longest JSONL record read: a record holds one case (with its scenario when kept in
+/// full), never a whole run; a longer line is refused once this much of it is read.
+pub const MAX_RECORD: u64 = 256 << 20;
+
+/// [`read_reports`] from a reader (a file), streaming a JSONL file line by line (each line at
+/// most [`MAX_RECORD`] bytes; one report rebuilt at a time); a JSON document is read whole.
+pub fn read_reports_from(mut reader: impl std::io::BufRead) -> Result<Vec<Report>, String> {
+    let mut head = Vec::new();
+    let first = loop {
+        match bounded_line(&mut reader, MAX_RECORD) {
+            None => break String::new(),
+            Some(Err(e)) => return Err(format!("line {}: {e}", head.len() + 1)),
+            Some(Ok(line)) if line.trim().is_empty() => head.push(line),
+            Some(Ok(line)) => break line,
+        }
+    };
+    if !looks_jsonl(&first) {
+        let mut text = head.concat() + &first + "\n";
+        reader.read_to_string(&mut text).map_err(|e| e.to_string())?;
+        return read_reports(&text);
+    }
+    head.push(first);
+    let mut lines = head
+        .into_iter()
+        .map(Ok)
+        .chain(std::iter::from_fn(move || bounded_line(&mut reader, MAX_RECORD)))
+        .peekable();
+    let mut out = Vec::new();
+    let mut at = 1;
+    while lines.peek().is_some() {
+        // One stream: its header, then every line up to the next header.
+        let mut started = false;
+        let mut count = 0;
+        let stream = std::iter::from_fn(|| {
+            let next = lines.next_if(|l| {
+                !(started && l.as_ref().is_ok_and(|l| l.starts_with(r#"{"record":"header""#)))
+            })?;
+            started = true;
+            count += 1;
+            Some(next)
+        });
+        let report = from_lines(stream).map_err(|e| {
+            if out.is_empty() && lines.peek().is_none() {
+                e
+            } else {
+                format!("the report starting at line {at}: {e}")
+            }
+        })?;
+        at += count;
+        out.push(report);
+    }
+    Ok(out)
+}
+
+/// [`read_report`] from a reader (a file), streaming a JSONL report line by line (each line at
+/// most [`MAX_RECORD`] bytes); a JSON summary, one document, is read whole.
+pub fn read_report_from(mut reader: impl std::io::BufRead) -> Result<Report, String> {
+    let mut head = Vec::new();
+    let first = loop {
+        match bounded_line(&mut reader, MAX_RECORD) {
+            None => break String::new(),
+            Some(Err(e)) => return Err(format!("line {}: {e}", head.len() + 1)),
+            Some(Ok(line)) if line.trim().is_empty() => head.push(line),
+            Some(Ok(line)) => break line,
+        }
+    };
+    let is_jsonl = looks_jsonl(&first);
+    if is_jsonl {
+        head.push(first);
+        let rest = std::iter::from_fn(move || bounded_line(&mut reader, MAX_RECORD));
+        return from_lines(head.into_iter().map(Ok).chain(rest));
+    }
+    let mut text = head.concat() + &first + "\n";
+    reader.read_to_string(&mut text).map_err(|e| e.to_string())?;
+    read_report(&text)
+}
+
+/// Whether a report's first line is a JSONL record (whole, or cut short: it is still one).
+fn looks_jsonl(first: &str) -> bool {
+    first.trim_start().starts_with("{\"record\"")
+        || serde_json::from_str::<serde_json::Value>(first).ok().is_some_and(|v| v.get("record").is_some())
+}
+
+/// The next line of at most `max` bytes, without its line end; `None` at the end.
+fn bounded_line(reader: &mut impl std::io::BufRead, max: u64) -> Option<std::io::Result<String>> {
+    use std::io::{BufRead as _, Read as _};
+    let mut buf = Vec::new();
+    match reader.by_ref().take(max + 1).read_until(b'\n', &mut buf) {
+        Ok(0) => None,
+        Err(e) => Some(Err(e)),
+        Ok(_) if buf.len() as u64 > max && buf.last() != Some(&b'\n') => {
+            Some(Err(std::io::Error::other(format!("a line longer than {max} bytes: not a report record"))))
+        }
+        Ok(_) => {
+            while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+                buf.pop();
+            }
+            Some(String::from_utf8(buf).map_err(|e| std::io::Error::other(format!("not UTF-8: {e}"))))
+        }
+    }
+}
+
 /// Reads a report written as JSONL (`--out DIR`'s `report.jsonl`, `--format jsonl`) or as the
 /// JSON summary (`--format json`, which merges only approximately: it has no per-case
 /// records).
 pub fn read_report(text: &str) -> Result<Report, String> {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let is_jsonl =
-        serde_json::from_str::<serde_json::Value>(first).ok().is_some_and(|v| v.get("record").is_some());
+    let is_jsonl = looks_jsonl(first);
     if is_jsonl {
         return from_jsonl(text);
     }
@@ -340,4 +464,35 @@ pub fn read_report(text: &str) -> Result<Report, String> {
         return Err(format!("a report of {:?}, not of toolcert", report.tool));
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_past_the_bound_is_refused_without_reading_it_whole() {
+        let text = format!("short\n{}\nnext\n", "x".repeat(100));
+        let mut r = std::io::BufReader::with_capacity(8, text.as_bytes());
+        assert_eq!(bounded_line(&mut r, 16).unwrap().unwrap(), "short");
+        let err = bounded_line(&mut r, 16).unwrap().unwrap_err();
+        assert!(err.to_string().contains("a line longer than 16 bytes"), "{err}");
+        // Reading stopped at the bound, inside the long line.
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut r, &mut rest).unwrap();
+        assert_eq!(rest, format!("{}\nnext\n", "x".repeat(100 - 17)));
+        let mut r = std::io::BufReader::new("a\r\nb".as_bytes());
+        assert_eq!(bounded_line(&mut r, 16).unwrap().unwrap(), "a");
+        assert_eq!(bounded_line(&mut r, 16).unwrap().unwrap(), "b");
+        assert!(bounded_line(&mut r, 16).is_none());
+    }
+
+    #[test]
+    fn a_record_cut_inside_its_json_is_truncated() {
+        let cut = "{\"record\":\"header\",\"format\":1,\"tool\":\"toolcert\",\"version\":\"0.1.0\",\"protocol\":null,\"suite\":{\"vers";
+        let err = from_jsonl(cut).unwrap_err();
+        assert!(err.starts_with("line 1: truncated"), "{err}");
+        let err = read_report_from(std::io::BufReader::new(format!("\n\n{cut}").as_bytes())).unwrap_err();
+        assert!(err.starts_with("line 3: truncated"), "{err}");
+    }
 }

@@ -32,7 +32,7 @@ pub mod suite;
 pub use combined::Combined;
 pub use findings::{Finding, Signature, Size};
 pub use jobs::MoreSubjects;
-pub use merge::{merge, setting_key};
+pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
 pub use shard::Shard;
 

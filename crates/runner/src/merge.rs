@@ -7,6 +7,10 @@
 //! run would have applied it. Merging the N shards of a run therefore gives the unsharded
 //! run's report. JSON summaries have no records: they merge by adding their counts, which is
 //! exact only for disjoint runs.
+//!
+//! Shards that do not make the whole run (two of three) merge all the same, but the merged
+//! report says which are missing ([`missing_shards`]): in its shard label (`1+2/3`) and its
+//! verdict line, and `toolcert merge` exits non-zero for it unless told to accept it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -82,8 +86,8 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
     first.seed = seeds.first().copied().unwrap_or(first.seed);
     first.seeds = if seeds.len() > 1 { std::mem::take(&mut seeds).into_iter().collect() } else { Vec::new() };
     first.shard = shard;
+    first.coverage_text = coverage.as_ref().and_then(coverage_text);
     first.coverage = coverage;
-    first.coverage_text = None;
     first.baseline = None;
     Ok(first)
 }
@@ -191,6 +195,34 @@ fn merged_shard<'a>(shards: impl Iterator<Item = Option<&'a str>>) -> Option<Str
     }
     let list: Vec<String> = have.iter().map(usize::to_string).collect();
     Some(format!("{}/{count}", list.join("+")))
+}
+
+/// The shards a report of a sharded run lacks (`[3]` for `1+2/3`, `[1, 3]` for `2/3`); empty
+/// for a report of the whole run.
+pub fn missing_shards(r: &Report) -> Vec<usize> {
+    let Some((have, count)) = r.shard.as_deref().and_then(|s| s.split_once('/')) else { return Vec::new() };
+    let Ok(count) = count.parse::<usize>() else { return Vec::new() };
+    let have: BTreeSet<usize> = have.split('+').filter_map(|k| k.parse().ok()).collect();
+    (1..=count).filter(|k| !have.contains(k)).collect()
+}
+
+/// The text form of a coverage table (as a run prints it), so that a merged report's footer is
+/// the unsharded run's. The cases counted are those of the ending labels, which apply to
+/// every case.
+fn coverage_text(table: &serde_json::Value) -> Option<String> {
+    use toolcert_gen::coverage::{CoverageStats, Label, LabelCount, LabelGroup};
+    let mut counts = Vec::new();
+    let mut cases = 0;
+    for (name, c) in table.as_object()? {
+        let label = Label::ALL.into_iter().find(|l| l.name() == name)?;
+        let count =
+            LabelCount { count: c.get("count")?.as_u64()?, applicable: c.get("applicable")?.as_u64()? };
+        if label.group() == LabelGroup::Ending {
+            cases = cases.max(count.applicable);
+        }
+        counts.push((label, count));
+    }
+    Some(CoverageStats::from_counts(cases, counts).to_string())
 }
 
 /// Adds coverage tables label by label (`{label: {count, applicable, percent}}`).

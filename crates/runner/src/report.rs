@@ -701,8 +701,16 @@ impl Report {
         let verdict = if self.conforms { "CONFORMS" } else { "DOES NOT CONFORM" };
         let na = self.invariants.iter().filter(|i| i.status == Status::NotExercised).count();
         let na = if na > 0 { format!("; {na} not exercised (n/a)") } else { String::new() };
+        // A shard (or shards merged short of the whole run) judges only the cases it ran.
+        let missing = crate::merge::missing_shards(self);
+        let incomplete = if missing.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
+            format!("INCOMPLETE: shards missing ({}); ", list.join(", "))
+        };
         format!(
-            "{verdict} at the {} grade (passes: {}); {} in {} of {}{na}",
+            "{incomplete}{verdict} at the {} grade (passes: {}); {} in {} of {}{na}",
             self.grade.as_str(),
             self.conformance,
             plural(self.counted_findings().count(), "distinct finding", "distinct findings"),

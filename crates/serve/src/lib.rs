@@ -25,8 +25,11 @@
 //! chunk-boundary bug; a chunk split over several reads can show one the harness did not aim
 //! for. Writing each chunk on its own and [`Config::close_connections`] make both rarer.
 //!
-//! Auth is not checked. Every request is recorded ([`MockProvider::requests`]), so an adapter can
-//! check the client really asked to stream.
+//! Auth is not checked. Recent requests are recorded ([`MockProvider::requests`], the last
+//! [`Config::keep_requests`]), so an adapter can check the client really asked to stream. A
+//! request body over [`Config::max_body`] is read to its end and discarded, never kept, and
+//! answered `413 Payload Too Large` with a JSON error: memory stays bounded whatever clients
+//! send.
 //!
 //! ```no_run
 //! use toolcert_serve::{Config, Endpoint, MockProvider};
@@ -145,7 +148,7 @@ impl Reply {
 pub type Fallback = Arc<dyn Fn(Endpoint, &[u8]) -> Option<Reply> + Send + Sync>;
 
 /// How the mock runs.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Config {
     /// The port on 127.0.0.1; 0 picks a free one.
     pub port: u16,
@@ -160,6 +163,32 @@ pub struct Config {
     /// starts on a fresh connection whatever came before: a client's read buffer, which
     /// decides where a burst of chunks is cut, then never depends on earlier responses.
     pub close_connections: bool,
+    /// The largest request body accepted, in bytes (16 MiB by default); a longer one gets a
+    /// 413 and is discarded as it is read.
+    pub max_body: usize,
+    /// How many of the latest requests [`MockProvider::requests`] keeps (1,000 by default);
+    /// older ones are forgotten.
+    pub keep_requests: usize,
+}
+
+/// [`Config::max_body`]'s default: well above what a chat request with tools takes.
+pub const DEFAULT_MAX_BODY: usize = 16 << 20;
+
+/// [`Config::keep_requests`]'s default.
+pub const DEFAULT_KEEP_REQUESTS: usize = 1000;
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            port: 0,
+            chunk_delay: Duration::ZERO,
+            fallback: None,
+            log: false,
+            close_connections: false,
+            max_body: DEFAULT_MAX_BODY,
+            keep_requests: DEFAULT_KEEP_REQUESTS,
+        }
+    }
 }
 
 impl fmt::Debug for Config {
@@ -170,6 +199,8 @@ impl fmt::Debug for Config {
             .field("fallback", &self.fallback.as_ref().map(|_| "Fn"))
             .field("log", &self.log)
             .field("close_connections", &self.close_connections)
+            .field("max_body", &self.max_body)
+            .field("keep_requests", &self.keep_requests)
             .finish()
     }
 }
@@ -202,6 +233,16 @@ impl Config {
         self.close_connections = close;
         self
     }
+
+    pub fn max_body(mut self, bytes: usize) -> Config {
+        self.max_body = bytes;
+        self
+    }
+
+    pub fn keep_requests(mut self, n: usize) -> Config {
+        self.keep_requests = n;
+        self
+    }
 }
 
 /// A request the mock received, whatever its path.
@@ -213,7 +254,10 @@ pub struct Request {
     pub path: String,
     /// Header names lowercased, in the order received.
     pub headers: Vec<(String, String)>,
+    /// Empty when the body was over [`Config::max_body`] (see `body_len`).
     pub body: Vec<u8>,
+    /// The body's length as received, kept or not.
+    pub body_len: u64,
 }
 
 impl Request {
@@ -236,8 +280,10 @@ impl Request {
 /// State shared between the handle and the server's connection tasks.
 struct Shared {
     queues: Mutex<[VecDeque<Reply>; 3]>,
-    requests: Mutex<Vec<Request>>,
+    requests: Mutex<VecDeque<Request>>,
     served: AtomicU64,
+    max_body: usize,
+    keep_requests: usize,
     fallback: Option<Fallback>,
     chunk_delay: Duration,
     log: bool,
@@ -247,6 +293,18 @@ struct Shared {
 impl Shared {
     fn slot(endpoint: Endpoint) -> usize {
         Endpoint::ALL.iter().position(|&e| e == endpoint).expect("every endpoint is in ALL")
+    }
+
+    /// Records a request, forgetting the oldest beyond `keep_requests`.
+    fn record(&self, request: Request) {
+        let mut requests = lock(&self.requests);
+        if self.keep_requests == 0 {
+            return;
+        }
+        while requests.len() >= self.keep_requests {
+            requests.pop_front();
+        }
+        requests.push_back(request);
     }
 
     /// The reply for the next request to `endpoint`: the queue first, then the fallback.
@@ -280,8 +338,10 @@ impl MockProvider {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             queues: Mutex::new(Default::default()),
-            requests: Mutex::new(Vec::new()),
+            requests: Mutex::new(VecDeque::new()),
             served: AtomicU64::new(0),
+            max_body: config.max_body,
+            keep_requests: config.keep_requests,
             fallback: config.fallback,
             chunk_delay: config.chunk_delay,
             log: config.log,
@@ -342,14 +402,14 @@ impl MockProvider {
         }
     }
 
-    /// Every request received so far, in arrival order.
+    /// The requests received so far (the last [`Config::keep_requests`]), in arrival order.
     pub fn requests(&self) -> Vec<Request> {
-        lock(&self.shared.requests).clone()
+        lock(&self.shared.requests).iter().cloned().collect()
     }
 
-    /// Every request received so far, forgetting them.
+    /// The requests received so far (as [`MockProvider::requests`]), forgetting them.
     pub fn take_requests(&self) -> Vec<Request> {
-        std::mem::take(&mut *lock(&self.shared.requests))
+        std::mem::take(&mut *lock(&self.shared.requests)).into()
     }
 
     /// Replies whose sending is over: every chunk handed to the connection, or the client

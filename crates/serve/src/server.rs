@@ -19,7 +19,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-use crate::{lock, End, Endpoint, Reply, Request, Shared};
+use crate::{End, Endpoint, Reply, Request, Shared};
 
 /// Accepts connections until `shutdown` fires; each connection is served on its own task, so
 /// a client that stalls or leaves mid-stream affects nobody else.
@@ -70,21 +70,21 @@ async fn handle(
         .iter()
         .map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
         .collect();
-    let body = match req.into_body().collect().await {
-        Ok(b) => b.to_bytes().to_vec(),
-        Err(_) => Vec::new(),
-    };
+    let (body, body_len) = read_body(req.into_body(), shared.max_body).await;
     let endpoint = Endpoint::from_path(&path);
+    let too_large = body.is_none();
+    let body = body.unwrap_or_default();
     let reply = match endpoint {
-        Some(e) if method == Method::POST => shared.next_reply(e, &body),
+        Some(e) if method == Method::POST && !too_large => shared.next_reply(e, &body),
         _ => None,
     };
-    lock(&shared.requests).push(Request {
+    shared.record(Request {
         endpoint,
         method: method.to_string(),
         path: path.clone(),
         headers,
         body,
+        body_len,
     });
     let log = |status: StatusCode, what: &str| {
         if shared.log {
@@ -92,6 +92,15 @@ async fn handle(
         }
     };
     let response = match (endpoint, reply) {
+        _ if too_large => {
+            let message = format!(
+                "toolcert mock: the request body ({body_len} bytes) is over the limit of {} bytes; \
+                 it was discarded",
+                shared.max_body
+            );
+            log(StatusCode::PAYLOAD_TOO_LARGE, &message);
+            error(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large", &message)
+        }
         (None, _) => {
             let served: Vec<String> = Endpoint::ALL.iter().map(|e| format!("POST {}", e.path())).collect();
             let message =
@@ -120,6 +129,33 @@ async fn handle(
         }
     };
     Ok(response)
+}
+
+/// Reads a request body of at most `max` bytes: `(Some(body), len)`, or `(None, len)` when it
+/// is longer, in which case it is read to its end all the same (so the client gets the 413
+/// instead of a reset connection) but nothing past the limit is kept. A body cut by the client
+/// is what arrived of it.
+async fn read_body(mut body: Incoming, max: usize) -> (Option<Vec<u8>>, u64) {
+    // Frames are kept as they arrive and joined once at the end: a buffer grown by doubling
+    // would hold every smaller copy at some point, several times the body in all.
+    let mut frames: Option<Vec<Bytes>> = match body.size_hint().exact() {
+        // A declared length over the limit is discarded from the first byte.
+        Some(n) if n > max as u64 => None,
+        _ => Some(Vec::new()),
+    };
+    let mut len = 0u64;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { break };
+        let Ok(data) = frame.into_data() else { continue };
+        len += data.len() as u64;
+        if len > max as u64 {
+            frames = None;
+        }
+        if let Some(frames) = &mut frames {
+            frames.push(data);
+        }
+    }
+    (frames.map(|f| f.concat()), len)
 }
 
 /// An error body both SDK families read: Anthropic's `{"type": "error", "error": {...}}` and

@@ -232,6 +232,26 @@ fn a_request_with_nothing_queued_gets_a_json_error_naming_the_problem() {
 }
 
 #[test]
+fn a_body_over_the_limit_gets_a_413_and_is_not_kept_and_only_recent_requests_are() {
+    let mock = MockProvider::start(Config::default().max_body(10).keep_requests(2)).unwrap();
+    mock.enqueue(Endpoint::Anthropic, vec![b"data: x\n\n".to_vec()]);
+    let big = "{\"stream\": true, \"pad\": 1}";
+    let mut r = send(mock.addr(), "POST", "/v1/messages", big);
+    assert_eq!(r.status, 413);
+    let body = String::from_utf8(r.body()).unwrap();
+    assert!(body.contains("over the limit of 10 bytes"), "{body}");
+    assert_eq!(mock.queued(Endpoint::Anthropic), 1, "a refused request takes no reply");
+    let seen = mock.requests();
+    assert_eq!((seen[0].body.len(), seen[0].body_len), (0, big.len() as u64), "recorded, its body not kept");
+    // Within the limit it is served; of three requests the last two are remembered.
+    send(mock.addr(), "POST", "/v1/messages", "{}").chunks().unwrap();
+    send(mock.addr(), "POST", "/v1/nothing", "{}");
+    let seen = mock.requests();
+    assert_eq!(seen.len(), 2);
+    assert_eq!((seen[0].body.as_slice(), seen[1].path.as_str()), (&b"{}"[..], "/v1/nothing"));
+}
+
+#[test]
 fn requests_are_recorded_with_their_bodies() {
     let mock = start();
     mock.enqueue(Endpoint::OpenAiResponses, vec![b"data: x\n\n".to_vec()]);
