@@ -206,17 +206,34 @@ fn the_typescript_templates_strict_parse_agrees_with_serde_json() {
     agrees_with_serde_json(&typescript_adapter());
 }
 
-/// The Python template with one line changed, in a scratch directory.
+/// The Python template with one line of the `toolcert-adapter` package it runs on changed:
+/// a copy of the package in a scratch directory, put first on `PYTHONPATH`.
 fn python_mutant(name: &str, from: &str, to: &str) -> ExecSubject {
-    let source = std::fs::read_to_string(root().join("examples/adapters/python/adapter.py")).unwrap();
-    assert!(source.contains(from), "the template still has `{from}`");
+    let package = root().join("python/toolcert_adapter");
     let dir = std::env::temp_dir().join(format!("toolcert-exec-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("adapter.py");
-    std::fs::write(&path, source.replacen(from, to, 1)).unwrap();
-    let cmd = format!("{} {}", common::python(), common::shell_quote(&path));
+    let copy = dir.join("toolcert_adapter");
+    std::fs::create_dir_all(&copy).unwrap();
+    let mut patched = 0;
+    for entry in std::fs::read_dir(&package).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "py") {
+            continue;
+        }
+        let mut source = std::fs::read_to_string(&path).unwrap();
+        if source.contains(from) {
+            source = source.replacen(from, to, 1);
+            patched += 1;
+        }
+        std::fs::write(copy.join(path.file_name().unwrap()), source).unwrap();
+    }
+    assert_eq!(patched, 1, "exactly one module of the package has `{from}`");
+    let cmd = format!(
+        "PYTHONPATH={} {}",
+        common::shell_quote(&dir),
+        common::python_command()
+    );
     let subject = ExecSubject::spawn(&cmd, ExecOptions::default()).unwrap();
-    // It answered the handshake: the interpreter has read the file.
+    // It answered the handshake: the interpreter has read the files.
     let _ = std::fs::remove_dir_all(&dir);
     subject
 }
