@@ -62,7 +62,8 @@ pub fn typescript_command() -> String {
                 ))
             }
         };
-        if !dir.join("node_modules/.bin/tsc").exists() {
+        // (`npm ci` again when the link to the toolcert-adapter package, node/, is missing.)
+        if !dir.join("node_modules/.bin/tsc").exists() || !dir.join("node_modules/toolcert-adapter").exists() {
             run(&["ci", "--no-audit", "--no-fund"])?;
         }
         run(&["exec", "--", "tsc", "-p", "."])?;
