@@ -53,6 +53,9 @@ fn certify_every_setting(subject: &ExecSubject) {
 
 #[test]
 fn python_template_conforms_at_every_declared_setting() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     let subject = python_adapter();
     assert_eq!(subject.levels(), Level::ALL, "the template declares every level");
     assert_eq!(subject.implementation().known_dialects(), Dialect::ALL);
@@ -62,6 +65,9 @@ fn python_template_conforms_at_every_declared_setting() {
 
 #[test]
 fn typescript_template_conforms_at_every_declared_setting() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     let subject = typescript_adapter();
     assert_eq!(subject.levels(), Level::ALL, "the template declares every level");
     assert_eq!(subject.implementation().known_dialects(), Dialect::ALL);
@@ -71,6 +77,9 @@ fn typescript_template_conforms_at_every_declared_setting() {
 
 #[test]
 fn both_templates_handle_the_chat_index_zero_quirk() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     for subject in [python_adapter(), typescript_adapter()] {
         for level in [Level::Wire, Level::Bytes] {
             let speech = Speech {
@@ -198,11 +207,17 @@ fn agrees_with_serde_json(subject: &ExecSubject) {
 
 #[test]
 fn the_python_templates_strict_parse_agrees_with_serde_json() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     agrees_with_serde_json(&python_adapter());
 }
 
 #[test]
 fn the_typescript_templates_strict_parse_agrees_with_serde_json() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     agrees_with_serde_json(&typescript_adapter());
 }
 
@@ -227,11 +242,7 @@ fn python_mutant(name: &str, from: &str, to: &str) -> ExecSubject {
         std::fs::write(copy.join(path.file_name().unwrap()), source).unwrap();
     }
     assert_eq!(patched, 1, "exactly one module of the package has `{from}`");
-    let cmd = format!(
-        "PYTHONPATH={} {}",
-        common::shell_quote(&dir),
-        common::python_command()
-    );
+    let cmd = format!("PYTHONPATH={} {}", common::shell_quote(&dir), common::python_command());
     let subject = ExecSubject::spawn(&cmd, ExecOptions::default()).unwrap();
     // It answered the handshake: the interpreter has read the files.
     let _ = std::fs::remove_dir_all(&dir);
@@ -240,6 +251,9 @@ fn python_mutant(name: &str, from: &str, to: &str) -> ExecSubject {
 
 #[test]
 fn a_template_with_a_seeded_bug_fails_certification() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     // Per-fragment trim: the seeds' first story.
     let trim = python_mutant(
         "trim",
@@ -270,6 +284,9 @@ fn a_template_with_a_seeded_bug_fails_certification() {
 
 #[test]
 fn the_smoke_test_passes_both_templates_and_fails_a_broken_one() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     for subject in [python_adapter(), typescript_adapter()] {
         let report = smoke(&subject);
         let text = report.to_string();
@@ -297,6 +314,9 @@ fn the_smoke_test_passes_both_templates_and_fails_a_broken_one() {
 
 #[test]
 fn the_python_command_can_be_given_relative_to_a_directory() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     let options =
         ExecOptions { dir: Some(root().join("examples/adapters/python")), ..ExecOptions::default() };
     let subject = ExecSubject::spawn("python3 adapter.py", options).unwrap();
