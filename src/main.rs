@@ -127,7 +127,10 @@ enum CorpusAction {
 
 #[derive(clap::Args)]
 struct CertifyArgs {
-    /// The implementation under test: `builtin:reference`.
+    /// The implementation under test: `builtin:reference` (the reference accumulator),
+    /// `builtin:mutant/NAME` (a mutant of the zoo: `toolcert zoo` lists them),
+    /// `builtin:mutant-base` (the mutants' bug-free base) or `exec:CMD` (any program speaking
+    /// docs/PROTOCOL.md, started as `sh -c CMD`)
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
     /// Generated cases to run besides the named ones.
@@ -379,10 +382,25 @@ fn certify(args: CertifyArgs) -> ExitCode {
             return;
         }
         let b = bar.get_or_insert_with(|| {
-            let b = indicatif::ProgressBar::new(total as u64);
+            // The bar appears after a second of work: it starts at the cases already done and
+            // the time already spent, and shows the average rate since the start, so its
+            // first tick does not read the jump from 0 as millions of cases a second.
+            let b = indicatif::ProgressBar::new(total as u64)
+                .with_position(done as u64)
+                .with_elapsed(started.elapsed());
             b.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {per_sec}  eta {eta}")
-                    .expect("a valid template"),
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {rate}  eta {left}")
+                    .expect("a valid template")
+                    .with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0} cases/s", average_rate(s));
+                    })
+                    .with_key("left", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let rate = average_rate(s);
+                        let left = s.len().unwrap_or(0).saturating_sub(s.pos()) as f64;
+                        if rate > 0.0 {
+                            let _ = write!(w, "{}s", (left / rate).ceil() as u64);
+                        }
+                    }),
             );
             b
         });
@@ -392,6 +410,16 @@ fn certify(args: CertifyArgs) -> ExitCode {
         b.finish_and_clear();
     }
     emit(report, &args.output, baseline)
+}
+
+/// Cases per second since the run started.
+fn average_rate(s: &indicatif::ProgressState) -> f64 {
+    let secs = s.elapsed().as_secs_f64();
+    if secs > 0.0 {
+        s.pos() as f64 / secs
+    } else {
+        0.0
+    }
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
