@@ -4,12 +4,16 @@
 # fail under pytest with its finding, reproducer and replay line (and the replay line must
 # run as printed), the correct one must pass.
 #
-# The toolcert binary: $TOOLCERT_BIN, otherwise target/release/toolcert (built if missing).
+# The toolcert binary: with TOOLCERT_WHEEL=FILE, the wheel python/bin builds, installed into
+# the venv (the plugin then finds `toolcert` on the venv's PATH, as a user without Rust
+# would); otherwise $TOOLCERT_BIN, otherwise target/release/toolcert (built if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-if [ -z "${TOOLCERT_BIN:-}" ]; then
+if [ -n "${TOOLCERT_WHEEL:-}" ]; then
+    unset TOOLCERT_BIN
+elif [ -z "${TOOLCERT_BIN:-}" ]; then
     cargo build --release --quiet --bin toolcert
     export TOOLCERT_BIN=$repo/target/release/toolcert
 fi
@@ -17,7 +21,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet --disable-pip-version-check ./python pytest
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check ./python pytest ${TOOLCERT_WHEEL:+"$TOOLCERT_WHEEL"}
+if [ -n "${TOOLCERT_WHEEL:-}" ]; then
+    echo "python/ci.sh: toolcert from the wheel: $("$work/venv/bin/toolcert" --version 2>&1 || true)"
+fi
 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
 
 # A user's project: the example adapter and its test, outside the checkout.
@@ -39,7 +46,7 @@ done
 # The replay line runs as printed (with the binary for `toolcert`): it fails again.
 replay=$(grep -m1 "replay: toolcert certify" "$work/buggy.log" | sed 's/^ *replay: toolcert //')
 set +e
-eval "\"\$TOOLCERT_BIN\" $replay" >"$work/replay.log" 2>&1
+eval "\"\${TOOLCERT_BIN:-toolcert}\" $replay" >"$work/replay.log" 2>&1
 status=$?
 set -e
 [ "$status" -eq 1 ] || { cat "$work/replay.log"; echo "python/ci.sh: the replay line exited $status, expected 1"; exit 1; }
