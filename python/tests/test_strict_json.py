@@ -50,4 +50,9 @@ def test_dumps_refuses_what_json_cannot_hold():
     with pytest.raises(ValueError):
         dumps(float("nan"))
     with pytest.raises(TypeError):
-        dumps({1: 2})
+        dumps({"a": object()})
+
+
+def test_a_string_like_a_marker_stays_a_string():
+    text = '{"a":"\\u0000x:0\\u0000","b":1.50}'
+    assert dumps(loads(text)) == text

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json as _json
 import math
 import re
+import secrets
 from decimal import Decimal, InvalidOperation
 
 __all__ = ["JsonNumber", "NotJson", "loads", "dumps", "json_equal", "schema_errors", "MAX_DEPTH"]
@@ -128,61 +129,33 @@ def loads(text: str, *, numbers: bool = True):
     return value
 
 
-_encode_str = _json.encoder.encode_basestring  # type: ignore[attr-defined]
+# Replies are written by the C encoder. It cannot write a number's literal itself, so each
+# JsonNumber (or Decimal) goes out as a marker string, replaced by the literal afterwards; the
+# random nonce keeps a string of the arguments from ever looking like a marker.
+_NONCE = secrets.token_hex(8)
+_MARKER = re.compile('"\\\\u0000' + _NONCE + ':([0-9]+)\\\\u0000"')
 
 
 def dumps(value) -> str:
     """Compact JSON text of `value`: `JsonNumber`s (and `Decimal`s) as written, floats by
     `repr` (the shortest text that reads back as the same double), non-ASCII kept.
     Raises ValueError for NaN or an infinity and TypeError for what JSON cannot hold."""
-    out: list[str] = []
-    _write(value, out)
-    return "".join(out)
+    literals: list[str] = []
 
+    def number(o):
+        if isinstance(o, Decimal):
+            if not o.is_finite():
+                raise ValueError(f"{o!r} is not JSON")
+            literals.append(o.literal if isinstance(o, JsonNumber) else str(o))
+            return f"\x00{_NONCE}:{len(literals) - 1}\x00"
+        raise TypeError(f"{type(o).__name__} is not JSON")
 
-def _write(v, out: list) -> None:
-    if isinstance(v, str):
-        out.append(_encode_str(v))
-    elif v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, JsonNumber):
-        out.append(v.literal)
-    elif isinstance(v, int):
-        out.append(int.__repr__(v))
-    elif isinstance(v, float):
-        if math.isnan(v) or math.isinf(v):
-            raise ValueError(f"{v!r} is not JSON")
-        out.append(float.__repr__(v))
-    elif isinstance(v, Decimal):
-        if not v.is_finite():
-            raise ValueError(f"{v!r} is not JSON")
-        out.append(str(v))
-    elif isinstance(v, dict):
-        out.append("{")
-        first = True
-        for k, x in v.items():
-            if not isinstance(k, str):
-                raise TypeError(f"JSON object keys are strings, not {type(k).__name__}")
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_encode_str(k))
-            out.append(":")
-            _write(x, out)
-        out.append("}")
-    elif isinstance(v, (list, tuple)):
-        out.append("[")
-        for i, x in enumerate(v):
-            if i:
-                out.append(",")
-            _write(x, out)
-        out.append("]")
-    else:
-        raise TypeError(f"{type(v).__name__} is not JSON")
+    text = _json.JSONEncoder(
+        ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=number
+    ).encode(value)
+    if literals:
+        text = _MARKER.sub(lambda m: literals[int(m.group(1))], text)
+    return text
 
 
 def _is_number(v) -> bool:
