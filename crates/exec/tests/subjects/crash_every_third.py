@@ -1,5 +1,6 @@
-"""A subject that works (the Python template's accumulator, from the toolcert-adapter package) but exits on every third stream it is
-given, with a message on stderr: the harness records the crash and restarts it."""
+"""A subject that works (the Python template's accumulator, from the toolcert-adapter
+package) but exits on every third stream it is given, with a message on stderr: the harness
+records the crash and restarts it."""
 import json
 import sys
 from pathlib import Path
