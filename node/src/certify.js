@@ -104,24 +104,27 @@ function findings(r, subject, outDir) {
         return existsSync(path) ? path : null;
     };
     if (Array.isArray(r.findings)) {
+        // One entry per distinct bug: {id, invariant, grade, kind, title, cases, first_case,
+        // reproducer: a failure kept in full {case, violations, transcript, scenario}, replay}.
         return r.findings.map((f) => {
-            let kase = f.case ?? null;
-            let reproducer = f.reproducer;
-            if (reproducer && typeof reproducer === "object") {
-                kase = kase ?? reproducer.case ?? null;
-                reproducer = null;
+            const kept = f.reproducer && typeof f.reproducer === "object" ? f.reproducer : null;
+            const kase = kept?.case ?? f.first_case ?? f.case ?? null;
+            const lines = [f.title ?? f.kind ?? ""];
+            if (kept) {
+                const all = kept.violations ?? [];
+                const mine = all.filter((v) => v.invariant === f.invariant);
+                lines.push(...(mine.length > 0 ? mine : all).map(violationText));
+                if (kept.transcript) lines.push("transcript:", ...kept.transcript.split("\n").filter(Boolean).map((t) => `  ${t}`));
             }
-            if (typeof reproducer !== "string") reproducer = reproducerOf(kase);
-            const lines = [];
-            if (f.message ?? f.rule) lines.push(f.message ?? f.rule);
-            for (const v of f.violations ?? []) lines.push(violationText(v));
+            if (f.first_case && f.first_case !== kase) lines.push(`first seen in ${f.first_case}`);
+            const reproducer = reproducerOf(kase);
             return {
                 invariant: f.invariant ?? "?",
                 grade: f.grade ?? null,
-                count: Number(f.count ?? f.cases ?? 1),
+                count: Number(f.cases ?? f.count ?? 1),
                 case: kase,
-                message: lines.join("\n"),
-                replay: f.replay ?? replay(r, subject, kase, f.generated, reproducer),
+                message: lines.filter(Boolean).join("\n"),
+                replay: f.replay ?? replay(r, subject, kase, kept?.generated, reproducer),
                 reproducer,
                 id: f.id ?? null,
                 raw: f,

@@ -170,28 +170,31 @@ def _findings(report: dict, subject: str, out_dir: str) -> list[Finding]:
         return str(path) if path.exists() else None
 
     if isinstance(report.get("findings"), list):
+        # One entry per distinct bug: {id, invariant, grade, kind, title, cases, first_case,
+        # reproducer: a failure kept in full {case, violations, transcript, scenario}, replay}.
         found = []
         for f in report["findings"]:
-            reproducer = f.get("reproducer")
-            case = f.get("case")
-            if isinstance(reproducer, dict):  # {case, scenario, ...}
-                case = case or reproducer.get("case")
-                reproducer = None
-            if not isinstance(reproducer, str):
-                reproducer = reproducer_of(case)
-            violations = f.get("violations") or []
-            message = f.get("message") or f.get("rule") or ""
-            if violations:
-                message = "\n".join(([message] if message else []) + [_violation_text(v) for v in violations])
-            generated = f.get("generated")
+            kept = f.get("reproducer") if isinstance(f.get("reproducer"), dict) else None
+            case = (kept or {}).get("case") or f.get("first_case") or f.get("case")
+            lines = [f.get("title") or f.get("kind") or ""]
+            if kept:
+                mine = [v for v in kept.get("violations", []) if v.get("invariant") == f.get("invariant")]
+                lines += [_violation_text(v) for v in mine or kept.get("violations", [])]
+                if kept.get("transcript"):
+                    lines.append("transcript:")
+                    lines += ["  " + t for t in kept["transcript"].splitlines()]
+            if f.get("first_case") and f.get("first_case") != case:
+                lines.append(f"first seen in {f['first_case']}")
+            reproducer = reproducer_of(case)
             found.append(
                 Finding(
                     invariant=f.get("invariant", "?"),
                     grade=f.get("grade"),
-                    count=int(f.get("count") or f.get("cases") or 1),
+                    count=int(f.get("cases") or f.get("count") or 1),
                     case=case,
-                    message=message,
-                    replay=f.get("replay") or _replay(report, subject, case, generated, reproducer),
+                    message="\n".join(x for x in lines if x),
+                    replay=f.get("replay")
+                    or _replay(report, subject, case, (kept or {}).get("generated"), reproducer),
                     reproducer=reproducer,
                     id=f.get("id"),
                     raw=f,
