@@ -10,13 +10,15 @@
 
 use std::path::{Path, PathBuf};
 
-use toolcert_dialect::{decoder, detect, render_bytes, render_wire};
+use toolcert_dialect::{decoder, defect, detect, render_bytes, render_wire};
 use toolcert_oracle::corpus::{outcome_to_file, ExpectationFile};
-use toolcert_oracle::{expect, Profile, Violation};
+use toolcert_oracle::{expect, expect_defect, Profile, Violation};
 use toolcert_render::render;
-use toolcert_scenario::{Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn};
+use toolcert_scenario::{
+    Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn, WireDefect,
+};
 use toolcert_subject::driver::{drive, Input, Speech, Units};
-use toolcert_subject::{Level, Observation, Subject};
+use toolcert_subject::{ErrorClass, Level, Observation, Subject};
 
 /// One corpus case: its id, the scenario, and what it is for.
 #[derive(Clone, Debug)]
@@ -27,6 +29,8 @@ pub struct CorpusCase {
     pub turn: Turn,
     pub seed: String,
     pub about: String,
+    /// A defect of the wire stream no neutral event describes (`named::defects`).
+    pub defect: Option<WireDefect>,
 }
 
 /// The turn as OpenAI Chat sends it: the same blocks in order, as chunks; `None` when it
@@ -73,18 +77,58 @@ pub fn cases() -> Vec<CorpusCase> {
                 turn,
                 seed: named.seed.to_string(),
                 about: named.about.to_string(),
+                defect: None,
+            });
+        }
+        for d in toolcert_gen::named::defects() {
+            if d.chat_only && dialect != Dialect::OpenAiChat {
+                continue;
+            }
+            let turn = match (dialect, &d.turn.shape) {
+                (Dialect::OpenAiChat, Shape::PerCall) => match as_chat(&d.turn) {
+                    Some(t) => t,
+                    None => continue,
+                },
+                (d, shape) if !d.carries(shape) => continue,
+                _ => d.turn.clone(),
+            };
+            out.push(CorpusCase {
+                id: format!("{}/{}", dialect.name(), d.id),
+                dialect,
+                turn,
+                seed: d.seed.to_string(),
+                about: d.about.to_string(),
+                defect: Some(d.defect),
             });
         }
     }
     out
 }
 
+/// The protocol error a wire defect requires: a second announcement for a new id at an
+/// occupied index, otherwise `malformed` (data that is not JSON, a field of the wrong type).
+fn defect_class(d: WireDefect) -> ErrorClass {
+    match d {
+        WireDefect::NamelessNewId => ErrorClass::DuplicateAnnouncement,
+        WireDefect::NotJson | WireDefect::WrongType => ErrorClass::Malformed,
+    }
+}
+
 /// The case's exact bytes (LF line ends, as `curl -N` records them) and its expectation.
 pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String> {
     let neutral = render(&c.turn);
     let wire = render_wire(&c.turn, &neutral, c.dialect, Quirks::default()).map_err(|e| e.to_string())?;
+    let (wire, exp) = match c.defect {
+        None => {
+            let exp = expect(&c.turn, &neutral, Profile { schema: true });
+            (wire, exp)
+        }
+        Some(d) => {
+            let (wire, before) = defect(&wire, c.dialect, d).map_err(|e| format!("{}: {e}", c.id))?;
+            (wire, expect_defect(&c.turn, &neutral, Profile { schema: true }, before, defect_class(d)))
+        }
+    };
     let bytes = render_bytes(&wire, &Transport::default()).chunks.concat();
-    let exp = expect(&c.turn, &neutral, Profile { schema: true });
     let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
     file.seed.clone_from(&c.seed);
     file.about.clone_from(&c.about);
@@ -181,25 +225,38 @@ pub fn replay(
             })?,
         },
     };
-    // Check the stream decodes in its dialect, to name the line of a broken event.
+    // A readable stream with an event its dialect's decoder refuses (a fault, data that is
+    // not JSON, a field of the wrong type) is a faulty stream: it is fed to the subject and
+    // judged. Decoding here only finds the events for a subject that takes no bytes.
     let mut d = decoder(dialect, Quirks::default());
     let mut sink = Vec::new();
+    let mut refused = None;
     for ev in &events {
         if let Err(e) = d.decode(ev, &mut sink) {
             let needle = ev.data.lines().next().unwrap_or_default();
             let offset = find(&bytes, needle.as_bytes()).unwrap_or(0);
-            return Err(format!(
+            refused = Some(format!(
                 "{}:{}: {} event: {}",
                 path.display(),
                 line_of(&bytes, offset),
                 dialect,
                 e.detail
             ));
+            break;
         }
     }
     let levels = subject.levels();
     if !levels.contains(&Level::Bytes) && !levels.contains(&Level::Events) {
         return Err(format!("{} can be fed neither bytes nor events", subject.name()));
+    }
+    if let (Some(refused), false) = (&refused, levels.contains(&Level::Bytes)) {
+        // Events carry no undecodable data: showing such a subject the events before it would
+        // judge it on a stream it was never given.
+        return Err(format!(
+            "{refused}\n{} takes events, which cannot carry this event: replay the stream with a subject \
+             that takes bytes",
+            subject.name()
+        ));
     }
     let chunks: Vec<Vec<u8>> =
         if chunk == 0 { vec![bytes.clone()] } else { bytes.chunks(chunk).map(<[u8]>::to_vec).collect() };

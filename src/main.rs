@@ -31,7 +31,8 @@ mod exit {
 const EXIT_CODES: &str = "Exit codes (one meaning each):
   0  conforms at the required grade (or every failure is listed in the --baseline)
   1  violations: the subject broke at least one invariant (not listed in the baseline)
-  2  usage error: a bad option, an unknown subject, an unreadable or malformed input file
+  2  usage error: a bad option, an unknown subject, an unreadable or malformed input file,
+     or a run in which no case ran (a --case filter that matches nothing, every case skipped)
   3  the subject crashed or timed out: its only unexpected failures are SUBJECT-CRASH
   4  stale baseline: nothing unexpected failed, but a baseline entry no longer fails
   5  internal error: an output could not be written (--out, --write-baseline)
@@ -72,7 +73,7 @@ enum Command {
     /// Check that an adapter speaks the subprocess protocol, with a tiny fixed suite at every
     /// level and dialect it declares, before anyone reads its conformance.
     Smoke(SmokeArgs),
-    /// List the invariants with their rules and seed chapters.
+    /// List the invariants with their rules and seed chapters (the full rules: docs/SPEC.md).
     Invariants,
     /// List the named cases.
     Cases,
@@ -133,8 +134,8 @@ struct CertifyArgs {
     /// docs/PROTOCOL.md, started as `sh -c CMD`)
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
-    /// Generated cases to run besides the named ones.
-    #[arg(long, default_value_t = 0)]
+    /// Generated cases to run per setting, besides the named ones.
+    #[arg(long, default_value_t = DEFAULT_CASES)]
     cases: usize,
     /// Seed for the generated cases: the same seed runs the same cases.
     #[arg(long, default_value_t = 1)]
@@ -142,19 +143,22 @@ struct CertifyArgs {
     /// Only run cases whose name contains this.
     #[arg(long = "case")]
     case: Option<String>,
-    /// What the subject is fed: `events` (provider-neutral), `wire` (one dialect's SSE
-    /// events) or `bytes` (raw SSE bytes in transport chunks cut anywhere).
-    #[arg(long, default_value = "events")]
-    level: toolcert::subject::Level,
-    /// The dialect the wire and bytes levels speak: anthropic, openai-chat, openai-responses.
-    #[arg(long, default_value = "anthropic")]
-    dialect: toolcert::scenario::Dialect,
-    /// The quirk profile of OpenAI-compatible servers that reuse index 0 for every parallel
-    /// call and tell calls apart by id (openai-chat only).
+    /// Only this level: `events` (provider-neutral), `wire` (one dialect's SSE events) or
+    /// `bytes` (raw SSE bytes in transport chunks cut anywhere). Default: every level the
+    /// subject declares.
+    #[arg(long)]
+    level: Option<toolcert::subject::Level>,
+    /// Only this dialect at the wire and bytes levels: anthropic, openai-chat,
+    /// openai-responses. Default: every dialect the subject declares (and, for openai-chat,
+    /// every quirk profile it declares).
+    #[arg(long)]
+    dialect: Option<toolcert::scenario::Dialect>,
+    /// Only the quirk profile of OpenAI-compatible servers that reuse index 0 for every
+    /// parallel call and tell calls apart by id (openai-chat only).
     #[arg(long)]
     chat_index_zero: bool,
-    /// The quirk profile of OpenAI-compatible servers that repeat a call's id, type and name
-    /// on every tool-call entry, not only the first (openai-chat only).
+    /// Only the quirk profile of OpenAI-compatible servers that repeat a call's id, type and
+    /// name on every tool-call entry, not only the first (openai-chat only).
     #[arg(long)]
     chat_repeat_fields: bool,
     /// The grade the subject must reach: `must` (nothing unfinished dispatched, everything
@@ -298,6 +302,10 @@ fn main() -> ExitCode {
             for inv in toolcert::Invariant::ALL {
                 println!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
             }
+            println!(
+                "\nThe must and should parts of each rule, what exercises it, the ground truth and the \
+                 number rule: docs/SPEC.md"
+            );
             ExitCode::from(exit::CONFORMS)
         }
         Command::Cases => {
@@ -331,39 +339,48 @@ fn certify(args: CertifyArgs) -> ExitCode {
             }
         },
     };
-    if !subject.levels().contains(&args.level) {
-        let levels: Vec<String> = subject.levels().iter().map(|l| l.to_string()).collect();
-        eprintln!(
-            "toolcert: {} cannot be fed at the {} level (it declares: {})",
-            args.subject,
-            args.level,
-            levels.join(", ")
-        );
-        return ExitCode::from(exit::USAGE);
-    }
-    let run = Certification {
+    let grade = match args.grade {
+        GradeArg::Must => Grade::Must,
+        GradeArg::Should => Grade::Should,
+    };
+    let run_in = |level, speech| Certification {
         cases: args.cases,
         seed: args.seed,
         named: true,
-        filter: args.case,
+        filter: args.case.clone(),
         profile: Profile { schema },
-        level: args.level,
-        speech: toolcert::subject::driver::Speech {
-            dialect: args.dialect,
-            quirks: toolcert::scenario::Quirks {
-                chat_index_zero: args.chat_index_zero,
-                chat_repeat_fields: args.chat_repeat_fields,
-            },
-        },
-        grade: match args.grade {
-            GradeArg::Must => Grade::Must,
-            GradeArg::Should => Grade::Should,
-        },
+        level,
+        speech,
+        grade,
         shard: args.shard.unwrap_or_default(),
         regressions: Vec::new(),
     };
     if let Some(path) = &args.scenario {
+        // One saved case, at the level and dialect given (events and anthropic by default).
+        let speech = toolcert::subject::driver::Speech {
+            dialect: args.dialect.unwrap_or_default(),
+            quirks: toolcert::scenario::Quirks {
+                chat_index_zero: args.chat_index_zero,
+                chat_repeat_fields: args.chat_repeat_fields,
+            },
+        };
+        let run = run_in(args.level.unwrap_or_default(), speech);
         return replay_scenario(&*subject, path, run.setting(), args.output.format);
+    }
+    let settings = match chosen_settings(&*subject, &args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    if settings.len() > 1 && (args.output.baseline.is_some() || args.output.write_baseline.is_some()) {
+        eprintln!(
+            "toolcert: a baseline belongs to one setting, and this run has {}: give --level (and --dialect) \
+             to choose one",
+            settings.len()
+        );
+        return ExitCode::from(exit::USAGE);
     }
     // Read the baseline before the run: a bad file is a usage error, found at once.
     let baseline = match args.output.baseline.as_deref().map(read_baseline).transpose() {
@@ -377,49 +394,209 @@ fn certify(args: CertifyArgs) -> ExitCode {
     let started = std::time::Instant::now();
     // The progress bar is for people at a terminal: never with machine-readable output.
     let quiet = args.output.format != Format::Text;
-    let report = run.run_with(&*subject, &mut |done, total| {
-        if quiet || started.elapsed().as_secs_f64() < 1.0 {
-            return;
-        }
-        let b = bar.get_or_insert_with(|| {
-            // The bar appears after a second of work: it starts at the cases already done and
-            // the time already spent, and shows the average rate since the start, so its
-            // first tick does not read the jump from 0 as millions of cases a second.
-            let b = indicatif::ProgressBar::new(total as u64)
-                .with_position(done as u64)
-                .with_elapsed(started.elapsed());
-            b.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {rate}  eta {left}")
-                    .expect("a valid template")
-                    .with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = write!(w, "{:.0} cases/s", average_rate(s));
-                    })
-                    .with_key("left", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                        let rate = average_rate(s);
-                        let left = s.len().unwrap_or(0).saturating_sub(s.pos()) as f64;
-                        if rate > 0.0 {
-                            let _ = write!(w, "{}s", (left / rate).ceil() as u64);
-                        }
-                    }),
-            );
-            b
+    let mut reports = Vec::new();
+    let count = settings.len();
+    for (k, (level, speech)) in settings.into_iter().enumerate() {
+        let run = run_in(level, speech);
+        let label = setting_name(level, speech);
+        let setting_started = std::time::Instant::now();
+        let report = run.run_with(&*subject, &mut |done, total| {
+            if quiet || started.elapsed().as_secs_f64() < 1.0 {
+                return;
+            }
+            let b = bar.get_or_insert_with(|| {
+                let b = indicatif::ProgressBar::new(total as u64);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} cases  {msg}")
+                        .expect("a valid template"),
+                );
+                b
+            });
+            b.set_length(total as u64);
+            b.set_prefix(format!("[{}/{count}] {label}", k + 1));
+            b.set_position(done as u64);
+            // The average rate since this setting started: the bar appears after a second of
+            // work, and indicatif's own estimate read that first jump from 0 as millions of
+            // cases a second.
+            if done > 0 {
+                let rate = done as f64 / setting_started.elapsed().as_secs_f64().max(1e-3);
+                let left = total.saturating_sub(done) as f64 / rate;
+                b.set_message(format!("{rate:.0} cases/s  eta {}s", left.ceil() as u64));
+            }
         });
-        b.set_position(done as u64);
-    });
+        reports.push(report);
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    emit(report, &args.output, baseline)
+    // A run that ran nothing certifies nothing: a typo in CI must not pass.
+    let (ran, empty): (Vec<Report>, Vec<Report>) = reports.into_iter().partition(|r| !r.ran_nothing());
+    if ran.is_empty() {
+        let why = empty.first().map(|r| nothing_ran(r, args.case.as_deref())).unwrap_or_default();
+        eprintln!("toolcert: no case ran, so nothing was certified: {why}");
+        return ExitCode::from(exit::USAGE);
+    }
+    for r in &empty {
+        eprintln!("toolcert: {}: no case ran ({})", r.setting_label(), nothing_ran(r, args.case.as_deref()));
+    }
+    if ran.len() == 1 {
+        let report = ran.into_iter().next().expect("one report");
+        return emit(report, &args.output, baseline);
+    }
+    emit_combined(toolcert::runner::Combined::new(ran), &args.output)
 }
 
-/// Cases per second since the run started.
-fn average_rate(s: &indicatif::ProgressState) -> f64 {
-    let secs = s.elapsed().as_secs_f64();
-    if secs > 0.0 {
-        s.pos() as f64 / secs
-    } else {
-        0.0
+/// Generated cases per setting when `--cases` is not given: enough that every rule is
+/// exercised in a few seconds for an in-process subject.
+const DEFAULT_CASES: usize = 1000;
+
+/// `events`, `bytes (openai-chat, chat index zero)`.
+fn setting_name(level: toolcert::subject::Level, speech: toolcert::subject::driver::Speech) -> String {
+    if level == toolcert::subject::Level::Events {
+        return level.to_string();
     }
+    let mut q = String::new();
+    if speech.quirks.chat_index_zero {
+        q += ", chat index zero";
+    }
+    if speech.quirks.chat_repeat_fields {
+        q += ", chat repeated fields";
+    }
+    format!("{level} ({}{q})", speech.dialect.name())
+}
+
+/// Why a report ran no case.
+fn nothing_ran(r: &Report, filter: Option<&str>) -> String {
+    if r.skipped.is_empty() && r.unsupported == 0 {
+        return match filter {
+            Some(f) => format!("no case name contains {f:?} (`toolcert cases` lists the named cases; generated ones are gen/SEED/K)"),
+            None => "the run has no cases".into(),
+        };
+    }
+    let reason = r
+        .skipped
+        .first()
+        .map(|s| s.reason.clone())
+        .or_else(|| r.records.iter().find_map(|c| c.reason.clone()))
+        .unwrap_or_default();
+    format!(
+        "every case was skipped in {} ({} named, {} generated), for example: {reason}",
+        r.setting_label(),
+        r.skipped.len(),
+        r.unsupported
+    )
+}
+
+/// The settings the options choose among those the subject declares: `--level` and
+/// `--dialect` narrow; a quirk flag picks that openai-chat profile alone; with `--dialect` and
+/// no quirk flag, the plain profile.
+fn chosen_settings(
+    subject: &dyn toolcert::subject::Subject,
+    args: &CertifyArgs,
+) -> Result<Vec<(toolcert::subject::Level, toolcert::subject::driver::Speech)>, String> {
+    use toolcert::scenario::{Dialect, Quirks};
+    use toolcert::subject::Level;
+    let quirk_given = args.chat_index_zero || args.chat_repeat_fields;
+    let wanted =
+        Quirks { chat_index_zero: args.chat_index_zero, chat_repeat_fields: args.chat_repeat_fields };
+    if quirk_given {
+        if let Some(d) = args.dialect.filter(|&d| d != Dialect::OpenAiChat) {
+            return Err(format!(
+                "--chat-index-zero and --chat-repeat-fields are quirk profiles of openai-chat; {} has none",
+                d.name()
+            ));
+        }
+        if args.level == Some(Level::Events) {
+            return Err(
+                "the quirk profiles are spoken at the wire and bytes levels, not at the events level".into(),
+            );
+        }
+    }
+    if let Some(level) = args.level {
+        if !subject.levels().contains(&level) {
+            let levels: Vec<String> = subject.levels().iter().map(|l| l.to_string()).collect();
+            return Err(format!(
+                "{} cannot be fed at the {level} level (it declares: {})",
+                args.subject,
+                levels.join(", ")
+            ));
+        }
+    }
+    let declared = subject.settings();
+    let picked: Vec<_> = declared
+        .iter()
+        .copied()
+        .filter(|&(level, speech)| {
+            if args.level.is_some_and(|l| l != level) {
+                return false;
+            }
+            if level == Level::Events {
+                return args.level == Some(Level::Events) || (args.dialect.is_none() && !quirk_given);
+            }
+            let quirks_ok = if quirk_given {
+                speech.quirks == wanted
+            } else if args.dialect.is_some() {
+                speech.quirks == Quirks::default()
+            } else {
+                true
+            };
+            args.dialect.is_none_or(|d| d == speech.dialect) && quirks_ok
+        })
+        .collect();
+    if picked.is_empty() {
+        let names: Vec<String> = declared.iter().map(|&(l, s)| setting_name(l, s)).collect();
+        return Err(format!(
+            "{} declares no setting that the options choose (it declares: {})",
+            args.subject,
+            names.join("; ")
+        ));
+    }
+    Ok(picked)
+}
+
+/// Prints and saves the verdict over several settings; the exit code of the worst.
+fn emit_combined(combined: toolcert::runner::Combined, output: &OutputArgs) -> ExitCode {
+    let printed = match output.format {
+        Format::Text => combined.to_text(output.show),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&combined).expect("a report serialises");
+            s.push('\n');
+            s
+        }
+        Format::Jsonl => {
+            let mut all = String::new();
+            for r in &combined.settings {
+                match toolcert::runner::jsonl::to_jsonl(r) {
+                    Ok(s) => all += &s,
+                    Err(e) => {
+                        eprintln!("toolcert: {e}");
+                        return ExitCode::from(exit::USAGE);
+                    }
+                }
+            }
+            all
+        }
+        Format::Junit => toolcert::runner::formats::to_junit_many(&combined.settings),
+        Format::Markdown => combined.to_markdown(),
+    };
+    print!("{printed}");
+    if let Some(dir) = &output.out {
+        for r in &combined.settings {
+            let sub = dir.join(toolcert::runner::report::file_stem(&r.setting_label()));
+            match toolcert::runner::out::write_out(&sub, r) {
+                Ok(files) => eprintln!(
+                    "toolcert: wrote {} and {} reproducer files",
+                    sub.join("report.jsonl").display(),
+                    files.len() - 1
+                ),
+                Err(e) => {
+                    eprintln!("toolcert: {e}");
+                    return ExitCode::from(exit::INTERNAL);
+                }
+            }
+        }
+    }
+    ExitCode::from(combined.verdict().code())
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
@@ -488,14 +665,17 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
     ExitCode::from(report.verdict().code())
 }
 
-/// Reads a report file (JSONL or JSON).
-fn read_report(path: &Path) -> Result<Report, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    toolcert::runner::jsonl::read_report(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
+/// Reads report files (JSONL or JSON), each holding one report or one per setting.
 fn read_reports(paths: &[PathBuf]) -> Result<Vec<Report>, String> {
-    paths.iter().map(|p| read_report(p)).collect()
+    let mut all = Vec::new();
+    for path in paths {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        all.extend(
+            toolcert::runner::jsonl::read_reports(&text).map_err(|e| format!("{}: {e}", path.display()))?,
+        );
+    }
+    Ok(all)
 }
 
 fn merge(args: MergeArgs) -> ExitCode {
@@ -506,8 +686,31 @@ fn merge(args: MergeArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    match read_reports(&args.reports).and_then(toolcert::runner::merge) {
-        Ok(report) => emit(report, &args.output, baseline),
+    // Reports of several settings (a run over all of them, its shards) merge setting by
+    // setting into one verdict over all.
+    let merged = read_reports(&args.reports).and_then(|reports| {
+        let mut groups: Vec<(String, Vec<Report>)> = Vec::new();
+        for r in reports {
+            let key = toolcert::runner::setting_key(&r);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push(r),
+                None => groups.push((key, vec![r])),
+            }
+        }
+        groups.into_iter().map(|(_, g)| toolcert::runner::merge(g)).collect::<Result<Vec<_>, _>>()
+    });
+    match merged {
+        Ok(reports) if reports.len() == 1 => {
+            emit(reports.into_iter().next().expect("one report"), &args.output, baseline)
+        }
+        Ok(reports) if baseline.is_some() || args.output.write_baseline.is_some() => {
+            eprintln!(
+                "toolcert: a baseline belongs to one setting, and these reports have {}",
+                reports.len()
+            );
+            ExitCode::from(exit::USAGE)
+        }
+        Ok(reports) => emit_combined(toolcert::runner::Combined::new(reports), &args.output),
         Err(e) => {
             eprintln!("toolcert: {e}");
             ExitCode::from(exit::USAGE)

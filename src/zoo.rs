@@ -1,14 +1,22 @@
 //! `toolcert zoo`: the harness proves itself against the mutant zoo.
 //!
 //! Every mutant is hunted with generated cases only (no named case helps), over several
-//! seeds: how many cases until the first failure, which invariants it broke, and how small
-//! the shrunk counterexample is.
+//! seeds: how many cases until the first failure, which invariants it broke (and which
+//! findings: the signatures of the first failures), and how small the smallest shrunk
+//! counterexample over the seeds is.
 
 use serde::Serialize;
 use toolcert_mutants::Mutant;
 use toolcert_oracle::{Invariant, Profile};
-use toolcert_runner::Certification;
+use toolcert_runner::{Certification, Signature, Size};
 use toolcert_scenario::{Block, Case};
+
+/// One finding a mutant showed: its stable id and title.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ZooFinding {
+    pub id: String,
+    pub title: String,
+}
 
 /// One mutant's result over all seeds.
 #[derive(Clone, Debug, Serialize)]
@@ -26,9 +34,13 @@ pub struct ZooRow {
     pub expected_caught: bool,
     pub cases_to_detection_median: usize,
     pub cases_to_detection_max: usize,
-    /// Events in the shrunk counterexample (first seed that killed it).
+    /// The findings its first failures showed (all seeds), by id.
+    pub findings: Vec<ZooFinding>,
+    /// The smallest shrunk counterexample over the seeds.
+    pub smallest: Size,
+    /// Events in the smallest shrunk counterexample.
     pub counterexample_events: usize,
-    /// Argument bytes in the shrunk counterexample.
+    /// Argument bytes in the smallest shrunk counterexample.
     pub counterexample_argument_bytes: usize,
     #[serde(skip)]
     pub counterexample: Option<(Case, Vec<toolcert_oracle::Violation>)>,
@@ -57,7 +69,8 @@ impl Zoo {
         let mut invariants: Vec<Invariant> = Vec::new();
         let mut survived = Vec::new();
         let mut expected_caught = true;
-        let mut counterexample = None;
+        let mut counterexample: Option<(Case, Vec<toolcert_oracle::Violation>)> = None;
+        let mut findings: Vec<ZooFinding> = Vec::new();
         for &seed in &self.seeds {
             let run = Certification {
                 cases: self.max_cases,
@@ -74,12 +87,25 @@ impl Zoo {
                     cases.push(found.cases);
                     expected_caught &= found.first.iter().any(|i| m.expected.contains(i));
                     invariants.extend(found.first.iter().copied());
-                    counterexample.get_or_insert((found.case, found.violations));
+                    findings.extend(
+                        found
+                            .signatures
+                            .iter()
+                            .map(|s: &Signature| ZooFinding { id: s.id(), title: s.title() }),
+                    );
+                    let smaller =
+                        counterexample.as_ref().is_none_or(|(c, _)| Size::of(&found.case) < Size::of(c));
+                    if smaller {
+                        counterexample = Some((found.case, found.violations));
+                    }
                 }
             }
         }
         invariants.sort();
         invariants.dedup();
+        findings.sort();
+        findings.dedup();
+        let smallest = counterexample.as_ref().map(|(c, _)| Size::of(c)).unwrap_or_default();
         cases.sort_unstable();
         let (events, bytes) = counterexample.as_ref().map_or((0, 0), |(c, _)| size(c));
         ZooRow {
@@ -91,6 +117,8 @@ impl Zoo {
             expected_caught: expected_caught && !cases.is_empty(),
             cases_to_detection_median: cases.get(cases.len() / 2).copied().unwrap_or(0),
             cases_to_detection_max: cases.last().copied().unwrap_or(0),
+            findings,
+            smallest,
             counterexample_events: events,
             counterexample_argument_bytes: bytes,
             counterexample,
@@ -175,20 +203,24 @@ pub fn to_markdown(rows: &[ZooRow], zoo: &Zoo) -> String {
     out += &format!(
         "Each mutant is an accumulator with exactly one bug from the seeds, certified at the level the bug lives at (events; or wire and bytes, in one dialect and, where the bug needs it, a quirk profile). It is hunted with \
          generated cases only (seeds {:?}, at most {} cases per seed); *median* and *max* are the generated \
-         cases up to and including the first failure, *events* and *bytes* the size of the shrunk \
-         counterexample (first seed).\n\n",
+         cases up to and including the first failure (how fast it dies), *events*, *fragments* and \
+         *bytes* the size of the smallest shrunk counterexample over the seeds (provider-neutral \
+         events, non-empty argument and text fragments, argument and text bytes), *findings* the distinct \
+         findings its first failures showed.\n\n",
         zoo.seeds, zoo.max_cases
     );
-    out += "| mutant | killed | median | max | events | bytes | invariants violated | must catch it | bug | seed |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    out += "| mutant | killed | median | max | events | fragments | bytes | findings | invariants violated | must catch it | bug | seed |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in rows {
         out += &format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.mutant,
             if r.killed && r.expected_caught { "yes" } else { "**no**" },
             r.cases_to_detection_median,
             r.cases_to_detection_max,
-            r.counterexample_events,
-            r.counterexample_argument_bytes,
+            r.smallest.events,
+            r.smallest.fragments,
+            r.smallest.bytes,
+            r.findings.len(),
             ids(&r.invariants),
             ids(&r.expected),
             r.bug.replace('|', "\\|"),

@@ -65,6 +65,36 @@ fn replay_prints_the_calls_and_json_uses_the_expectation_shape() {
     assert!(v["calls"][0]["args"].is_object());
 }
 
+/// A readable but faulty stream is no usage error: the subject is fed it and judged against
+/// the fault's own class (a new id at an occupied Chat index is a second announcement).
+#[test]
+fn replay_runs_a_faulty_stream_through_the_subject() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/openai-chat");
+    let file = format!("{dir}/keying/new-id-at-occupied-index.sse");
+    let (code, stdout, stderr) = toolcert(&["replay", &file]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("duplicate_announcement") && stdout.contains("conforms"), "{stdout}");
+    // A subject that accepts the second announcement dispatches both calls: violations.
+    let (code, stdout, stderr) =
+        toolcert(&["replay", &file, "--subject", "builtin:mutant/duplicate-ignored"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("ACC-PROTOCOL (must)"), "{stdout}");
+    // Data that is not JSON, and a fragment of the wrong type: `malformed`, in every dialect.
+    for d in ["anthropic", "openai-chat", "openai-responses"] {
+        for case in ["data-not-json", "fragment-of-wrong-type"] {
+            let file = format!("{}/corpus/{d}/deltas/{case}.sse", env!("CARGO_MANIFEST_DIR"));
+            let (code, stdout, stderr) = toolcert(&["replay", &file]);
+            assert_eq!(code, 0, "{file}: {stdout}{stderr}");
+            assert!(stdout.contains("turn failed: malformed"), "{file}: {stdout}");
+        }
+    }
+    // A subject fed events cannot be shown an event no neutral event describes: usage error.
+    let file = format!("{}/corpus/anthropic/deltas/data-not-json.sse", env!("CARGO_MANIFEST_DIR"));
+    let (code, _, stderr) = toolcert(&["replay", &file, "--subject", "builtin:mutant/duplicate-ignored"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("takes events") && stderr.contains("data-not-json.sse:"), "{stderr}");
+}
+
 #[test]
 fn corpus_check_passes_on_the_committed_corpus() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");

@@ -58,11 +58,19 @@ fn a_broken_expectation_file_names_file_line_and_problem() {
     let err =
         corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::Anthropic), 0).unwrap_err();
     assert!(err.contains("x.sse:4:") && err.contains("UTF-8"), "{err}");
-    // A Chat entry without its index.
+    // A Chat entry without its index is a faulty stream, not an unreadable file: the subject
+    // is fed it and fails the turn as malformed, naming the field.
     std::fs::write(&sse, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}\n\n").unwrap();
+    let r =
+        corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), 0).unwrap();
+    let e = r.observation.error.expect("the turn fails").value;
+    assert_eq!(e.class, toolcert::subject::ErrorClass::Malformed);
+    assert!(e.detail.contains("index"), "{}", e.detail);
+    // Bytes that are no SSE stream at all are still refused, naming the line.
+    std::fs::write(&sse, b"data: ok\n\ndata: \xff\n\n").unwrap();
     let err = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), 0)
         .unwrap_err();
-    assert!(err.contains("x.sse:1:") && err.contains("index"), "{err}");
+    assert!(err.contains("x.sse:3:") && err.contains("UTF-8"), "{err}");
     std::fs::remove_dir_all(&tmp).unwrap();
 }
 

@@ -1,4 +1,4 @@
-//! Linearity (DESIGN.md section 9): accumulating a document costs O(its bytes) whatever the
+//! Linearity (docs/SPEC.md §7): accumulating a document costs O(its bytes) whatever the
 //! fragment size. A buffer rebuilt on every fragment, or a re-parse after every fragment,
 //! gives the right outcomes and quadratic cost; the oracle cannot see that, this test can.
 //!

@@ -8,7 +8,7 @@
 // --out wrote) and the command line that replays it.
 
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
@@ -100,8 +100,16 @@ function findings(r, subject, outDir) {
     const failures = r.failures ?? [];
     const reproducerOf = (kase) => {
         if (!kase) return null;
-        const path = join(outDir, "failures", `${fileStem(kase)}.json`);
-        return existsSync(path) ? path : null;
+        const name = `${fileStem(kase)}.json`;
+        const path = join(outDir, "failures", name);
+        if (existsSync(path)) return path;
+        // A run over several settings writes each setting's reproducers in a directory of its own.
+        const nested = readdirSync(outDir, { withFileTypes: true })
+            .filter((d) => d.isDirectory())
+            .map((d) => join(outDir, d.name, "failures", name))
+            .filter((p) => existsSync(p))
+            .sort();
+        return nested[0] ?? null;
     };
     if (Array.isArray(r.findings)) {
         // One entry per distinct bug: {id, invariant, grade, kind, title, cases, first_case,

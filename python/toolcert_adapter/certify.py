@@ -166,8 +166,13 @@ def _findings(report: dict, subject: str, out_dir: str) -> list[Finding]:
     def reproducer_of(case: str | None) -> str | None:
         if case is None:
             return None
-        path = Path(out_dir) / "failures" / f"{_file_stem(case)}.json"
-        return str(path) if path.exists() else None
+        name = f"{_file_stem(case)}.json"
+        path = Path(out_dir) / "failures" / name
+        if path.exists():
+            return str(path)
+        # A run over several settings writes each setting's reproducers in a directory of its own.
+        found = sorted(Path(out_dir).glob(f"*/failures/{name}"))
+        return str(found[0]) if found else None
 
     if isinstance(report.get("findings"), list):
         # One entry per distinct bug: {id, invariant, grade, kind, title, cases, first_case,

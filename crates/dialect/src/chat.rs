@@ -512,7 +512,12 @@ impl ChatDecoder {
             // Some servers repeat the id on every entry: the same id is the same call.
             (Some(held), Some(id)) if held == id => fragment(e.index, arguments, out),
             // A new id at a free index announces a call; at an occupied index it is a second
-            // announcement, which the core refuses.
+            // announcement, which the core refuses as one, name or no name (a nameless
+            // entry there is not a malformed first entry: the index's first entry came).
+            (Some(_), Some(id)) if name.is_none() => {
+                announce(e.index, id, Cow::Borrowed(""), arguments, out);
+                self.ids.insert(e.index, id.to_owned());
+            }
             (_, Some(id)) => {
                 announce(e.index, id, name_of(name)?, arguments, out);
                 self.ids.insert(e.index, id.to_owned());

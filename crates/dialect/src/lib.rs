@@ -28,12 +28,14 @@ use toolcert_subject::{ErrorClass, TurnError};
 mod anthropic;
 mod bytes;
 mod chat;
+mod defect;
 mod json;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
 pub use bytes::{render_bytes, resolve, BytesStream};
 pub use chat::ChatDecoder;
+pub use defect::defect;
 pub use responses::ResponsesDecoder;
 
 pub use toolcert_scenario::{Dialect, Quirks, UnknownDialect};

@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use toolcert_oracle::Profile;
-use toolcert_scenario::Case;
+use toolcert_scenario::{Case, Quirks};
 use toolcert_subject::driver::{Input, Speech};
 use toolcert_subject::{
     Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, SseEvent, StreamEnd,
@@ -294,17 +294,15 @@ impl ExecSubject {
     /// The settings it declares: the events level, then each declared dialect at the wire
     /// and bytes levels it declares.
     pub fn settings(&self) -> Vec<(Level, Speech)> {
-        let mut out = Vec::new();
-        for &level in &self.levels {
-            if level == Level::Events {
-                out.push((level, Speech::default()));
-            } else {
-                for dialect in self.implementation.known_dialects() {
-                    out.push((level, Speech { dialect, quirks: Default::default() }));
-                }
-            }
+        let imp = &self.implementation;
+        let mut quirks = vec![Quirks::default()];
+        if imp.has_quirk("chat_index_zero") {
+            quirks.push(Quirks::INDEX_ZERO);
         }
-        out
+        if imp.has_quirk("chat_repeat_fields") {
+            quirks.push(Quirks::REPEAT_FIELDS);
+        }
+        toolcert_subject::all_settings(&self.levels, &imp.known_dialects(), &quirks)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -510,6 +508,10 @@ impl Subject for ExecSubject {
 
     fn levels(&self) -> Vec<Level> {
         self.levels.clone()
+    }
+
+    fn settings(&self) -> Vec<(Level, Speech)> {
+        ExecSubject::settings(self)
     }
 
     fn metadata(&self) -> serde_json::Map<String, serde_json::Value> {

@@ -471,6 +471,24 @@ mod tests {
     }
 
     #[test]
+    fn reply_arguments_keep_every_number_exactly() {
+        // docs/SPEC.md, the number rule: the harness compares the values a subject sent, so
+        // it must not round them through a double on the way in.
+        let r: RunReply = serde_json::from_str(
+            r#"{"seq": 4, "results": [{"outcomes": [{"outcome": "dispatchable", "call_id": "c",
+                "name": "n", "args": {"a": -0.0, "b": 9007199254740993, "c": 0.1000000000000000000001,
+                "d": [1.5e-7, 123456789012345678901234567890]}, "units": 2}]}]}"#,
+        )
+        .unwrap();
+        let RunBody::Results(results) = r.body else { panic!() };
+        let Outcome::Dispatchable { args, .. } = &results[0].outcomes[0].value else { panic!() };
+        assert_eq!(
+            args.to_string(),
+            r#"{"a":-0.0,"b":9007199254740993,"c":0.1000000000000000000001,"d":[1.5e-7,123456789012345678901234567890]}"#
+        );
+    }
+
+    #[test]
     fn payloads_keep_bytes_that_are_not_utf8() {
         let cut = "é".as_bytes();
         let p = Payload::of(&cut[..1]);

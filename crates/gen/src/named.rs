@@ -1,13 +1,13 @@
 //! Named cases from the seeds.
 //!
-//! Every trace and failure story of the three chapters in `shared/seeds/`, built as a
+//! Every trace and failure story of the three source chapters (docs/SPEC.md), built as a
 //! scenario (what the model wrote, how the stream split and ended), never as an expected
 //! output: the oracle derives each case's expectation. Ids are stable paths
 //! (`keying/refunded-open-pair`) used by reports, the corpus and `--case` filters.
 
 use toolcert_scenario::{
     Block, Call, Case, Ending, Fault, FaultKind, Interleave, Shape, StopReason, StreamEnd, StreamSchedule,
-    TextBlock, Tool, Turn,
+    TextBlock, Tool, Turn, WireDefect,
 };
 
 /// A case from the seeds, with where it comes from.
@@ -450,6 +450,56 @@ fn isolation_cases() -> Vec<NamedCase> {
     };
     successive.case.name = format!("named/{}", successive.id);
     vec![concurrent, successive]
+}
+
+/// A corpus case whose stream carries a wire defect ([`WireDefect`]): data a decoder must
+/// refuse, which no neutral event describes, so it exists as recorded bytes only (the
+/// corpus renders it in each dialect in `dialects`; certify never runs it).
+#[derive(Clone, Debug)]
+pub struct DefectCase {
+    /// Stable id within each dialect's corpus directory.
+    pub id: &'static str,
+    pub seed: &'static str,
+    pub about: &'static str,
+    pub turn: Turn,
+    pub defect: WireDefect,
+    /// Only OpenAI Chat can say a nameless new id; data errors exist in every dialect.
+    pub chat_only: bool,
+}
+
+/// The wire-defect cases.
+pub fn defects() -> Vec<DefectCase> {
+    let lookup = || per_call(lookup_order_turn(), stop(StopReason::ToolUse));
+    vec![
+        DefectCase {
+            id: "keying/new-id-at-occupied-index",
+            seed: KEYING,
+            about: "an entry brings a new id to an index that holds a call, without a name: a second \
+                    announcement, which fails the turn as duplicate_announcement (not as malformed)",
+            turn: per_call(refunded_open(0), stop(StopReason::ToolUse)),
+            defect: WireDefect::NamelessNewId,
+            chat_only: true,
+        },
+        DefectCase {
+            id: "deltas/data-not-json",
+            seed: DELTAS,
+            about:
+                "after the first argument fragment, an event whose data is `{not json`: the turn fails as \
+                    malformed and nothing is dispatched",
+            turn: lookup(),
+            defect: WireDefect::NotJson,
+            chat_only: false,
+        },
+        DefectCase {
+            id: "deltas/fragment-of-wrong-type",
+            seed: DELTAS,
+            about: "a fragment event whose fragment is the number 42 instead of a string: the turn fails as \
+                    malformed, the number is never appended to the buffer",
+            turn: lookup(),
+            defect: WireDefect::WrongType,
+            chat_only: false,
+        },
+    ]
 }
 
 /// The named case with this id.

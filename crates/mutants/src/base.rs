@@ -155,9 +155,18 @@ pub trait Hooks: Default + 'static {
         Some(Value::Object(Default::default()))
     }
 
-    /// The one parse of a finished buffer: strict, the whole buffer, nothing trailing.
+    /// The one parse of a finished buffer: strict, the whole buffer, nothing trailing, no
+    /// number that overflows a double (docs/SPEC.md, "What a strict parser refuses").
     fn parse(&self, args: &str) -> Option<Value> {
-        serde_json::from_str(args).ok()
+        fn finite(v: &Value) -> bool {
+            match v {
+                Value::Number(n) => n.as_f64().is_some(),
+                Value::Array(a) => a.iter().all(finite),
+                Value::Object(o) => o.values().all(finite),
+                _ => true,
+            }
+        }
+        serde_json::from_str(args).ok().filter(finite)
     }
 
     /// What is wrong with parsed arguments, per the tool's schema.

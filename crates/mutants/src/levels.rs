@@ -1,5 +1,5 @@
 //! Mutants below the events level: the correct [`Base`] core behind the project's SSE and
-//! dialect decoders, with exactly one defect in a layer under the core (DESIGN.md section 6:
+//! dialect decoders, with exactly one defect in a layer under the core (`docs/ZOO.md`:
 //! UTF-8 decoded per chunk, framing, Chat entries keyed by id, Responses `done` dropped, a
 //! usage chunk taken for content).
 

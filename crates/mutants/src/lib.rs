@@ -1,4 +1,4 @@
-//! The mutant zoo: the harness proves itself (DESIGN.md section 6).
+//! The mutant zoo: the harness proves itself (`docs/ZOO.md`).
 //!
 //! Each [`Mutant`] is a small events-level accumulator with exactly one bug from the seeds,
 //! a bug real SDKs have shipped. The harness must flag every one, with one of the invariants

@@ -103,6 +103,38 @@ pub struct Profile {
 
 /// Derives the expectation for one stream of a case.
 pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected {
+    expect_with(turn, rendered, profile, None)
+}
+
+/// The expectation for one stream whose wire stream carries a defect no neutral event
+/// describes ([`toolcert_scenario::WireDefect`]), arriving once `before` neutral events are
+/// complete: a fault of `class` at that point, judged as any fault is (the turn fails, no
+/// call is dispatched unless it finished before the defect).
+pub fn expect_defect(
+    turn: &Turn,
+    rendered: &Rendered<'_>,
+    profile: Profile,
+    before: u32,
+    class: ErrorClass,
+) -> Expected {
+    expect_with(turn, rendered, profile, Some((before, class)))
+}
+
+fn expect_with(
+    turn: &Turn,
+    rendered: &Rendered<'_>,
+    profile: Profile,
+    defect: Option<(u32, ErrorClass)>,
+) -> Expected {
+    // A defect is an event between neutral events `before` and `before + 1`: it counts as
+    // delivered with the next one, so that a call finished by event `before` finished first.
+    let defect_fault = |fault: &mut Option<FaultExpect>, delivered: u32| {
+        if let Some((before, class)) = defect {
+            if delivered > before && fault.is_none() {
+                *fault = Some(FaultExpect { class, also: None, at: before + 1 });
+            }
+        }
+    };
     let mut calls: Vec<ExpectedCall> = Vec::new();
     let mut stop: Option<(toolcert_scenario::StopReason, u32)> = None;
     let mut fault: Option<FaultExpect> = None;
@@ -115,6 +147,7 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
     };
     for (k, origin) in rendered.origins.iter().enumerate() {
         let delivered = k as u32 + 1;
+        defect_fault(&mut fault, delivered);
         match *origin {
             Origin::Text { block, start, end } => {
                 let Block::Text(t) = &turn.blocks[block as usize] else { unreachable!() };
@@ -206,6 +239,7 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
             }
         }
     }
+    defect_fault(&mut fault, u32::MAX);
     let ending = match stop {
         Some((reason, _)) if reason.is_truncating() => EndingKind::Truncated,
         Some(_) => EndingKind::Complete,
@@ -265,7 +299,7 @@ pub fn judge(document: &str, schema: Option<&Value>) -> Judged {
     let parsed = if document.is_empty() {
         Ok(Value::Object(Default::default()))
     } else {
-        serde_json::from_str::<Value>(document)
+        crate::number::parse_strict(document)
     };
     let Ok(args) = parsed else { return Judged::Unparseable };
     match schema {

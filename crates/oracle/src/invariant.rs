@@ -25,7 +25,7 @@ impl Grade {
 
 macro_rules! invariants {
     ($($variant:ident = $id:literal, $seed:literal, $rule:literal, $why:literal;)*) => {
-        /// A numbered rule (DESIGN.md section 5).
+        /// A numbered rule: its must and should parts and what exercises it are in docs/SPEC.md §6.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         pub enum Invariant { $(#[serde(rename = $id)] $variant,)* }
 

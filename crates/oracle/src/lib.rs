@@ -15,11 +15,18 @@ use toolcert_scenario::{Case, EndingKind};
 use toolcert_subject::{FailReason, Observation, Outcome, Stamp, Timed};
 
 pub mod corpus;
+mod exercise;
 mod expect;
 mod invariant;
+pub mod number;
 
-pub use expect::{expect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile};
+pub use exercise::{exercised, Exercised};
+
+pub use expect::{
+    expect, expect_defect, judge, Expect, Expected, ExpectedCall, FaultExpect, Judged, Profile,
+};
 pub use invariant::{Grade, Invariant};
+use number::Agreement;
 
 /// One broken rule in one stream of a case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,8 +37,20 @@ pub struct Violation {
     pub stream: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    /// What went wrong, in words that do not depend on the case (no ids, arguments or
+    /// positions): with the invariant and grade it is the signature that groups failing cases
+    /// into one finding.
+    #[serde(default)]
+    pub kind: String,
     pub expected: String,
     pub observed: String,
+}
+
+impl Violation {
+    /// The signature that identifies the bug behind it across cases, seeds and runs.
+    pub fn signature(&self) -> (Invariant, Grade, &str) {
+        (self.invariant, self.grade, self.kind.as_str())
+    }
 }
 
 impl std::fmt::Display for Violation {
@@ -40,7 +59,9 @@ impl std::fmt::Display for Violation {
         if let Some(id) = &self.call_id {
             write!(f, " call {id}")?;
         }
-        write!(f, "\n    expected: {}\n    observed: {}", self.expected, self.observed)
+        // A caret line under the observed value lines up under its first line.
+        let observed = self.observed.replace('\n', "\n              ");
+        write!(f, "\n    expected: {}\n    observed: {observed}", self.expected)
     }
 }
 
@@ -51,15 +72,26 @@ pub fn judge_case(
     observed: &[Observation],
     profile: Profile,
 ) -> Vec<Violation> {
+    judge_case_exercised(case, rendered, observed, profile).0
+}
+
+/// [`judge_case`], with the invariants the case exercised (see [`exercised`]).
+pub fn judge_case_exercised(
+    case: &Case,
+    rendered: &[Rendered<'_>],
+    observed: &[Observation],
+    profile: Profile,
+) -> (Vec<Violation>, Exercised) {
     let expected: Vec<Expected> =
         case.streams.iter().zip(rendered).map(|(t, r)| expect(t, r, profile)).collect();
+    let exercised = exercised(case, &expected, profile);
     let mut out = Vec::new();
     for (s, (exp, obs)) in expected.iter().zip(observed).enumerate() {
         let others: Vec<&Expected> =
             expected.iter().enumerate().filter(|(o, _)| *o != s).map(|(_, e)| e).collect();
         Judge { stream: s as u32, exp, obs, others: &others, out: &mut out }.run();
     }
-    out
+    (out, exercised)
 }
 
 /// Judges one stream alone.
@@ -103,6 +135,83 @@ fn show_expect(e: &Expect, raw: &str) -> String {
     }
 }
 
+/// How many characters of a compared value are shown whole; past it, a window.
+const WHOLE: usize = 160;
+/// Characters of context shown before the first difference in a window.
+const BEFORE: usize = 50;
+/// Characters a window shows in all.
+const WINDOW: usize = 120;
+
+/// Two values shown for comparison, each after `label` (`"raw "`, `"args "`, `"text "`):
+/// whole when short, otherwise the same window of both around the first differing byte (an
+/// elided part marked `…`), and under the observed one a caret line pointing at that byte.
+/// `at` gives the byte offset in the unshown original and what it is ("of the buffer").
+pub fn contrast(label: &str, want: &str, got: &str, at: Option<(usize, &str)>) -> (String, String) {
+    let d = first_difference(want, got);
+    let long = want.chars().count() > WHOLE || got.chars().count() > WHOLE;
+    let (start, end_w, end_g) = if long {
+        let start = floor_boundary(want, floor_boundary(got, back_chars(got, d, BEFORE)));
+        let span = |s: &str| {
+            let mut e = start;
+            for (n, (k, c)) in s[start..].char_indices().enumerate() {
+                if n >= WINDOW {
+                    break;
+                }
+                e = start + k + c.len_utf8();
+            }
+            e
+        };
+        (start, span(want), span(got))
+    } else {
+        (0, want.len(), got.len())
+    };
+    let show = |s: &str, end: usize| {
+        let mut out = String::from(label);
+        if start > 0 {
+            out.push('…');
+        }
+        out.push_str(&s[start..end]);
+        if end < s.len() {
+            out.push('…');
+        }
+        out
+    };
+    let expected = show(want, end_w);
+    let mut observed = show(got, end_g);
+    if d < want.len() || d < got.len() {
+        let column = label.chars().count() + usize::from(start > 0) + got[start..d].chars().count();
+        let what = match at {
+            Some((n, unit)) => format!("first difference: byte {n} {unit}"),
+            None => "first difference".to_string(),
+        };
+        observed.push_str(&format!("\n{}^ {what}", " ".repeat(column)));
+    }
+    (expected, observed)
+}
+
+/// The first byte where `a` and `b` differ, on a character boundary of both (the shorter's
+/// length when one is a prefix of the other).
+pub fn first_difference(a: &str, b: &str) -> usize {
+    let mut d = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !(a.is_char_boundary(d) && b.is_char_boundary(d)) {
+        d -= 1;
+    }
+    d
+}
+
+/// The byte `n` characters before `at` in `s` (or 0).
+fn back_chars(s: &str, at: usize, n: usize) -> usize {
+    s[..at].char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(k, _)| k)
+}
+
+fn floor_boundary(s: &str, mut k: usize) -> usize {
+    k = k.min(s.len());
+    while !s.is_char_boundary(k) {
+        k -= 1;
+    }
+    k
+}
+
 /// A string shown as a JSON string literal, shortened past 200 bytes.
 pub fn quote(s: &str) -> String {
     let q = Value::String(s.to_string()).to_string();
@@ -122,6 +231,7 @@ impl Judge<'_> {
         invariant: Invariant,
         grade: Grade,
         call: Option<&str>,
+        kind: impl Into<String>,
         expected: String,
         observed: String,
     ) {
@@ -130,6 +240,7 @@ impl Judge<'_> {
             grade,
             stream: self.stream,
             call_id: call.map(str::to_string),
+            kind: kind.into(),
             expected,
             observed,
         });
@@ -141,6 +252,7 @@ impl Judge<'_> {
                 Invariant::SubjectCrash,
                 Grade::Must,
                 None,
+                "the subject crashed",
                 "no crash".into(),
                 format!("the subject crashed: {crash}"),
             );
@@ -176,6 +288,7 @@ impl Judge<'_> {
                     Invariant::AccProtocol,
                     Grade::Must,
                     None,
+                    format!("a faulty stream ({}) accepted without an error", f.class),
                     match f.also {
                         Some(also) => format!("a protocol error ({} or {also})", f.class),
                         None => format!("a protocol error ({})", f.class),
@@ -191,6 +304,7 @@ impl Judge<'_> {
                         Invariant::AccProtocol,
                         Grade::Should,
                         None,
+                        format!("a faulty stream ({}) refused with the class {}", f.class, e.class),
                         format!("a protocol error of class {}{also}", f.class),
                         format!("an error of class {}: {}", e.class, e.detail),
                     );
@@ -206,6 +320,7 @@ impl Judge<'_> {
                     Invariant::AccProtocol,
                     Grade::Must,
                     None,
+                    format!("a well-formed {} turn failed with {}", ending_name(self.exp.ending), e.class),
                     format!("no error: the stream is well formed and {}", ending_name(self.exp.ending)),
                     format!("the turn failed with {}: {}", e.class, e.detail),
                 );
@@ -226,6 +341,7 @@ impl Judge<'_> {
                 Invariant::AccAccount,
                 Grade::Must,
                 id,
+                "a call got several outcomes",
                 "exactly one outcome".into(),
                 format!("{} outcomes: {}", mine.len(), all.join("; ")),
             );
@@ -236,6 +352,7 @@ impl Judge<'_> {
                 Invariant::AccIdentity,
                 Grade::Must,
                 id,
+                "an outcome carries another name than the call's",
                 format!("name {}", call.name),
                 format!("name {}", o.name().unwrap_or("(none)")),
             );
@@ -255,6 +372,10 @@ impl Judge<'_> {
                 Invariant::AccCompletion,
                 Grade::Must,
                 id,
+                match call.terminal_at {
+                    Some(_) => "a call dispatched before its terminal event",
+                    None => "a call dispatched mid-stream though its terminal event never came",
+                },
                 format!("no outcome before {when}"),
                 format!("{} after {} events", show_outcome(o), first.at.delivered),
             );
@@ -272,9 +393,15 @@ impl Judge<'_> {
         let (must, should) = (Grade::Must, Grade::Should);
         match (expect, o) {
             (Expect::Faulted { may_dispatch }, Outcome::Dispatchable { args, .. }) => match may_dispatch {
-                Some(a) if a == args => {}
-                Some(_) => self.mismatch(call, MismatchOf::Args(args), must),
-                None => self.flag(Invariant::AccProtocol, must, id, expected(), observed()),
+                Some(a) => self.args(call, a, args, must),
+                None => self.flag(
+                    Invariant::AccProtocol,
+                    must,
+                    id,
+                    "a call of a faulty turn dispatched",
+                    expected(),
+                    observed(),
+                ),
             },
             (Expect::Faulted { .. }, _) => {}
             (
@@ -293,7 +420,8 @@ impl Judge<'_> {
                     FailReason::Abandoned => Invariant::AccAbandon,
                     FailReason::Unparseable => Invariant::AccStrict,
                 };
-                self.flag(inv, must, id, expected(), observed());
+                let kind = format!("a call that must fail as {} was {}", reason.as_str(), o.label());
+                self.flag(inv, must, id, kind, expected(), observed());
             }
             (Expect::Failed { reason }, Outcome::Failed { reason: got, raw, .. }) => {
                 if got != reason {
@@ -306,7 +434,9 @@ impl Judge<'_> {
                         (_, FailReason::Abandoned) => Invariant::AccAbandon,
                         (_, FailReason::Unparseable) => Invariant::AccStrict,
                     };
-                    self.flag(inv, should, id, expected(), observed());
+                    let kind =
+                        format!("a call that must fail as {} failed as {}", reason.as_str(), got.as_str());
+                    self.flag(inv, should, id, kind, expected(), observed());
                 }
                 self.raw(call, raw);
             }
@@ -322,14 +452,16 @@ impl Judge<'_> {
         match (judged, o) {
             (Judged::Dispatch { args: want }, Outcome::Dispatchable { args, .. })
             | (Judged::SchemaError { args: want }, Outcome::SchemaError { args, .. }) => {
-                if want != args {
-                    self.mismatch(call, MismatchOf::Args(args), must);
-                }
+                self.args(call, want, args, must);
             }
             (Judged::Dispatch { args: want }, Outcome::SchemaError { args, .. })
             | (Judged::SchemaError { args: want }, Outcome::Dispatchable { args, .. }) => {
-                if want == args {
-                    self.flag(Invariant::AccSchema, must, id, expected(), observed());
+                if number::same_value(want, args) {
+                    let kind = match judged {
+                        Judged::Dispatch { .. } => "valid arguments reported as a schema error",
+                        _ => "arguments that violate the schema dispatched",
+                    };
+                    self.flag(Invariant::AccSchema, must, id, kind, expected(), observed());
                 } else {
                     self.mismatch(call, MismatchOf::Args(args), must);
                 }
@@ -344,7 +476,8 @@ impl Judge<'_> {
                         // The buffer is right and parses: the subject's parser is wrong.
                         FailReason::Unparseable => Invariant::AccFidelity,
                     };
-                    self.flag(inv, must, id, expected(), observed());
+                    let kind = format!("a finished, valid call failed as {}", reason.as_str());
+                    self.flag(inv, must, id, kind, expected(), observed());
                 }
             }
             (Judged::SchemaError { .. }, Outcome::Failed { reason, raw, .. }) => {
@@ -357,18 +490,52 @@ impl Judge<'_> {
                         // The buffer is right and parses: the subject's parser is wrong.
                         FailReason::Unparseable => Invariant::AccFidelity,
                     };
-                    self.flag(inv, should, id, expected(), observed());
+                    let kind = format!("a finished call with a schema error failed as {}", reason.as_str());
+                    self.flag(inv, should, id, kind, expected(), observed());
                 }
             }
             (Judged::Unparseable, Outcome::Dispatchable { .. } | Outcome::SchemaError { .. }) => {
-                self.flag(Invariant::AccStrict, must, id, expected(), observed());
+                self.flag(
+                    Invariant::AccStrict,
+                    must,
+                    id,
+                    "an unparseable document dispatched",
+                    expected(),
+                    observed(),
+                );
             }
             (Judged::Unparseable, Outcome::Failed { reason, raw, .. }) => {
                 if *reason != FailReason::Unparseable {
-                    self.flag(Invariant::AccStrict, should, id, expected(), observed());
+                    let kind = format!("an unparseable document failed as {}", reason.as_str());
+                    self.flag(Invariant::AccStrict, should, id, kind, expected(), observed());
                 }
                 self.raw(call, raw);
             }
+        }
+    }
+
+    /// Dispatched arguments against the strict parse of the model's document, under the number
+    /// rule: another value is a `grade` mismatch; the same values with a number of another
+    /// kind (`2` for `2.0`) a should-grade note; another spelling of the same kind nothing.
+    fn args(&mut self, call: &ExpectedCall, want: &Value, got: &Value, grade: Grade) {
+        match number::agree(want, got) {
+            Agreement::Same | Agreement::Respelled => {}
+            Agreement::Retyped => {
+                let (expected, observed) = contrast("args ", &want.to_string(), &got.to_string(), None);
+                let observed = observed.replace(
+                    "^ first difference",
+                    "^ the same value, but a number of another kind (integer against fraction or exponent)",
+                );
+                self.flag(
+                    Invariant::AccFidelity,
+                    Grade::Should,
+                    Some(call.call_id.as_str()),
+                    "a number dispatched with its value but another kind",
+                    expected,
+                    observed,
+                );
+            }
+            Agreement::Differs => self.mismatch(call, MismatchOf::Args(got), grade),
         }
     }
 
@@ -383,8 +550,21 @@ impl Judge<'_> {
     fn mismatch(&mut self, call: &ExpectedCall, got: MismatchOf<'_>, grade: Grade) {
         let id = Some(call.call_id.as_str());
         let (expected, observed) = match got {
-            MismatchOf::Args(a) => (show_expect(&call.expect, &call.raw), format!("args {a}")),
-            MismatchOf::Raw(r) => (format!("raw {}", quote(&call.raw)), format!("raw {}", quote(r))),
+            MismatchOf::Args(a) => match expect_args(&call.expect) {
+                Some(want) => contrast("args ", &want.to_string(), &a.to_string(), None),
+                None => (show_expect(&call.expect, &call.raw), format!("args {a}")),
+            },
+            MismatchOf::Raw(r) => {
+                let at = first_difference(&call.raw, r);
+                let unit = format!("of the buffer ({} bytes; observed {})", call.raw.len(), r.len());
+                contrast("raw ", &json_str(&call.raw), &json_str(r), Some((at, &unit)))
+            }
+        };
+        let kind = match got {
+            MismatchOf::Args(a) => {
+                format!("dispatched arguments: {}", args_diff(expect_args(&call.expect), a))
+            }
+            MismatchOf::Raw(r) => format!("a failure's raw buffer: {}", raw_diff(&call.raw, r)),
         };
         // Another call's data in this call's outcome, when that call did not get it itself.
         let served = |c: &ExpectedCall, obs: &Observation| {
@@ -392,7 +572,7 @@ impl Judge<'_> {
                 (
                     Outcome::Dispatchable { call_id, args, .. },
                     Expect::Finished { judged: Judged::Dispatch { args: want } },
-                ) => *call_id == c.call_id && args == want,
+                ) => *call_id == c.call_id && number::same_value(args, want),
                 _ => false,
             })
         };
@@ -411,7 +591,7 @@ impl Judge<'_> {
         } else {
             Invariant::AccFidelity
         };
-        self.flag(invariant, grade, id, expected, observed);
+        self.flag(invariant, grade, id, kind, expected, observed);
     }
 
     /// A call with no outcome.
@@ -435,7 +615,14 @@ impl Judge<'_> {
                 (Invariant::AccAbandon, Grade::Should)
             }
         };
-        self.flag(inv, grade, id, expected, observed.clone());
+        // The invariant already says which ending the call had: the kind stays coarse, so
+        // one bug is one finding whatever the document was worth.
+        let kind = if turn_failed {
+            "a call with no outcome (the turn failed as a whole)"
+        } else {
+            "a call with no outcome"
+        };
+        self.flag(inv, grade, id, kind, expected, observed.clone());
         // A call that vanished while a call to the same tool got an outcome was most likely
         // folded into it: same-tool calls did not stay separate.
         let namesake = self.exp.calls.iter().find(|c| {
@@ -448,6 +635,7 @@ impl Judge<'_> {
                 Invariant::AccIdentity,
                 grade,
                 id,
+                "two calls to the same tool merged into one",
                 format!("an outcome of its own, apart from {} (the same tool)", other.call_id),
                 observed,
             );
@@ -485,6 +673,7 @@ impl Judge<'_> {
                 inv,
                 if dispatch { Grade::Must } else { Grade::Should },
                 id,
+                format!("an outcome ({}) for a call the stream never announced", o.value.label()),
                 "no outcome for a call this stream never announced".into(),
                 format!("{} for call {}", show_outcome(&o.value), id.unwrap_or("(no id)")),
             );
@@ -510,14 +699,19 @@ impl Judge<'_> {
                 .iter()
                 .flat_map(|c| &c.fragments)
                 .any(|f| f.len() >= 2 && got.contains(f.as_str()) && !want.contains(f.as_str()));
-            let what = if leaked { "argument bytes in the text: " } else { "" };
-            self.flag(
-                Invariant::AccText,
-                Grade::Must,
-                None,
-                format!("text {}", quote(&want)),
-                format!("{what}text {}", quote(got)),
-            );
+            let at = first_difference(&want, got);
+            let unit = format!("of the text ({} bytes; observed {})", want.len(), got.len());
+            let (expected, mut observed) =
+                contrast("text ", &json_str(&want), &json_str(got), Some((at, &unit)));
+            if leaked {
+                let what = "argument bytes in the text: ";
+                // The caret line moves right with the value it points into.
+                observed =
+                    format!("{what}{}", observed.replace('\n', &format!("\n{}", " ".repeat(what.len()))));
+            }
+            let kind =
+                if leaked { "argument bytes in the text" } else { "the text differs from the text blocks" };
+            self.flag(Invariant::AccText, Grade::Must, None, kind, expected, observed);
             return;
         }
         if let (Some(want), Some(got), None) = (&self.exp.layout, &self.obs.layout, &self.obs.error) {
@@ -526,11 +720,72 @@ impl Judge<'_> {
                     Invariant::AccText,
                     Grade::Should,
                     None,
+                    "blocks out of order in the assembled message",
                     format!("blocks in order {}", show_layout(want)),
                     format!("blocks in order {}", show_layout(got)),
                 );
             }
         }
+    }
+}
+
+/// The arguments a correct subject may dispatch the call with, if any.
+fn expect_args(e: &Expect) -> Option<&Value> {
+    match e {
+        Expect::Finished { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
+        | Expect::FinishedOrAbandoned { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
+        | Expect::Faulted { may_dispatch: Some(args) } => Some(args),
+        _ => None,
+    }
+}
+
+/// What differs between the arguments a call should have been dispatched with and those it
+/// was, in words that do not depend on the values: the first difference found, depth first.
+fn args_diff(want: Option<&Value>, got: &Value) -> String {
+    fn first(want: &Value, got: &Value) -> Option<&'static str> {
+        match (want, got) {
+            (Value::Object(w), Value::Object(g)) => {
+                if let Some(k) = w.keys().find(|k| !g.contains_key(*k)) {
+                    let _ = k;
+                    return Some("a key dropped");
+                }
+                if g.keys().any(|k| !w.contains_key(k)) {
+                    return Some("a key added");
+                }
+                w.iter().find_map(|(k, v)| first(v, &g[k]))
+            }
+            (Value::Array(w), Value::Array(g)) if w.len() != g.len() => Some("an array's length changed"),
+            (Value::Array(w), Value::Array(g)) => w.iter().zip(g).find_map(|(a, b)| first(a, b)),
+            (Value::String(w), Value::String(g)) if w == g => None,
+            (Value::String(w), Value::String(g)) => Some(if w.trim() == g.trim() {
+                "white space trimmed or added in a string"
+            } else if g.len() < w.len() && w.starts_with(g.as_str()) {
+                "a string cut short"
+            } else {
+                "a string value changed"
+            }),
+            // The number rule (docs/SPEC.md §4): the same value is no change here.
+            (Value::Number(_), Value::Number(_)) if number::same_value(want, got) => None,
+            (Value::Number(_), Value::Number(_)) => Some("a number changed"),
+            (w, g) if std::mem::discriminant(w) != std::mem::discriminant(g) => {
+                Some("a value of another type")
+            }
+            (w, g) if w != g => Some("a value changed"),
+            _ => None,
+        }
+    }
+    match want {
+        None => "dispatched though nothing may be".into(),
+        Some(w) => first(w, got).unwrap_or("a value changed").into(),
+    }
+}
+
+/// What differs between a failure's raw buffer and the buffer as received.
+fn raw_diff(want: &str, got: &str) -> &'static str {
+    match got.len().cmp(&want.len()) {
+        std::cmp::Ordering::Less => "lost bytes",
+        std::cmp::Ordering::Greater => "gained bytes",
+        std::cmp::Ordering::Equal => "bytes changed",
     }
 }
 
@@ -577,6 +832,11 @@ fn show_layout(slots: &[toolcert_subject::Slot]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// A string as a JSON string literal, whole.
+fn json_str(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
 /// What differed: dispatched arguments, or a failure's raw buffer.
 enum MismatchOf<'a> {
     Args(&'a Value),
@@ -592,8 +852,8 @@ impl MismatchOf<'_> {
                 Expect::Finished { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
                 | Expect::FinishedOrAbandoned {
                     judged: Judged::Dispatch { args } | Judged::SchemaError { args },
-                } => args == *a,
-                Expect::Faulted { may_dispatch: Some(args) } => args == *a,
+                } => number::same_value(args, a),
+                Expect::Faulted { may_dispatch: Some(args) } => number::same_value(args, a),
                 _ => false,
             },
             // Room for both buffers, and more copies of `other`'s bytes than the call's own
@@ -638,7 +898,7 @@ mod tests;
 fn reordered_parse(fragments: &[String], args: &Value) -> bool {
     let parses_to = |order: &[&String]| {
         let joined: String = order.iter().map(|s| s.as_str()).collect();
-        serde_json::from_str::<Value>(&joined).is_ok_and(|v| v == *args)
+        number::parse_strict(&joined).is_ok_and(|v| number::same_value(&v, args))
     };
     let refs: Vec<&String> = fragments.iter().filter(|f| !f.trim().is_empty()).collect();
     if parses_to(&refs) {

@@ -137,6 +137,54 @@ fn fidelity_flags_arguments_the_model_never_wrote() {
     assert_eq!(invariants(&judge_one(&t, &trimmed)), [(Invariant::AccFidelity, Grade::Must)]);
 }
 
+/// The number rule: a change of value is a must failure, a change of kind (integer literal
+/// against fraction or exponent) a should note, any other respelling nothing.
+#[rstest]
+#[case::negative_zero_respelled(r#"{"x": -0.0}"#, r#"{"x": 0.0}"#, &[])]
+#[case::negative_zero_as_integer(r#"{"x": -0.0}"#, r#"{"x": 0}"#, &[(Invariant::AccFidelity, Grade::Should)])]
+#[case::exponent_respelled(r#"{"x": 1E+2}"#, r#"{"x": 100.0}"#, &[])]
+#[case::float_as_integer(r#"{"x": 2.0}"#, r#"{"x": 2}"#, &[(Invariant::AccFidelity, Grade::Should)])]
+#[case::integer_as_float(r#"{"x": 20}"#, r#"{"x": 20.0}"#, &[(Invariant::AccFidelity, Grade::Should)])]
+#[case::integer_past_a_double(
+    r#"{"x": 9007199254740993}"#,
+    r#"{"x": 9007199254740992}"#,
+    &[(Invariant::AccFidelity, Grade::Must)]
+)]
+#[case::decimal_past_a_double(
+    r#"{"x": 0.30000000000000000001}"#,
+    r#"{"x": 0.3}"#,
+    &[(Invariant::AccFidelity, Grade::Must)]
+)]
+#[case::underflow_to_zero(r#"{"x": 1e-400}"#, r#"{"x": 0.0}"#, &[(Invariant::AccFidelity, Grade::Must)])]
+#[case::exact_big_integer(
+    r#"{"x": 123456789012345678901234567890}"#,
+    r#"{"x": 123456789012345678901234567890}"#,
+    &[]
+)]
+fn fidelity_follows_the_number_rule(
+    #[case] document: &str,
+    #[case] dispatched: &str,
+    #[case] want: &[(Invariant, Grade)],
+) {
+    let t = turn(vec![call(0, "toolu_N", "set_x", document, &[3])], Ending::Stop(StopReason::ToolUse));
+    let args: serde_json::Value = serde_json::from_str(dispatched).unwrap();
+    let o = obs(&t, vec![dispatch("toolu_N", "set_x", args)], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), want);
+}
+
+/// What a strict parser refuses is unparseable, and dispatching it breaks ACC-STRICT.
+#[rstest]
+#[case::overflow(r#"{"x": 1e400}"#)]
+#[case::nan(r#"{"x": NaN}"#)]
+#[case::infinity(r#"{"x": -Infinity}"#)]
+#[case::lone_surrogate(r#"{"x": "\ud800"}"#)]
+fn a_strict_parser_refuses(#[case] document: &str) {
+    assert_eq!(judge(document, None), Judged::Unparseable);
+    let t = turn(vec![call(0, "toolu_N", "set_x", document, &[3])], Ending::Stop(StopReason::ToolUse));
+    let o = obs(&t, vec![dispatch("toolu_N", "set_x", json!({"x": 0}))], "");
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccStrict, Grade::Must)]);
+}
+
 #[test]
 fn identity_flags_a_wrong_name_and_merged_same_tool_calls() {
     let t = pair();
@@ -410,4 +458,70 @@ fn a_replay_after_the_stop_may_be_called_either_class() {
         o.error = Some(Timed { at: at_finish(99), value: TurnError::new(class, "refused") });
         assert_eq!(judge_one(&t, &o), [], "{class}");
     }
+}
+
+/// A long value is shown as the same window of expected and observed around the first
+/// differing byte, with a caret under it; a short one whole, with the caret too.
+#[test]
+fn differences_are_marked_with_a_caret() {
+    let (e, o) = contrast("raw ", "\"abc def\"", "\"abcdef\"", Some((3, "of the buffer")));
+    assert_eq!(e, "raw \"abc def\"");
+    assert_eq!(o, "raw \"abcdef\"\n        ^ first difference: byte 3 of the buffer");
+    let long_a = format!("\"{}X{}\"", "a".repeat(300), "b".repeat(300));
+    let long_b = format!("\"{}Y{}\"", "a".repeat(300), "b".repeat(300));
+    let (e, o) = contrast("raw ", &long_a, &long_b, None);
+    let (first, caret) = o.split_once('\n').unwrap();
+    assert!(e.starts_with("raw …") && e.contains('X') && e.ends_with('…'), "{e}");
+    assert!(first.starts_with("raw …") && first.contains('Y'), "{first}");
+    // The caret points at the differing character in both lines (they share the window).
+    let col = caret.find('^').unwrap();
+    assert_eq!(first.chars().nth(col), Some('Y'), "{first}\n{caret}");
+    assert_eq!(e.chars().nth(col), Some('X'), "{e}\n{caret}");
+    assert!(e.chars().count() < 150, "{e}");
+    // Multi-byte characters: the window and the caret stay on character boundaries.
+    let (_, o) = contrast("text ", &format!("{}é", "ü".repeat(200)), &format!("{}e", "ü".repeat(200)), None);
+    let (first, caret) = o.split_once('\n').unwrap();
+    assert_eq!(first.chars().nth(caret.find('^').unwrap()), Some('e'), "{first}\n{caret}");
+    // A prefix: the caret sits just past the shorter value.
+    let (_, o) = contrast("raw ", "abcd", "ab", None);
+    assert_eq!(o, "raw ab\n      ^ first difference");
+    // Equal values: no caret.
+    assert_eq!(contrast("raw ", "ab", "ab", None).1, "raw ab");
+}
+
+#[test]
+fn a_violation_shows_the_caret_under_the_observed_value() {
+    let t = turn(
+        vec![call(0, "toolu_T", "create_ticket", r#"{"summary": "urgent request from ops"}"#, &[26])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    let trimmed =
+        obs(&t, vec![dispatch("toolu_T", "create_ticket", json!({"summary": "urgent requestfrom ops"}))], "");
+    let v = judge_one(&t, &trimmed);
+    let shown = v[0].to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines[1], r#"    expected: args {"summary":"urgent request from ops"}"#, "{shown}");
+    assert_eq!(lines[2], r#"    observed: args {"summary":"urgent requestfrom ops"}"#, "{shown}");
+    let col = lines[3].find('^').unwrap();
+    assert_eq!(&lines[1][col..col + 1], " ", "{shown}");
+    assert_eq!(&lines[2][col..col + 1], "f", "{shown}");
+}
+
+#[test]
+fn a_number_of_another_kind_is_pointed_at() {
+    let t = turn(
+        vec![call(0, "toolu_N", "set_x", r#"{"x": 2.0, "y": 1}"#, &[3])],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    let o =
+        obs(&t, vec![dispatch("toolu_N", "set_x", serde_json::from_str(r#"{"x": 2, "y": 1}"#).unwrap())], "");
+    let v = judge_one(&t, &o);
+    assert_eq!(invariants(&v), [(Invariant::AccFidelity, Grade::Should)]);
+    let shown = v[0].to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines[1], r#"    expected: args {"x":2.0,"y":1}"#, "{shown}");
+    assert_eq!(lines[2], r#"    observed: args {"x":2,"y":1}"#, "{shown}");
+    let col = lines[3].find('^').unwrap();
+    assert_eq!((&lines[1][col..col + 1], &lines[2][col..col + 1]), (".", ","), "{shown}");
+    assert!(lines[3].contains("another kind"), "{shown}");
 }

@@ -182,11 +182,11 @@ impl Reference {
         }
         // A call with no argument bytes takes no arguments, as providers send it.
         let parsed = if call.args.is_empty() {
-            Ok(serde_json::Value::Object(Default::default()))
+            Ok(Some(serde_json::Value::Object(Default::default())))
         } else {
-            serde_json::from_str::<serde_json::Value>(&call.args)
+            strict_parse(&call.args)
         };
-        let Ok(args) = parsed else { return failed(FailReason::Unparseable) };
+        let Some(args) = parsed.ok().flatten() else { return failed(FailReason::Unparseable) };
         let errors = match self.schemas.iter().find(|(name, _)| *name == call.name) {
             None => Vec::new(),
             Some((_, compiled)) => compiled.errors(&args),
@@ -197,6 +197,24 @@ impl Reference {
             Outcome::SchemaError { call_id: call.call_id.clone(), name: call.name.clone(), args, errors }
         }
     }
+}
+
+/// The one parse of a finished buffer (docs/SPEC.md, "What a strict parser refuses"): the
+/// whole buffer is one JSON value with valid strings (serde_json refuses `NaN`, trailing
+/// bytes and lone surrogates), and no number overflows a double (`1e400`). Numbers stay as
+/// their decimal text (the workspace's `arbitrary_precision`), so the dispatched value is
+/// exactly the model's. `Ok(None)`: parsed, but a number overflows.
+fn strict_parse(buffer: &str) -> Result<Option<serde_json::Value>, serde_json::Error> {
+    fn finite(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Number(n) => n.as_f64().is_some(),
+            serde_json::Value::Array(a) => a.iter().all(finite),
+            serde_json::Value::Object(o) => o.values().all(finite),
+            _ => true,
+        }
+    }
+    let v: serde_json::Value = serde_json::from_str(buffer)?;
+    Ok(finite(&v).then_some(v))
 }
 
 fn protocol(class: ErrorClass, detail: String) -> Result<(), TurnError> {

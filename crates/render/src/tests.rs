@@ -105,3 +105,31 @@ fn a_fault_with_no_call_to_name_is_not_rendered() {
     t.faults = vec![Fault { kind: FaultKind::ReplayAnnouncement { call: 0 }, at: 0 }];
     assert_eq!(render(&t).events, [Event::Stop { reason: StopReason::EndTurn }]);
 }
+
+/// The transcript uses the events level's own names (docs/PROTOCOL.md), whatever dialect the
+/// case is sent in, and shows a terminal's repeated arguments beside the fragments joined.
+#[test]
+fn transcripts_use_the_neutral_names() {
+    let mut t = turn(
+        vec![
+            Block::Text(TextBlock { text: "hi".into(), splits: vec![] }),
+            call(1, "call_1", r#"{"a": 1}"#, &[4]),
+        ],
+        Shape::PerCall,
+        Ending::Stop(StopReason::ToolUse),
+    );
+    t.faults =
+        vec![Fault { kind: FaultKind::DoneMismatch { call: 0, arguments: r#"{"a": 2}"#.into() }, at: 0 }];
+    let text = crate::transcript(&toolcert_scenario::Case::single("t", t));
+    let want = [
+        r#"text_delta  {"text":"hi"}"#,
+        r#"call_start  {"index":1,"call_id":"call_1","name":"search_orders"}"#,
+        r#"args_delta  {"index":1,"fragment":"{\"a\""}"#,
+        r#"args_delta  {"index":1,"fragment":": 1}"}"#,
+        r#"call_stop   {"index":1,"arguments":"{\"a\": 2}"}  # the fragments joined: "{\"a\": 1}""#,
+        r#"stop        {"reason":"tool_use"}"#,
+        "(end of stream)",
+    ];
+    assert_eq!(text.lines().collect::<Vec<_>>(), want, "{text}");
+    assert!(!text.contains("partial_json") && !text.contains("stop_reason"), "{text}");
+}

@@ -1,13 +1,28 @@
-//! A readable transcript of a case: the events as a person reads them in a failure report,
-//! laid out like the seeds' traces (event name, then its payload as JSON).
+//! A readable transcript of a case: the neutral events as a person reads them in a failure
+//! report, one per line, each with its payload under the names `docs/PROTOCOL.md` gives the
+//! events level (`call_start {index, call_id, name}`, `args_delta {index, fragment}`,
+//! `call_stop {index, arguments}`, `stop {reason}`), so a transcript reads the same whatever
+//! dialect the case was sent in. The wire and bytes levels print each dialect's own SSE
+//! beside it (`toolcert zoo`, reproducers).
 
 use std::fmt::Write;
 
+use serde_json::Value;
 use toolcert_scenario::{Case, StreamSchedule};
 
 use crate::{render, Event};
 
-/// The case's streams as SSE-like text, one event per line.
+/// `{"k": v, ...}` with the keys in the order given (a JSON map would sort them).
+fn obj(fields: &[(&str, Value)]) -> String {
+    let parts: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+    format!("{{{}}}", parts.join(","))
+}
+
+fn s(text: &str) -> Value {
+    Value::String(text.to_string())
+}
+
+/// The case's streams as text, one event per line.
 pub fn transcript(case: &Case) -> String {
     let mut out = String::new();
     let many = case.streams.len() > 1;
@@ -18,29 +33,37 @@ pub fn transcript(case: &Case) -> String {
         };
         let _ = writeln!(out, "# {} streams, {how}, each with its own accumulator", case.streams.len());
     }
-    for (s, turn) in case.streams.iter().enumerate() {
+    for (k, turn) in case.streams.iter().enumerate() {
         let r = render(turn);
         if many {
-            let _ = writeln!(out, "# stream {s}");
+            let _ = writeln!(out, "# stream {k}");
         }
-        for e in &r.events {
+        for (i, e) in r.events.iter().enumerate() {
             let (name, data) = match e {
-                Event::TextDelta { text } => ("text_delta", serde_json::json!({ "text": text })),
-                Event::CallStart { index, call_id, name } => {
-                    ("call_start", serde_json::json!({ "index": index, "id": call_id, "name": name }))
-                }
+                Event::TextDelta { text } => ("text_delta", obj(&[("text", s(text))])),
+                Event::CallStart { index, call_id, name } => (
+                    "call_start",
+                    obj(&[("index", Value::from(*index)), ("call_id", s(call_id)), ("name", s(name))]),
+                ),
                 Event::ArgsDelta { index, fragment } => {
-                    ("args_delta", serde_json::json!({ "index": index, "partial_json": fragment }))
+                    ("args_delta", obj(&[("index", Value::from(*index)), ("fragment", s(fragment))]))
                 }
                 Event::CallStop { index, arguments: None } => {
-                    ("call_stop", serde_json::json!({ "index": index }))
+                    ("call_stop", obj(&[("index", Value::from(*index))]))
                 }
                 Event::CallStop { index, arguments: Some(a) } => {
-                    ("call_stop", serde_json::json!({ "index": index, "arguments": a }))
+                    let mut line = obj(&[("index", Value::from(*index)), ("arguments", s(a))]);
+                    // The arguments a terminal repeats are worth reading beside the fragments
+                    // they must equal: a mismatch is the fault.
+                    let joined = joined_before(&r.events[..i], *index);
+                    if joined != *a {
+                        let _ = write!(line, "  # the fragments joined: {}", s(&joined));
+                    }
+                    ("call_stop", line)
                 }
-                Event::Stop { reason } => ("stop", serde_json::json!({ "stop_reason": reason.wire_name() })),
-                Event::Error { message } => ("error", serde_json::json!({ "message": message })),
-                Event::Ping => ("ping", serde_json::json!({})),
+                Event::Stop { reason } => ("stop", obj(&[("reason", s(reason.wire_name()))])),
+                Event::Error { message } => ("error", obj(&[("message", s(message))])),
+                Event::Ping => ("ping", "{}".to_string()),
             };
             let _ = writeln!(out, "{name:<11} {data}");
         }
@@ -52,4 +75,15 @@ pub fn transcript(case: &Case) -> String {
         let _ = writeln!(out, "({end})");
     }
     out
+}
+
+/// The fragments for `index` among `events`, joined.
+fn joined_before(events: &[Event<'_>], index: u32) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ArgsDelta { index: i, fragment } if *i == index => Some(fragment.as_ref()),
+            _ => None,
+        })
+        .collect()
 }

@@ -115,11 +115,13 @@ enum Outcome {
 }
 
 fn testcase(r: &Report, inv: Invariant, status: &crate::InvariantStatus, grade: Grade) -> (Outcome, String) {
-    if inv == Invariant::AccSchema && !r.schema {
-        return (
-            Outcome::Skipped("not checked: the schema profile is off (--no-schema)".into()),
-            String::new(),
-        );
+    let at_grade = match grade {
+        Grade::Must => status.must,
+        Grade::Should => status.should,
+    };
+    if at_grade == Status::NotExercised {
+        let why = status.not_exercised.as_deref().unwrap_or("no case of the run could break it");
+        return (Outcome::Skipped(format!("not exercised (n/a): {why}")), String::new());
     }
     let failing = match grade {
         Grade::Must => status.must,
@@ -171,7 +173,27 @@ fn testcase(r: &Report, inv: Invariant, status: &crate::InvariantStatus, grade: 
 /// The report as JUnit XML (the Jenkins/Ant schema: testsuites, testsuite, properties,
 /// testcase, failure, skipped, system-out).
 pub fn to_junit(r: &Report) -> String {
+    to_junit_many(std::slice::from_ref(r))
+}
+
+/// Several settings' reports as one JUnit document: each setting's testsuites, their names
+/// prefixed with the setting when there are several (`bytes (anthropic) ACC-TEXT`).
+pub fn to_junit_many(reports: &[Report]) -> String {
     let mut suites = String::new();
+    let mut totals = (0, 0, 0);
+    for r in reports {
+        let prefix = if reports.len() > 1 { format!("{} ", r.setting_label()) } else { String::new() };
+        junit_suites(r, &prefix, &mut suites, &mut totals);
+    }
+    let (tests, failures, skipped) = totals;
+    let subject = reports.first().map_or("", |r| r.subject.as_str());
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{suites}</testsuites>\n",
+        escape_xml(&format!("toolcert {subject}"))
+    )
+}
+
+fn junit_suites(r: &Report, prefix: &str, suites: &mut String, totals: &mut (usize, usize, usize)) {
     let (mut tests, mut failures, mut skipped) = (0, 0, 0);
     let properties = {
         let mut p = vec![
@@ -245,7 +267,8 @@ pub fn to_junit(r: &Report) -> String {
         skipped += s;
         let _ = write!(
             suites,
-            "  <testsuite name=\"{}\" package=\"toolcert\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n{}{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}{}\" package=\"toolcert\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n{}{cases}  </testsuite>\n",
+            escape_xml(prefix),
             inv.id(),
             props(&[("rule", inv.rule().to_string())]),
         );
@@ -267,7 +290,8 @@ pub fn to_junit(r: &Report) -> String {
         failures += b.stale.len();
         let _ = write!(
             suites,
-            "  <testsuite name=\"baseline\" package=\"toolcert\" tests=\"{n}\" failures=\"{n}\" errors=\"0\" skipped=\"0\">\n{}{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}baseline\" package=\"toolcert\" tests=\"{n}\" failures=\"{n}\" errors=\"0\" skipped=\"0\">\n{}{cases}  </testsuite>\n",
+            escape_xml(prefix),
             props(&[]),
             n = b.stale.len()
         );
@@ -286,15 +310,15 @@ pub fn to_junit(r: &Report) -> String {
         skipped += r.skipped.len();
         let _ = write!(
             suites,
-            "  <testsuite name=\"cases not run\" package=\"toolcert\" tests=\"{n}\" failures=\"0\" errors=\"0\" skipped=\"{n}\">\n{}{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}cases not run\" package=\"toolcert\" tests=\"{n}\" failures=\"0\" errors=\"0\" skipped=\"{n}\">\n{}{cases}  </testsuite>\n",
+            escape_xml(prefix),
             props(&[]),
             n = r.skipped.len()
         );
     }
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{suites}</testsuites>\n",
-        escape_xml(&format!("toolcert {}", r.subject))
-    )
+    totals.0 += tests;
+    totals.1 += failures;
+    totals.2 += skipped;
 }
 
 /// A Markdown table cell: pipes escaped, one line.
@@ -329,6 +353,7 @@ pub fn mark(s: Status) -> &'static str {
     match s {
         Status::Pass => "✅ pass",
         Status::Fail => "❌ fail",
+        Status::NotExercised => "➖ n/a",
     }
 }
 
@@ -358,15 +383,33 @@ pub fn to_markdown(r: &Report, max_failures: usize) -> String {
             out.push('\n');
         }
     }
-    out += "| invariant | must | should | failing cases | rule |\n|---|---|---|---:|---|\n";
+    let findings: Vec<&crate::Finding> = r.counted_findings().collect();
+    if !findings.is_empty() {
+        let _ = writeln!(
+            out,
+            "## {}\n\n| finding | cases | what |\n|---|---:|---|",
+            crate::report::plural(findings.len(), "distinct finding", "distinct findings")
+        );
+        for f in &findings {
+            let _ = writeln!(out, "| {} | {} | {} |", md_inline(&f.id), f.cases, md_cell(&f.title));
+        }
+        out.push('\n');
+    }
+    out += "| invariant | must | should | failing cases | exercised | rule |\n|---|---|---|---:|---:|---|\n";
     for i in &r.invariants {
-        let (must, should) = if i.id == Invariant::AccSchema && !r.schema {
-            ("➖ n/a", "➖ n/a")
-        } else {
-            (mark(i.must), mark(i.should))
-        };
-        let _ =
-            writeln!(out, "| {} | {must} | {should} | {} | {} |", i.id.id(), i.failures, md_cell(&i.rule));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            i.id.id(),
+            mark(i.must),
+            mark(i.should),
+            i.failures,
+            i.exercised,
+            md_cell(&i.rule)
+        );
+    }
+    for i in r.invariants.iter().filter(|i| i.status == Status::NotExercised) {
+        let _ = writeln!(out, "\nn/a {}: {}", i.id, i.not_exercised.as_deref().unwrap_or("not exercised"));
     }
     if !r.skipped.is_empty() {
         out += "\nNot run:\n\n";
@@ -374,18 +417,20 @@ pub fn to_markdown(r: &Report, max_failures: usize) -> String {
             let _ = writeln!(out, "- {}: {}", md_inline(&s.case), s.reason);
         }
     }
-    if !r.failures.is_empty() {
-        out += "\n## Failures\n";
-    }
-    for f in r.failures.iter().take(max_failures) {
-        let _ = writeln!(out, "\n### {}\n", md_inline(&f.case));
-        if f.generated.is_some() {
-            out += "Shrunk counterexample.\n\n";
-        }
-        for v in &f.violations {
+    for f in findings.iter().take(max_failures) {
+        let _ = writeln!(out, "\n### {} {}\n", md_inline(&f.id), md_cell(&f.title));
+        let _ = writeln!(out, "{} cases, first {}.\n", f.cases, md_inline(&f.first_case));
+        let _ = writeln!(out, "Why it matters: {}\n", f.invariant.why());
+        let Some(rep) = &f.reproducer else {
+            out += &md_code("sh", &f.replay);
+            continue;
+        };
+        let size = f.size.unwrap_or_default();
+        let _ = writeln!(out, "Smallest reproducer {} ({size}):\n", md_inline(&rep.case));
+        for v in &rep.violations {
             let call = v.call_id.as_ref().map(|c| format!(" call {}", md_inline(c))).unwrap_or_default();
             let stream =
-                if f.scenario.streams.len() > 1 { format!(" stream {}", v.stream) } else { String::new() };
+                if rep.scenario.streams.len() > 1 { format!(" stream {}", v.stream) } else { String::new() };
             let _ = writeln!(
                 out,
                 "- **{}** ({}){call}{stream}: expected {}, observed {}",
@@ -395,23 +440,22 @@ pub fn to_markdown(r: &Report, max_failures: usize) -> String {
                 md_inline(&v.observed)
             );
         }
-        let mut invs: Vec<Invariant> = f.violations.iter().map(|v| v.invariant).collect();
-        invs.sort();
-        invs.dedup();
         out.push('\n');
-        for inv in invs {
-            let _ = writeln!(out, "Why it matters ({inv}): {}\n", inv.why());
-        }
-        out += &md_code("text", &f.transcript);
+        out += &md_code("text", &rep.transcript);
         let _ = writeln!(out, "\nReplay:\n");
-        let mut replay = r.replay_command(&f.case, f.generated);
-        replay.push('\n');
-        replay += &r.replay_scenario_command(&f.case);
+        let mut replay = r.replay_command(&rep.case, rep.generated);
+        if rep.generated.is_some() {
+            replay.push('\n');
+            replay += &r.replay_scenario_command(&rep.case);
+        }
         out += &md_code("sh", &replay);
     }
-    let hidden = r.failures.len().saturating_sub(max_failures) + r.more_failures;
-    if hidden > 0 {
-        let _ = writeln!(out, "\n… and {hidden} more failing cases (the JSONL report lists every one).");
+    if findings.len() > max_failures {
+        let _ = writeln!(
+            out,
+            "\n… and {} more findings (the JSON report lists every one).",
+            findings.len() - max_failures
+        );
     }
     out
 }

@@ -1,4 +1,4 @@
-//! The JSONL record stream (DESIGN.md section 8): a header (tool, protocol and suite versions,
+//! The JSONL record stream (docs/SPEC.md §7): a header (tool, protocol and suite versions,
 //! the subject, the setting, seed and shard), one record per case, and a footer with the
 //! counts. A [`Report`] is rebuilt from it exactly ([`from_jsonl`]), so the reports of several
 //! shards or runs can be merged ([`crate::merge`]).
@@ -17,10 +17,11 @@
 //! seed in full; the others are replayed from their seed and position.
 
 use serde::{Deserialize, Serialize};
-use toolcert_oracle::{Grade, Violation};
+use toolcert_oracle::{Exercised, Grade, Violation};
 use toolcert_scenario::{Case, Dialect};
 use toolcert_subject::Level;
 
+use crate::findings::Signature;
 use crate::report::{Broken, CaseRecord, CaseStatus, Failure, Report};
 use crate::suite::Suite;
 
@@ -77,6 +78,12 @@ struct CaseLine {
     reason: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     broke: Vec<Broken>,
+    /// The signatures of its violations as run (what findings are made of).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    signatures: Vec<Signature>,
+    /// The invariants it could have broken, one bit each in `Invariant::ALL` order.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    exercised: Exercised,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     violations: Vec<Violation>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,10 +108,18 @@ struct Footer {
     coverage: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage_text: Option<String>,
+    /// The distinct findings, for readers of the stream alone; a reader rebuilds them from
+    /// the records (which is how merged streams get theirs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    findings: Vec<crate::Finding>,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(e: &Exercised) -> bool {
+    e.is_empty()
 }
 
 fn footer(r: &Report) -> Footer {
@@ -120,6 +135,7 @@ fn footer(r: &Report) -> Footer {
         conformance: r.conformance.clone(),
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
+        findings: r.findings.clone(),
     }
 }
 
@@ -161,6 +177,8 @@ pub fn to_jsonl(r: &Report) -> Result<String, String> {
             status: rec.status,
             reason: rec.reason.clone(),
             broke: rec.broke.clone(),
+            signatures: rec.signatures.clone(),
+            exercised: rec.exercised,
             violations: rec.failure.as_ref().map(|f| f.violations.clone()).unwrap_or_default(),
             scenario: rec.failure.as_ref().map(|f| f.scenario.clone()),
             shrunk: rec.seed.is_some() && rec.failure.is_some(),
@@ -212,6 +230,7 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
                     generated_cases: 0,
                     skipped: Vec::new(),
                     invariants: Vec::new(),
+                    findings: Vec::new(),
                     failures: Vec::new(),
                     coverage: None,
                     coverage_text: None,
@@ -219,6 +238,7 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
                     unsupported: 0,
                     baseline: None,
                     records: Vec::new(),
+                    reproduced: Default::default(),
                 });
             }
             (Line::Header(_), Some(_)) => return Err(format!("line {at}: a second header")),
@@ -241,6 +261,8 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
                     status: c.status,
                     reason: c.reason,
                     broke: c.broke,
+                    signatures: c.signatures,
+                    exercised: c.exercised,
                     failure,
                 });
             }
@@ -261,6 +283,45 @@ pub fn from_jsonl(text: &str) -> Result<Report, String> {
         ));
     }
     Ok(report)
+}
+
+/// Reads every report of a file: a JSONL file may hold several streams one after another
+/// (`certify --format jsonl` over several settings writes one per setting); a JSON file holds
+/// one summary, or (`certify --format json` over several settings) one per setting.
+pub fn read_reports(text: &str) -> Result<Vec<Report>, String> {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let is_jsonl =
+        serde_json::from_str::<serde_json::Value>(first).ok().is_some_and(|v| v.get("record").is_some());
+    if !is_jsonl {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| format!("neither a JSONL report nor a JSON report ({e})"))?;
+        if let Some(settings) = value.get("settings").and_then(|s| s.as_array()) {
+            return settings.iter().map(|s| read_report(&s.to_string())).collect::<Result<Vec<_>, _>>();
+        }
+        return read_report(text).map(|r| vec![r]);
+    }
+    let mut streams: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with(r#"{"record":"header""#) || streams.is_empty() {
+            streams.push(String::new());
+        }
+        let last = streams.last_mut().expect("a stream was started");
+        last.push_str(line);
+        last.push('\n');
+    }
+    let mut line = 0;
+    let mut out = Vec::new();
+    for stream in &streams {
+        out.push(from_jsonl(stream).map_err(|e| {
+            if streams.len() > 1 {
+                format!("the report starting at line {}: {e}", line + 1)
+            } else {
+                e
+            }
+        })?);
+        line += stream.lines().count();
+    }
+    Ok(out)
 }
 
 /// Reads a report written as JSONL (`--out DIR`'s `report.jsonl`, `--format jsonl`) or as the

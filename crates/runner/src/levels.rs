@@ -7,7 +7,9 @@
 //! (WIRE-KEEPALIVE), Chat chunks carrying several entries (WIRE-CHAT). A faulty Responses
 //! `done` refused at the wire level is WIRE-DONE. Only failures are re-run.
 
-use toolcert_oracle::{Invariant, Violation};
+use std::cell::RefCell;
+
+use toolcert_oracle::{Exercised, Invariant, Violation};
 use toolcert_scenario::{Case, Dialect, FaultKind, Interleave, Shape, Transport};
 use toolcert_subject::Level;
 
@@ -19,12 +21,62 @@ pub(crate) fn attribute(
     subject: &dyn toolcert_subject::Subject,
     case: &Case,
     setting: Setting,
-    violations: &mut [Violation],
+    violations: &mut Vec<Violation>,
 ) {
+    // A crash in a re-run is the subject's crash, not a sign for or against a feature.
+    let crash: RefCell<Option<Violation>> = RefCell::new(None);
     let passes = |changed: &Case| {
         let c = check_plain(subject, changed, setting);
+        if let Some(v) = crate::rerun_crash(&c.observations, "level attribution (WIRE-*, BYTES-*)") {
+            crash.borrow_mut().get_or_insert(v);
+            return false;
+        }
         c.unsupported.is_none() && c.violations.is_empty()
     };
+    relabel(case, setting, violations, &passes);
+    if let Some(v) = crash.into_inner() {
+        violations.push(v);
+    }
+}
+
+/// The invariants of the wire and bytes levels that the lowered streams of `case` exercise
+/// (docs/SPEC.md, "What exercises a rule").
+pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting: Setting) -> Exercised {
+    let mut set = Exercised::default();
+    if setting.level == Level::Events {
+        return set;
+    }
+    let dialect = setting.speech.dialect;
+    for (turn, l) in case.streams.iter().zip(lowered) {
+        let has_calls = turn.calls().next().is_some();
+        if dialect == Dialect::OpenAiChat && has_calls {
+            set.insert(Invariant::WireChat);
+        }
+        // A Responses call's terminal event (`function_call_arguments.done`) repeats its
+        // arguments: delivered once the call's terminal origin was.
+        if dialect == Dialect::OpenAiResponses
+            && l.neutral.origins.iter().any(|o| matches!(o, toolcert_render::Origin::CallStop { .. }))
+        {
+            set.insert(Invariant::WireDone);
+        }
+        let bookkeeping =
+            dialect == Dialect::OpenAiChat && matches!(turn.ending, toolcert_scenario::Ending::Stop(_));
+        if !turn.pings.is_empty() || bookkeeping {
+            set.insert(Invariant::WireKeepalive);
+        }
+        if let Some(b) = &l.bytes {
+            if b.chunks.len() >= 2 || !turn.transport.is_plain() {
+                set.insert(Invariant::BytesFraming);
+            }
+            if b.chunks.windows(2).any(|w| w[1].first().is_some_and(|x| x & 0xC0 == 0x80)) {
+                set.insert(Invariant::BytesUtf8);
+            }
+        }
+    }
+    set
+}
+
+fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: &dyn Fn(&Case) -> bool) {
     let label = |violations: &mut [Violation], inv: Invariant, why: &str| {
         for v in violations.iter_mut() {
             if !matches!(v.invariant, Invariant::AccIsolation | Invariant::SubjectCrash) {
@@ -41,10 +93,6 @@ pub(crate) fn attribute(
                 label(violations, Invariant::BytesUtf8, "passes when no chunk boundary splits a character");
                 return;
             }
-        }
-        if false {
-            label(violations, Invariant::BytesUtf8, "passes when no chunk boundary splits a character");
-            return;
         }
         let plain = with_turns(case, |t| t.transport = Transport::default());
         if passes(&plain) {

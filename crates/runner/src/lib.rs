@@ -10,22 +10,27 @@ use proptest::test_runner::TestRunner;
 use toolcert_dialect::{render_bytes, render_wire, BytesStream, WireStream};
 use toolcert_gen::strategy::CaseTree;
 use toolcert_gen::{case_strategy, rng_for_seed, CoverageStats, GenConfig, ShapeMix};
-use toolcert_oracle::{judge_case, Grade, Invariant, Profile, Violation};
+use toolcert_oracle::{judge_case, judge_case_exercised, Exercised, Grade, Invariant, Profile, Violation};
 use toolcert_render::{render, Rendered};
 use toolcert_scenario::{Case, Dialect};
 use toolcert_subject::driver::{drive, Input, Speech, Units};
 use toolcert_subject::{Level, Observation, Subject};
 
 pub mod baseline;
+pub mod combined;
+pub mod findings;
 pub mod formats;
 pub mod jsonl;
 mod levels;
 pub mod matrix;
 mod merge;
+mod minimize;
 pub mod out;
 pub mod report;
 mod shard;
 pub mod suite;
+pub use combined::Combined;
+pub use findings::{Finding, Signature, Size};
 pub use merge::{merge, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
 pub use shard::Shard;
@@ -35,6 +40,8 @@ pub use shard::Shard;
 pub struct Checked {
     pub violations: Vec<Violation>,
     pub observations: Vec<Observation>,
+    /// The invariants the case could have broken (a rule no case exercised is `n/a`).
+    pub exercised: Exercised,
     /// The case cannot be spoken at this level and dialect (it was not run).
     pub unsupported: Option<String>,
 }
@@ -134,29 +141,51 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
         Err(reason) => return Checked { unsupported: Some(reason), ..Checked::default() },
     };
     let observations = observe(subject, case, &lowered, setting);
-    let mut violations = judge_case(case, &neutral, &observations, setting.profile);
+    let (mut violations, mut exercised) =
+        judge_case_exercised(case, &neutral, &observations, setting.profile);
+    exercised = exercised.union(levels::exercised(case, &lowered, setting));
     if case.streams.len() > 1 && !violations.is_empty() {
         isolate(subject, case, setting, &mut violations);
     }
     if setting.attribute && setting.level != Level::Events && !violations.is_empty() {
         levels::attribute(subject, case, setting, &mut violations);
     }
-    if violations.is_empty() && setting.chunking {
-        chunk_invariance(subject, case, setting, &observations, &mut violations);
+    if violations.is_empty()
+        && setting.chunking
+        && chunk_invariance(subject, case, setting, &observations, &mut violations)
+    {
+        exercised.insert(Invariant::AccChunking);
     }
-    Checked { violations, observations, unsupported: None }
+    Checked { violations, observations, exercised, unsupported: None }
+}
+
+/// The crash of a differential re-run, as SUBJECT-CRASH naming the re-run: a subject that
+/// dies while being re-checked crashed; it did not break the rule the re-run was checking.
+pub(crate) fn rerun_crash(observations: &[Observation], rerun: &str) -> Option<Violation> {
+    observations.iter().enumerate().find_map(|(s, o)| {
+        o.crash.as_ref().map(|crash| Violation {
+            invariant: Invariant::SubjectCrash,
+            grade: Grade::Must,
+            stream: s as u32,
+            call_id: None,
+            kind: "the subject crashed".into(),
+            expected: "no crash".into(),
+            observed: format!("the subject crashed during the {rerun} re-run: {crash}"),
+        })
+    })
 }
 
 /// The central property: the same turn delivered whole (every text and argument string in
 /// one fragment) must give the same observation, outcome for outcome. Only for turns whose
-/// event positions do not depend on the fragmentation (no faults, a stop reason).
+/// event positions do not depend on the fragmentation (no faults, a stop reason). Whether it
+/// applied (so ACC-CHUNKING was exercised).
 fn chunk_invariance(
     subject: &dyn Subject,
     case: &Case,
     setting: Setting,
     observed: &[Observation],
     violations: &mut Vec<Violation>,
-) {
+) -> bool {
     use toolcert_scenario::{Block, Ending};
     // Concurrent schedules and fault positions count events, so they shift with the
     // fragmentation; so does the order of pieces of different blocks in the interleaved
@@ -168,7 +197,7 @@ fn chunk_invariance(
         Block::Text(t) => !t.splits.is_empty(),
     });
     if !applies || !fragmented {
-        return;
+        return false;
     }
     let mut whole = case.clone();
     for b in whole.streams.iter_mut().flat_map(|t| &mut t.blocks) {
@@ -178,6 +207,11 @@ fn chunk_invariance(
         }
     }
     let again = check(subject, &whole, Setting { chunking: false, ..setting });
+    if let Some(crash) = rerun_crash(&again.observations, "delivered-whole (ACC-CHUNKING)") {
+        // The comparison never happened: ACC-CHUNKING was not exercised by this case.
+        violations.push(crash);
+        return false;
+    }
     for (s, (a, b)) in observed.iter().zip(&again.observations).enumerate() {
         let per_call = matches!(case.streams[s].shape, toolcert_scenario::Shape::PerCall);
         let summary = |o: &Observation| {
@@ -195,11 +229,13 @@ fn chunk_invariance(
                 grade: toolcert_oracle::Grade::Must,
                 stream: s as u32,
                 call_id: None,
+                kind: "the fragmented turn gives another observation than the turn delivered whole".into(),
                 expected: format!("as delivered whole: {:?}", summary(b)),
                 observed: format!("as fragmented: {:?}", summary(a)),
             });
         }
     }
+    true
 }
 
 /// Drives a fresh factory through the streams; stamps in neutral events.
@@ -230,7 +266,7 @@ fn observe(
 
 /// A stream that fails only in company shares state with its neighbours: its violations
 /// are ACC-ISOLATION, whatever they looked like.
-fn isolate(subject: &dyn Subject, case: &Case, setting: Setting, violations: &mut [Violation]) {
+fn isolate(subject: &dyn Subject, case: &Case, setting: Setting, violations: &mut Vec<Violation>) {
     let mut failing: Vec<u32> = violations.iter().map(|v| v.stream).collect();
     failing.sort_unstable();
     failing.dedup();
@@ -239,6 +275,11 @@ fn isolate(subject: &dyn Subject, case: &Case, setting: Setting, violations: &mu
         let neutral = render(&alone.streams[0]);
         let Ok(lowered) = lower(&alone.streams[0], &neutral, setting) else { continue };
         let obs = observe(subject, &alone, std::slice::from_ref(&lowered), setting);
+        if let Some(mut crash) = rerun_crash(&obs, "isolation (ACC-ISOLATION, the stream alone)") {
+            crash.stream = s;
+            violations.push(crash);
+            continue;
+        }
         if judge_case(&alone, std::slice::from_ref(&neutral), &obs, setting.profile).is_empty() {
             // A crash stays a crash: a fresh process passing alone says nothing of sharing.
             for v in violations.iter_mut().filter(|v| v.stream == s && v.invariant != Invariant::SubjectCrash)
@@ -297,6 +338,8 @@ pub struct Found {
     pub cases: usize,
     /// The invariants the first failure broke (before shrinking).
     pub first: Vec<Invariant>,
+    /// The signatures of the first failure (before shrinking): the findings it showed.
+    pub signatures: Vec<Signature>,
     /// The shrunk counterexample and its violations.
     pub case: Case,
     pub violations: Vec<Violation>,
@@ -305,7 +348,12 @@ pub struct Found {
 /// Most shrink steps spent on one counterexample.
 const SHRINK_LIMIT: usize = 4096;
 
-use report::KEEP_FAILURES;
+/// Most value-level steps tried after the generator's shrinking.
+const MINIMIZE_LIMIT: usize = 1024;
+
+/// Most failing cases shrunk in one run (one per new signature): past it, findings are still
+/// counted, with the first case as their replay.
+const MAX_SHRINKS: usize = 64;
 
 impl Certification {
     pub fn run(&self, subject: &dyn Subject) -> Report {
@@ -358,7 +406,8 @@ impl Certification {
                     report.skip(i, &named.case.name, &reason);
                     continue;
                 }
-                report.record(i, &named.case, checked.violations, None);
+                let kept = Some((&named.case, checked.violations.clone()));
+                report.record_run(&named.case.name, i, None, &checked.violations, checked.exercised, kept);
             }
         }
         let after_named = toolcert_gen::named::all().len();
@@ -370,7 +419,10 @@ impl Certification {
             let checked = check(subject, case, self.setting());
             match checked.unsupported {
                 Some(reason) => report.skip(i, &case.name, &reason),
-                None => report.record(i, case, checked.violations, None),
+                None => {
+                    let kept = Some((case, checked.violations.clone()));
+                    report.record_run(&case.name, i, None, &checked.violations, checked.exercised, kept)
+                }
             }
         }
         self.generated(subject, &mut report, progress);
@@ -391,6 +443,7 @@ impl Certification {
             TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng_for_seed(self.seed));
         let mut coverage = CoverageStats::new();
         let every = (self.cases / 200).max(1);
+        let mut shrunk = 0;
         for k in 0..self.cases {
             let Ok(mut tree) = strategy.new_tree(&mut runner) else { continue };
             let name = format!("gen/{}/{k}", self.seed);
@@ -406,17 +459,31 @@ impl Certification {
                 continue;
             }
             let violations = checked.violations;
-            let broke = report::Broken::of(&violations);
-            if violations.is_empty() || report.kept() >= KEEP_FAILURES {
-                report.record_generated(&case, violations, broke, (self.seed, k), false);
-            } else if violations.iter().all(|v| v.invariant == Invariant::SubjectCrash) {
+            // A signature no kept failure shows yet is a new bug: shrink this case keeping it
+            // (Hypothesis-style), so every finding gets its own smallest reproducer.
+            let new = Signature::all(&violations).into_iter().find(|sig| !report.reproduces(sig));
+            let kept = match new {
+                _ if violations.is_empty() => None,
+                None => None,
+                Some(_) if shrunk >= MAX_SHRINKS => None,
                 // A crash is kept as generated: shrinking it would restart a crashing
                 // subprocess thousands of times, and the crash text already says what broke.
-                report.record_generated(&case, violations, broke, (self.seed, k), true);
-            } else {
-                let (shrunk, violations) = self.shrink(subject, &mut tree, case, violations);
-                report.record_generated(&shrunk, violations, broke, (self.seed, k), true);
-            }
+                Some(_) if violations.iter().all(|v| v.invariant == Invariant::SubjectCrash) => {
+                    Some((case.clone(), violations.clone()))
+                }
+                Some(sig) => {
+                    shrunk += 1;
+                    Some(self.shrink_keeping(subject, &mut tree, case.clone(), violations.clone(), &sig))
+                }
+            };
+            report.record_run(
+                &name,
+                k,
+                Some(self.seed),
+                &violations,
+                checked.exercised,
+                kept.as_ref().map(|(c, v)| (c, v.clone())),
+            );
             if k % every == 0 || k + 1 == self.cases {
                 progress(k + 1, self.cases);
             }
@@ -441,56 +508,58 @@ impl Certification {
                 continue;
             }
             let first: Vec<Invariant> = violations.iter().map(|v| v.invariant).collect();
-            let keep: Vec<Invariant> = first.iter().copied().filter(|i| target.contains(i)).collect();
-            let keep = if keep.is_empty() { first.clone() } else { keep };
+            // The signature to keep: the first of an expected invariant, must before should.
+            let signatures = Signature::all(&violations);
+            let sigs = &signatures;
+            let keep = sigs
+                .iter()
+                .filter(|s| target.contains(&s.invariant))
+                .min_by_key(|s| s.grade)
+                .or(sigs.iter().min_by_key(|s| s.grade))
+                .cloned()
+                .expect("a failing case has a signature");
             let (case, violations) = self.shrink_keeping(subject, &mut tree, case, violations, &keep);
-            return Some(Found { cases: k + 1, first, case, violations });
+            return Some(Found { cases: k + 1, first, signatures, case, violations });
         }
         None
     }
 
-    fn shrink(
-        &self,
-        subject: &dyn Subject,
-        tree: &mut CaseTree,
-        case: Case,
-        violations: Vec<Violation>,
-    ) -> (Case, Vec<Violation>) {
-        let broke: Vec<Invariant> = violations.iter().map(|v| v.invariant).collect();
-        self.shrink_keeping(subject, tree, case, violations, &broke)
-    }
-
-    /// Shrinks to a fixpoint that still breaks one of `broke`.
+    /// Shrinks to a local minimum that still shows `keep` (the same invariant, grade and
+    /// kind: a must failure never shrinks into a should one or into another bug): first the
+    /// generator's own shrinking, then value-level steps the generator does not take
+    /// (merging fragments, dropping blocks, streams, pings and bytes; see `minimize`).
     fn shrink_keeping(
         &self,
         subject: &dyn Subject,
         tree: &mut CaseTree,
         case: Case,
         violations: Vec<Violation>,
-        broke: &[Invariant],
+        keep: &Signature,
     ) -> (Case, Vec<Violation>) {
         let name = case.name.clone();
         let mut best = (case, violations);
         let mut steps = 0;
-        if !tree.simplify() {
-            return best;
-        }
-        loop {
-            steps += 1;
-            let mut candidate = tree.current();
-            candidate.name.clone_from(&name);
-            let v = check(subject, &candidate, self.setting()).violations;
-            let still = v.iter().any(|v| broke.contains(&v.invariant));
-            if still {
-                best = (candidate, v);
-                if steps >= SHRINK_LIMIT || !tree.simplify() {
+        let setting = self.setting();
+        let shows = |candidate: &Case| {
+            let v = check(subject, candidate, setting).violations;
+            v.iter().any(|v| keep.matches(v)).then_some(v)
+        };
+        if tree.simplify() {
+            loop {
+                steps += 1;
+                let mut candidate = tree.current();
+                candidate.name.clone_from(&name);
+                if let Some(v) = shows(&candidate) {
+                    best = (candidate, v);
+                    if steps >= SHRINK_LIMIT || !tree.simplify() {
+                        break;
+                    }
+                } else if steps >= SHRINK_LIMIT || !tree.complicate() {
                     break;
                 }
-            } else if steps >= SHRINK_LIMIT || !tree.complicate() {
-                break;
             }
         }
-        best
+        minimize::minimize(best, &shows, MINIMIZE_LIMIT)
     }
 
     fn wants(&self, name: &str) -> bool {

@@ -19,25 +19,26 @@ use crate::report::{Report, Status};
 pub enum Cell {
     /// Passes the must and the should part.
     Pass,
-    /// Passes the must part; `n` cases break the should part.
-    ShouldFails(usize),
-    /// `must` cases break the must part, `all` cases break it at either grade.
-    MustFails { must: usize, all: usize },
-    /// Not checked in that run (ACC-SCHEMA without the schema profile).
+    /// Passes the must part; `n` cases break the should part, in `findings` distinct findings.
+    ShouldFails { n: usize, findings: usize },
+    /// `must` cases break the must part, `all` cases break it at either grade, in `findings`
+    /// distinct findings.
+    MustFails { must: usize, all: usize, findings: usize },
+    /// Not exercised in that run (`n/a`: no case could break it, e.g. ACC-SCHEMA without the
+    /// schema profile, WIRE-* at the events level).
     NotChecked,
 }
 
 impl Cell {
     fn of(r: &Report, inv: Invariant) -> Cell {
-        if inv == Invariant::AccSchema && !r.schema {
-            return Cell::NotChecked;
-        }
+        let findings = r.findings.iter().filter(|f| f.invariant == inv).count();
         match r.invariants.iter().find(|i| i.id == inv) {
             None => Cell::NotChecked,
             Some(i) if i.must == Status::Fail => {
-                Cell::MustFails { must: i.must_failures.max(1), all: i.failures }
+                Cell::MustFails { must: i.must_failures.max(1), all: i.failures, findings }
             }
-            Some(i) if i.should == Status::Fail => Cell::ShouldFails(i.failures),
+            Some(i) if i.should == Status::Fail => Cell::ShouldFails { n: i.failures, findings },
+            Some(i) if i.should == Status::NotExercised => Cell::NotChecked,
             Some(_) => Cell::Pass,
         }
     }
@@ -49,7 +50,7 @@ impl Cell {
     fn class(self) -> &'static str {
         match self {
             Cell::Pass => "pass",
-            Cell::ShouldFails(_) => "should",
+            Cell::ShouldFails { .. } => "should",
             Cell::MustFails { .. } => "must",
             Cell::NotChecked => "na",
         }
@@ -58,20 +59,31 @@ impl Cell {
     fn markdown(self) -> String {
         match self {
             Cell::Pass => "must ✅ · should ✅".into(),
-            Cell::ShouldFails(n) => format!("must ✅ · should ❌ {n}"),
-            Cell::MustFails { must, all } => format!("must ❌ {must} · should ❌ {all}"),
-            Cell::NotChecked => "➖ not checked".into(),
+            Cell::ShouldFails { n, findings } => format!("must ✅ · should ❌ {n} ({})", found(findings)),
+            Cell::MustFails { must, all, findings } => {
+                format!("must ❌ {must} · should ❌ {all} ({})", found(findings))
+            }
+            Cell::NotChecked => "➖ n/a".into(),
         }
     }
 
     fn html(self) -> String {
         match self {
             Cell::Pass => "must ✓<br>should ✓".into(),
-            Cell::ShouldFails(n) => format!("must ✓<br>should ✗ <b>{n}</b>"),
-            Cell::MustFails { must, all } => format!("must ✗ <b>{must}</b><br>should ✗ <b>{all}</b>"),
-            Cell::NotChecked => "not checked".into(),
+            Cell::ShouldFails { n, findings } => {
+                format!("must ✓<br>should ✗ <b>{n}</b><br>{}", found(findings))
+            }
+            Cell::MustFails { must, all, findings } => {
+                format!("must ✗ <b>{must}</b><br>should ✗ <b>{all}</b><br>{}", found(findings))
+            }
+            Cell::NotChecked => "n/a".into(),
         }
     }
+}
+
+/// `1 finding`, `3 findings`.
+fn found(n: usize) -> String {
+    crate::report::plural(n, "finding", "findings")
 }
 
 /// The columns of a matrix: one merged report per implementation and setting.
@@ -153,6 +165,10 @@ impl Matrix {
         for r in &self.columns {
             let _ = write!(out, " {} ({}) |", r.cases, r.failures.len() + r.more_failures);
         }
+        out += "\n| distinct findings |";
+        for r in &self.columns {
+            let _ = write!(out, " {} |", r.findings.len());
+        }
         out.push('\n');
         for inv in self.rows(pruned) {
             let _ = write!(out, "| {} |", inv.id());
@@ -162,7 +178,7 @@ impl Matrix {
             out.push('\n');
         }
         out += "\nEach cell: the must and the should part of the invariant, with the number of cases that broke \
-                it (✅ passes, ❌ fails, ➖ not checked in that run). A subject conforms at the highest grade \
+                it and the distinct findings among them (✅ passes, ❌ fails, ➖ n/a: no case of that run could break it). A subject conforms at the highest grade \
                 whose parts it passes everywhere.\n";
         out
     }
@@ -186,7 +202,7 @@ impl Matrix {
                 <li><span class=\"swatch pass\"></span>passes the must and the should part</li>\n\
                 <li><span class=\"swatch should\"></span>passes must, breaks should (per-call accounting)</li>\n\
                 <li><span class=\"swatch must\"></span>breaks must (dispatches what it should not, or not exactly)</li>\n\
-                <li><span class=\"swatch na\"></span>not checked in that run</li>\n\
+                <li><span class=\"swatch na\"></span>n/a: no case of that run could break it</li>\n\
                 </ul>\n<p class=\"meta\">Numbers count the cases that broke the part.</p>\n";
         out += "<table>\n<thead>\n<tr><th class=\"corner\">invariant</th>";
         for r in &self.columns {

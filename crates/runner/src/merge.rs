@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use toolcert_oracle::Invariant;
 
-use crate::report::{status_row, Report, KEEP_FAILURES};
+use crate::findings::Signature;
+use crate::report::{status_row, Report};
 
 /// The setting a report was run in: reports merge only when theirs agree.
 pub fn setting_key(r: &Report) -> String {
@@ -55,17 +56,21 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
         records.sort_by_key(|r| r.order());
         let mut seen = BTreeSet::new();
         records.retain(|r| seen.insert(r.case.clone()));
-        // Keep failures in full as one run per seed would have: named failures, then the
-        // first generated ones of each seed, KEEP_FAILURES in all.
-        let named_kept = records.iter().filter(|r| r.seed.is_none() && r.failure.is_some()).count();
-        let mut kept: BTreeMap<u64, usize> = BTreeMap::new();
+        // Keep generated failures in full as one run keeps them: only those that show a
+        // signature no earlier kept failure shows (each shard shrank its own first ones).
+        let mut shown: BTreeSet<Signature> = records
+            .iter()
+            .filter(|r| r.seed.is_none())
+            .filter_map(|r| r.failure.as_ref())
+            .flat_map(|f| Signature::all(&f.violations))
+            .collect();
         for r in records.iter_mut().filter(|r| r.seed.is_some()) {
-            if r.failure.is_some() {
-                let n = kept.entry(r.seed.unwrap_or(0)).or_insert(named_kept);
-                if *n >= KEEP_FAILURES {
+            if let Some(f) = &r.failure {
+                let sigs = Signature::all(&f.violations);
+                if sigs.iter().all(|s| shown.contains(s)) {
                     r.failure = None;
                 } else {
-                    *n += 1;
+                    shown.extend(sigs);
                 }
             }
         }
@@ -87,6 +92,8 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
 fn add_summaries(into: &mut Report, rest: &[Report]) {
     let mut must: BTreeMap<Invariant, usize> = BTreeMap::new();
     let mut should: BTreeMap<Invariant, usize> = BTreeMap::new();
+    let mut exercised: BTreeMap<Invariant, usize> = BTreeMap::new();
+    let mut findings: BTreeMap<String, crate::Finding> = BTreeMap::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
@@ -102,6 +109,10 @@ fn add_summaries(into: &mut Report, rest: &[Report]) {
             };
             *must.entry(i.id).or_default() += m;
             *should.entry(i.id).or_default() += s;
+            *exercised.entry(i.id).or_default() += i.exercised;
+        }
+        for f in &r.findings {
+            merge_finding(&mut findings, f);
         }
         failures.extend(r.failures.iter().filter(|f| seen.insert(f.case.clone())).cloned());
         skipped.extend(r.skipped.iter().filter(|s| !skipped.contains(*s)).cloned().collect::<Vec<_>>());
@@ -113,6 +124,10 @@ fn add_summaries(into: &mut Report, rest: &[Report]) {
     into.unsupported += rest.iter().map(|r| r.unsupported).sum::<usize>();
     into.failures = failures;
     into.skipped = skipped;
+    into.findings = findings.into_values().collect();
+    into.findings.sort_by(|a, b| {
+        (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
+    });
     into.invariants = Invariant::ALL
         .iter()
         .map(|&inv| {
@@ -121,10 +136,38 @@ fn add_summaries(into: &mut Report, rest: &[Report]) {
                 into.grade,
                 must.get(&inv).copied().unwrap_or(0),
                 should.get(&inv).copied().unwrap_or(0),
+                exercised.get(&inv).copied().unwrap_or(0),
             )
         })
         .collect();
     into.conclude();
+}
+
+/// Adds `f` to `into` by id: counts add up, settings join, the smaller reproducer wins.
+pub(crate) fn merge_finding(into: &mut BTreeMap<String, crate::Finding>, f: &crate::Finding) {
+    match into.get_mut(&f.id) {
+        None => {
+            into.insert(f.id.clone(), f.clone());
+        }
+        Some(have) => {
+            have.cases += f.cases;
+            for s in &f.settings {
+                if !have.settings.contains(s) {
+                    have.settings.push(s.clone());
+                }
+            }
+            let smaller = match (have.size, f.size) {
+                (None, Some(_)) => true,
+                (Some(a), Some(b)) => b < a,
+                _ => false,
+            };
+            if smaller {
+                have.size = f.size;
+                have.reproducer.clone_from(&f.reproducer);
+                have.replay.clone_from(&f.replay);
+            }
+        }
+    }
 }
 
 /// The shard label of merged reports: `None` when they cover the whole run.

@@ -10,20 +10,25 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
-use toolcert_oracle::{Grade, Invariant, Violation};
+use toolcert_oracle::{Exercised, Grade, Invariant, Violation};
 use toolcert_scenario::{Case, Dialect};
 use toolcert_subject::{Level, Subject};
 
 use crate::baseline::BaselineCheck;
+use crate::findings::{Finding, Signature, Size};
 use crate::suite::Suite;
 use crate::Certification;
 
-/// Pass or fail, per invariant and grade.
+/// Pass, fail or not exercised, per invariant and grade. A rule passes only when at least
+/// one case that could break it ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Pass,
     Fail,
+    /// No case of the run could have broken it (`n/a`): not a pass.
+    #[serde(rename = "n/a")]
+    NotExercised,
 }
 
 impl Status {
@@ -31,6 +36,7 @@ impl Status {
         match self {
             Status::Pass => "pass",
             Status::Fail => "fail",
+            Status::NotExercised => "n/a",
         }
     }
 }
@@ -50,6 +56,12 @@ pub struct InvariantStatus {
     /// Cases that broke its should part (and not its must part).
     #[serde(default)]
     pub should_failures: usize,
+    /// Cases run that could have broken it.
+    #[serde(default)]
+    pub exercised: usize,
+    /// Why it is `n/a`, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_exercised: Option<String>,
     pub rule: String,
 }
 
@@ -110,6 +122,10 @@ pub struct CaseRecord {
     pub reason: Option<String>,
     /// The invariants it broke as run (before shrinking): what the counts are made of.
     pub broke: Vec<Broken>,
+    /// The signatures of its violations as run: what the findings are made of.
+    pub signatures: Vec<Signature>,
+    /// The invariants it could have broken.
+    pub exercised: Exercised,
     /// The failure kept in full (for a generated case, shrunk); `None` past the run's limit.
     pub failure: Option<Failure>,
 }
@@ -174,6 +190,9 @@ pub struct Report {
     pub generated_cases: usize,
     pub skipped: Vec<Skipped>,
     pub invariants: Vec<InvariantStatus>,
+    /// The distinct bugs behind the failing cases, must before should, most cases first.
+    #[serde(default)]
+    pub findings: Vec<Finding>,
     pub failures: Vec<Failure>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<serde_json::Value>,
@@ -190,6 +209,9 @@ pub struct Report {
     /// One record per case, in run order; empty for a report read from the JSON summary.
     #[serde(skip)]
     pub records: Vec<CaseRecord>,
+    /// The signatures some failure kept in full shows.
+    #[serde(skip)]
+    pub(crate) reproduced: std::collections::BTreeSet<Signature>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -232,10 +254,6 @@ impl Verdict {
     }
 }
 
-/// Failing generated cases shrunk and kept in full per seed (named failures included); beyond
-/// this a run only counts them.
-pub const KEEP_FAILURES: usize = 32;
-
 impl Report {
     pub(crate) fn new(subject: &dyn Subject, c: &Certification) -> Report {
         let mut metadata = subject.metadata();
@@ -264,6 +282,7 @@ impl Report {
             generated_cases: 0,
             skipped: Vec::new(),
             invariants: Vec::new(),
+            findings: Vec::new(),
             failures: Vec::new(),
             coverage: None,
             coverage_text: None,
@@ -271,6 +290,7 @@ impl Report {
             unsupported: 0,
             baseline: None,
             records: Vec::new(),
+            reproduced: Default::default(),
         }
     }
 
@@ -284,6 +304,8 @@ impl Report {
             status: CaseStatus::Skipped,
             reason: Some(reason.into()),
             broke: Vec::new(),
+            signatures: Vec::new(),
+            exercised: Exercised::default(),
             failure: None,
         });
     }
@@ -298,11 +320,14 @@ impl Report {
             status: CaseStatus::Skipped,
             reason: Some(reason.into()),
             broke: Vec::new(),
+            signatures: Vec::new(),
+            exercised: Exercised::default(),
             failure: None,
         });
     }
 
-    /// Records one case run: named case `index`, or generated case `generated = (seed, k)`.
+    /// Records one case run: named case `index`, or generated case `generated = (seed, k)`,
+    /// kept in full.
     pub fn record(
         &mut self,
         index: usize,
@@ -310,76 +335,87 @@ impl Report {
         violations: Vec<Violation>,
         generated: Option<(u64, usize)>,
     ) {
+        let signatures = Signature::all(&violations);
         let broke = Broken::of(&violations);
-        self.record_kept(index, case, violations, broke, generated);
+        let at = generated.unwrap_or((0, index));
+        self.push_case(
+            &case.name,
+            at,
+            generated.is_some(),
+            broke,
+            signatures,
+            Exercised::default(),
+            Some((case, violations)),
+        );
     }
 
-    fn record_kept(
+    /// Records one case as run: `as_run` its violations (what the counts and findings are
+    /// made of), `exercised` what it could have broken, `kept` the failure kept in full (for
+    /// a generated case, a shrunk counterexample with its violations).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record_run(
         &mut self,
+        name: &str,
         index: usize,
-        case: &Case,
-        violations: Vec<Violation>,
+        generated: Option<u64>,
+        as_run: &[Violation],
+        exercised: Exercised,
+        kept: Option<(&Case, Vec<Violation>)>,
+    ) {
+        let at = (generated.unwrap_or(0), index);
+        let broke = Broken::of(as_run);
+        let signatures = Signature::all(as_run);
+        self.push_case(name, at, generated.is_some(), broke, signatures, exercised, kept);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_case(
+        &mut self,
+        name: &str,
+        (seed, index): (u64, usize),
+        generated: bool,
         broke: Vec<Broken>,
-        generated: Option<(u64, usize)>,
+        signatures: Vec<Signature>,
+        exercised: Exercised,
+        kept: Option<(&Case, Vec<Violation>)>,
     ) {
         self.cases += 1;
-        if generated.is_some() {
+        if generated {
             self.generated_cases += 1;
         } else {
             self.named_cases += 1;
         }
-        let failure = (!violations.is_empty()).then(|| Failure {
-            case: case.name.clone(),
+        let failure = kept.filter(|(_, v)| !v.is_empty()).map(|(case, violations)| Failure {
+            case: name.to_string(),
             violations,
             transcript: toolcert_render::transcript(case),
             scenario: case.clone(),
-            generated,
+            generated: generated.then_some((seed, index)),
         });
         if let Some(f) = &failure {
+            for sig in Signature::all(&f.violations) {
+                self.reproduced.insert(sig);
+            }
             self.failures.push(f.clone());
+        } else if !broke.is_empty() {
+            self.more_failures += 1;
         }
         self.records.push(CaseRecord {
-            case: case.name.clone(),
-            index: generated.map_or(index, |g| g.1),
-            seed: generated.map(|g| g.0),
+            case: name.to_string(),
+            index,
+            seed: generated.then_some(seed),
             status: if failure.is_some() || !broke.is_empty() { CaseStatus::Fail } else { CaseStatus::Pass },
             reason: None,
             broke,
+            signatures,
+            exercised,
             failure,
         });
     }
 
-    /// Records one generated case. `broke` is what it broke as generated; `keep` keeps it in
-    /// full (`case` and `violations` are then its shrunk counterexample).
-    pub(crate) fn record_generated(
-        &mut self,
-        case: &Case,
-        violations: Vec<Violation>,
-        broke: Vec<Broken>,
-        at: (u64, usize),
-        keep: bool,
-    ) {
-        if violations.is_empty() || keep {
-            self.record_kept(at.1, case, violations, broke, Some(at));
-        } else {
-            self.cases += 1;
-            self.generated_cases += 1;
-            self.more_failures += 1;
-            self.records.push(CaseRecord {
-                case: case.name.clone(),
-                index: at.1,
-                seed: Some(at.0),
-                status: CaseStatus::Fail,
-                reason: None,
-                broke,
-                failure: None,
-            });
-        }
-    }
-
-    /// Failures kept in full so far.
-    pub(crate) fn kept(&self) -> usize {
-        self.failures.len()
+    /// Whether a failure kept in full already shows `sig` (a new signature is worth shrinking).
+    pub(crate) fn reproduces(&self, sig: &Signature) -> bool {
+        self.reproduced.contains(sig)
     }
 
     /// Derives every count, the per-invariant table and the verdict from the records.
@@ -409,22 +445,116 @@ impl Report {
                 *(if at_must { &mut must } else { &mut should }).entry(inv).or_default() += 1;
             }
         }
-        let invariants: Vec<InvariantStatus> = Invariant::ALL
+        let exercised: Vec<usize> = Invariant::ALL
             .iter()
             .map(|&inv| {
+                run()
+                    .filter(|r| r.exercised.contains(inv) || r.broke.iter().any(|b| b.invariant == inv))
+                    .count()
+            })
+            .collect();
+        let invariants: Vec<InvariantStatus> = Invariant::ALL
+            .iter()
+            .zip(&exercised)
+            .map(|(&inv, &exercised)| {
                 let must_failures = must.get(&inv).copied().unwrap_or(0);
                 let should_failures = should.get(&inv).copied().unwrap_or(0);
-                status_row(inv, self.grade, must_failures, should_failures)
+                let mut row = status_row(inv, self.grade, must_failures, should_failures, exercised);
+                if row.status == Status::NotExercised {
+                    row.not_exercised = Some(self.why_not_exercised(inv));
+                }
+                row
             })
             .collect();
         self.invariants = invariants;
+        self.findings = self.derive_findings();
         self.conclude();
+    }
+
+    /// Why no case of this run could break `inv`.
+    fn why_not_exercised(&self, inv: Invariant) -> String {
+        use Invariant::*;
+        let id = inv.id();
+        if id.starts_with("WIRE-") && self.level == Level::Events {
+            return "a wire rule: not exercised at the events level (run --level wire or bytes)".into();
+        }
+        if id.starts_with("BYTES-") && self.level != Level::Bytes {
+            return format!("a bytes rule: not exercised at the {} level (run --level bytes)", self.level);
+        }
+        match inv {
+            AccSchema if !self.schema => "the schema profile is off (--no-schema)".into(),
+            WireChat => "an openai-chat rule: not exercised in this dialect".into(),
+            WireDone => "an openai-responses rule: not exercised in this dialect".into(),
+            _ if self.cases == 0 => "no case ran".into(),
+            _ => format!("none of the {} cases run could break it (see docs/SPEC.md)", self.cases),
+        }
+    }
+
+    /// The findings from the records: one per signature, counted over the cases that showed
+    /// it, with the smallest failure kept in full that shows it as reproducer.
+    fn derive_findings(&self) -> Vec<Finding> {
+        let mut by_sig: BTreeMap<&Signature, (usize, &CaseRecord)> = BTreeMap::new();
+        for r in self.records.iter().filter(|r| r.status == CaseStatus::Fail) {
+            for sig in &r.signatures {
+                by_sig.entry(sig).or_insert((0, r)).0 += 1;
+            }
+        }
+        // Kept failures whose signatures no record lists (shrinking found another view of
+        // the same case) still reproduce what they show.
+        let mut findings: Vec<Finding> = by_sig
+            .into_iter()
+            .map(|(sig, (cases, first))| {
+                let smallest = self
+                    .failures
+                    .iter()
+                    .filter(|f| f.violations.iter().any(|v| sig.matches(v)))
+                    .map(|f| (Size::of(&f.scenario), f))
+                    .min_by_key(|(size, f)| (*size, f.case.clone()));
+                let replay = match smallest {
+                    Some((_, f)) => self.replay_command(&f.case, f.generated),
+                    None => self.replay_command(&first.case, first.seed.map(|s| (s, first.index))),
+                };
+                Finding {
+                    id: sig.id(),
+                    invariant: sig.invariant,
+                    grade: sig.grade,
+                    kind: sig.kind.clone(),
+                    title: sig.title(),
+                    cases,
+                    first_case: first.case.clone(),
+                    settings: vec![self.setting_label()],
+                    size: smallest.map(|(size, _)| size),
+                    reproducer: smallest.map(|(_, f)| {
+                        let mut f = f.clone();
+                        // The reproducer shows the violations of its own finding.
+                        f.violations.retain(|v| sig.matches(v));
+                        f
+                    }),
+                    replay,
+                }
+            })
+            .collect();
+        findings.sort_by(|a, b| {
+            (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
+        });
+        findings
+    }
+
+    /// Findings that count at the required grade.
+    pub fn counted_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.counts(self.grade))
+    }
+
+    /// Whether the run ran nothing that could break a rule (every case filtered out, skipped
+    /// or not expressible in the setting): such a run certifies nothing.
+    pub fn ran_nothing(&self) -> bool {
+        self.cases == 0
     }
 
     /// The verdict from the per-invariant table.
     pub(crate) fn conclude(&mut self) {
-        let must_ok = self.invariants.iter().all(|i| i.must == Status::Pass);
-        let should_ok = self.invariants.iter().all(|i| i.should == Status::Pass);
+        let must_ok = self.invariants.iter().all(|i| i.must != Status::Fail);
+        let should_ok = self.invariants.iter().all(|i| i.should != Status::Fail);
         self.conformance = match (must_ok, should_ok) {
             (true, true) => "should",
             (true, false) => "must",
@@ -569,12 +699,15 @@ impl Report {
     /// The one-line summary: verdict, grade, counts.
     pub fn verdict_line(&self) -> String {
         let verdict = if self.conforms { "CONFORMS" } else { "DOES NOT CONFORM" };
+        let na = self.invariants.iter().filter(|i| i.status == Status::NotExercised).count();
+        let na = if na > 0 { format!("; {na} not exercised (n/a)") } else { String::new() };
         format!(
-            "{verdict} at the {} grade (passes: {}); {} of {} cases failed",
+            "{verdict} at the {} grade (passes: {}); {} in {} of {}{na}",
             self.grade.as_str(),
             self.conformance,
+            plural(self.counted_findings().count(), "distinct finding", "distinct findings"),
             self.failures.len() + self.more_failures,
-            self.cases
+            plural(self.cases, "case failed", "cases failed").replace(" failed", ""),
         )
     }
 
@@ -587,62 +720,25 @@ impl Report {
             format!("seed {}", self.seed)
         };
         format!(
-            "toolcert {} certifying {} at the {} level: {} cases ({} named, {} generated, {seed}{shard})",
+            "toolcert {} certifying {} at the {} level: {} ({} named, {} generated, {seed}{shard})",
             self.version,
             self.subject,
             self.setting_label(),
-            self.cases,
+            plural(self.cases, "case", "cases"),
             self.named_cases,
             self.generated_cases,
         )
     }
 
     /// The report for a terminal: failures first (with transcripts), then the table.
-    pub fn to_text(&self, max_failures: usize) -> String {
+    pub fn to_text(&self, max_findings: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.title_line());
-        for f in self.failures.iter().take(max_failures) {
-            let _ = writeln!(out, "\nFAIL {}", f.case);
-            for v in &f.violations {
-                let stream = if f.scenario.streams.len() > 1 {
-                    format!(" stream {}", v.stream)
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(out, "  {v}{stream}");
-            }
-            let mut invs: Vec<Invariant> = f.violations.iter().map(|v| v.invariant).collect();
-            invs.sort();
-            invs.dedup();
-            for inv in invs {
-                let _ = writeln!(out, "  why it matters ({inv}): {}", inv.why());
-            }
-            let _ = writeln!(out, "  transcript:");
-            for line in f.transcript.lines() {
-                let _ = writeln!(out, "    {line}");
-            }
-            let _ = writeln!(out, "  replay: {}", replay_hint(self, f));
-        }
-        let hidden = self.failures.len().saturating_sub(max_failures) + self.more_failures;
-        if hidden > 0 {
-            let _ =
-                writeln!(out, "\n... and {hidden} more failing cases (--format json lists the kept ones)");
-        }
+        let _ = write!(out, "{}", self.findings_text(max_findings));
         if let Some(coverage) = &self.coverage_text {
             let _ = writeln!(out, "\ncoverage of the generated cases:\n{coverage}");
         }
-        let _ = writeln!(out, "\n{:<15} {:<5} {:<6} {:>8}  rule", "invariant", "must", "should", "failing");
-        for i in &self.invariants {
-            let _ = writeln!(
-                out,
-                "{:<15} {:<5} {:<6} {:>8}  {}",
-                i.id.id(),
-                i.must.as_str(),
-                i.should.as_str(),
-                i.failures,
-                i.rule
-            );
-        }
+        let _ = write!(out, "\n{}", self.table_text());
         for s in &self.skipped {
             let _ = writeln!(out, "skipped {}: {}", s.case, s.reason);
         }
@@ -652,17 +748,121 @@ impl Report {
         }
         out
     }
+
+    /// "N distinct findings", one line each, then the first `detail` of them in full.
+    pub fn findings_text(&self, detail: usize) -> String {
+        let mut out = String::new();
+        let counted: Vec<&Finding> = self.counted_findings().collect();
+        if counted.is_empty() {
+            return out;
+        }
+        let failing = self.failing_cases().len();
+        let _ = writeln!(
+            out,
+            "\n{} in {} failing {}:",
+            plural(counted.len(), "distinct finding", "distinct findings"),
+            failing,
+            if failing == 1 { "case" } else { "cases" }
+        );
+        for f in &counted {
+            let _ = writeln!(
+                out,
+                "  {:<24} {:>6} {}  {}",
+                f.id,
+                f.cases,
+                if f.cases == 1 { "case " } else { "cases" },
+                f.title
+            );
+        }
+        for f in counted.iter().take(detail) {
+            let _ = write!(out, "{}", self.finding_text(f));
+        }
+        if counted.len() > detail {
+            let _ = writeln!(
+                out,
+                "\n... {} more findings in full with --show N or --format json",
+                counted.len() - detail
+            );
+        }
+        out
+    }
+
+    /// One finding in full: its reproducer's violations, why it matters, the transcript and
+    /// the replay command.
+    pub fn finding_text(&self, f: &Finding) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "\nFINDING {} {}", f.id, f.title);
+        let _ = writeln!(out, "  {} of {} cases, first {}", f.cases, self.cases, f.first_case);
+        let _ = writeln!(out, "  why it matters: {}", f.invariant.why());
+        match &f.reproducer {
+            Some(r) => {
+                let size = f.size.unwrap_or_default();
+                let _ = writeln!(out, "  smallest reproducer: {} ({})", r.case, size);
+                for v in &r.violations {
+                    let stream = if r.scenario.streams.len() > 1 {
+                        format!(" stream {}", v.stream)
+                    } else {
+                        String::new()
+                    };
+                    let _ = writeln!(out, "  {v}{stream}");
+                }
+                let _ = writeln!(out, "  transcript:");
+                for line in r.transcript.lines() {
+                    let _ = writeln!(out, "    {line}");
+                }
+                let _ = writeln!(out, "  replay: {}", replay_hint(self, r));
+            }
+            None => {
+                let _ = writeln!(out, "  (no reproducer kept: the run's shrinking budget was spent)");
+                let _ = writeln!(out, "  replay: {}", f.replay);
+            }
+        }
+        out
+    }
+
+    /// The per-invariant table, with the reason for every `n/a`.
+    pub fn table_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<15} {:<5} {:<6} {:>8} {:>9}  rule",
+            "invariant", "must", "should", "failing", "exercised"
+        );
+        for i in &self.invariants {
+            let _ = writeln!(
+                out,
+                "{:<15} {:<5} {:<6} {:>8} {:>9}  {}",
+                i.id.id(),
+                i.must.as_str(),
+                i.should.as_str(),
+                i.failures,
+                i.exercised,
+                i.rule
+            );
+        }
+        for i in self.invariants.iter().filter(|i| i.status == Status::NotExercised) {
+            let _ = writeln!(out, "n/a {}: {}", i.id, i.not_exercised.as_deref().unwrap_or("not exercised"));
+        }
+        out
+    }
 }
 
-/// The per-invariant row from its failure counts.
+/// `1 case`, `2 cases`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The per-invariant row from its failure counts and the cases that exercised it.
 pub(crate) fn status_row(
     inv: Invariant,
     grade: Grade,
     must_failures: usize,
     should_failures: usize,
+    exercised: usize,
 ) -> InvariantStatus {
-    let must = if must_failures > 0 { Status::Fail } else { Status::Pass };
-    let should = if must_failures + should_failures > 0 { Status::Fail } else { Status::Pass };
+    let unless_failed = if exercised > 0 { Status::Pass } else { Status::NotExercised };
+    let must = if must_failures > 0 { Status::Fail } else { unless_failed };
+    let should = if must_failures + should_failures > 0 { Status::Fail } else { unless_failed };
     InvariantStatus {
         id: inv,
         status: if grade == Grade::Must { must } else { should },
@@ -671,6 +871,8 @@ pub(crate) fn status_row(
         failures: must_failures + should_failures,
         must_failures,
         should_failures,
+        exercised,
+        not_exercised: None,
         rule: inv.rule().into(),
     }
 }
@@ -701,42 +903,29 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 impl Report {
-    /// The first failing case that broke `invariant` at the required grade, as text; `None`
-    /// when the invariant holds.
+    /// The findings of `invariant` at the required grade, each with its reproducer, as
+    /// text; `None` when the invariant holds (or was not exercised: see [`Report::status_of`]).
     pub fn failing(&self, invariant: Invariant) -> Option<String> {
         let status = self.invariants.iter().find(|i| i.id == invariant)?;
-        if status.status == Status::Pass {
+        if status.status != Status::Fail {
             return None;
         }
-        let counts = |grade: Grade| self.grade == Grade::Should || grade == Grade::Must;
-        if let Some(f) = self
-            .failures
-            .iter()
-            .find(|f| f.violations.iter().any(|v| v.invariant == invariant && counts(v.grade)))
-        {
-            let mut one = self.clone();
-            one.failures = vec![f.clone()];
-            one.more_failures = 0;
-            return Some(one.to_text(1));
+        let mut out =
+            format!("{invariant} broken by {} of {}\n", status.failures, plural(self.cases, "case", "cases"));
+        let mine: Vec<&Finding> = self.counted_findings().filter(|f| f.invariant == invariant).collect();
+        for f in &mine {
+            out.push_str(&self.finding_text(f));
         }
-        // Broken only by cases not kept in full (or whose shrunk form broke another rule).
-        let cases: Vec<&CaseRecord> = self
-            .records
-            .iter()
-            .filter(|r| r.broke.iter().any(|b| b.invariant == invariant && counts(b.grade)))
-            .collect();
-        let mut out = format!("{invariant} is broken by {} cases not kept in full", status.failures);
-        if let Some(first) = cases.first() {
-            let _ = write!(
-                out,
-                ", the first {}; replay it: {}",
-                first.case,
-                self.replay_command(&first.case, first.seed.map(|s| (s, first.index)))
-            );
+        if mine.is_empty() {
+            // Counted at a grade the findings list does not (should failures under --grade must).
+            let _ = writeln!(out, "(no finding at the required grade)");
         }
-        let mut summary = self.clone();
-        summary.failures.clear();
-        Some(format!("{out}\n\n{}", summary.to_text(0)))
+        Some(out)
+    }
+
+    /// The row of `invariant`.
+    pub fn status_of(&self, invariant: Invariant) -> Option<&InvariantStatus> {
+        self.invariants.iter().find(|i| i.id == invariant)
     }
 }
 

@@ -112,3 +112,10 @@ pub struct Quirks {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chat_repeat_fields: bool,
 }
+
+impl Quirks {
+    /// The profile that reuses index 0 for every parallel call.
+    pub const INDEX_ZERO: Quirks = Quirks { chat_index_zero: true, chat_repeat_fields: false };
+    /// The profile that repeats id, type and name on every entry.
+    pub const REPEAT_FIELDS: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: true };
+}

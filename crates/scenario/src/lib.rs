@@ -41,6 +41,9 @@ impl Case {
     /// instead. The generators never break this; hand-written or fuzzed scenario values
     /// can, and are refused here.
     pub fn validate(&self) -> Result<(), String> {
+        if self.streams.is_empty() {
+            return Err("the case has no streams (\"streams\": []): there is nothing to feed".into());
+        }
         for (s, turn) in self.streams.iter().enumerate() {
             let mut ids: Vec<&str> = Vec::new();
             for call in turn.calls() {
@@ -244,7 +247,7 @@ pub enum Ending {
     Errored { after: u32, message: String },
 }
 
-/// The four kinds of ending of DESIGN.md's vocabulary.
+/// The four kinds of ending (docs/SPEC.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndingKind {
@@ -470,6 +473,25 @@ impl Turn {
     pub fn schema_of(&self, name: &str) -> Option<&serde_json::Value> {
         self.tools.iter().find(|t| t.name == name).and_then(|t| t.schema.as_deref())
     }
+}
+
+/// A defect that exists only below the events level: one wire event that no neutral event
+/// describes. Corpus cases carry it (`toolcert_gen::named::defects`), so that a replay shows
+/// a subject the streams a decoder must refuse; `toolcert_dialect::defect` writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireDefect {
+    /// After the first event that carries an argument fragment, an event of the same name
+    /// whose data is not JSON (`{not json`): a `malformed` turn.
+    NotJson,
+    /// After the first event that carries an argument fragment, a copy of it with the
+    /// fragment a number (`"partial_json": 42`, `"arguments": 42`, `"delta": 42`): a known
+    /// event with a field of the wrong type, a `malformed` turn.
+    WrongType,
+    /// OpenAI Chat only: after the first call's announcement, an entry at its index with a
+    /// new id and no name. A second announcement of an occupied index, so a
+    /// `duplicate_announcement`, not a malformed first entry.
+    NamelessNewId,
 }
 
 #[cfg(test)]

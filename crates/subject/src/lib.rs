@@ -289,6 +289,17 @@ pub trait Subject {
         vec![Level::Events]
     }
 
+    /// Where a run over all its settings certifies it: each declared level; below the events
+    /// level each dialect, and openai-chat also in each quirk profile. A subject that speaks
+    /// fewer dialects or quirks says so here.
+    fn settings(&self) -> Vec<(Level, driver::Speech)> {
+        all_settings(
+            &self.levels(),
+            &Dialect::ALL,
+            &[Quirks::default(), Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS],
+        )
+    }
+
     /// What it says about itself, for the report's header: a subprocess subject's
     /// `implementation` (name, language, version, ...) and `protocol` version. Empty by
     /// default.
@@ -308,6 +319,30 @@ pub trait Subject {
     ) -> Option<Vec<Observation>> {
         None
     }
+}
+
+/// The settings of `levels`: the events level once, the wire and bytes levels in each of
+/// `dialects`, openai-chat in each of the `chat_quirks` profiles.
+pub fn all_settings(
+    levels: &[Level],
+    dialects: &[Dialect],
+    chat_quirks: &[Quirks],
+) -> Vec<(Level, driver::Speech)> {
+    let mut out = Vec::new();
+    for &level in Level::ALL.iter().filter(|l| levels.contains(l)) {
+        if level == Level::Events {
+            out.push((level, driver::Speech::default()));
+            continue;
+        }
+        for &dialect in Dialect::ALL.iter().filter(|d| dialects.contains(d)) {
+            let quirks: &[Quirks] =
+                if dialect == Dialect::OpenAiChat { chat_quirks } else { &[Quirks::default()] };
+            for &q in quirks {
+                out.push((level, driver::Speech { dialect, quirks: q }));
+            }
+        }
+    }
+    out
 }
 
 /// A subject whose factories share nothing: each stream gets `make(spec)`.

@@ -74,3 +74,43 @@ fn lookup(schema: &Value, keep: impl FnOnce() -> Arc<Value>) -> Rc<Compiled> {
         c
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Numbers are held as decimal text across the workspace (serde_json's
+    /// `arbitrary_precision`, docs/SPEC.md §4); the validator still reads them by value.
+    #[test]
+    fn schemas_judge_numbers_held_as_text() {
+        let schema: Value = serde_json::from_str(
+            r#"{"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 100},
+                "p": {"type": "number", "exclusiveMinimum": 0}, "e": {"enum": [1, 2.5]}}}"#,
+        )
+        .unwrap();
+        let c = compiled(&schema);
+        let ok = |doc: &str| c.accepts(&serde_json::from_str(doc).unwrap());
+        for good in [
+            r#"{"n": 0}"#,
+            r#"{"n": 1.0}"#,
+            r#"{"n": 1e2}"#,
+            r#"{"n": -0}"#,
+            r#"{"p": 1e-300}"#,
+            r#"{"e": 2.50}"#,
+            r#"{"e": 1.0}"#,
+        ] {
+            assert!(ok(good), "refused {good}");
+        }
+        for bad in [
+            r#"{"n": 1.5}"#,
+            r#"{"n": -1}"#,
+            r#"{"n": 1e3}"#,
+            r#"{"n": "1"}"#,
+            r#"{"p": 0.0}"#,
+            r#"{"p": -1e-300}"#,
+            r#"{"e": 3}"#,
+        ] {
+            assert!(!ok(bad), "accepted {bad}");
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Wire defects ([`WireDefect`]): one event inserted into a rendered wire stream that no
+//! neutral event describes, for the corpus cases a decoder must refuse. The inserted event
+//! is derived from the stream's own events (the same event name, the same chunk envelope),
+//! so only the defect differs from what the provider sends.
+
+use serde_json::{json, Value};
+use toolcert_scenario::{Dialect, WireDefect};
+use toolcert_sse::SseEvent;
+
+use crate::WireStream;
+
+/// `wire` with `defect` inserted, and how many neutral events are complete before the
+/// inserted event (the defect arrives as the next one would).
+pub fn defect(wire: &WireStream, dialect: Dialect, defect: WireDefect) -> Result<(WireStream, u32), String> {
+    let parsed = |e: &SseEvent| serde_json::from_str::<Value>(&e.data).ok();
+    let (k, event) = match defect {
+        WireDefect::NotJson | WireDefect::WrongType => {
+            let (k, copy) = wire
+                .events
+                .iter()
+                .enumerate()
+                .find_map(|(k, e)| wrong_typed(dialect, &parsed(e)?).map(|c| (k, c)))
+                .ok_or("the stream has no argument fragment to put the defect after")?;
+            let data = match defect {
+                WireDefect::NotJson => "{not json".to_string(),
+                _ => copy.to_string(),
+            };
+            (k, SseEvent { event: wire.events[k].event.clone(), data, id: None })
+        }
+        WireDefect::NamelessNewId => {
+            if dialect != Dialect::OpenAiChat {
+                return Err(format!(
+                    "a nameless new id at an occupied index is a Chat defect, not {dialect}'s"
+                ));
+            }
+            let (k, copy) = wire
+                .events
+                .iter()
+                .enumerate()
+                .find_map(|(k, e)| nameless_new_id(&parsed(e)?).map(|c| (k, c)))
+                .ok_or("the stream announces no call")?;
+            (k, SseEvent { event: None, data: copy.to_string(), id: None })
+        }
+    };
+    let mut out = wire.clone();
+    let before = wire.upto[k];
+    out.events.insert(k + 1, event);
+    out.upto.insert(k + 1, before);
+    Ok((out, before))
+}
+
+/// A copy of a fragment-carrying event with the fragment a number; `None` for other events.
+fn wrong_typed(dialect: Dialect, v: &Value) -> Option<Value> {
+    let nonempty = |f: &Value| f.as_str().is_some_and(|s| !s.is_empty());
+    let mut copy = v.clone();
+    match dialect {
+        Dialect::Anthropic => {
+            let delta = copy.get_mut("delta")?;
+            (delta.get("type")? == "input_json_delta" && nonempty(delta.get("partial_json")?))
+                .then_some(())?;
+            delta["partial_json"] = json!(42);
+        }
+        Dialect::OpenAiResponses => {
+            (copy.get("type")? == "response.function_call_arguments.delta" && nonempty(copy.get("delta")?))
+                .then_some(())?;
+            copy["delta"] = json!(42);
+        }
+        Dialect::OpenAiChat => {
+            let entries = v.pointer("/choices/0/delta/tool_calls")?.as_array()?;
+            let entry = entries.iter().find(|e| e.pointer("/function/arguments").is_some_and(nonempty))?;
+            // The entry alone, as a later fragment of its call: index and arguments.
+            let choice = json!({
+                "index": 0,
+                "delta": {"tool_calls": [{"index": entry.get("index")?, "function": {"arguments": 42}}]},
+                "finish_reason": null,
+            });
+            copy["choices"] = json!([choice]);
+        }
+    }
+    Some(copy)
+}
+
+/// A Chat chunk with one entry at the first announced index: a new id, no name.
+fn nameless_new_id(v: &Value) -> Option<Value> {
+    let entries = v.pointer("/choices/0/delta/tool_calls")?.as_array()?;
+    let entry = entries.iter().find(|e| e.get("id").is_some_and(Value::is_string))?;
+    let id = format!("{}_other", entry["id"].as_str()?);
+    let mut copy = v.clone();
+    copy["choices"] = json!([{
+        "index": 0,
+        "delta": {"tool_calls": [{"index": entry.get("index")?, "id": id, "type": "function",
+            "function": {"arguments": ""}}]},
+        "finish_reason": null,
+    }]);
+    Some(copy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{decoder, render_wire};
+    use toolcert_render::render;
+    use toolcert_scenario::{Block, Call, Ending, Quirks, Shape, StopReason, Turn};
+    use toolcert_subject::ErrorClass;
+
+    fn turn(shape: Shape) -> Turn {
+        Turn {
+            tools: vec![],
+            blocks: vec![Block::Call(Call {
+                index: 0,
+                call_id: "call_1".into(),
+                name: "lookup_order".into(),
+                arguments: r#"{"order_id": "A-4471"}"#.into(),
+                splits: vec![5, 12],
+            })],
+            shape,
+            ending: Ending::Stop(StopReason::ToolUse),
+            faults: vec![],
+            pings: vec![],
+            transport: Default::default(),
+        }
+    }
+
+    /// The class the project's decoder gives the first event it refuses, if any.
+    fn refused(dialect: Dialect, wire: &WireStream) -> Option<(usize, ErrorClass)> {
+        let mut d = decoder(dialect, Quirks::default());
+        let mut sink = Vec::new();
+        wire.events.iter().enumerate().find_map(|(k, e)| d.decode(e, &mut sink).err().map(|e| (k, e.class)))
+    }
+
+    #[test]
+    fn each_defect_is_refused_by_the_decoder_where_it_was_put() {
+        for dialect in Dialect::ALL {
+            let shape = match dialect {
+                Dialect::OpenAiChat => Shape::Interleaved(Default::default()),
+                _ => Shape::PerCall,
+            };
+            let t = turn(shape);
+            let neutral = render(&t);
+            let wire = render_wire(&t, &neutral, dialect, Quirks::default()).unwrap();
+            assert_eq!(refused(dialect, &wire), None);
+            for d in [WireDefect::NotJson, WireDefect::WrongType] {
+                let (w, before) = defect(&wire, dialect, d).unwrap();
+                assert_eq!(w.events.len(), wire.events.len() + 1);
+                let (k, class) = refused(dialect, &w).unwrap();
+                assert_eq!(class, ErrorClass::Malformed, "{dialect} {d:?}");
+                assert_eq!(w.upto[k], before);
+                // Only after the first fragment: some argument bytes came before it.
+                assert!(before >= 2, "{dialect} {d:?}: {before}");
+            }
+            // The nameless new id is no decoder error: the core refuses it as a duplicate.
+            match defect(&wire, dialect, WireDefect::NamelessNewId) {
+                Ok((w, _)) => {
+                    assert_eq!(dialect, Dialect::OpenAiChat);
+                    assert_eq!(refused(dialect, &w), None);
+                }
+                Err(_) => assert_ne!(dialect, Dialect::OpenAiChat),
+            }
+        }
+    }
+}
