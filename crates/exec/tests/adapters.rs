@@ -291,7 +291,9 @@ fn the_smoke_test_passes_both_templates_and_fails_a_broken_one() {
         let report = smoke(&subject);
         let text = report.to_string();
         assert!(report.ok, "{text}");
-        assert!(text.ends_with("smoke: ok: 56 passed, 0 failed, 0 skipped"), "{text}");
+        // (Not a count of cases: it grows with the named cases.)
+        let last = text.lines().last().unwrap_or_default();
+        assert!(last.starts_with("smoke: ok: ") && last.ends_with(" passed, 0 failed, 0 skipped"), "{text}");
         assert!(text.contains("pass  bytes/openai-chat"), "{text}");
     }
     // Any subject: the reference, in process.
