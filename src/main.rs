@@ -145,7 +145,10 @@ enum CorpusAction {
 
 #[derive(clap::Args)]
 struct CertifyArgs {
-    /// The implementation under test: `builtin:reference`.
+    /// The implementation under test: `builtin:reference` (the reference accumulator),
+    /// `builtin:mutant/NAME` (a mutant of the zoo: `toolcert zoo` lists them),
+    /// `builtin:mutant-base` (the mutants' bug-free base) or `exec:CMD` (any program speaking
+    /// docs/PROTOCOL.md, started as `sh -c CMD`)
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
     /// Generated cases to run per setting, besides the named ones.
@@ -466,6 +469,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
     for (k, (level, speech)) in settings.into_iter().enumerate() {
         let run = run_in(level, speech);
         let label = setting_name(level, speech);
+        let setting_started = std::time::Instant::now();
         let report = run.run_jobs(&*subject, (jobs > 1).then_some(&more), &mut |done, total| {
             if quiet || started.elapsed().as_secs_f64() < 1.0 {
                 return;
@@ -473,16 +477,22 @@ fn certify(args: CertifyArgs) -> ExitCode {
             let b = bar.get_or_insert_with(|| {
                 let b = indicatif::ProgressBar::new(total as u64);
                 b.set_style(
-                    indicatif::ProgressStyle::with_template(
-                        "{prefix} {bar:30} {pos}/{len} cases  {per_sec}  eta {eta}",
-                    )
-                    .expect("a valid template"),
+                    indicatif::ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} cases  {msg}")
+                        .expect("a valid template"),
                 );
                 b
             });
             b.set_length(total as u64);
             b.set_prefix(format!("[{}/{count}] {label}", k + 1));
             b.set_position(done as u64);
+            // The average rate since this setting started: the bar appears after a second of
+            // work, and indicatif's own estimate read that first jump from 0 as millions of
+            // cases a second.
+            if done > 0 {
+                let rate = done as f64 / setting_started.elapsed().as_secs_f64().max(1e-3);
+                let left = total.saturating_sub(done) as f64 / rate;
+                b.set_message(format!("{rate:.0} cases/s  eta {}s", left.ceil() as u64));
+            }
         });
         reports.push(report);
     }

@@ -41,6 +41,9 @@ fn report(what: &str, cases: usize, (events, took): (usize, Duration)) -> f64 {
 #[test]
 #[ignore = "a measurement: run in release with --ignored --nocapture"]
 fn python_template_round_trip_throughput_at_the_events_level() {
+    if common::cross_lang_skipped() {
+        return;
+    }
     let subject = common::python_adapter();
     // Warm up: the interpreter's first cases pay for imports and caches.
     let warm: Vec<Case> = toolcert_gen::cases(&GenConfig::default(), 99).take(200).collect();

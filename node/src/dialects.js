@@ -1,0 +1,361 @@
+// Dialect decoders: one dialect's SSE events -> neutral events. They keep only what routing
+// needs (which kind of block an index holds, which id an index was announced with), never
+// argument bytes: accumulating is the core's job.
+import { malformed } from "./protocol.js";
+import { MAX_DEPTH } from "./json.js";
+// JSON.parse lets through lone surrogates and turns 1e400 into Infinity, which serde_json
+// refuses; payloads that could hold either (or nest past serde_json's limit) are checked.
+const SUSPECT = /\\u[dD][89abcdefABCDEF]|[eE][+-]?[0-9]{3}|[0-9]{300}/;
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+function checkTree(v, depth) {
+    if (typeof v === "string") {
+        if (LONE.test(v))
+            throw new Error("lone surrogate");
+    }
+    else if (typeof v === "number") {
+        if (!Number.isFinite(v))
+            throw new Error("number out of range");
+    }
+    else if (typeof v === "object" && v !== null) {
+        if (depth + 1 >= MAX_DEPTH)
+            throw new Error("nested too deeply");
+        for (const [k, x] of Object.entries(v)) {
+            if (LONE.test(k))
+                throw new Error("lone surrogate");
+            checkTree(x, depth + 1);
+        }
+    }
+}
+function payload(event, data) {
+    let v;
+    try {
+        v = JSON.parse(data);
+        let brackets = 0;
+        for (let i = 0; i < data.length && brackets < MAX_DEPTH - 1; i++) {
+            const c = data.charCodeAt(i);
+            if (c === 0x5b || c === 0x7b)
+                brackets++;
+        }
+        if (brackets >= MAX_DEPTH - 1 || SUSPECT.test(data))
+            checkTree(v, 0);
+    }
+    catch (e) {
+        throw malformed(`${event}: data is not JSON: ${e.message}`);
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v))
+        throw malformed(`${event}: data is not a JSON object`);
+    return v;
+}
+function str(o, key, where, required = false) {
+    const v = o[key];
+    if (v === undefined || v === null) {
+        if (required)
+            throw malformed(`${where}: missing field \`${key}\``);
+        return null;
+    }
+    if (typeof v !== "string")
+        throw malformed(`${where}: ${key}: expected a string`);
+    return v;
+}
+function u32(o, key, where, required = true) {
+    const v = o[key];
+    if ((v === undefined || v === null) && !required)
+        return null;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > 0xffffffff) {
+        throw malformed(`${where}: ${key}: expected an unsigned 32-bit integer`);
+    }
+    return v;
+}
+function obj(o, key, where, required = true) {
+    const v = o[key];
+    if ((v === undefined || v === null) && !required)
+        return null;
+    if (typeof v !== "object" || v === null || Array.isArray(v))
+        throw malformed(`${where}: ${key}: expected an object`);
+    return v;
+}
+function checkType(name, data) {
+    const kind = str(data, "type", name);
+    if (kind !== null && kind !== name)
+        throw malformed(`${name}: type: the data says \`${kind}\` under event \`${name}\``);
+}
+/** The event's name (its `event:` line, or else its data's `type`) and, when read, its data. */
+function nameOf(ev, known) {
+    let name;
+    let data = null;
+    if (ev.event) {
+        name = ev.event;
+    }
+    else {
+        data = payload("event without a name", ev.data);
+        name = str(data, "type", "event without a name", true);
+    }
+    if (!known.has(name))
+        return null; // event types added after this adapter was written
+    data ??= payload(name, ev.data);
+    checkType(name, data);
+    return [name, data];
+}
+const ANTHROPIC_EVENTS = new Set([
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "error",
+    "ping",
+    "message_start",
+    "message_stop",
+]);
+const ANTHROPIC_STOPS = new Set(["tool_use", "end_turn", "stop_sequence", "max_tokens", "refusal"]);
+/** Anthropic Messages. */
+export class AnthropicDecoder {
+    /** The kind of block each index last started. */
+    kinds = new Map();
+    decode(ev, out) {
+        const named = nameOf(ev, ANTHROPIC_EVENTS);
+        if (named === null)
+            return;
+        const [name, data] = named;
+        switch (name) {
+            case "content_block_start": {
+                const index = u32(data, "index", name);
+                const block = obj(data, "content_block", name);
+                const kind = str(block, "type", `${name}: content_block`, true);
+                if (kind === "tool_use") {
+                    const id = str(block, "id", `${name}: content_block`);
+                    const callName = str(block, "name", `${name}: content_block`);
+                    if (id === null || callName === null)
+                        throw malformed(`${name}: content_block: a tool_use block needs \`id\` and \`name\``);
+                    out.push({ type: "call_start", index, call_id: id, name: callName });
+                    this.kinds.set(index, "tool_use");
+                }
+                else if (kind === "text") {
+                    const text = str(block, "text", `${name}: content_block`);
+                    if (text)
+                        out.push({ type: "text_delta", text });
+                    this.kinds.set(index, "text");
+                }
+                else {
+                    this.kinds.set(index, "other");
+                }
+                return;
+            }
+            case "content_block_delta": {
+                const index = u32(data, "index", name);
+                const delta = obj(data, "delta", name);
+                const kind = str(delta, "type", `${name}: delta`, true);
+                if (kind === "text_delta") {
+                    out.push({ type: "text_delta", text: str(delta, "text", `${name}: delta`, true) });
+                }
+                else if (kind === "input_json_delta" && this.kinds.get(index) !== "other") {
+                    // (a server tool's input is no client call: it is skipped)
+                    out.push({ type: "args_delta", index, fragment: str(delta, "partial_json", `${name}: delta`, true) });
+                }
+                return;
+            }
+            case "content_block_stop": {
+                const index = u32(data, "index", name);
+                const kind = this.kinds.get(index);
+                if (kind === undefined || kind === "tool_use")
+                    out.push({ type: "call_stop", index });
+                return;
+            }
+            case "message_delta": {
+                const delta = obj(data, "delta", name);
+                const reason = str(delta, "stop_reason", `${name}: delta`);
+                if (reason !== null) {
+                    if (!ANTHROPIC_STOPS.has(reason))
+                        throw malformed(`${name}: delta.stop_reason: \`${reason}\` is not a known stop reason`);
+                    out.push({ type: "stop", reason });
+                }
+                return;
+            }
+            case "error": {
+                const error = obj(data, "error", name);
+                out.push({ type: "error", message: str(error, "message", `${name}: error`, true) });
+                return;
+            }
+            case "ping":
+                out.push({ type: "ping" });
+                return;
+        }
+    }
+}
+const CHAT = "chat.completion.chunk";
+const CHAT_FINISH = new Set(["tool_calls", "stop", "length", "content_filter"]);
+/** OpenAI Chat Completions. */
+export class ChatDecoder {
+    indexZero;
+    /** The id each index was announced with. */
+    ids = new Map();
+    /** Under the quirk: the calls' ids in announcement order (ordinal = neutral index). */
+    calls = [];
+    constructor(quirks) {
+        this.indexZero = quirks.chat_index_zero === true;
+    }
+    decode(ev, out) {
+        if (ev.data === "[DONE]")
+            return;
+        const chunk = payload(CHAT, ev.data);
+        if (chunk.error !== undefined && chunk.error !== null) {
+            const error = obj(chunk, "error", CHAT);
+            out.push({ type: "error", message: str(error, "message", `${CHAT}: error`, true) });
+            return;
+        }
+        const choices = chunk.choices;
+        if (choices === undefined || choices === null)
+            throw malformed(`${CHAT}: has neither \`choices\` nor \`error\``);
+        if (!Array.isArray(choices))
+            throw malformed(`${CHAT}: choices: expected an array`);
+        for (const choice of choices) {
+            if (typeof choice !== "object" || choice === null || Array.isArray(choice))
+                throw malformed(`${CHAT}: choices: expected objects`);
+            if ((u32(choice, "index", `${CHAT}: choices`, false) ?? 0) !== 0)
+                continue; // other completions
+            let said = false;
+            const delta = obj(choice, "delta", `${CHAT}: choices[0]`, false);
+            if (delta !== null) {
+                const text = str(delta, "content", `${CHAT}: delta`);
+                if (text !== null) {
+                    out.push({ type: "text_delta", text });
+                    said = true;
+                }
+                if (str(delta, "refusal", `${CHAT}: delta`) !== null)
+                    said = true;
+                const entries = delta.tool_calls;
+                if (entries !== undefined && entries !== null) {
+                    if (!Array.isArray(entries))
+                        throw malformed(`${CHAT}: delta.tool_calls: expected an array`);
+                    entries.forEach((entry, k) => {
+                        if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+                            throw malformed(`${CHAT}: delta.tool_calls[${k}]: expected an object`);
+                        }
+                        this.entry(k, entry, out);
+                        said = true;
+                    });
+                }
+            }
+            const reason = str(choice, "finish_reason", `${CHAT}: choices[0]`);
+            if (reason !== null) {
+                if (!CHAT_FINISH.has(reason))
+                    throw malformed(`${CHAT}: finish_reason: \`${reason}\` is not a known finish reason`);
+                out.push({ type: "stop", reason });
+            }
+            else if (!said) {
+                out.push({ type: "ping" }); // a chunk that carries nothing is a keep-alive
+            }
+        }
+    }
+    entry(k, entry, out) {
+        const where = `${CHAT}: delta.tool_calls[${k}]`;
+        const index = u32(entry, "index", where); // required: never taken as 0 when missing
+        const id = str(entry, "id", where);
+        const fn = obj(entry, "function", where, false) ?? {};
+        const name = str(fn, "name", `${where}.function`);
+        const args = str(fn, "arguments", `${where}.function`);
+        const announce = (at, callId) => {
+            if (name === null)
+                throw malformed(`${where}.function.name: the first entry of a call needs its name`);
+            out.push({ type: "call_start", index: at, call_id: callId, name });
+            if (args)
+                out.push({ type: "args_delta", index: at, fragment: args });
+        };
+        const fragment = (at) => out.push({ type: "args_delta", index: at, fragment: args ?? "" });
+        if (this.indexZero) {
+            // Calls are told apart by id; the neutral index is the announcement ordinal.
+            if (id !== null) {
+                const ordinal = this.calls.lastIndexOf(id);
+                if (ordinal >= 0)
+                    fragment(ordinal);
+                else {
+                    announce(this.calls.length, id);
+                    this.calls.push(id);
+                }
+            }
+            else {
+                fragment(Math.max(this.calls.length - 1, 0));
+            }
+            return;
+        }
+        const held = this.ids.get(index);
+        if (id !== null && held === id) {
+            fragment(index); // some servers repeat the id on every entry
+        }
+        else if (id !== null) {
+            announce(index, id); // at an occupied index the core refuses it as a duplicate
+            this.ids.set(index, id);
+        }
+        else {
+            fragment(index);
+        }
+    }
+}
+const RESPONSES_EVENTS = new Set([
+    "response.output_item.added",
+    "response.function_call_arguments.delta",
+    "response.function_call_arguments.done",
+    "response.output_text.delta",
+    "response.failed",
+    "error",
+    "response.completed",
+    "response.incomplete",
+    "response.in_progress",
+]);
+/** OpenAI Responses: every event names its output index, so no state. */
+export class ResponsesDecoder {
+    decode(ev, out) {
+        const named = nameOf(ev, RESPONSES_EVENTS);
+        if (named === null)
+            return;
+        const [name, data] = named;
+        switch (name) {
+            case "response.output_item.added": {
+                const index = u32(data, "output_index", name);
+                const item = obj(data, "item", name);
+                if (str(item, "type", `${name}: item`, true) === "function_call") {
+                    const id = str(item, "call_id", `${name}: item`);
+                    const callName = str(item, "name", `${name}: item`);
+                    if (id === null || callName === null)
+                        throw malformed(`${name}: item: a function_call item needs \`call_id\` and \`name\``);
+                    out.push({ type: "call_start", index, call_id: id, name: callName });
+                    const args = str(item, "arguments", `${name}: item`);
+                    if (args)
+                        out.push({ type: "args_delta", index, fragment: args });
+                }
+                return;
+            }
+            case "response.function_call_arguments.delta":
+                out.push({ type: "args_delta", index: u32(data, "output_index", name), fragment: str(data, "delta", name, true) });
+                return;
+            case "response.function_call_arguments.done":
+                out.push({ type: "call_stop", index: u32(data, "output_index", name), arguments: str(data, "arguments", name, true) });
+                return;
+            case "response.output_text.delta":
+                out.push({ type: "text_delta", text: str(data, "delta", name, true) });
+                return;
+            case "response.failed": {
+                const response = obj(data, "response", name);
+                const error = obj(response, "error", `${name}: response`, false);
+                const message = error === null ? "the response failed" : str(error, "message", `${name}: response.error`, true);
+                out.push({ type: "error", message });
+                return;
+            }
+            case "error":
+                out.push({ type: "error", message: str(data, "message", name, true) });
+                return;
+            case "response.completed":
+                out.push({ type: "stop", reason: "completed" });
+                return;
+            case "response.incomplete":
+                out.push({ type: "stop", reason: "incomplete" });
+                return;
+            default:
+                out.push({ type: "ping" }); // a status event with nothing new
+        }
+    }
+}
+export const DIALECTS = {
+    anthropic: () => new AnthropicDecoder(),
+    "openai-chat": (quirks) => new ChatDecoder(quirks),
+    "openai-responses": () => new ResponsesDecoder(),
+};

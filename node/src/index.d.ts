@@ -1,0 +1,134 @@
+/** A JSON number: its text as written (kept exactly, `encode` writes it back) and its value as a double. */
+export declare class JsonNumber {
+    readonly text: string;
+    readonly value: number;
+    constructor(text: string, value: number);
+}
+/** A strictly parsed JSON value: objects are Maps (so `__proto__` is just a key), numbers JsonNumbers. */
+export type Json = null | boolean | string | JsonNumber | Json[] | JsonObject;
+export type JsonObject = Map<string, Json>;
+export declare class NotJson extends Error {}
+/** serde_json refuses documents nested this deep (its recursion limit). */
+export declare const MAX_DEPTH = 128;
+/** Exactly one JSON document, as strictly as serde_json reads it; throws NotJson otherwise. */
+export declare function strictParse(text: string): Json;
+/** JSON text: JsonNumbers and bigints as written, Maps as objects, undefined fields left out. */
+export declare function encode(value: unknown): string;
+/** JSON equality between an argument value and a schema value: numbers by value. */
+export declare function jsonEqual(a: unknown, b: unknown): boolean;
+/** Validates `value` against a JSON Schema (the keywords tool schemas use); one message per violation. */
+export declare function schemaErrors(schema: unknown, value: Json, path?: string): string[];
+
+export declare const PROTOCOL_VERSION = 1;
+export type Level = "events" | "wire" | "bytes";
+export type Dialect = "anthropic" | "openai-chat" | "openai-responses";
+export type ErrorClass =
+    | "unannounced_index"
+    | "duplicate_announcement"
+    | "fragment_after_stop"
+    | "done_mismatch"
+    | "malformed"
+    | "upstream"
+    | "truncated"
+    | "incomplete"
+    | "other";
+export declare const LEVELS: readonly Level[];
+export declare const DIALECTS: readonly Dialect[];
+export declare const ERROR_CLASSES: readonly ErrorClass[];
+/** Stop reasons that say the output was cut. */
+export declare const TRUNCATING: ReadonlySet<string>;
+
+/** A provider-neutral event, as the protocol's events level sends it. */
+export type NeutralEvent =
+    | { type: "text_delta"; text: string }
+    | { type: "call_start"; index: number; call_id: string; name: string }
+    | { type: "args_delta"; index: number; fragment: string }
+    | { type: "call_stop"; index: number; arguments?: string | null }
+    | { type: "stop"; reason: string }
+    | { type: "error"; message: string }
+    | { type: "ping" };
+/** One SSE event, as the wire level sends it. */
+export interface WireEvent {
+    event?: string | null;
+    data: string;
+    id?: string | null;
+}
+export interface Tool {
+    name: string;
+    schema?: unknown;
+}
+export interface Quirks {
+    chat_index_zero?: boolean;
+    chat_repeat_fields?: boolean;
+}
+/** The setting of the last `configure`. */
+export interface Config {
+    level: Level;
+    dialect: Dialect;
+    quirks: Quirks;
+    /** Validate arguments against the tool's schema (only with the `schema` capability). */
+    schema: boolean;
+}
+export type Outcome =
+    | { outcome: "dispatchable"; call_id: string; name: string; args: unknown }
+    | { outcome: "schema_error"; call_id: string; name: string; args: unknown; errors: string[] }
+    | { outcome: "failed"; reason: "abandoned" | "truncated" | "unparseable"; call_id: string; name: string; raw: string };
+export type Slot = { slot: "text"; text: string } | { slot: "call"; call_id: string };
+
+/** Fails the whole turn (the stream ends here). */
+export declare class TurnError extends Error {
+    readonly cls: ErrorClass;
+    readonly detail: string;
+    constructor(cls: ErrorClass, detail: string);
+}
+export declare function malformed(detail: string): TurnError;
+/** Thrown from a factory, feed or finish: the adapter cannot run this case (a `skipped` reply). */
+export declare class Skip extends Error {
+    readonly reason: string;
+    constructor(reason: string);
+}
+/** Where an accumulator reports; the loop stamps everything with when it was emitted. */
+export declare class Emit {
+    units: number;
+    atFinish: boolean;
+    outcomes: (Outcome & { units: number; at_finish: boolean })[];
+    textPieces: string[];
+    slots: Slot[] | undefined;
+    outcome(o: Outcome): void;
+    text(text: string): void;
+    layout(slots: Slot[]): void;
+}
+export declare function dispatchable(callId: string, name: string, args: unknown): Outcome;
+export declare function schemaError(callId: string, name: string, args: unknown, errors: Iterable<string>): Outcome;
+export declare function failed(reason: "abandoned" | "truncated" | "unparseable", callId: string, name: string, raw: string): Outcome;
+
+/** One stream's accumulator at one level. */
+export interface Accumulator<U> {
+    feed(unit: U, out: Emit): void;
+    finish(end: string, out: Emit): void;
+}
+export type Factory<U> = (tools: Tool[], config: Config) => Accumulator<U>;
+export interface ServeOptions {
+    name: string;
+    version?: string;
+    homepage?: string;
+    /** Defaults to "javascript". */
+    language?: string;
+    events?: Factory<NeutralEvent>;
+    wire?: Factory<WireEvent>;
+    bytes?: Factory<Uint8Array>;
+    /** The dialects the wire and bytes levels speak (default: all three). */
+    dialects?: readonly Dialect[];
+    quirks?: readonly ("chat_index_zero" | "chat_repeat_fields")[];
+    /** Declare the `schema` capability: only if the accumulator validates arguments. */
+    schema?: boolean;
+    input?: NodeJS.ReadableStream;
+    output?: NodeJS.WritableStream;
+}
+/** Answers toolcert's requests until `stop` or the end of input. */
+export declare function serve(options: ServeOptions): Promise<number>;
+export declare function runCase(
+    c: { streams: { tools?: Tool[]; units: unknown[]; end?: string }[]; order: [number, number][] },
+    config: Config,
+    factories: Partial<Record<Level, Factory<any>>>,
+): unknown[];

@@ -1,0 +1,266 @@
+// The subprocess protocol loop (docs/PROTOCOL.md, version 1), the adapter's side.
+//
+// toolcert starts the adapter, sends one JSON request per line on stdin (start, configure,
+// run, stop) and reads one reply per line on stdout. `serve` answers them: it declares the
+// implementation, keeps the configured setting, feeds each stream of a case to a fresh
+// accumulator from the factory of the configured level, in the order the case gives, stamps
+// every outcome and error with the units delivered so far, and writes the results.
+//
+// An accumulator is any object with `feed(unit, out)` and `finish(end, out)`, made by a
+// factory `(tools, config) => accumulator` once per stream: at the events level `unit` is a
+// neutral event, at the wire level an SSE event `{event, data, id}` of `config.dialect`, at
+// the bytes level the transport chunk as a `Uint8Array` (the loop decodes the protocol's
+// text and base64 payloads). It reports through `out` (an `Emit`), throws `TurnError` to
+// fail the turn, throws `Skip` to skip the case; any other exception is that stream's crash.
+
+import * as readline from "node:readline";
+
+import { encode } from "./json.js";
+
+export const PROTOCOL_VERSION = 1;
+export const LEVELS = Object.freeze(["events", "wire", "bytes"]);
+export const DIALECTS = Object.freeze(["anthropic", "openai-chat", "openai-responses"]);
+/** The protocol's turn error classes: compared by class, never by message. */
+export const ERROR_CLASSES = Object.freeze([
+    "unannounced_index",
+    "duplicate_announcement",
+    "fragment_after_stop",
+    "done_mismatch",
+    "malformed",
+    "upstream",
+    "truncated",
+    "incomplete",
+    "other",
+]);
+/** Stop reasons that say the output was cut: nothing of such a turn may be dispatched. */
+export const TRUNCATING = new Set(["max_tokens", "refusal", "length", "content_filter", "incomplete"]);
+
+/** Fails the whole turn (the stream ends here). `cls` is one of `ERROR_CLASSES`. */
+export class TurnError extends Error {
+    cls;
+    detail;
+    constructor(cls, detail) {
+        if (!ERROR_CLASSES.includes(cls)) {
+            throw new TypeError(`${JSON.stringify(cls)} is not a turn error class (one of ${ERROR_CLASSES.join(", ")})`);
+        }
+        super(`${cls}: ${detail}`);
+        this.cls = cls;
+        this.detail = detail;
+    }
+}
+
+/** The stream could not be read (bad SSE, bad UTF-8, a dialect event missing a field). */
+export const malformed = (detail) => new TurnError("malformed", detail);
+
+/** Thrown from a factory, `feed` or `finish`: this adapter cannot run the case. */
+export class Skip extends Error {
+    reason;
+    constructor(reason) {
+        super(reason);
+        this.reason = reason;
+    }
+}
+
+/**
+ * Where an accumulator reports. Everything is stamped with the number of the stream's units
+ * delivered when it was emitted (counting the unit being handled) and whether it came from
+ * `finish`.
+ */
+export class Emit {
+    units = 0;
+    atFinish = false;
+    outcomes = [];
+    textPieces = [];
+    slots = undefined;
+    /** One call's outcome: `dispatchable(...)`, `schemaError(...)` or `failed(...)`. */
+    outcome(o) {
+        this.outcomes.push({ ...o, units: this.units, at_finish: this.atFinish });
+    }
+    /** A piece of prose, as it arrives. */
+    text(text) {
+        this.textPieces.push(text);
+    }
+    /** Optional: the assembled message's slots in order. */
+    layout(slots) {
+        this.slots = slots;
+    }
+}
+
+/** The call finished in a complete turn and its arguments parsed (and meet its schema). */
+export const dispatchable = (callId, name, args) => ({ outcome: "dispatchable", call_id: callId, name, args });
+
+/** The arguments parsed but violate the tool's schema (schema profile only). */
+export const schemaError = (callId, name, args, errors) => ({
+    outcome: "schema_error",
+    call_id: callId,
+    name,
+    args,
+    errors: [...errors],
+});
+
+/** Nothing to run: `reason` is abandoned, truncated or unparseable; `raw` the buffer as received. */
+export function failed(reason, callId, name, raw) {
+    if (!["abandoned", "truncated", "unparseable"].includes(reason)) {
+        throw new TypeError(`${JSON.stringify(reason)} is not a failure reason (abandoned, truncated, unparseable)`);
+    }
+    return { outcome: "failed", reason, call_id: callId, name, raw };
+}
+
+function bytesOf(p) {
+    // A chunk is {text} when its bytes are UTF-8, otherwise {bytes: base64}.
+    if (typeof p.text === "string") return Buffer.from(p.text, "utf8");
+    return Buffer.from(p.bytes ?? "", "base64");
+}
+
+function describe(e) {
+    return e instanceof Error ? (e.stack ?? e.message) : String(e);
+}
+
+/**
+ * Feeds every stream to its own fresh accumulator, step by step in the case's order: `[s, k]`
+ * delivers unit k of stream s; `[s, units.length]` ends stream s. A turn error ends a stream
+ * (nothing more is fed, finish is not called). Throws `Skip`.
+ */
+export function runCase(c, config, factories) {
+    const make = factories[config.level];
+    const accs = [];
+    const emits = [];
+    const results = [];
+    for (const stream of c.streams) {
+        emits.push(new Emit());
+        const result = {};
+        results.push(result);
+        try {
+            accs.push(make(stream.tools ?? [], config));
+        } catch (e) {
+            if (e instanceof Skip) throw e;
+            result.crash = describe(e);
+            accs.push(null);
+        }
+    }
+    for (const [s, k] of c.order) {
+        const acc = accs[s];
+        if (acc === null) continue;
+        const out = emits[s];
+        const units = c.streams[s].units;
+        try {
+            if (k < units.length) {
+                out.units += 1;
+                acc.feed(config.level === "bytes" ? bytesOf(units[k]) : units[k], out);
+            } else {
+                out.atFinish = true;
+                accs[s] = null;
+                acc.finish(c.streams[s].end ?? "eof", out);
+            }
+        } catch (e) {
+            if (e instanceof Skip) throw e;
+            accs[s] = null;
+            if (e instanceof TurnError) {
+                results[s].error = { class: e.cls, detail: e.detail, units: out.units, at_finish: out.atFinish };
+            } else {
+                results[s].crash = describe(e);
+            }
+        }
+    }
+    results.forEach((r, s) => {
+        const out = emits[s];
+        r.outcomes = out.outcomes;
+        r.text = out.textPieces.join("");
+        if (out.slots !== undefined) r.layout = out.slots;
+    });
+    return results;
+}
+
+/**
+ * Answers toolcert's requests on stdin until `stop` or the end of input. Give a factory for
+ * each level your library can be fed at (at least one); `dialects` are those your wire and
+ * bytes levels speak, `quirks` the quirk profiles they handle, `schema: true` only if your
+ * accumulator validates arguments against the tool's schema. Resolves when the loop ends.
+ */
+export function serve(options) {
+    const { name, events, wire, bytes } = options;
+    const factories = {};
+    if (events) factories.events = events;
+    if (wire) factories.wire = wire;
+    if (bytes) factories.bytes = bytes;
+    if (Object.keys(factories).length === 0) {
+        throw new TypeError("serve() needs a factory for at least one level (events, wire or bytes)");
+    }
+    const dialects = [...(options.dialects ?? DIALECTS)];
+    for (const d of dialects) {
+        if (!DIALECTS.includes(d)) throw new TypeError(`unknown dialect ${JSON.stringify(d)} (one of ${DIALECTS.join(", ")})`);
+    }
+    const schema = options.schema === true;
+    const implementation = {
+        name,
+        language: options.language ?? "javascript",
+        language_version: process.version,
+        levels: Object.keys(factories),
+        dialects,
+        quirks: [...(options.quirks ?? [])],
+        capabilities: schema ? ["schema"] : [],
+    };
+    if (options.version !== undefined) implementation.version = options.version;
+    if (options.homepage !== undefined) implementation.homepage = options.homepage;
+    const input = options.input ?? process.stdin;
+    const output = options.output ?? process.stdout;
+    let config = { level: "events", dialect: "anthropic", quirks: {}, schema };
+    const send = (message) => output.write(encode(message) + "\n");
+    const lines = readline.createInterface({ input, crlfDelay: Infinity, terminal: false });
+    return new Promise((resolve) => {
+        lines.on("close", () => resolve(0));
+        lines.on("line", (line) => {
+            if (line.trim() === "") return;
+            const request = JSON.parse(line);
+            switch (request.cmd) {
+                case "start":
+                    if (request.version !== PROTOCOL_VERSION) {
+                        process.stderr.write(`toolcert speaks protocol ${request.version}, this adapter ${PROTOCOL_VERSION}\n`);
+                    }
+                    send({ version: PROTOCOL_VERSION, implementation });
+                    return;
+                case "configure": {
+                    const { level, dialect } = request;
+                    if (!(level in factories)) {
+                        send({ ok: false, reason: `level ${JSON.stringify(level)} is not supported` });
+                        return;
+                    }
+                    if (level !== "events" && !dialects.includes(dialect)) {
+                        send({ ok: false, reason: `dialect ${JSON.stringify(dialect)} is not supported` });
+                        return;
+                    }
+                    config = {
+                        level,
+                        dialect,
+                        quirks: request.quirks ?? {},
+                        schema: schema && (request.profile?.schema ?? true),
+                    };
+                    send({ ok: true });
+                    return;
+                }
+                case "run":
+                    try {
+                        send({ seq: request.seq, results: runCase(request.case, config, factories) });
+                    } catch (e) {
+                        if (e instanceof Skip) {
+                            send({ seq: request.seq, skipped: true, reason: e.reason });
+                        } else {
+                            send({ seq: request.seq, errored: true, context: { message: String(e), traceback: describe(e) } });
+                        }
+                    }
+                    return;
+                case "stop":
+                    lines.close();
+                    if (output === process.stdout) output.write("", () => process.exit(0));
+                    return;
+                default:
+                    process.stderr.write(`unknown command ${JSON.stringify(request.cmd)}\n`);
+                    send({
+                        seq: request.seq,
+                        errored: true,
+                        context: { message: `unknown command ${JSON.stringify(request.cmd)}` },
+                    });
+            }
+        });
+    });
+}

@@ -1,0 +1,80 @@
+"""The protocol loop: handshake, configure, seq echo, stamps, skipped and errored replies."""
+import base64
+import io
+import json
+
+from toolcert_adapter import Skip, TurnError, dispatchable, serve
+
+
+class Echo:
+    """Dispatches one call whose arguments are everything fed, joined (bytes decoded)."""
+
+    def __init__(self, tools, config):
+        self.parts = []
+        if tools and tools[0]["name"] == "skip":
+            raise Skip("no such tool here")
+
+    def feed(self, unit, out):
+        if unit == b"boom" or unit == {"type": "boom"}:
+            raise TurnError("malformed", "boom")
+        self.parts.append(unit.decode() if isinstance(unit, bytes) else unit["type"])
+
+    def finish(self, end, out):
+        out.outcome(dispatchable("c", "f", {"fed": "".join(self.parts), "end": end}))
+
+
+def converse(*requests):
+    stdin = io.BytesIO(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
+    stdout = io.BytesIO()
+    assert serve(name="echo", events=Echo, bytes=Echo, dialects=["anthropic"], stdin=stdin, stdout=stdout) == 0
+    return [json.loads(line) for line in stdout.getvalue().splitlines()]
+
+
+def run(seq, units, tools=(), end="eof"):
+    order = [[0, k] for k in range(len(units) + 1)]
+    return {"cmd": "run", "seq": seq, "case": {"streams": [{"tools": list(tools), "units": units, "end": end}], "order": order}}
+
+
+def test_handshake_declares_the_levels_given():
+    start, = converse({"cmd": "start", "version": 1})
+    assert start["version"] == 1
+    assert start["implementation"]["levels"] == ["events", "bytes"]
+    assert start["implementation"]["capabilities"] == []
+
+
+def test_configure_refuses_an_undeclared_level_or_dialect():
+    replies = converse(
+        {"cmd": "configure", "level": "wire", "dialect": "anthropic"},
+        {"cmd": "configure", "level": "bytes", "dialect": "openai-chat"},
+        {"cmd": "configure", "level": "bytes", "dialect": "anthropic"},
+    )
+    assert [r["ok"] for r in replies] == [False, False, True]
+
+
+def test_bytes_payloads_text_and_base64_and_stamps():
+    units = [{"text": "ab"}, {"bytes": base64.b64encode("é".encode()).decode()}]
+    _, reply = converse({"cmd": "configure", "level": "bytes", "dialect": "anthropic"}, run(7, units, end="cancel"))
+    assert reply["seq"] == 7
+    outcome, = reply["results"][0]["outcomes"]
+    assert outcome["args"] == {"fed": "abé", "end": "cancel"}
+    assert (outcome["units"], outcome["at_finish"]) == (2, True)
+
+
+def test_a_turn_error_ends_the_stream_with_its_stamp():
+    _, reply = converse({"cmd": "configure", "level": "events"}, run(1, [{"type": "ping"}, {"type": "boom"}]))
+    result = reply["results"][0]
+    assert result["error"] == {"class": "malformed", "detail": "boom", "units": 2, "at_finish": False}
+    assert result["outcomes"] == []
+
+
+def test_skip_and_errored_replies():
+    replies = converse(
+        {"cmd": "configure", "level": "events"},
+        run(2, [], tools=[{"name": "skip"}]),
+        {"cmd": "run", "seq": 3, "case": {}},
+        {"cmd": "stop"},
+        {"cmd": "start", "version": 1},
+    )
+    assert replies[1] == {"seq": 2, "skipped": True, "reason": "no such tool here"}
+    assert replies[2]["seq"] == 3 and replies[2]["errored"] is True
+    assert len(replies) == 3, "nothing is answered after stop"

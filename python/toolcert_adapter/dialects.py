@@ -1,0 +1,300 @@
+"""Dialect decoders: one provider's SSE events to provider-neutral events, with no
+accumulating (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses).
+
+Each decoder is made once per stream, `DECODERS[dialect](quirks)`, and `decode(event, out)`
+appends the neutral events (the events level's dicts) that one SSE event
+`{"event", "data", "id"}` carries. Unreadable input is a `malformed` turn error naming the
+event and field. `toolcert_adapter.reference.wire_from_events` uses them to feed an
+events-level accumulator at the wire level.
+"""
+
+from __future__ import annotations
+
+from .protocol import malformed
+from .strict_json import NotJson, loads
+
+
+def _payload(event: str, data: str) -> dict:
+    try:
+        value = loads(data, numbers=False)
+    except NotJson as e:
+        raise malformed(f"{event}: data is not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise malformed(f"{event}: data is not a JSON object")
+    return value
+
+
+def _str(o: dict, key: str, where: str, required: bool = False):
+    v = o.get(key)
+    if v is None:
+        if required:
+            raise malformed(f"{where}: missing field `{key}`")
+        return None
+    if not isinstance(v, str):
+        raise malformed(f"{where}: {key}: expected a string")
+    return v
+
+
+def _u32(o: dict, key: str, where: str, required: bool = True):
+    v = o.get(key)
+    if v is None and not required:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 0xFFFFFFFF:
+        raise malformed(f"{where}: {key}: expected an unsigned 32-bit integer")
+    return v
+
+
+def _obj(o: dict, key: str, where: str, required: bool = True):
+    v = o.get(key)
+    if v is None and not required:
+        return None
+    if not isinstance(v, dict):
+        raise malformed(f"{where}: {key}: expected an object")
+    return v
+
+
+def _event_name(ev: dict, data: dict | None) -> str:
+    name = ev.get("event")
+    if name:
+        return name
+    return _str(data if data is not None else {}, "type", "event without a name", True)
+
+
+def _check_type(name: str, data: dict) -> None:
+    kind = _str(data, "type", name)
+    if kind is not None and kind != name:
+        raise malformed(f"{name}: type: the data says `{kind}` under event `{name}`")
+
+
+ANTHROPIC_STOPS = frozenset({"tool_use", "end_turn", "stop_sequence", "max_tokens", "refusal"})
+
+
+class AnthropicDecoder:
+    def __init__(self, quirks: dict):
+        self.kinds: dict[int, str] = {}  # the kind of block each index last started
+
+    def decode(self, ev: dict, out: list) -> None:
+        data_text = ev["data"]
+        if ev.get("event"):
+            name = ev["event"]
+            data = None
+        else:
+            data = _payload("event without a name", data_text)
+            name = _event_name(ev, data)
+        known = name in (
+            "content_block_start", "content_block_delta", "content_block_stop", "message_delta",
+            "error", "ping", "message_start", "message_stop",
+        )
+        if not known:
+            return  # event types added after this adapter was written
+        if data is None:
+            data = _payload(name, data_text)
+        _check_type(name, data)
+        if name == "content_block_start":
+            index = _u32(data, "index", name)
+            block = _obj(data, "content_block", name)
+            kind = _str(block, "type", f"{name}: content_block", True)
+            if kind == "tool_use":
+                call_id = _str(block, "id", f"{name}: content_block")
+                call_name = _str(block, "name", f"{name}: content_block")
+                if call_id is None or call_name is None:
+                    raise malformed(f"{name}: content_block: a tool_use block needs `id` and `name`")
+                out.append({"type": "call_start", "index": index, "call_id": call_id, "name": call_name})
+                self.kinds[index] = "tool_use"
+            elif kind == "text":
+                text = _str(block, "text", f"{name}: content_block")
+                if text:
+                    out.append({"type": "text_delta", "text": text})
+                self.kinds[index] = "text"
+            else:
+                self.kinds[index] = "other"
+        elif name == "content_block_delta":
+            index = _u32(data, "index", name)
+            delta = _obj(data, "delta", name)
+            kind = _str(delta, "type", f"{name}: delta", True)
+            if kind == "text_delta":
+                out.append({"type": "text_delta", "text": _str(delta, "text", f"{name}: delta", True)})
+            elif kind == "input_json_delta" and self.kinds.get(index) != "other":
+                # (a server tool's input is no client call: it is skipped)
+                fragment = _str(delta, "partial_json", f"{name}: delta", True)
+                out.append({"type": "args_delta", "index": index, "fragment": fragment})
+        elif name == "content_block_stop":
+            index = _u32(data, "index", name)
+            if self.kinds.get(index) in (None, "tool_use"):
+                out.append({"type": "call_stop", "index": index})
+        elif name == "message_delta":
+            delta = _obj(data, "delta", name)
+            reason = _str(delta, "stop_reason", f"{name}: delta")
+            if reason is not None:
+                if reason not in ANTHROPIC_STOPS:
+                    raise malformed(f"{name}: delta.stop_reason: `{reason}` is not a known stop reason")
+                out.append({"type": "stop", "reason": reason})
+        elif name == "error":
+            error = _obj(data, "error", name)
+            out.append({"type": "error", "message": _str(error, "message", f"{name}: error", True)})
+        elif name == "ping":
+            out.append({"type": "ping"})
+
+
+CHAT_FINISH = frozenset({"tool_calls", "stop", "length", "content_filter"})
+CHAT = "chat.completion.chunk"
+
+
+class ChatDecoder:
+    def __init__(self, quirks: dict):
+        self.index_zero = bool(quirks.get("chat_index_zero"))
+        self.ids: dict[int, str] = {}  # the id each index was announced with
+        self.calls: list[str] = []  # under the quirk: ids in announcement order
+
+    def decode(self, ev: dict, out: list) -> None:
+        if ev["data"] == "[DONE]":
+            return
+        chunk = _payload(CHAT, ev["data"])
+        error = chunk.get("error")
+        if error is not None:
+            if not isinstance(error, dict):
+                raise malformed(f"{CHAT}: error: expected an object")
+            out.append({"type": "error", "message": _str(error, "message", f"{CHAT}: error", True)})
+            return
+        choices = chunk.get("choices")
+        if choices is None:
+            raise malformed(f"{CHAT}: has neither `choices` nor `error`")
+        if not isinstance(choices, list):
+            raise malformed(f"{CHAT}: choices: expected an array")
+        for choice in choices:
+            if not isinstance(choice, dict):
+                raise malformed(f"{CHAT}: choices: expected objects")
+            if (_u32(choice, "index", f"{CHAT}: choices", required=False) or 0) != 0:
+                continue  # other choices are other completions
+            said = False
+            delta = _obj(choice, "delta", f"{CHAT}: choices[0]", required=False)
+            if delta is not None:
+                text = _str(delta, "content", f"{CHAT}: delta")
+                if text is not None:
+                    out.append({"type": "text_delta", "text": text})
+                    said = True
+                if _str(delta, "refusal", f"{CHAT}: delta") is not None:
+                    said = True
+                entries = delta.get("tool_calls")
+                if entries is not None:
+                    if not isinstance(entries, list):
+                        raise malformed(f"{CHAT}: delta.tool_calls: expected an array")
+                    for k, entry in enumerate(entries):
+                        if not isinstance(entry, dict):
+                            raise malformed(f"{CHAT}: delta.tool_calls[{k}]: expected an object")
+                        self._entry(k, entry, out)
+                        said = True
+            reason = _str(choice, "finish_reason", f"{CHAT}: choices[0]")
+            if reason is not None:
+                if reason not in CHAT_FINISH:
+                    raise malformed(f"{CHAT}: finish_reason: `{reason}` is not a known finish reason")
+                out.append({"type": "stop", "reason": reason})
+            elif not said:
+                out.append({"type": "ping"})  # a chunk that carries nothing is a keep-alive
+
+    def _entry(self, k: int, entry: dict, out: list) -> None:
+        where = f"{CHAT}: delta.tool_calls[{k}]"
+        index = _u32(entry, "index", where)  # required: never taken as 0 when missing
+        call_id = _str(entry, "id", where)
+        function = _obj(entry, "function", where, required=False) or {}
+        name = _str(function, "name", f"{where}.function")
+        arguments = _str(function, "arguments", f"{where}.function")
+
+        def announce(at: int) -> None:
+            if name is None:
+                raise malformed(f"{where}.function.name: the first entry of a call needs its name")
+            out.append({"type": "call_start", "index": at, "call_id": call_id, "name": name})
+            if arguments:
+                out.append({"type": "args_delta", "index": at, "fragment": arguments})
+
+        def fragment(at: int) -> None:
+            out.append({"type": "args_delta", "index": at, "fragment": arguments or ""})
+
+        if self.index_zero:
+            # Calls are told apart by id; the neutral index is the announcement ordinal.
+            if call_id is not None:
+                for ordinal in range(len(self.calls) - 1, -1, -1):
+                    if self.calls[ordinal] == call_id:
+                        fragment(ordinal)
+                        return
+                announce(len(self.calls))
+                self.calls.append(call_id)
+            else:
+                fragment(max(len(self.calls) - 1, 0))
+            return
+        held = self.ids.get(index)
+        if call_id is not None and held == call_id:
+            fragment(index)  # some servers repeat the id on every entry
+        elif call_id is not None:
+            announce(index)  # at an occupied index the core refuses it as a duplicate
+            self.ids[index] = call_id
+        else:
+            fragment(index)
+
+
+class ResponsesDecoder:
+    def __init__(self, quirks: dict):
+        pass  # every event names its output index: no state
+
+    def decode(self, ev: dict, out: list) -> None:
+        data_text = ev["data"]
+        if ev.get("event"):
+            name = ev["event"]
+            data = None
+        else:
+            data = _payload("event without a name", data_text)
+            name = _event_name(ev, data)
+        if name not in (
+            "response.output_item.added", "response.function_call_arguments.delta",
+            "response.function_call_arguments.done", "response.output_text.delta",
+            "response.failed", "error", "response.completed", "response.incomplete",
+            "response.in_progress",
+        ):
+            return  # response.created, content parts, output_item.done, reasoning, ...
+        if data is None:
+            data = _payload(name, data_text)
+        _check_type(name, data)
+        if name == "response.output_item.added":
+            index = _u32(data, "output_index", name)
+            item = _obj(data, "item", name)
+            if _str(item, "type", f"{name}: item", True) == "function_call":
+                call_id = _str(item, "call_id", f"{name}: item")
+                call_name = _str(item, "name", f"{name}: item")
+                if call_id is None or call_name is None:
+                    raise malformed(f"{name}: item: a function_call item needs `call_id` and `name`")
+                out.append({"type": "call_start", "index": index, "call_id": call_id, "name": call_name})
+                arguments = _str(item, "arguments", f"{name}: item")
+                if arguments:
+                    out.append({"type": "args_delta", "index": index, "fragment": arguments})
+        elif name == "response.function_call_arguments.delta":
+            index = _u32(data, "output_index", name)
+            out.append({"type": "args_delta", "index": index, "fragment": _str(data, "delta", name, True)})
+        elif name == "response.function_call_arguments.done":
+            index = _u32(data, "output_index", name)
+            out.append({"type": "call_stop", "index": index, "arguments": _str(data, "arguments", name, True)})
+        elif name == "response.output_text.delta":
+            out.append({"type": "text_delta", "text": _str(data, "delta", name, True)})
+        elif name == "response.failed":
+            response = _obj(data, "response", name)
+            error = _obj(response, "error", f"{name}: response", required=False)
+            message = "the response failed"
+            if error is not None:
+                message = _str(error, "message", f"{name}: response.error", True)
+            out.append({"type": "error", "message": message})
+        elif name == "error":
+            out.append({"type": "error", "message": _str(data, "message", name, True)})
+        elif name == "response.completed":
+            out.append({"type": "stop", "reason": "completed"})
+        elif name == "response.incomplete":
+            out.append({"type": "stop", "reason": "incomplete"})
+        else:
+            out.append({"type": "ping"})  # a status event with nothing new
+
+
+DECODERS = {
+    "anthropic": AnthropicDecoder,
+    "openai-chat": ChatDecoder,
+    "openai-responses": ResponsesDecoder,
+}
+
+

@@ -1,0 +1,346 @@
+"""The subprocess protocol loop (docs/PROTOCOL.md, version 1), the adapter's side.
+
+toolcert starts the adapter, sends one JSON request per line on stdin (`start`,
+`configure`, `run`, `stop`) and reads one reply per line on stdout. `serve` answers them:
+it declares the implementation, keeps the configured setting, feeds each stream of a case
+to a fresh accumulator from the factory of the configured level, in the order the case
+gives, stamps every outcome and error with the units delivered so far, and writes the
+results. The accumulator is yours; this loop is the same for every adapter.
+
+An accumulator is any object with `feed(unit, out)` and `finish(end, out)`, made by a
+factory `factory(tools, config)` once per stream:
+
+- events level: `unit` is a neutral event dict (`{"type": "args_delta", "index": 1,
+  "fragment": "..."}`);
+- wire level: `unit` is an SSE event dict `{"event", "data", "id"}` of `config.dialect`;
+- bytes level: `unit` is the transport chunk's `bytes` (the loop decodes the protocol's
+  text and base64 payloads).
+
+It reports through `out` (an `Emit`), raises `TurnError` to fail the turn, raises `Skip`
+to skip the case; any other exception is recorded as that stream's crash.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import platform
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol
+
+from .strict_json import JsonNumber, dumps
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "LEVELS",
+    "DIALECTS",
+    "ERROR_CLASSES",
+    "TRUNCATING",
+    "Config",
+    "Emit",
+    "TurnError",
+    "Skip",
+    "Accumulator",
+    "dispatchable",
+    "schema_error",
+    "failed",
+    "malformed",
+    "serve",
+    "run_case",
+]
+
+PROTOCOL_VERSION = 1
+LEVELS = ("events", "wire", "bytes")
+DIALECTS = ("anthropic", "openai-chat", "openai-responses")
+# The protocol's turn error classes: compared by class, never by message.
+ERROR_CLASSES = frozenset(
+    {
+        "unannounced_index",
+        "duplicate_announcement",
+        "fragment_after_stop",
+        "done_mismatch",
+        "malformed",
+        "upstream",
+        "truncated",
+        "incomplete",
+        "other",
+    }
+)
+# Stop reasons that say the output was cut: nothing of such a turn may be dispatched.
+TRUNCATING = frozenset({"max_tokens", "refusal", "length", "content_filter", "incomplete"})
+
+
+class TurnError(Exception):
+    """Fails the whole turn (the stream ends here). `cls` is one of `ERROR_CLASSES`."""
+
+    def __init__(self, cls: str, detail: str):
+        if cls not in ERROR_CLASSES:
+            raise ValueError(f"{cls!r} is not a turn error class (one of {sorted(ERROR_CLASSES)})")
+        super().__init__(f"{cls}: {detail}")
+        self.cls = cls
+        self.detail = detail
+
+
+def malformed(detail: str) -> TurnError:
+    """The stream could not be read (bad SSE, bad UTF-8, a dialect event missing a field)."""
+    return TurnError("malformed", detail)
+
+
+class Skip(Exception):
+    """Raised from a factory, `feed` or `finish`: this adapter cannot run the case (the
+    reply is `skipped`, recorded against the subject without a restart)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Config:
+    """The setting of the last `configure`."""
+
+    level: str = "events"
+    dialect: str = "anthropic"
+    quirks: dict = field(default_factory=dict)
+    # Validate arguments against the tool's schema (only with the `schema` capability).
+    schema: bool = False
+
+
+class Emit:
+    """Where an accumulator reports. Everything is stamped with the number of the stream's
+    units delivered when it was emitted (counting the unit being handled) and whether it
+    came from `finish`."""
+
+    __slots__ = ("units", "at_finish", "outcomes", "text_pieces", "slots")
+
+    def __init__(self):
+        self.units = 0
+        self.at_finish = False
+        self.outcomes: list[dict] = []
+        self.text_pieces: list[str] = []
+        self.slots: list[dict] | None = None
+
+    def outcome(self, outcome: dict) -> None:
+        """One call's outcome: `dispatchable(...)`, `schema_error(...)` or `failed(...)`."""
+        outcome = dict(outcome)
+        outcome["units"] = self.units
+        outcome["at_finish"] = self.at_finish
+        self.outcomes.append(outcome)
+
+    def text(self, text: str) -> None:
+        """A piece of prose, as it arrives."""
+        self.text_pieces.append(text)
+
+    def layout(self, slots: list[dict]) -> None:
+        """Optional: the assembled message's slots in order, `{"slot": "text", "text"}` and
+        `{"slot": "call", "call_id"}`, so block order can be checked."""
+        self.slots = slots
+
+
+class Accumulator(Protocol):
+    def feed(self, unit: Any, out: Emit) -> None: ...
+
+    def finish(self, end: str, out: Emit) -> None: ...
+
+
+Factory = Callable[[list, Config], Accumulator]
+
+
+def dispatchable(call_id: str, name: str, args: Any) -> dict:
+    """The call finished in a complete turn and its arguments parsed (and meet its schema)."""
+    return {"outcome": "dispatchable", "call_id": call_id, "name": name, "args": args}
+
+
+def schema_error(call_id: str, name: str, args: Any, errors: Iterable[str]) -> dict:
+    """The arguments parsed but violate the tool's schema (schema profile only)."""
+    return {
+        "outcome": "schema_error",
+        "call_id": call_id,
+        "name": name,
+        "args": args,
+        "errors": list(errors),
+    }
+
+
+def failed(reason: str, call_id: str, name: str, raw: str) -> dict:
+    """Nothing to run: `reason` is `abandoned`, `truncated` or `unparseable`; `raw` is the
+    buffer as received."""
+    if reason not in ("abandoned", "truncated", "unparseable"):
+        raise ValueError(f"{reason!r} is not a failure reason (abandoned, truncated, unparseable)")
+    return {"outcome": "failed", "reason": reason, "call_id": call_id, "name": name, "raw": raw}
+
+
+def _bytes_of(payload: dict) -> bytes:
+    # A chunk is {"text"} when its bytes are UTF-8, otherwise {"bytes": base64}.
+    text = payload.get("text")
+    if text is not None:
+        return text.encode("utf-8")
+    return base64.b64decode(payload["bytes"], validate=True)
+
+
+def run_case(case: dict, config: Config, factories: dict[str, Factory]) -> list[dict]:
+    """Feeds every stream to its own fresh accumulator, step by step in the case's order:
+    `[s, k]` delivers unit k of stream s; `[s, len(units)]` ends stream s. A turn error
+    ends a stream (nothing more is fed, finish is not called). Raises `Skip`."""
+    level = config.level
+    make = factories[level]
+    streams = case["streams"]
+    accs: list = []
+    emits: list[Emit] = []
+    results: list[dict] = []
+    for stream in streams:
+        emits.append(Emit())
+        result: dict = {}
+        results.append(result)
+        try:
+            accs.append(make(stream.get("tools") or [], config))
+        except Skip:
+            raise
+        except Exception:
+            result["crash"] = traceback.format_exc(limit=8)
+            accs.append(None)
+    for s, k in case["order"]:
+        acc = accs[s]
+        if acc is None:
+            continue
+        out = emits[s]
+        units = streams[s]["units"]
+        try:
+            if k < len(units):
+                out.units += 1
+                unit = units[k]
+                acc.feed(_bytes_of(unit) if level == "bytes" else unit, out)
+            else:
+                out.at_finish = True
+                accs[s] = None
+                acc.finish(streams[s].get("end", "eof"), out)
+        except TurnError as e:
+            accs[s] = None
+            results[s]["error"] = {
+                "class": e.cls,
+                "detail": e.detail,
+                "units": out.units,
+                "at_finish": out.at_finish,
+            }
+        except Skip:
+            raise
+        except Exception:
+            accs[s] = None
+            results[s]["crash"] = traceback.format_exc(limit=8)
+    for result, out in zip(results, emits):
+        result["outcomes"] = out.outcomes
+        result["text"] = "".join(out.text_pieces)
+        if out.slots is not None:
+            result["layout"] = out.slots
+    return results
+
+
+def serve(
+    *,
+    name: str,
+    events: Factory | None = None,
+    wire: Factory | None = None,
+    bytes: Factory | None = None,  # noqa: A002 (the level's name)
+    version: str | None = None,
+    homepage: str | None = None,
+    language: str = "python",
+    dialects: Iterable[str] = DIALECTS,
+    quirks: Iterable[str] = (),
+    schema: bool = False,
+    stdin=None,
+    stdout=None,
+) -> int:
+    """Answers toolcert's requests until `stop` or the end of stdin; returns the exit status.
+
+    Give a factory for each level your library can be fed at (at least one); `dialects`
+    are those your wire and bytes levels speak, `quirks` the quirk profiles they handle
+    (`chat_index_zero`, `chat_repeat_fields`), `schema=True` only if your accumulator
+    validates arguments against the tool's schema."""
+    factories = {k: f for k, f in (("events", events), ("wire", wire), ("bytes", bytes)) if f}
+    if not factories:
+        raise ValueError("serve() needs a factory for at least one level (events, wire or bytes)")
+    dialects = list(dialects)
+    for d in dialects:
+        if d not in DIALECTS:
+            raise ValueError(f"unknown dialect {d!r} (one of {', '.join(DIALECTS)})")
+    implementation = {
+        "name": name,
+        "language": language,
+        "language_version": platform.python_version(),
+        "levels": list(factories),
+        "dialects": dialects,
+        "quirks": list(quirks),
+        "capabilities": ["schema"] if schema else [],
+    }
+    if version is not None:
+        implementation["version"] = version
+    if homepage is not None:
+        implementation["homepage"] = homepage
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
+    config = Config(schema=schema)
+
+    def send(message: dict) -> None:
+        stdout.write(dumps(message).encode("utf-8") + b"\n")
+        stdout.flush()
+
+    for line in stdin:
+        if not line.strip():
+            continue
+        # Floats only occur in tool schemas (bounds, enums): read them exactly, as the
+        # arguments they are compared with are.
+        request = json.loads(line, parse_float=JsonNumber)
+        cmd = request.get("cmd")
+        if cmd == "start":
+            if request.get("version") != PROTOCOL_VERSION:
+                print(
+                    f"toolcert speaks protocol {request.get('version')}, "
+                    f"this adapter {PROTOCOL_VERSION}",
+                    file=sys.stderr,
+                )
+            send({"version": PROTOCOL_VERSION, "implementation": implementation})
+        elif cmd == "configure":
+            level = request.get("level")
+            dialect = request.get("dialect")
+            if level not in factories:
+                send({"ok": False, "reason": f"level {level!r} is not supported"})
+                continue
+            if level != "events" and dialect not in dialects:
+                send({"ok": False, "reason": f"dialect {dialect!r} is not supported"})
+                continue
+            profile = request.get("profile") or {}
+            config = Config(
+                level=level,
+                dialect=dialect,
+                quirks=request.get("quirks") or {},
+                schema=schema and bool(profile.get("schema", True)),
+            )
+            send({"ok": True})
+        elif cmd == "run":
+            seq = request.get("seq")
+            try:
+                send({"seq": seq, "results": run_case(request["case"], config, factories)})
+            except Skip as e:
+                send({"seq": seq, "skipped": True, "reason": e.reason})
+            except Exception as e:
+                send(
+                    {
+                        "seq": seq,
+                        "errored": True,
+                        "context": {"message": str(e), "traceback": traceback.format_exc()},
+                    }
+                )
+        elif cmd == "stop":
+            return 0
+        else:
+            print(f"unknown command {cmd!r}", file=sys.stderr)
+            send(
+                {
+                    "seq": request.get("seq"),
+                    "errored": True,
+                    "context": {"message": f"unknown command {cmd!r}"},
+                }
+            )
+    return 0
