@@ -500,15 +500,17 @@ fn certify(args: CertifyArgs) -> ExitCode {
         b.finish_and_clear();
     }
     // A run that ran nothing certifies nothing: a typo in CI must not pass.
-    let (ran, empty): (Vec<Report>, Vec<Report>) = reports.into_iter().partition(|r| !r.ran_nothing());
-    if ran.is_empty() {
-        let why = empty.first().map(|r| nothing_ran(r, args.case.as_deref())).unwrap_or_default();
+    if reports.iter().all(Report::ran_nothing) {
+        let why = reports.first().map(|r| nothing_ran(r, args.case.as_deref())).unwrap_or_default();
         eprintln!("toolcert: no case ran, so nothing was certified: {why}");
         return ExitCode::from(exit::USAGE);
     }
-    for r in &empty {
+    // A setting where nothing ran stays in the report (its rules n/a), so that shards merge
+    // back into the whole run; it is said here.
+    for r in reports.iter().filter(|r| r.ran_nothing()) {
         eprintln!("toolcert: {}: no case ran ({})", r.setting_label(), nothing_ran(r, args.case.as_deref()));
     }
+    let ran = reports;
     if ran.len() == 1 {
         let report = ran.into_iter().next().expect("one report");
         return emit(report, &args.output, baseline);

@@ -577,11 +577,11 @@ impl DocPlan {
             // Valid, trailing whitespace, empty, concatenated, garbage, bad escape, raw
             // control, bad number, whitespace only, not an object, duplicate key, deep,
             // long key, lone surrogate.
-            src.weighted(&[76, 6, 3, 7, 3, 4, 1, 5, 5, 5, 8, 6, 3, 4]) as u8
+            src.weighted(&[76, 6, 3, 7, 3, 4, 1, 5, 5, 5, 8, 6, 3, 8]) as u8
         };
         let form_arg = src.byte();
         // Huge documents in every mode, more often when the size profile asks for them.
-        let huge_chance = if cfg.max_args_size > crate::HUGE_DEFAULT_MAX { 12 } else { 1 };
+        let huge_chance = if cfg.max_args_size > crate::HUGE_DEFAULT_MAX { 12 } else { 2 };
         let long = if src.chance(huge_chance) {
             2
         } else {

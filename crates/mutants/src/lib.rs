@@ -216,8 +216,8 @@ pub fn zoo() -> Vec<Mutant> {
         m(
             "fragment-trim",
             DELTAS_CONCAT,
-            "each fragment is trimmed before it is appended: spaces inside strings vanish",
-            &[AccFidelity],
+            "each fragment is trimmed before it is appended: spaces inside strings vanish (and a buffer of white space only becomes empty, so it is dispatched as {})",
+            &[AccFidelity, AccStrict],
             per_stream::<FragmentTrim>,
         ),
         m(
