@@ -213,7 +213,7 @@ pub fn to_text(rows: &[ZooRow], zoo: &Zoo) -> String {
     let dead = rows.iter().filter(|r| r.killed && r.expected_caught).count();
     out += &format!("\n{dead} of {} mutants killed with an expected invariant on every seed\n", rows.len());
     out += "median, max: generated cases up to and including the first failure, over the seeds; \
-            events, bytes: the shrunk counterexample's events and argument bytes (first seed)\n";
+            events, bytes: the smallest shrunk counterexample's events and argument bytes over the seeds\n";
     out
 }
 
