@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::Mutex;
 
+use toolcert_gen::coverage::Coverage;
 use toolcert_gen::strategy::CaseStrategy;
 use toolcert_scenario::Case;
 use toolcert_subject::Subject;
@@ -25,8 +26,9 @@ pub struct MoreSubjects<'a> {
     pub make: &'a (dyn Fn() -> Result<Box<dyn Subject>, String> + Sync),
 }
 
-/// Checks cases `ks` of `run` on `jobs` threads and calls `record(k, case, checked)` for each,
-/// in the order of `ks`.
+/// Checks cases `ks` of `run` on `jobs` threads and calls `record(k, case, coverage, checked)`
+/// for each, in the order of `ks` (a job classifies its cases for the coverage report too: it
+/// costs about as much as checking them).
 pub(crate) fn check_in_parallel(
     run: &Certification,
     strategy: &CaseStrategy,
@@ -34,12 +36,13 @@ pub(crate) fn check_in_parallel(
     jobs: usize,
     more: &MoreSubjects<'_>,
     own: &dyn Subject,
-    record: &mut dyn FnMut(usize, Case, Checked),
+    record: &mut dyn FnMut(usize, Case, Option<Coverage>, Checked),
 ) {
     let window = 64 * jobs;
     let (work_tx, work_rx) = mpsc::channel::<usize>();
     let work_rx = Mutex::new(work_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(usize, Option<(Case, Checked)>)>();
+    type Done = (Case, Option<Coverage>, Checked);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Option<Done>)>();
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             let done_tx = done_tx.clone();
@@ -52,8 +55,9 @@ pub(crate) fn check_in_parallel(
                     // Without a subject of its own the job hands the case back unchecked.
                     let result = subject.as_ref().map(|s| {
                         let case = run.generated_case(strategy, k);
+                        let coverage = toolcert_gen::coverage::classify(&case);
                         let checked = check(&**s, &case, run.sampled(k));
-                        (case, checked)
+                        (case, Some(coverage), checked)
                     });
                     if done_tx.send((k, result)).is_err() {
                         break;
@@ -67,7 +71,7 @@ pub(crate) fn check_in_parallel(
                 // The receivers live until the scope ends.
                 let _ = work_tx.send(k);
             }
-            let mut back: BTreeMap<usize, Option<(Case, Checked)>> = BTreeMap::new();
+            let mut back: BTreeMap<usize, Option<Done>> = BTreeMap::new();
             while back.len() < chunk.len() {
                 match done_rx.recv() {
                     Ok((k, result)) => {
@@ -78,15 +82,15 @@ pub(crate) fn check_in_parallel(
                 }
             }
             for &k in chunk {
-                let (case, checked) = match back.remove(&k).flatten() {
+                let (case, coverage, checked) = match back.remove(&k).flatten() {
                     Some(done) => done,
                     None => {
                         let case = run.generated_case(strategy, k);
                         let checked = check(own, &case, run.sampled(k));
-                        (case, checked)
+                        (case, None, checked)
                     }
                 };
-                record(k, case, checked);
+                record(k, case, coverage, checked);
             }
         }
         drop(work_tx);

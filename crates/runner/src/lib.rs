@@ -7,6 +7,7 @@
 
 use proptest::strategy::ValueTree;
 use toolcert_dialect::{render_bytes, render_wire, BytesStream, WireStream};
+use toolcert_gen::coverage::Coverage;
 use toolcert_gen::strategy::CaseTree;
 use toolcert_gen::{case_strategy, CoverageStats, GenConfig, ShapeMix};
 use toolcert_oracle::{judge_case, judge_case_exercised, Exercised, Grade, Invariant, Profile, Violation};
@@ -455,9 +456,9 @@ impl Certification {
         report
     }
 
-    /// Runs the generated cases: case `k` of seed `s` is named `gen/s/k` and is the same on
-    /// every machine (and in every shard: each shard draws every case and runs its own). A
-    /// failing case is shrunk to a fixpoint that still breaks one of the invariants it broke.
+    /// Runs the generated cases: case `k` of seed `s` is named `gen/s/k`, derived from `s`
+    /// and `k` alone, the same on every machine, in every shard and job. The first failing
+    /// case of each new finding is shrunk keeping that finding's signature.
     fn generated(
         &self,
         subject: &dyn Subject,
@@ -477,50 +478,56 @@ impl Certification {
             (0..self.cases).filter(|&k| self.shard.takes(k) && self.wants(&self.generated_name(k))).collect();
         // Each case is checked wherever a job is free; what is kept, shrunk and recorded is
         // decided here, in the order of `k`, so every job count gives the same report.
-        let mut record = |k: usize, case: Case, checked: Checked, report: &mut Report| {
-            let name = case.name.clone();
-            coverage.record(&case);
-            if let Some(reason) = checked.unsupported {
-                report.unsupported_case((self.seed, k), &name, &reason);
-                return;
-            }
-            let violations = checked.violations;
-            // A signature no kept failure shows yet is a new bug: shrink this case keeping it
-            // (Hypothesis-style), so every finding gets its own smallest reproducer.
-            let new = Signature::all(&violations).into_iter().find(|sig| !report.reproduces(sig));
-            let kept = match new {
-                _ if violations.is_empty() => None,
-                None => None,
-                Some(_) if shrunk >= MAX_SHRINKS => None,
-                // A crash is kept as generated: shrinking it would restart a crashing
-                // subprocess thousands of times, and the crash text already says what broke.
-                Some(_) if violations.iter().all(|v| v.invariant == Invariant::SubjectCrash) => {
-                    Some((case.clone(), violations.clone()))
+        let mut record =
+            |k: usize, case: Case, classified: Option<Coverage>, checked: Checked, report: &mut Report| {
+                let name = case.name.clone();
+                match classified {
+                    Some(c) => coverage.add(&c),
+                    None => {
+                        coverage.record(&case);
+                    }
                 }
-                Some(sig) => {
-                    shrunk += 1;
-                    let mut tree = toolcert_gen::strategy::case_tree(&strategy, self.seed, k as u64);
-                    Some(self.shrink_keeping(subject, &mut tree, case.clone(), violations.clone(), &sig))
+                if let Some(reason) = checked.unsupported {
+                    report.unsupported_case((self.seed, k), &name, &reason);
+                    return;
+                }
+                let violations = checked.violations;
+                // A signature no kept failure shows yet is a new bug: shrink this case keeping it
+                // (Hypothesis-style), so every finding gets its own smallest reproducer.
+                let new = Signature::all(&violations).into_iter().find(|sig| !report.reproduces(sig));
+                let kept = match new {
+                    _ if violations.is_empty() => None,
+                    None => None,
+                    Some(_) if shrunk >= MAX_SHRINKS => None,
+                    // A crash is kept as generated: shrinking it would restart a crashing
+                    // subprocess thousands of times, and the crash text already says what broke.
+                    Some(_) if violations.iter().all(|v| v.invariant == Invariant::SubjectCrash) => {
+                        Some((case.clone(), violations.clone()))
+                    }
+                    Some(sig) => {
+                        shrunk += 1;
+                        let mut tree = toolcert_gen::strategy::case_tree(&strategy, self.seed, k as u64);
+                        Some(self.shrink_keeping(subject, &mut tree, case.clone(), violations.clone(), &sig))
+                    }
+                };
+                report.record_run(
+                    &name,
+                    k,
+                    Some(self.seed),
+                    &violations,
+                    checked.exercised,
+                    kept.as_ref().map(|(c, v)| (c, v.clone())),
+                );
+                if k.is_multiple_of(every) || k + 1 == self.cases {
+                    progress(k + 1, self.cases);
                 }
             };
-            report.record_run(
-                &name,
-                k,
-                Some(self.seed),
-                &violations,
-                checked.exercised,
-                kept.as_ref().map(|(c, v)| (c, v.clone())),
-            );
-            if k.is_multiple_of(every) || k + 1 == self.cases {
-                progress(k + 1, self.cases);
-            }
-        };
         let jobs = more.map_or(1, |m| m.jobs.max(1));
         if jobs == 1 {
             for &k in &mine {
                 let case = self.generated_case(&strategy, k);
                 let checked = check(subject, &case, self.sampled(k));
-                record(k, case, checked, report);
+                record(k, case, None, checked, report);
             }
         } else {
             let more = more.expect("jobs > 1 come with a way to make subjects");
@@ -531,7 +538,7 @@ impl Certification {
                 jobs,
                 more,
                 subject,
-                &mut |k, case, checked| record(k, case, checked, report),
+                &mut |k, case, cov, checked| record(k, case, cov, checked, report),
             );
         }
         report.coverage = Some(serde_json::to_value(&coverage).expect("coverage serialises"));
