@@ -808,7 +808,20 @@ fn merge(args: MergeArgs) -> ExitCode {
             );
             ExitCode::from(exit::USAGE)
         }
-        Ok(reports) => emit_combined(toolcert::runner::Combined::new(reports), &args.output),
+        Ok(reports) => {
+            let combined = toolcert::runner::Combined::new(reports);
+            let missing = combined.missing_shards();
+            let code = emit_combined(combined, &args.output);
+            if missing.is_empty() || args.allow_partial || code != ExitCode::from(exit::CONFORMS) {
+                return code;
+            }
+            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
+            eprintln!(
+                "toolcert: incomplete merge: shards {} missing (--allow-partial accepts it)",
+                list.join(", ")
+            );
+            ExitCode::from(exit::USAGE)
+        }
         Err(e) => {
             eprintln!("toolcert: {e}");
             ExitCode::from(exit::USAGE)

@@ -9,7 +9,7 @@ export type Json = null | boolean | string | JsonNumber | Json[] | JsonObject;
 export type JsonObject = Map<string, Json>;
 export declare class NotJson extends Error {}
 /** serde_json refuses documents nested this deep (its recursion limit). */
-export declare const MAX_DEPTH = 128;
+export declare const MAX_DEPTH = 513;
 /** Exactly one JSON document, as strictly as serde_json reads it; throws NotJson otherwise. */
 export declare function strictParse(text: string): Json;
 /** JSON text: JsonNumbers and bigints as written, Maps as objects, undefined fields left out. */

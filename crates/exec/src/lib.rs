@@ -619,7 +619,7 @@ fn exchange<T: for<'de> Deserialize<'de>>(
         return Err(protocol(proc, format!("its reply nests {depth} deep (at most {MAX_REPLY_DEPTH})")));
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    // Arguments may nest as deep as serde_json reads a document (127), inside the reply's own
+    // Arguments may nest as deep as the oracle reads a document, inside the reply's own
     // nesting; the scan above bounds the depth, so the parser's own limit can go.
     de.disable_recursion_limit();
     let parsed: Result<T, _> = serde_path_to_error::deserialize(&mut de);
@@ -639,9 +639,9 @@ fn exchange<T: for<'de> Deserialize<'de>>(
     }
 }
 
-/// The deepest reply accepted: arguments nested as deep as serde_json reads a document,
-/// inside a reply's own few levels.
-const MAX_REPLY_DEPTH: usize = 192;
+/// The deepest reply accepted: arguments nested as deep as the oracle reads a document
+/// (docs/SPEC.md), inside a reply's own few levels.
+const MAX_REPLY_DEPTH: usize = toolcert_oracle::MAX_DEPTH + 64;
 
 /// How deep arrays and objects nest in a JSON text (strings skipped), without parsing it.
 fn nesting(text: &[u8]) -> usize {

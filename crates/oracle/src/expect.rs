@@ -338,7 +338,7 @@ pub(crate) fn parse_nested(document: &str) -> Option<Value> {
 }
 
 /// The deepest nesting of arrays and objects outside strings.
-fn depth(document: &str) -> usize {
+pub(crate) fn depth(document: &str) -> usize {
     let (mut d, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
     for &b in document.as_bytes() {
         if in_string {

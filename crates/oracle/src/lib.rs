@@ -29,6 +29,10 @@ pub use expect::{
 pub use invariant::{Grade, Invariant};
 use number::Agreement;
 
+/// The nesting depth a parser may refuse beyond (RFC 8259 allows limits; serde_json's default
+/// is 128): a refusal of a deeper valid document is a should-grade note, not a must failure.
+pub const PARSER_DEPTH_LIMIT: usize = 128;
+
 /// One broken rule in one stream of a case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
@@ -477,8 +481,16 @@ impl Judge<'_> {
                         // The buffer is right and parses: the subject's parser is wrong.
                         FailReason::Unparseable => Invariant::AccFidelity,
                     };
-                    let kind = format!("a finished, valid call failed as {}", reason.as_str());
-                    self.flag(inv, must, id, kind, expected(), observed());
+                    // RFC 8259 (section 9) lets a parser limit nesting depth; serde_json's
+                    // default stops at 128 levels. Refusing a deeper document is then a
+                    // limit, noted at the should grade, not a wrong parse.
+                    let limit = *reason == FailReason::Unparseable && expect::depth(&call.raw) > PARSER_DEPTH_LIMIT;
+                    let (kind, grade) = if limit {
+                        (format!("a valid document nested deeper than {PARSER_DEPTH_LIMIT} levels refused (a parser's depth limit)"), should)
+                    } else {
+                        (format!("a finished, valid call failed as {}", reason.as_str()), must)
+                    };
+                    self.flag(inv, grade, id, kind, expected(), observed());
                 }
             }
             (Judged::SchemaError { .. }, Outcome::Failed { reason, raw, .. }) => {

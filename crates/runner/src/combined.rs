@@ -96,6 +96,14 @@ impl Combined {
             .unwrap_or(Verdict::Conforms)
     }
 
+    /// The shards of the run that no report holds (merged shards short of the whole run).
+    pub fn missing_shards(&self) -> Vec<usize> {
+        let mut missing: Vec<usize> = self.settings.iter().flat_map(crate::merge::missing_shards).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    }
+
     fn counted_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| f.counts(self.grade))
     }
@@ -105,8 +113,16 @@ impl Combined {
         let failing: usize = self.settings.iter().map(|r| r.failures.len() + r.more_failures).sum();
         let na = self.invariants.iter().filter(|i| i.status == Status::NotExercised).count();
         let na = if na > 0 { format!("; {na} not exercised (n/a)") } else { String::new() };
+        // Shards merged short of the whole run judge only the cases they ran.
+        let missing = self.missing_shards();
+        let incomplete = if missing.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
+            format!("INCOMPLETE: shards missing ({}); ", list.join(", "))
+        };
         format!(
-            "{verdict} at the {} grade in {} (passes: {}); {} in {failing} of {}{na}",
+            "{incomplete}{verdict} at the {} grade in {} (passes: {}); {} in {failing} of {}{na}",
             self.grade.as_str(),
             plural(self.settings.len(), "setting", "settings"),
             self.conformance,

@@ -142,7 +142,7 @@ fn the_verdict_has_one_meaning_per_outcome() {
 
 #[test]
 fn a_baseline_passes_listed_failures_and_fails_unlisted_and_stale_ones() {
-    let mut r = silent(20, 4);
+    let mut r = silent(200, 4);
     let baseline = Baseline::from_report(&r);
     assert!(!baseline.expected_failures.is_empty());
     let back = Baseline::parse(&baseline.to_json()).unwrap();
