@@ -37,7 +37,8 @@ fn every_mutant_dies_on_every_seed_with_an_expected_invariant() {
 /// (issue 13) each show on one class of input that the default mix holds in a few percent
 /// of cases (more would crowd out the rest); the wider mix also makes the classes some older
 /// mutants need rarer (two documents end to end, no argument bytes) or moved the cases'
-/// random stream under them (the replayed announcement: median 28 over seeds 1-5). They
+/// random stream under them (the replayed announcement: median 28 over seeds 1-5; each case
+/// derived from its seed and position alone moved it again). They
 /// must all still die within 200 cases on every seed.
 fn median_allowed(mutant: &str) -> usize {
     const WIDENED: &[&str] = &[
@@ -57,6 +58,9 @@ fn median_allowed(mutant: &str) -> usize {
         "duplicate-resets",
         "duplicate-phantom",
         "duplicate-concatenates",
+        // The Chat fault without an index: median 21 over seeds 1-5 once each case was derived
+        // from (seed, k) alone (for --jobs), 7-9 before on the old sequential stream.
+        "missing-index-as-zero",
     ];
     if WIDENED.contains(&mutant) {
         80

@@ -265,7 +265,8 @@ fn converse(cmd: &str, dir: &Path) {
         // default limit), as the harness reads them.
         let mut de = serde_json::Deserializer::from_str(&line);
         de.disable_recursion_limit();
-        let value: Value = serde::Deserialize::deserialize(&mut de).unwrap_or_else(|e| panic!("{cmd}: {e}: {line}"));
+        let value: Value =
+            serde::Deserialize::deserialize(&mut de).unwrap_or_else(|e| panic!("{cmd}: {e}: {line}"));
         assert_valid(reply, &value);
         value
     };

@@ -484,7 +484,8 @@ impl Judge<'_> {
                     // RFC 8259 (section 9) lets a parser limit nesting depth; serde_json's
                     // default stops at 128 levels. Refusing a deeper document is then a
                     // limit, noted at the should grade, not a wrong parse.
-                    let limit = *reason == FailReason::Unparseable && expect::depth(&call.raw) > PARSER_DEPTH_LIMIT;
+                    let limit =
+                        *reason == FailReason::Unparseable && expect::depth(&call.raw) > PARSER_DEPTH_LIMIT;
                     let (kind, grade) = if limit {
                         (format!("a valid document nested deeper than {PARSER_DEPTH_LIMIT} levels refused (a parser's depth limit)"), should)
                     } else {
