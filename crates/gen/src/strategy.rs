@@ -29,7 +29,7 @@ pub fn turn_strategy(cfg: &GenConfig) -> TurnStrategy {
 }
 
 /// The seeded stream of cases a run with `seed` checks, named `gen/{seed}/{k}`: case `k` is
-/// the value [`case_strategy`] gives a [`TestRunner`] built on [`rng_for_case`]`(seed, k)`.
+/// the value [`case_strategy`] gives a [`TestRunner`] built on [`crate::rng_for_case`]`(seed, k)`.
 pub fn cases(cfg: &GenConfig, seed: u64) -> impl Iterator<Item = Case> {
     let strategy = case_strategy(cfg);
     (0u64..).map(move |k| {

@@ -11,10 +11,11 @@
 //! {"record":"footer","cases":330,"named_cases":30,"generated_cases":300,"skipped":1,"unsupported":0,"failed":41,"kept":32,"conforms":false,"conformance":"none","coverage":{…}}
 //! ```
 //!
-//! A failing case carries `broke` (what it broke as run, which the counts are made of) and,
-//! when it was kept in full, the `violations` and `scenario` of its counterexample (for a
-//! generated case, shrunk). A run keeps at most [`crate::report::KEEP_FAILURES`] failures per
-//! seed in full; the others are replayed from their seed and position.
+//! A failing case carries `broke` and `signatures` (what it broke as run, which the counts and
+//! findings are made of) and, when it was kept in full, the `violations` and `scenario` of its
+//! counterexample (for a generated case, shrunk). A run keeps in full the first failure of
+//! each new finding; the others are replayed from their seed and position. Every case carries
+//! `exercised`, the rules it could have broken (what `n/a` is made of).
 
 use serde::{Deserialize, Serialize};
 use toolcert_oracle::{Exercised, Grade, Violation};
