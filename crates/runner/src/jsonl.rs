@@ -263,6 +263,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     baseline: None,
                     records: Vec::new(),
                     reproduced: Default::default(),
+                    legacy: false,
                 });
             }
             (Line::Header(_), Some(_)) => return Err(format!("line {at}: a second header")),

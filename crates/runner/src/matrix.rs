@@ -31,7 +31,9 @@ pub enum Cell {
 
 impl Cell {
     fn of(r: &Report, inv: Invariant) -> Cell {
-        let findings = r.findings.iter().filter(|f| f.invariant == inv).count();
+        // A report older than findings has none to count (`usize::MAX`: not shown).
+        let findings =
+            if r.legacy { usize::MAX } else { r.findings.iter().filter(|f| f.invariant == inv).count() };
         match r.invariants.iter().find(|i| i.id == inv) {
             None => Cell::NotChecked,
             Some(i) if i.must == Status::Fail => {
@@ -59,9 +61,9 @@ impl Cell {
     fn markdown(self) -> String {
         match self {
             Cell::Pass => "must ✅ · should ✅".into(),
-            Cell::ShouldFails { n, findings } => format!("must ✅ · should ❌ {n} ({})", found(findings)),
+            Cell::ShouldFails { n, findings } => format!("must ✅ · should ❌ {n}{}", found(findings)),
             Cell::MustFails { must, all, findings } => {
-                format!("must ❌ {must} · should ❌ {all} ({})", found(findings))
+                format!("must ❌ {must} · should ❌ {all}{}", found(findings))
             }
             Cell::NotChecked => "➖ n/a".into(),
         }
@@ -71,19 +73,22 @@ impl Cell {
         match self {
             Cell::Pass => "must ✓<br>should ✓".into(),
             Cell::ShouldFails { n, findings } => {
-                format!("must ✓<br>should ✗ <b>{n}</b><br>{}", found(findings))
+                format!("must ✓<br>should ✗ <b>{n}</b>{}", found(findings))
             }
             Cell::MustFails { must, all, findings } => {
-                format!("must ✗ <b>{must}</b><br>should ✗ <b>{all}</b><br>{}", found(findings))
+                format!("must ✗ <b>{must}</b><br>should ✗ <b>{all}</b>{}", found(findings))
             }
             Cell::NotChecked => "n/a".into(),
         }
     }
 }
 
-/// `1 finding`, `3 findings`.
+/// ` (1 finding)`, ` (3 findings)`; nothing for a report older than findings.
 fn found(n: usize) -> String {
-    crate::report::plural(n, "finding", "findings")
+    if n == usize::MAX {
+        return String::new();
+    }
+    format!(" ({})", crate::report::plural(n, "finding", "findings"))
 }
 
 /// The columns of a matrix: one merged report per implementation and setting.
@@ -167,7 +172,11 @@ impl Matrix {
         }
         out += "\n| distinct findings |";
         for r in &self.columns {
-            let _ = write!(out, " {} |", r.findings.len());
+            if r.legacy {
+                out += " — (report predates findings) |";
+            } else {
+                let _ = write!(out, " {} |", r.findings.len());
+            }
         }
         out.push('\n');
         for inv in self.rows(pruned) {
