@@ -459,7 +459,7 @@ impl Report {
         let (level, schema) = (self.level, self.schema);
         let legacy = |inv: Invariant| {
             self.legacy
-                && !(inv == Invariant::AccSchema && !schema)
+                && (inv != Invariant::AccSchema || schema)
                 && !(inv.id().starts_with("WIRE-") && level == Level::Events)
                 && !(inv.id().starts_with("BYTES-") && level != Level::Bytes)
         };
