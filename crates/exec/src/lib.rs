@@ -614,7 +614,7 @@ fn exchange<T: for<'de> Deserialize<'de>>(
             ))
         }
     };
-    let depth = nesting(text.as_bytes());
+    let depth = toolcert_oracle::nesting_depth(text);
     if depth > MAX_REPLY_DEPTH {
         return Err(protocol(proc, format!("its reply nests {depth} deep (at most {MAX_REPLY_DEPTH})")));
     }
@@ -642,32 +642,6 @@ fn exchange<T: for<'de> Deserialize<'de>>(
 /// The deepest reply accepted: arguments nested as deep as the oracle reads a document
 /// (docs/SPEC.md), inside a reply's own few levels.
 const MAX_REPLY_DEPTH: usize = toolcert_oracle::MAX_DEPTH + 64;
-
-/// How deep arrays and objects nest in a JSON text (strings skipped), without parsing it.
-fn nesting(text: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in text {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
-}
 
 fn to_line<T: Serialize>(message: &T) -> Vec<u8> {
     let mut line = serde_json::to_vec(message).expect("protocol messages serialise");
@@ -780,9 +754,9 @@ mod tests {
 
     #[test]
     fn nesting_skips_strings() {
-        assert_eq!(nesting(br#"{"a": [1, {"b": "[[[{"}], "c": "\\\"{"}"#), 3);
-        assert_eq!(nesting(b"[]"), 1);
-        assert_eq!(nesting(b"1"), 0);
+        assert_eq!(toolcert_oracle::nesting_depth(r#"{"a": [1, {"b": "[[[{"}], "c": "\\\"{"}"#), 3);
+        assert_eq!(toolcert_oracle::nesting_depth("[]"), 1);
+        assert_eq!(toolcert_oracle::nesting_depth("1"), 0);
     }
 
     #[test]

@@ -337,8 +337,9 @@ pub(crate) fn parse_nested(document: &str) -> Option<Value> {
     }
 }
 
-/// The deepest nesting of arrays and objects outside strings.
-pub(crate) fn depth(document: &str) -> usize {
+/// The deepest nesting of arrays and objects outside strings, without parsing (so it can bound
+/// a parse before it starts).
+pub fn depth(document: &str) -> usize {
     let (mut d, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
     for &b in document.as_bytes() {
         if in_string {

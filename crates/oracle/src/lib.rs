@@ -21,6 +21,7 @@ mod invariant;
 pub mod number;
 
 pub use exercise::{exercised, Exercised};
+pub use expect::depth as nesting_depth;
 
 pub use expect::{
     expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, FaultExpect, Judged,
