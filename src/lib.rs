@@ -45,7 +45,12 @@ use toolcert_subject::Subject;
 /// The names of the subjects built into the binary.
 pub fn builtin_subjects() -> Vec<String> {
     let mut names = vec!["builtin:reference".to_string(), "builtin:mutant-base".to_string()];
-    names.extend(toolcert_mutants::zoo().iter().map(|m| format!("builtin:mutant/{}", m.name)));
+    names.extend(
+        toolcert_mutants::zoo()
+            .iter()
+            .chain(&toolcert_mutants::cost_zoo())
+            .map(|m| format!("builtin:mutant/{}", m.name)),
+    );
     names
 }
 

@@ -87,6 +87,12 @@ enum Command {
     /// The `.sse` corpus: `write` renders the named cases of every dialect as raw bytes with
     /// expectation files; `check` replays every file through the reference and the oracle.
     Corpus(CorpusArgs),
+    /// Price a subject: its own time per turn on the fixed, versioned cost suite (one call of
+    /// 1 KiB to 512 KiB in 13- and 1-byte fragments, many calls, long text), beside a floor
+    /// measured in the same run, with the growth exponent of each series and a verdict:
+    /// linear, or superlinear (exit 1).
+    #[command(after_help = BENCH_HELP)]
+    Bench(BenchArgs),
     /// Check that an adapter speaks the subprocess protocol, with a tiny fixed suite at every
     /// level and dialect it declares, before anyone reads its conformance.
     Smoke(SmokeArgs),
@@ -98,6 +104,55 @@ enum Command {
     /// cases or recorded `.sse` files to a real client, for debugging the client by hand.
     #[command(after_help = serve_cmd::AFTER_HELP)]
     Serve(serve_cmd::ServeArgs),
+}
+
+const BENCH_HELP: &str = "\
+The floor is what any accumulator that keeps the raw buffer must spend: each call's fragments
+joined, one strict parse. In process (built-in subjects) it is Rust (push_str + serde_json). For
+an exec: subject it is the adapter package's reference in the subject's own language, run the
+same way: `python3 -m toolcert_adapter.floor` for a Python subject (the interpreter of the
+subject's command), the npm package's `toolcert-adapter/floor` for a JavaScript one; --floor
+names another, --floor none prices without one. An exec: subject must send `elapsed_ns` in its
+run replies (docs/PROTOCOL.md; the adapter packages do), so process start and the pipes are not
+priced.
+
+A tier whose one run would take longer than --budget (predicted from the tiers before it) is
+not run; the report says where a series stopped.
+
+Exit codes: 0 linear on every series, 1 superlinear, 2 usage error or inconclusive, 3 the
+subject (or the floor) crashed or cannot be timed.";
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// The subject: builtin:reference, builtin:mutant/NAME (the cost mutants:
+    /// builtin:mutant/rebuilt-buffer, builtin:mutant/reparse-every-fragment), exec:COMMAND.
+    #[arg(long, default_value = "builtin:reference")]
+    subject: String,
+    /// The level to feed it at (default: events if it takes them, else the first level it
+    /// declares).
+    #[arg(long)]
+    level: Option<toolcert::subject::Level>,
+    /// The dialect below the events level (default: the first the subject declares there).
+    #[arg(long)]
+    dialect: Option<toolcert::scenario::Dialect>,
+    /// The floor: exec:COMMAND, or `none` (default: see below).
+    #[arg(long)]
+    floor: Option<String>,
+    /// Seconds one run of a tier may be predicted to take before its series stops.
+    #[arg(long, default_value_t = 10.0)]
+    budget: f64,
+    /// Add the 4 MiB tier to the call series.
+    #[arg(long)]
+    large: bool,
+    /// `text` or `json`.
+    #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
+    format: BenchFormat,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BenchFormat {
+    Text,
+    Json,
 }
 
 #[derive(clap::Args)]
@@ -360,6 +415,7 @@ fn main() -> ExitCode {
         Command::Zoo(args) => zoo(args),
         Command::Replay(args) => replay(args),
         Command::Smoke(args) => smoke(args),
+        Command::Bench(args) => bench(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Corpus(args) => corpus(args),
         Command::Invariants => {
@@ -937,6 +993,20 @@ fn replay_scenario(
 
 fn zoo(args: ZooArgs) -> ExitCode {
     let zoo = toolcert::zoo::Zoo { seeds: (1..=args.seeds.max(1)).collect(), max_cases: args.max_cases };
+    if let Some(m) = args
+        .mutant
+        .as_deref()
+        .and_then(|name| toolcert::mutants::cost_zoo().into_iter().find(|m| m.name == name))
+    {
+        // A cost mutant has no invariant to break: it is priced, not hunted.
+        let row = toolcert::zoo::cost_row(&m);
+        match args.format {
+            ZooFormat::Json => outln!("{}", serde_json::to_string_pretty(&row).expect("rows serialise")),
+            ZooFormat::Markdown => out!("{}", toolcert::zoo::cost_to_markdown(&[row.clone()])),
+            ZooFormat::Text => out!("{}", toolcert::zoo::cost_to_text(&[row.clone()])),
+        }
+        return ExitCode::from(if row.killed { exit::CONFORMS } else { exit::VIOLATIONS });
+    }
     let rows = match &args.mutant {
         Some(name) => match toolcert::mutants::by_name(name) {
             Some(m) => vec![zoo.run_one(&m)],
@@ -993,7 +1063,15 @@ fn zoo(args: ZooArgs) -> ExitCode {
         ZooFormat::Json => outln!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise")),
         ZooFormat::Markdown => out!("{}", toolcert::zoo::to_markdown(&rows, &zoo)),
     }
-    let all_dead = rows.iter().all(|r| r.killed && r.expected_caught);
+    // The whole zoo also prices its cost mutants (text and Markdown; the JSON stays the
+    // correctness rows, and `zoo --mutant NAME --format json` gives a cost row).
+    let cost = if args.mutant.is_none() { toolcert::zoo::cost_rows() } else { Vec::new() };
+    match args.format {
+        ZooFormat::Text if !cost.is_empty() => out!("{}", toolcert::zoo::cost_to_text(&cost)),
+        ZooFormat::Markdown if !cost.is_empty() => out!("{}", toolcert::zoo::cost_to_markdown(&cost)),
+        _ => {}
+    }
+    let all_dead = rows.iter().all(|r| r.killed && r.expected_caught) && cost.iter().all(|c| c.killed);
     ExitCode::from(if all_dead { exit::CONFORMS } else { exit::VIOLATIONS })
 }
 
@@ -1116,6 +1194,143 @@ fn corpus_check(dir: &Path) -> ExitCode {
             ExitCode::from(exit::USAGE)
         }
     }
+}
+
+/// The floor command for an exec: subject, from the language it declares: the adapter
+/// package's reference in that language, run the way the subject is.
+fn default_floor(subject_cmd: &str, language: &str) -> Result<String, String> {
+    let lang = language.to_ascii_lowercase();
+    if lang.starts_with("python") {
+        let first = subject_cmd.split_whitespace().next().unwrap_or("python3");
+        let base = std::path::Path::new(first).file_name().and_then(|f| f.to_str()).unwrap_or("");
+        let interp = if base.starts_with("python") { first } else { "python3" };
+        return Ok(format!("{interp} -m toolcert_adapter.floor"));
+    }
+    if ["javascript", "typescript", "node", "js", "ts"].contains(&lang.as_str()) {
+        return Ok("node --input-type=module -e \"await import('toolcert-adapter/floor')\"".into());
+    }
+    Err(format!(
+        "no floor for a subject in {language:?}: give --floor exec:COMMAND (an adapter that joins \
+         fragments and parses once, in the same language), or --floor none"
+    ))
+}
+
+fn bench(args: BenchArgs) -> ExitCode {
+    use toolcert::bench::cost;
+    if !(args.budget > 0.0 && args.budget.is_finite()) {
+        eprintln!("toolcert: --budget must be a positive number of seconds (got {})", args.budget);
+        return ExitCode::from(exit::USAGE);
+    }
+    let budget = std::time::Duration::from_secs_f64(args.budget);
+    // A run may take a budget's worth of accumulation, plus shipping a 512 KiB turn in
+    // 1-byte events through a pipe.
+    let exec_options =
+        || toolcert::exec::ExecOptions { timeout: budget * 3 + std::time::Duration::from_secs(30), ..Default::default() };
+    let mut exec_language = None;
+    let subject: Box<dyn toolcert::subject::Subject> = match toolcert::exec::parse_subject(&args.subject) {
+        Some(cmd) => match toolcert::exec::ExecSubject::spawn(cmd, exec_options()) {
+            Ok(s) => {
+                exec_language = Some((cmd.to_string(), s.implementation().language.clone()));
+                Box::new(s)
+            }
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                return ExitCode::from(exit::CRASHED);
+            }
+        },
+        None => match toolcert::subject_by_name(&args.subject) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                return ExitCode::from(exit::USAGE);
+            }
+        },
+    };
+    let settings = subject.settings();
+    let level = args.level.unwrap_or_else(|| {
+        if settings.iter().any(|(l, _)| *l == toolcert::subject::Level::Events) {
+            toolcert::subject::Level::Events
+        } else {
+            settings.first().map_or(toolcert::subject::Level::Events, |(l, _)| *l)
+        }
+    });
+    let speech = settings
+        .iter()
+        .filter(|(l, s)| *l == level && s.quirks == Default::default())
+        .map(|(_, s)| *s)
+        .find(|s| args.dialect.is_none_or(|d| s.dialect == d));
+    let Some(speech) = speech.or_else(|| {
+        // The events level has no dialect of its own to declare.
+        (level == toolcert::subject::Level::Events && settings.iter().any(|(l, _)| *l == level))
+            .then(toolcert::subject::driver::Speech::default)
+    }) else {
+        eprintln!(
+            "toolcert: {} is not fed at the {level} level{} (it declares: {})",
+            subject.name(),
+            args.dialect.map_or(String::new(), |d| format!(" in {d}")),
+            settings.iter().map(|(l, s)| format!("{l} {}", s.dialect)).collect::<Vec<_>>().join(", ")
+        );
+        return ExitCode::from(exit::USAGE);
+    };
+    let floor_cmd = match (args.floor.as_deref(), &exec_language) {
+        (Some("none"), _) => Err("--floor none".to_string()),
+        (Some(f), _) => match toolcert::exec::parse_subject(f) {
+            Some(cmd) => Ok(Some(cmd.to_string())),
+            None => {
+                eprintln!("toolcert: --floor takes exec:COMMAND or none (got {f:?})");
+                return ExitCode::from(exit::USAGE);
+            }
+        },
+        (None, Some((cmd, language))) => default_floor(cmd, language).map(Some),
+        (None, None) => Ok(None),
+    };
+    let floor_subject = match &floor_cmd {
+        Ok(Some(cmd)) => match toolcert::exec::ExecSubject::spawn(cmd, exec_options()) {
+            Ok(s) => Some((s, cmd.clone())),
+            Err(e) => {
+                eprintln!("toolcert: the floor `{cmd}`: {e}");
+                return ExitCode::from(exit::CRASHED);
+            }
+        },
+        _ => None,
+    };
+    let floor = match (&floor_cmd, &floor_subject) {
+        (Ok(None), _) => cost::Floor::Rust,
+        (Ok(Some(_)), Some((s, cmd))) => cost::Floor::Subject(s, format!("exec:{cmd} (join + one strict parse, same language)")),
+        (Err(why), _) => cost::Floor::None(why.clone()),
+        (Ok(Some(_)), None) => unreachable!("spawned above"),
+    };
+    let opts = cost::CostOptions { level, speech, budget, large: args.large, ..Default::default() };
+    eprintln!(
+        "toolcert {} pricing {} on cost suite v{} ({} workloads; a tier predicted over {} s is skipped)",
+        env!("CARGO_PKG_VERSION"),
+        subject.name(),
+        toolcert::bench::cost::SUITE_VERSION,
+        cost::suite(args.large).len(),
+        args.budget
+    );
+    let report = match cost::price(&*subject, floor, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::CRASHED);
+        }
+    };
+    match args.format {
+        BenchFormat::Text => out!("{}", cost::render_text(&report)),
+        BenchFormat::Json => match serde_json::to_string_pretty(&report) {
+            Ok(j) => outln!("{j}"),
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                return ExitCode::from(exit::INTERNAL);
+            }
+        },
+    }
+    ExitCode::from(match report.growth {
+        cost::Growth::Linear => exit::CONFORMS,
+        cost::Growth::Superlinear => exit::VIOLATIONS,
+        cost::Growth::Inconclusive => exit::USAGE,
+    })
 }
 
 fn smoke(args: SmokeArgs) -> ExitCode {

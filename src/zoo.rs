@@ -160,6 +160,91 @@ impl Zoo {
     }
 }
 
+/// A cost mutant as `toolcert bench` prices it: killed when its verdict is superlinear.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CostRow {
+    pub mutant: String,
+    pub bug: String,
+    pub killed: bool,
+    /// The growth exponent of the `call/13` series (one call, 13-byte fragments).
+    pub exponent: Option<f64>,
+    pub floor_exponent: Option<f64>,
+}
+
+/// The budget per tier the zoo prices its cost mutants with: enough for three tiers of a
+/// quadratic accumulator, a few seconds in all.
+pub const COST_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Prices every cost mutant (`toolcert_mutants::cost_zoo`) at the events level against the
+/// Rust floor.
+pub fn cost_rows() -> Vec<CostRow> {
+    toolcert_mutants::cost_zoo().iter().map(cost_row).collect()
+}
+
+/// Prices one cost mutant.
+pub fn cost_row(m: &Mutant) -> CostRow {
+    let opts = toolcert_cost::CostOptions { budget: COST_BUDGET, ..Default::default() };
+    let report = toolcert_cost::price(&*m.subject(), toolcert_cost::Floor::Rust, &opts);
+    let call = report.as_ref().ok().and_then(|r| r.series.iter().find(|s| s.series == "call/13").cloned());
+    CostRow {
+        mutant: m.name.into(),
+        bug: m.bug.into(),
+        killed: report.is_ok_and(|r| r.growth == toolcert_cost::Growth::Superlinear),
+        exponent: call.as_ref().and_then(|s| s.exponent),
+        floor_exponent: call.and_then(|s| s.floor_exponent),
+    }
+}
+
+fn exponent(e: Option<f64>) -> String {
+    e.map_or("-".into(), |e| format!("{e:.2}"))
+}
+
+/// The cost mutants' lines for a terminal.
+pub fn cost_to_text(rows: &[CostRow]) -> String {
+    let mut out = format!(
+        "
+{} cost mutants (right outcomes, superlinear cost), priced by `toolcert bench` with a {} ms budget:
+",
+        rows.len(),
+        COST_BUDGET.as_millis()
+    );
+    for r in rows {
+        out += &format!(
+            "{:<30} {:<8} growth exponent {} (floor {}) on call/13
+",
+            r.mutant,
+            if r.killed { "killed" } else { "SURVIVED" },
+            exponent(r.exponent),
+            exponent(r.floor_exponent)
+        );
+    }
+    out
+}
+
+/// The cost mutants' table as Markdown.
+pub fn cost_to_markdown(rows: &[CostRow]) -> String {
+    let mut out = format!(
+        "
+## Cost mutants
+
+Right outcomes, superlinear cost: no invariant catches them, `toolcert bench`          must (`toolcert bench --subject builtin:mutant/NAME`). Priced at the events level against the Rust          floor with a {} ms budget per tier; *exponent* is the growth exponent of the `call/13` series (one          call of 1 KiB to 512 KiB in 13-byte fragments; the floor's beside it), superlinear above 1.3.
+
+         | mutant | killed | exponent | floor | bug |\n|---|---|---|---|---|\n",
+        COST_BUDGET.as_millis()
+    );
+    for r in rows {
+        out += &format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            r.mutant,
+            if r.killed { "yes" } else { "**no**" },
+            exponent(r.exponent),
+            exponent(r.floor_exponent),
+            r.bug.replace('|', "\\|")
+        );
+    }
+    out
+}
+
 /// Events and argument bytes of a case.
 pub fn size(case: &Case) -> (usize, usize) {
     let events = case.streams.iter().map(|t| toolcert_render::render(t).events.len()).sum();

@@ -240,7 +240,12 @@ export function serve(options) {
                 }
                 case "run":
                     try {
-                        send({ seq: request.seq, results: runCase(request.case, config, factories) });
+                        // elapsed_ns: the accumulation alone (toolcert bench prices it), not
+                        // parsing the request or writing the reply.
+                        const started = process.hrtime.bigint();
+                        const results = runCase(request.case, config, factories);
+                        const elapsed = Number(process.hrtime.bigint() - started);
+                        send({ seq: request.seq, results, elapsed_ns: elapsed });
                     } catch (e) {
                         if (e instanceof Skip) {
                             send({ seq: request.seq, skipped: true, reason: e.reason });

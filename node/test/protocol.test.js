@@ -61,6 +61,8 @@ test("bytes payloads in text and base64, with stamps", async () => {
     const [o] = reply.results[0].outcomes;
     assert.deepEqual(o.args, { fed: "abé", end: "cancel" });
     assert.deepEqual([o.units, o.at_finish], [2, true]);
+    // The adapter's own time for the run, for `toolcert bench`.
+    assert.ok(Number.isInteger(reply.elapsed_ns) && reply.elapsed_ns > 0);
 });
 
 test("a turn error ends the stream with its stamp", async () => {

@@ -58,6 +58,8 @@ def test_bytes_payloads_text_and_base64_and_stamps():
     outcome, = reply["results"][0]["outcomes"]
     assert outcome["args"] == {"fed": "abé", "end": "cancel"}
     assert (outcome["units"], outcome["at_finish"]) == (2, True)
+    # The adapter's own time for the run, for `toolcert bench`.
+    assert isinstance(reply["elapsed_ns"], int) and reply["elapsed_ns"] > 0
 
 
 def test_a_turn_error_ends_the_stream_with_its_stamp():

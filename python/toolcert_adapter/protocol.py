@@ -26,6 +26,7 @@ import base64
 import json
 import platform
 import sys
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
@@ -321,7 +322,12 @@ def serve(
         elif cmd == "run":
             seq = request.get("seq")
             try:
-                send({"seq": seq, "results": run_case(request["case"], config, factories)})
+                # elapsed_ns: the accumulation alone (toolcert bench prices it), not
+                # decoding the request or writing the reply.
+                started = time.perf_counter_ns()
+                results = run_case(request["case"], config, factories)
+                elapsed = time.perf_counter_ns() - started
+                send({"seq": seq, "results": results, "elapsed_ns": elapsed})
             except Skip as e:
                 send({"seq": seq, "skipped": True, "reason": e.reason})
             except Exception as e:

@@ -58,10 +58,13 @@ class Core:
         if kind == "text_delta":
             text = e["text"]
             out.text(text)
+            # A text slot gathers its pieces in a list, joined in finish: `+=` on a string
+            # held in a dict copies it every time (quadratic in the text's length;
+            # `toolcert bench` caught it on the text series).
             if self.slots and self.slots[-1]["slot"] == "text":
-                self.slots[-1]["text"] += text
+                self.slots[-1]["text"].append(text)
             else:
-                self.slots.append({"slot": "text", "text": text})
+                self.slots.append({"slot": "text", "text": [text]})
         elif kind == "call_start":
             index = e["index"]
             if self.stop is not None:
@@ -133,7 +136,9 @@ class Core:
     def finish(self, end: str, out: Emit) -> None:
         for call in self.calls:
             out.outcome(self._judge(call))
-        out.layout(self.slots)
+        out.layout(
+            [{"slot": "text", "text": "".join(s["text"])} if s["slot"] == "text" else s for s in self.slots]
+        )
 
 
 

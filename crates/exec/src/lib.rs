@@ -218,6 +218,8 @@ struct State {
     seq: u64,
     stats: ExecStats,
     last_failure: Option<String>,
+    /// The `elapsed_ns` of the last run reply (None when the subject sent none).
+    last_elapsed: Option<u64>,
 }
 
 impl fmt::Debug for ExecSubject {
@@ -257,6 +259,7 @@ impl ExecSubject {
                 seq: 0,
                 stats: ExecStats::default(),
                 last_failure: None,
+                last_elapsed: None,
             }),
         })
     }
@@ -458,7 +461,9 @@ impl ExecSubject {
         let seq = st.seq;
         let during = format!("run (seq {seq})");
         let line = to_line(&Request::Run(Run::for_case(seq, case, inputs)));
+        st.last_elapsed = None;
         let reply: RunReply = self.request(st, &during, line)?;
+        st.last_elapsed = reply.elapsed_ns;
         let problem =
             |problem: String| Failure::Protocol { during: during.clone(), problem, stderr: String::new() };
         if reply.seq != seq {
@@ -522,6 +527,10 @@ impl Subject for ExecSubject {
             m.insert("implementation".into(), imp);
         }
         m
+    }
+
+    fn last_elapsed(&self) -> Option<Duration> {
+        self.lock().last_elapsed.map(Duration::from_nanos)
     }
 
     fn observe(&self, case: &Case, inputs: &[Input<'_>], speech: Speech) -> Option<Vec<Observation>> {

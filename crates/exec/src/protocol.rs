@@ -310,6 +310,11 @@ pub struct RunReply {
     /// The `seq` of the run it answers.
     pub seq: u64,
     pub body: RunBody,
+    /// `"elapsed_ns"`, optional: the subject's own time for the run, in nanoseconds of its
+    /// monotonic clock, measured around the accumulation (from the first unit fed to the
+    /// last finish), so process start, decoding the request and the pipes are excluded.
+    /// `toolcert bench` needs it from an out-of-process subject; `certify` ignores it.
+    pub elapsed_ns: Option<u64>,
 }
 
 /// What a run gave.
@@ -348,6 +353,8 @@ struct RawRunReply {
     errored: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     context: Option<ErrorContext>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    elapsed_ns: Option<u64>,
 }
 
 impl TryFrom<RawRunReply> for RunReply {
@@ -363,13 +370,13 @@ impl TryFrom<RawRunReply> for RunReply {
             }
             _ => return Err("a run reply has more than one of `results`, `skipped` and `errored`".into()),
         };
-        Ok(RunReply { seq: raw.seq, body })
+        Ok(RunReply { seq: raw.seq, body, elapsed_ns: raw.elapsed_ns })
     }
 }
 
 impl From<RunReply> for RawRunReply {
     fn from(r: RunReply) -> RawRunReply {
-        let mut raw = RawRunReply { seq: r.seq, ..RawRunReply::default() };
+        let mut raw = RawRunReply { seq: r.seq, elapsed_ns: r.elapsed_ns, ..RawRunReply::default() };
         match r.body {
             RunBody::Results(results) => raw.results = Some(results),
             RunBody::Skipped { reason } => {

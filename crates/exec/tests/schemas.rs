@@ -168,9 +168,17 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
         ("configure-reply", to_value(&ConfigureReply { ok: false, reason: Some("no".into()) })),
         (
             "run-reply",
-            to_value(&RunReply { seq: 7, body: RunBody::Results(vec![result, StreamResult::default()]) }),
+            to_value(&RunReply {
+                seq: 7,
+                body: RunBody::Results(vec![result, StreamResult::default()]),
+                elapsed_ns: Some(123_456),
+            }),
         ),
-        ("run-reply", to_value(&RunReply { seq: 7, body: RunBody::Skipped { reason: "not today".into() } })),
+        ("run-reply", to_value(&RunReply {
+                seq: 7,
+                body: RunBody::Skipped { reason: "not today".into() },
+                elapsed_ns: None,
+            })),
         (
             "run-reply",
             to_value(&RunReply {
@@ -181,6 +189,7 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
                         traceback: Some("Traceback".into()),
                     },
                 },
+                elapsed_ns: None,
             }),
         ),
     ]

@@ -25,6 +25,7 @@ use toolcert_subject::{Factory, Level, StreamSpec, Subject};
 
 mod base;
 mod bugs;
+mod cost;
 mod levels;
 
 pub use base::{Base, CallBuffer, Calls, Correct, Hooks, Schemas};
@@ -575,5 +576,33 @@ const DELTAS_UTF8: &str = "002 Argument deltas and text deltas / Concatenate, an
 
 /// The mutant with this name.
 pub fn by_name(name: &str) -> Option<Mutant> {
-    zoo().into_iter().find(|m| m.name == name)
+    zoo().into_iter().chain(cost_zoo()).find(|m| m.name == name)
+}
+
+/// The cost mutants: right outcomes, superlinear cost (`expected` is empty: no invariant
+/// can catch them; `toolcert bench` must call them superlinear, and `toolcert zoo` checks).
+pub fn cost_zoo() -> Vec<Mutant> {
+    let m = |name, bug, factory| Mutant {
+        name,
+        seed: "cost (no seed chapter: the chapters judge outcomes, not their price)",
+        bug,
+        expected: &[],
+        factory,
+        level: Level::Events,
+        dialect: Dialect::Anthropic,
+        quirks: Quirks::default(),
+    };
+    vec![
+        m(
+            "rebuilt-buffer",
+            "the buffer is rebuilt as a new string on every fragment: right outcomes, quadratic cost",
+            per_stream::<cost::RebuiltBuffer>,
+        ),
+        m(
+            "reparse-every-fragment",
+            "the whole buffer is parsed after every fragment to see if it is complete: right \
+             outcomes, quadratic cost",
+            per_stream::<cost::ReparseEveryFragment>,
+        ),
+    ]
 }

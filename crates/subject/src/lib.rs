@@ -319,6 +319,13 @@ pub trait Subject {
     ) -> Option<Vec<Observation>> {
         None
     }
+
+    /// The subject's own time for its last [`Subject::observe`], measured on its side
+    /// around the accumulation (a subprocess's `elapsed_ns`), for `toolcert bench`. `None`,
+    /// the default: the subject does not say (an in-process subject is timed directly).
+    fn last_elapsed(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// The settings of `levels`: the events level once, the wire and bytes levels in each of

@@ -1,0 +1,509 @@
+//! Pricing a subject on the cost suite: time per turn, the floor beside it, growth and a
+//! verdict.
+//!
+//! Where it sits: `toolcert bench` (and `certify --cost`) hand it a subject and a floor;
+//! it renders each [`CostWorkload`](crate::suite::CostWorkload) once at the subject's level,
+//! times the subject and the floor on it in the same run, and fits how the time grows along
+//! each series. An in-process subject is timed directly around the driver; a subprocess
+//! reports its own time per run (`elapsed_ns`, docs/PROTOCOL.md), so process start and the
+//! pipes are not in the figure. A tier whose one run would pass the time budget (predicted
+//! from the tiers before it) is not run, and the report says so: a quadratic subject would
+//! otherwise take minutes.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use toolcert_subject::driver::{drive, Input, Speech};
+use toolcert_subject::{Factory, Level, Observation, Outcome, Subject};
+
+use crate::suite::{suite, CostWorkload, SUITE_VERSION};
+use crate::workload::OwnedUnits;
+
+/// A growth exponent above this is superlinear. Linear accumulators fit 0.9–1.1 over the
+/// suite's tiers (per-turn constants pull small tiers up, caches large ones); one that
+/// re-parses or copies its buffer per fragment fits 1.5–2.
+pub const SUPERLINEAR_ABOVE: f64 = 1.3;
+
+/// How much steeper than the floor's a superlinear subject's exponent must also be.
+pub const STEEPER_THAN_FLOOR: f64 = 0.3;
+
+/// How to run the suite.
+#[derive(Clone, Debug)]
+pub struct CostOptions {
+    /// The level the subject is fed at.
+    pub level: Level,
+    /// The dialect below the events level.
+    pub speech: Speech,
+    /// No single run may be predicted to take longer than this; a series stops before such a
+    /// tier.
+    pub budget: Duration,
+    /// The sampling time aimed at per workload (at least 3 samples, at most 15).
+    pub sampling: Duration,
+    /// Add the 4 MiB tier.
+    pub large: bool,
+}
+
+impl Default for CostOptions {
+    fn default() -> Self {
+        CostOptions {
+            level: Level::Events,
+            speech: Speech::default(),
+            budget: Duration::from_secs(10),
+            sampling: Duration::from_millis(400),
+            large: false,
+        }
+    }
+}
+
+/// How a series' cost grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Growth {
+    Linear,
+    Superlinear,
+    /// Fewer than two tiers ran.
+    Inconclusive,
+}
+
+impl std::fmt::Display for Growth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Growth::Linear => "linear",
+            Growth::Superlinear => "SUPERLINEAR",
+            Growth::Inconclusive => "inconclusive",
+        })
+    }
+}
+
+/// A time in nanoseconds with its spread over the samples.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub median_ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub samples: usize,
+}
+
+/// One workload's price.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadCost {
+    pub name: String,
+    pub series: String,
+    /// The tier's size along its series, in bytes.
+    pub size: usize,
+    /// Argument and text bytes in the turn.
+    pub bytes: usize,
+    pub fragment: usize,
+    /// Units fed (events, SSE events or chunks).
+    pub units: usize,
+    /// `None`: not run (the series stopped before it; see the series' `stopped`).
+    pub subject: Option<Timing>,
+    pub floor: Option<Timing>,
+    /// Subject ns per argument/text byte, from its fastest sample.
+    pub ns_per_byte: Option<f64>,
+    /// The subject's fastest sample over the floor's. The fastest, not the median, prices
+    /// both here and in the growth fit: on a shared machine noise only ever adds time.
+    pub ratio: Option<f64>,
+    /// The subject's result differed from what the turn says (certify says why); the price
+    /// is still given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrong: Option<String>,
+    pub growth: Growth,
+}
+
+/// One series' growth.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesCost {
+    pub series: String,
+    /// The least-squares slope of log time over log size across the tiers that ran.
+    pub exponent: Option<f64>,
+    /// The same for the floor, for comparison.
+    pub floor_exponent: Option<f64>,
+    pub growth: Growth,
+    /// Why the series stopped early, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+/// A whole cost run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostReport {
+    pub suite_version: u32,
+    pub subject: String,
+    pub level: Level,
+    /// Below the events level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
+    /// What the floor is (or why there is none).
+    pub floor: String,
+    pub budget_s: f64,
+    pub workloads: Vec<WorkloadCost>,
+    pub series: Vec<SeriesCost>,
+    /// Superlinear if any series is; linear if every series is; inconclusive otherwise.
+    pub growth: Growth,
+}
+
+/// The floor a subject is priced against.
+pub enum Floor<'a> {
+    /// In process: [`RustFloor`] fed the turn's neutral events.
+    Rust,
+    /// Another subject at the same level and dialect (for a subprocess: the adapter
+    /// package's reference, in the subject's language).
+    Subject(&'a dyn Subject, String),
+    /// No floor; the reason.
+    None(String),
+}
+
+/// Prices `subject` on the suite. `Err` when the subject cannot be timed (a subprocess that
+/// sends no `elapsed_ns`), or crashed.
+pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Result<CostReport, String> {
+    let workloads = suite(opts.large);
+    let factory = subject.factory();
+    let rust_floor = RustFloorFactory;
+    let mut out = Vec::new();
+    let mut series_out = Vec::new();
+    let mut i = 0;
+    while i < workloads.len() {
+        let series = workloads[i].series;
+        let tiers: Vec<&CostWorkload> = workloads[i..].iter().take_while(|w| w.series == series).collect();
+        i += tiers.len();
+        let mut stopped = None;
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        let mut floor_points: Vec<(f64, f64)> = Vec::new();
+        let mut rows = Vec::new();
+        for w in tiers {
+            let (units, end) = OwnedUnits::render(&w.case.streams[0], opts.level, opts.speech);
+            let input = Input { units: units.units(), end };
+            let mut row = WorkloadCost {
+                name: w.name.clone(),
+                series: series.into(),
+                size: w.size,
+                bytes: w.bytes,
+                fragment: w.fragment,
+                units: input.units.len(),
+                subject: None,
+                floor: None,
+                ns_per_byte: None,
+                ratio: None,
+                wrong: None,
+                growth: Growth::Inconclusive,
+            };
+            if stopped.is_none() {
+                if let Some(predicted) = predict(&points, w.size) {
+                    if predicted > opts.budget.as_secs_f64() * 1e9 {
+                        stopped = Some(format!(
+                            "stopped before {}: one run would take about {:.1} s, over the {} s budget",
+                            w.name,
+                            predicted / 1e9,
+                            opts.budget.as_secs_f64()
+                        ));
+                    }
+                }
+            }
+            if stopped.is_some() {
+                rows.push(row);
+                continue;
+            }
+            let timer = Timer::Subject { subject, factory: &*factory };
+            let (timing, obs) = sample(&timer, w, input, opts)?;
+            row.wrong = check(w, &obs);
+            points.push((w.size as f64, timing.min_ns as f64));
+            row.ns_per_byte = Some(timing.min_ns as f64 / w.bytes as f64);
+            row.subject = Some(timing);
+            let floor_timing = match &floor {
+                Floor::Rust => {
+                    let (units, end) = OwnedUnits::render(&w.case.streams[0], Level::Events, opts.speech);
+                    let input = Input { units: units.units(), end };
+                    let t = Timer::Factory(&rust_floor);
+                    Some(sample(&t, w, input, opts)?.0)
+                }
+                Floor::Subject(f, _) => {
+                    let floor_factory = f.factory();
+                    let t = Timer::Subject { subject: *f, factory: &*floor_factory };
+                    Some(sample(&t, w, input, opts).map_err(|e| format!("the floor: {e}"))?.0)
+                }
+                Floor::None(_) => None,
+            };
+            if let (Some(f), Some(s)) = (&floor_timing, &row.subject) {
+                floor_points.push((w.size as f64, f.min_ns as f64));
+                row.ratio = Some(s.min_ns as f64 / f.min_ns.max(1) as f64);
+            }
+            row.floor = floor_timing;
+            rows.push(row);
+        }
+        let exponent = fit(&points);
+        let floor_exponent = fit(&floor_points);
+        // Superlinear: above the bound, and clearly steeper than the floor measured beside
+        // it (the floor is linear by construction, so a steep floor means the machine, its
+        // caches or its load, bent both curves alike).
+        let growth = match exponent {
+            Some(e) if e > SUPERLINEAR_ABOVE && floor_exponent.is_none_or(|f| e - f > STEEPER_THAN_FLOOR) => {
+                Growth::Superlinear
+            }
+            Some(_) => Growth::Linear,
+            None => Growth::Inconclusive,
+        };
+        for r in &mut rows {
+            r.growth = growth;
+        }
+        out.extend(rows);
+        series_out.push(SeriesCost {
+            series: series.into(),
+            exponent,
+            floor_exponent,
+            growth,
+            stopped,
+        });
+    }
+    let growth = if series_out.iter().any(|s| s.growth == Growth::Superlinear) {
+        Growth::Superlinear
+    } else if series_out.iter().all(|s| s.growth == Growth::Linear) {
+        Growth::Linear
+    } else {
+        Growth::Inconclusive
+    };
+    let floor = match floor {
+        Floor::Rust => {
+            "Rust, in process: each call's fragments appended to a String, one strict serde_json parse \
+             per call, fed the turn's neutral events"
+                .to_string()
+        }
+        Floor::Subject(_, about) => about,
+        Floor::None(why) => format!("none: {why}"),
+    };
+    Ok(CostReport {
+        suite_version: SUITE_VERSION,
+        subject: subject.name(),
+        level: opts.level,
+        dialect: (opts.level != Level::Events).then(|| opts.speech.dialect.to_string()),
+        floor,
+        budget_s: opts.budget.as_secs_f64(),
+        workloads: out,
+        series: series_out,
+        growth,
+    })
+}
+
+enum Timer<'a> {
+    /// A subject: its own `observe` (timed by its `elapsed_ns`) or, in process, its
+    /// factory through the driver.
+    Subject { subject: &'a dyn Subject, factory: &'a dyn Factory },
+    /// A factory through the driver.
+    Factory(&'a dyn Factory),
+}
+
+impl Timer<'_> {
+    /// One run: its time and what the subject reported.
+    fn once(&self, w: &CostWorkload, input: Input<'_>, speech: Speech) -> Result<(Duration, Observation), String> {
+        let case = &w.case;
+        let timed = |factory: &dyn Factory| {
+            let started = Instant::now();
+            let obs = drive(factory, case, &[input], speech).pop().expect("one stream, one observation");
+            (started.elapsed(), obs)
+        };
+        let (elapsed, obs) = match self {
+            Timer::Factory(f) => timed(*f),
+            Timer::Subject { subject, factory } => match subject.observe(case, &[input], speech) {
+                Some(mut obs) => {
+                    let obs = obs.pop().unwrap_or_default();
+                    if let Some(crash) = &obs.crash {
+                        return Err(format!("{}: {crash}", w.name));
+                    }
+                    let Some(elapsed) = subject.last_elapsed() else {
+                        return Err(format!(
+                            "{} reports no time of its own (`elapsed_ns` in its run replies, \
+                             docs/PROTOCOL.md): the adapter packages send it from version 0.1.1; \
+                             a hand-written adapter adds it",
+                            subject.name()
+                        ));
+                    };
+                    (elapsed, obs)
+                }
+                None => timed(*factory),
+            },
+        };
+        if let Some(crash) = &obs.crash {
+            return Err(format!("{}: crashed: {crash}", w.name));
+        }
+        Ok((elapsed, obs))
+    }
+
+    fn in_process(&self) -> bool {
+        match self {
+            Timer::Factory(_) => true,
+            Timer::Subject { subject, .. } => subject.last_elapsed().is_none(),
+        }
+    }
+}
+
+/// Runs `w` until the sampling time is spent (3 to 15 samples; one when a single run takes
+/// more than half the budget); a sample of a fast in-process run is a batch of runs lasting
+/// at least a millisecond, so the clock's resolution does not show.
+fn sample(
+    timer: &Timer<'_>,
+    w: &CostWorkload,
+    input: Input<'_>,
+    opts: &CostOptions,
+) -> Result<(Timing, Observation), String> {
+    let (first, obs) = timer.once(w, input, opts.speech)?;
+    let per_sample = first.max(Duration::from_nanos(1));
+    let batch = if timer.in_process() {
+        (Duration::from_millis(1).as_nanos() / per_sample.as_nanos()).clamp(1, 10_000) as u32
+    } else {
+        1
+    };
+    let wanted = if first > opts.budget / 2 {
+        1
+    } else {
+        (opts.sampling.as_nanos() / (per_sample.as_nanos() * batch as u128)).clamp(3, 15) as usize
+    };
+    let mut samples = Vec::with_capacity(wanted);
+    if batch == 1 {
+        samples.push(first.as_nanos() as u64);
+    }
+    while samples.len() < wanted {
+        let mut total = Duration::ZERO;
+        for _ in 0..batch {
+            total += timer.once(w, input, opts.speech)?.0;
+        }
+        samples.push((total.as_nanos() / batch as u128) as u64);
+    }
+    samples.sort_unstable();
+    let timing = Timing {
+        median_ns: samples[samples.len() / 2],
+        min_ns: samples[0],
+        max_ns: samples[samples.len() - 1],
+        samples: samples.len(),
+    };
+    Ok((timing, obs))
+}
+
+/// What the subject got wrong on `w`, if anything: every call dispatched with its exact
+/// arguments, in order, and the whole text.
+fn check(w: &CostWorkload, obs: &Observation) -> Option<String> {
+    if let Some(e) = &obs.error {
+        return Some(format!("turn error {}", e.value));
+    }
+    if obs.outcomes.len() != w.calls.len() {
+        return Some(format!("{} outcomes for {} calls", obs.outcomes.len(), w.calls.len()));
+    }
+    for (o, (id, args)) in obs.outcomes.iter().zip(&w.calls) {
+        match &o.value {
+            Outcome::Dispatchable { call_id, args: got, .. } if call_id == id && got == args => {}
+            other => return Some(format!("{id}: {} instead of its arguments", other.label())),
+        }
+    }
+    (obs.text != w.text).then(|| "the text differs".to_string())
+}
+
+/// The least-squares slope of ln(time) over ln(size) (fastest samples); `None` under two
+/// points.
+fn fit(points: &[(f64, f64)]) -> Option<f64> {
+    if points.len() < 2 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let (xs, ys): (Vec<f64>, Vec<f64>) = points.iter().map(|&(x, y)| (x.ln(), y.max(1.0).ln())).unzip();
+    let mx = xs.iter().sum::<f64>() / n;
+    let my = ys.iter().sum::<f64>() / n;
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// The time of one run at `size`, extrapolated from the last two tiers at their local slope
+/// (never below linear); `None` before any tier ran.
+fn predict(points: &[(f64, f64)], size: usize) -> Option<f64> {
+    let &(x1, y1) = points.last()?;
+    let slope = match points {
+        [.., (x0, y0), _] => ((y1.max(1.0) / y0.max(1.0)).ln() / (x1 / x0).ln()).max(1.0),
+        _ => 1.0,
+    };
+    Some(y1 * (size as f64 / x1).powf(slope))
+}
+
+/// The Rust floor: each call's fragments appended to one `String`, one strict parse per call
+/// at the stop, the text passed through. What any accumulator that keeps the raw buffer
+/// must at least spend.
+#[derive(Debug, Default)]
+pub struct RustFloor {
+    calls: Vec<(u32, String, String, String)>,
+    stop: Option<toolcert_scenario::StopReason>,
+}
+
+impl toolcert_subject::Accumulator for RustFloor {
+    fn on_event(
+        &mut self,
+        event: &toolcert_subject::Event<'_>,
+        out: &mut toolcert_subject::Emit,
+    ) -> Result<(), toolcert_subject::TurnError> {
+        use toolcert_subject::Event;
+        match event {
+            Event::TextDelta { text } => out.text(text),
+            Event::CallStart { index, call_id, name } => {
+                self.calls.push((*index, call_id.to_string(), name.to_string(), String::new()))
+            }
+            Event::ArgsDelta { index, fragment } => {
+                // The newest call first: fragments nearly always belong to it.
+                if let Some(c) = self.calls.iter_mut().rev().find(|c| c.0 == *index) {
+                    c.3.push_str(fragment);
+                }
+            }
+            Event::Stop { reason } => self.stop = Some(*reason),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(
+        &mut self,
+        _end: toolcert_scenario::StreamEnd,
+        out: &mut toolcert_subject::Emit,
+    ) -> Result<(), toolcert_subject::TurnError> {
+        let complete = self.stop.is_some_and(|r| !r.is_truncating());
+        for (_, call_id, name, args) in self.calls.drain(..) {
+            out.outcome(match serde_json::from_str(&args) {
+                Ok(args) if complete => Outcome::Dispatchable { call_id, name, args },
+                _ => Outcome::Failed {
+                    reason: toolcert_subject::FailReason::Unparseable,
+                    call_id: Some(call_id),
+                    name: Some(name),
+                    raw: args,
+                },
+            });
+        }
+        Ok(())
+    }
+}
+
+struct RustFloorFactory;
+
+impl Factory for RustFloorFactory {
+    fn make(&self, _: &toolcert_subject::StreamSpec<'_>) -> Box<dyn toolcert_subject::Accumulator> {
+        Box::new(RustFloor::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_finds_the_exponent_of_a_power_law() {
+        let lin: Vec<(f64, f64)> = [1e3, 8e3, 64e3].iter().map(|&x| (x, 5.0 * x)).collect();
+        let quad: Vec<(f64, f64)> = [1e3, 8e3, 64e3].iter().map(|&x| (x, 0.01 * x * x)).collect();
+        assert!((fit(&lin).unwrap() - 1.0).abs() < 1e-9);
+        assert!((fit(&quad).unwrap() - 2.0).abs() < 1e-9);
+        assert_eq!(fit(&lin[..1]), None);
+    }
+
+    #[test]
+    fn prediction_extrapolates_at_the_local_slope_never_below_linear() {
+        // Quadratic: 8x the size costs 64x.
+        let p = predict(&[(1e3, 1e3), (8e3, 64e3)], 64_000).unwrap();
+        assert!((p - 64e3 * 64.0).abs() / p < 1e-9, "{p}");
+        // Sublinear tiers are extrapolated linearly.
+        let p = predict(&[(1e3, 1e3), (8e3, 2e3)], 64_000).unwrap();
+        assert!((p - 16e3).abs() < 1e-6, "{p}");
+    }
+}
