@@ -1002,8 +1002,8 @@ fn zoo(args: ZooArgs) -> ExitCode {
         let row = toolcert::zoo::cost_row(&m);
         match args.format {
             ZooFormat::Json => outln!("{}", serde_json::to_string_pretty(&row).expect("rows serialise")),
-            ZooFormat::Markdown => out!("{}", toolcert::zoo::cost_to_markdown(&[row.clone()])),
-            ZooFormat::Text => out!("{}", toolcert::zoo::cost_to_text(&[row.clone()])),
+            ZooFormat::Markdown => out!("{}", toolcert::zoo::cost_to_markdown(std::slice::from_ref(&row))),
+            ZooFormat::Text => out!("{}", toolcert::zoo::cost_to_text(std::slice::from_ref(&row))),
         }
         return ExitCode::from(if row.killed { exit::CONFORMS } else { exit::VIOLATIONS });
     }
@@ -1224,8 +1224,10 @@ fn bench(args: BenchArgs) -> ExitCode {
     let budget = std::time::Duration::from_secs_f64(args.budget);
     // A run may take a budget's worth of accumulation, plus shipping a 512 KiB turn in
     // 1-byte events through a pipe.
-    let exec_options =
-        || toolcert::exec::ExecOptions { timeout: budget * 3 + std::time::Duration::from_secs(30), ..Default::default() };
+    let exec_options = || toolcert::exec::ExecOptions {
+        timeout: budget * 3 + std::time::Duration::from_secs(30),
+        ..Default::default()
+    };
     let mut exec_language = None;
     let subject: Box<dyn toolcert::subject::Subject> = match toolcert::exec::parse_subject(&args.subject) {
         Some(cmd) => match toolcert::exec::ExecSubject::spawn(cmd, exec_options()) {
@@ -1296,7 +1298,9 @@ fn bench(args: BenchArgs) -> ExitCode {
     };
     let floor = match (&floor_cmd, &floor_subject) {
         (Ok(None), _) => cost::Floor::Rust,
-        (Ok(Some(_)), Some((s, cmd))) => cost::Floor::Subject(s, format!("exec:{cmd} (join + one strict parse, same language)")),
+        (Ok(Some(_)), Some((s, cmd))) => {
+            cost::Floor::Subject(s, format!("exec:{cmd} (join + one strict parse, same language)"))
+        }
         (Err(why), _) => cost::Floor::None(why.clone()),
         (Ok(Some(_)), None) => unreachable!("spawned above"),
     };

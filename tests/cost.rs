@@ -14,14 +14,20 @@ fn toolcert(args: &[&str]) -> (i32, String, String) {
 }
 
 fn series<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    report["series"].as_array().unwrap().iter().find(|s| s["series"] == name).unwrap_or_else(|| panic!("{name}"))
+    report["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["series"] == name)
+        .unwrap_or_else(|| panic!("{name}"))
 }
 
 #[test]
 fn a_quadratic_accumulator_is_superlinear_where_it_copies_and_linear_elsewhere() {
     for mutant in ["rebuilt-buffer", "reparse-every-fragment"] {
         let subject = format!("builtin:mutant/{mutant}");
-        let (code, out, err) = toolcert(&["bench", "--subject", &subject, "--budget", "0.5", "--format", "json"]);
+        let (code, out, err) =
+            toolcert(&["bench", "--subject", &subject, "--budget", "0.5", "--format", "json"]);
         assert_eq!(code, 1, "{mutant}: superlinear exits 1\n{err}");
         let report: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
         assert_eq!(report["suite_version"], 1);
@@ -34,7 +40,10 @@ fn a_quadratic_accumulator_is_superlinear_where_it_copies_and_linear_elsewhere()
         // The budget stopped the 1-byte series before its 512 KiB tier at the latest, and
         // says so.
         let one = series(&report, "call/1");
-        assert!(one["stopped"].as_str().is_some_and(|s| s.contains("over the 0.5 s budget")), "{mutant}: {one}");
+        assert!(
+            one["stopped"].as_str().is_some_and(|s| s.contains("over the 0.5 s budget")),
+            "{mutant}: {one}"
+        );
         let skipped = report["workloads"].as_array().unwrap().iter().find(|w| w["name"] == "call/1/512KiB");
         assert_eq!(skipped.map(|w| w["subject"].is_null()), Some(true));
         // Right outcomes: nothing on any workload is wrong, only slow.
@@ -44,7 +53,8 @@ fn a_quadratic_accumulator_is_superlinear_where_it_copies_and_linear_elsewhere()
 
 #[test]
 fn the_text_report_names_the_floor_the_series_and_the_verdict() {
-    let (code, out, _) = toolcert(&["bench", "--subject", "builtin:mutant/rebuilt-buffer", "--budget", "0.5"]);
+    let (code, out, _) =
+        toolcert(&["bench", "--subject", "builtin:mutant/rebuilt-buffer", "--budget", "0.5"]);
     assert_eq!(code, 1);
     assert!(out.contains("floor: Rust, in process"), "{out}");
     assert!(out.contains("call/13    growth exponent"), "{out}");

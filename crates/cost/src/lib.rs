@@ -5,7 +5,7 @@
 //!
 //! - [`workload`]: the criterion workloads and the naive peers the reference is compared
 //!   with in `benches/` and the linearity check (`toolcert::bench` re-exports it);
-//! - [`suite`] and [`measure`]: the cost certification `toolcert bench --subject NAME` runs,
+//! - [`mod@suite`] and [`measure`]: the cost certification `toolcert bench --subject NAME` runs,
 //!   for any subject (built in, `exec:`, or in process through the Rust API): a fixed,
 //!   versioned suite of turns, the subject's own time per turn beside a floor measured in the
 //!   same run, the growth exponent of each series and a verdict, linear or superlinear.

@@ -2,7 +2,7 @@
 //! verdict.
 //!
 //! Where it sits: `toolcert bench` (and `certify --cost`) hand it a subject and a floor;
-//! it renders each [`CostWorkload`](crate::suite::CostWorkload) once at the subject's level,
+//! it renders each [`CostWorkload`] once at the subject's level,
 //! times the subject and the floor on it in the same run, and fits how the time grows along
 //! each series. An in-process subject is timed directly around the driver; a subprocess
 //! reports its own time per run (`elapsed_ns`, docs/PROTOCOL.md), so process start and the
@@ -247,13 +247,7 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
             r.growth = growth;
         }
         out.extend(rows);
-        series_out.push(SeriesCost {
-            series: series.into(),
-            exponent,
-            floor_exponent,
-            growth,
-            stopped,
-        });
+        series_out.push(SeriesCost { series: series.into(), exponent, floor_exponent, growth, stopped });
     }
     let growth = if series_out.iter().any(|s| s.growth == Growth::Superlinear) {
         Growth::Superlinear
@@ -294,7 +288,12 @@ enum Timer<'a> {
 
 impl Timer<'_> {
     /// One run: its time and what the subject reported.
-    fn once(&self, w: &CostWorkload, input: Input<'_>, speech: Speech) -> Result<(Duration, Observation), String> {
+    fn once(
+        &self,
+        w: &CostWorkload,
+        input: Input<'_>,
+        speech: Speech,
+    ) -> Result<(Duration, Observation), String> {
         let case = &w.case;
         let timed = |factory: &dyn Factory| {
             let started = Instant::now();

@@ -174,11 +174,14 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
                 elapsed_ns: Some(123_456),
             }),
         ),
-        ("run-reply", to_value(&RunReply {
+        (
+            "run-reply",
+            to_value(&RunReply {
                 seq: 7,
                 body: RunBody::Skipped { reason: "not today".into() },
                 elapsed_ns: None,
-            })),
+            }),
+        ),
         (
             "run-reply",
             to_value(&RunReply {
