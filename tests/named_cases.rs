@@ -138,3 +138,47 @@ fn named_case_dispatches_exactly(#[case] id: &str, #[case] holds: &[&str]) {
     let checked = toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true });
     assert!(checked.violations.is_empty(), "the reference breaks {id}");
 }
+
+/// Turns without calls: what the user reads and how the turn ended, as the case's story says
+/// (written from the scenario's text, not from any accumulator's output); the reference must
+/// conform, exercise ACC-ENDING and say exactly that ending.
+#[rstest]
+#[case::text_cut_mid_text(
+    "turn/text-cut-mid-text",
+    "abandoned",
+    None,
+    "Your order A-4471 shipped on March 3 "
+)]
+#[case::text_cut_inside_stop(
+    "turn/text-cut-inside-stop",
+    "abandoned",
+    None,
+    "Your order A-4471 shipped on March 3 and should arrive by Friday."
+)]
+#[case::empty("turn/empty", "complete", Some("end_turn"), "")]
+#[case::text_max_tokens(
+    "turn/text-max-tokens",
+    "truncated",
+    Some("max_tokens"),
+    "Your order A-4471 shipped on March 3 and should arrive by Friday."
+)]
+#[case::text_errored("turn/text-errored", "errored", None, "Your order A-4471 shipped on March 3 ")]
+fn named_turn_without_calls(
+    #[case] id: &str,
+    #[case] ending: &str,
+    #[case] stop_reason: Option<&str>,
+    #[case] text: &str,
+) {
+    let case = named::by_id(id).unwrap().case;
+    let turn = &case.streams[0];
+    assert_eq!(turn.calls().count(), 0, "{id}: no call");
+    let e = expect(turn, &render(turn), Profile { schema: true });
+    assert_eq!(serde_json::to_value(e.ending).unwrap(), ending, "{id}: the oracle's ending");
+    assert_eq!(e.text(), text, "{id}: the oracle's text");
+    let checked = toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true });
+    assert!(checked.violations.is_empty(), "the reference breaks {id}: {:?}", checked.violations);
+    assert!(checked.exercised.contains(toolcert::oracle::Invariant::AccEnding), "{id}: ACC-ENDING exercised");
+    let said = checked.observations[0].ending.as_ref().expect("the reference says how the turn ended");
+    assert_eq!(serde_json::to_value(said.value.ending).unwrap(), ending, "{id}: the reference's ending");
+    assert_eq!(said.value.stop_reason.as_deref(), stop_reason, "{id}: the reference's stop reason");
+}

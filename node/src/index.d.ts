@@ -37,6 +37,9 @@ export declare const DIALECTS: readonly Dialect[];
 export declare const ERROR_CLASSES: readonly ErrorClass[];
 /** Stop reasons that say the output was cut. */
 export declare const TRUNCATING: ReadonlySet<string>;
+/** How a turn can end, as an accumulator says it (`Emit.ending`). */
+export type Ending = "complete" | "truncated" | "abandoned" | "errored";
+export declare const ENDINGS: readonly Ending[];
 
 /** A provider-neutral event, as the protocol's events level sends it. */
 export type NeutralEvent =
@@ -94,9 +97,15 @@ export declare class Emit {
     outcomes: (Outcome & { units: number; at_finish: boolean })[];
     textPieces: string[];
     slots: Slot[] | undefined;
+    endingSaid: { ending: Ending; stop_reason: string | null; units: number; at_finish: boolean } | undefined;
     outcome(o: Outcome): void;
     text(text: string): void;
     layout(slots: Slot[]): void;
+    /**
+     * Optional: how the turn ended, as your library tells its caller; `stopReason` as the
+     * provider spelled it, only when the stream carried one. Judged by ACC-ENDING.
+     */
+    ending(ending: Ending, stopReason?: string | null): void;
 }
 export declare function dispatchable(callId: string, name: string, args: unknown): Outcome;
 export declare function schemaError(callId: string, name: string, args: unknown, errors: Iterable<string>): Outcome;

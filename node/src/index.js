@@ -6,6 +6,7 @@
 
 export {
     DIALECTS,
+    ENDINGS,
     ERROR_CLASSES,
     LEVELS,
     PROTOCOL_VERSION,

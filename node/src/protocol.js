@@ -34,6 +34,8 @@ export const ERROR_CLASSES = Object.freeze([
 ]);
 /** Stop reasons that say the output was cut: nothing of such a turn may be dispatched. */
 export const TRUNCATING = new Set(["max_tokens", "refusal", "length", "content_filter", "incomplete"]);
+/** How a turn can end, as an accumulator says it (`Emit.ending`). */
+export const ENDINGS = Object.freeze(["complete", "truncated", "abandoned", "errored"]);
 
 /** Fails the whole turn (the stream ends here). `cls` is one of `ERROR_CLASSES`. */
 export class TurnError extends Error {
@@ -72,6 +74,7 @@ export class Emit {
     outcomes = [];
     textPieces = [];
     slots = undefined;
+    endingSaid = undefined;
     /** One call's outcome: `dispatchable(...)`, `schemaError(...)` or `failed(...)`. */
     outcome(o) {
         this.outcomes.push({ ...o, units: this.units, at_finish: this.atFinish });
@@ -83,6 +86,18 @@ export class Emit {
     /** Optional: the assembled message's slots in order. */
     layout(slots) {
         this.slots = slots;
+    }
+    /**
+     * Optional: how the turn ended, as your library tells its caller: `ending` one of
+     * `ENDINGS`, `stopReason` the stop reason as the provider spelled it, only when the
+     * stream carried one (never made up for a stream that simply stopped). Judged by
+     * ACC-ENDING; not calling it leaves that rule n/a.
+     */
+    ending(ending, stopReason = null) {
+        if (!ENDINGS.includes(ending)) {
+            throw new TypeError(`${JSON.stringify(ending)} is not an ending (one of ${ENDINGS.join(", ")})`);
+        }
+        this.endingSaid = { ending, stop_reason: stopReason, units: this.units, at_finish: this.atFinish };
     }
 }
 
@@ -167,6 +182,7 @@ export function runCase(c, config, factories) {
         r.outcomes = out.outcomes;
         r.text = out.textPieces.join("");
         if (out.slots !== undefined) r.layout = out.slots;
+        if (out.endingSaid !== undefined) r.ending = out.endingSaid;
     });
     return results;
 }

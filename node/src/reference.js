@@ -24,6 +24,7 @@ export class Core {
     schemas = new Map();
     calls = [];
     stop = null;
+    errored = false;
     slots = [];
     constructor(tools, config) {
         if (config.schema) {
@@ -89,6 +90,8 @@ export class Core {
                 return;
             default:
                 // error and ping: the stream ends (or goes on) and finish accounts for live calls.
+                if (e.type === "error")
+                    this.errored = true;
                 return;
         }
     }
@@ -122,6 +125,12 @@ export class Core {
         for (const call of this.calls)
             out.outcome(this.judge(call));
         out.layout(this.slots);
+        // How the turn ended is what the stream said: no stop reason is made up for a
+        // stream that simply stopped.
+        let ending = this.errored ? "errored" : "abandoned";
+        if (this.stop !== null)
+            ending = TRUNCATING.has(this.stop) ? "truncated" : "complete";
+        out.ending(ending, this.stop);
     }
 }
 

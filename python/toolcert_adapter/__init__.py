@@ -16,6 +16,7 @@ protocol (docs/PROTOCOL.md); this package is that protocol's adapter side:
 
 from .protocol import (
     DIALECTS,
+    ENDINGS,
     ERROR_CLASSES,
     LEVELS,
     PROTOCOL_VERSION,
@@ -37,6 +38,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DIALECTS",
+    "ENDINGS",
     "ERROR_CLASSES",
     "LEVELS",
     "PROTOCOL_VERSION",

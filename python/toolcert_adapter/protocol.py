@@ -39,6 +39,7 @@ __all__ = [
     "DIALECTS",
     "ERROR_CLASSES",
     "TRUNCATING",
+    "ENDINGS",
     "Config",
     "Emit",
     "TurnError",
@@ -71,6 +72,8 @@ ERROR_CLASSES = frozenset(
 )
 # Stop reasons that say the output was cut: nothing of such a turn may be dispatched.
 TRUNCATING = frozenset({"max_tokens", "refusal", "length", "content_filter", "incomplete"})
+# How a turn can end, as an accumulator says it (`Emit.ending`).
+ENDINGS = ("complete", "truncated", "abandoned", "errored")
 
 
 class TurnError(Exception):
@@ -114,7 +117,7 @@ class Emit:
     units delivered when it was emitted (counting the unit being handled) and whether it
     came from `finish`."""
 
-    __slots__ = ("units", "at_finish", "outcomes", "text_pieces", "slots")
+    __slots__ = ("units", "at_finish", "outcomes", "text_pieces", "slots", "ending_said")
 
     def __init__(self):
         self.units = 0
@@ -122,6 +125,7 @@ class Emit:
         self.outcomes: list[dict] = []
         self.text_pieces: list[str] = []
         self.slots: list[dict] | None = None
+        self.ending_said: dict | None = None
 
     def outcome(self, outcome: dict) -> None:
         """One call's outcome: `dispatchable(...)`, `schema_error(...)` or `failed(...)`."""
@@ -138,6 +142,20 @@ class Emit:
         """Optional: the assembled message's slots in order, `{"slot": "text", "text"}` and
         `{"slot": "call", "call_id"}`, so block order can be checked."""
         self.slots = slots
+
+    def ending(self, ending: str, stop_reason: str | None = None) -> None:
+        """Optional: how the turn ended, as your library tells its caller: `ending` one of
+        `ENDINGS`, `stop_reason` the stop reason as the provider spelled it, only when the
+        stream carried one (never made up for a stream that simply stopped). Judged by
+        ACC-ENDING; not calling it leaves that rule n/a."""
+        if ending not in ENDINGS:
+            raise ValueError(f"{ending!r} is not an ending (one of {', '.join(ENDINGS)})")
+        self.ending_said = {
+            "ending": ending,
+            "stop_reason": stop_reason,
+            "units": self.units,
+            "at_finish": self.at_finish,
+        }
 
 
 class Accumulator(Protocol):
@@ -235,6 +253,8 @@ def run_case(case: dict, config: Config, factories: dict[str, Factory]) -> list[
         result["text"] = "".join(out.text_pieces)
         if out.slots is not None:
             result["layout"] = out.slots
+        if out.ending_said is not None:
+            result["ending"] = out.ending_said
     return results
 
 

@@ -45,6 +45,7 @@ class Core:
                     self.schemas.setdefault(tool["name"], tool["schema"])
         self.calls: list[CallBuffer] = []
         self.stop = None
+        self.errored = False
         self.slots: list[dict] = []
 
     def _call(self, index: int):
@@ -101,6 +102,8 @@ class Core:
             if self.stop is not None:
                 raise TurnError("fragment_after_stop", "a second stop reason")
             self.stop = e["reason"]
+        elif kind == "error":
+            self.errored = True
         # error and ping: the stream ends (or goes on) and finish accounts for live calls.
 
     def _judge(self, call: CallBuffer) -> dict:
@@ -139,6 +142,13 @@ class Core:
         out.layout(
             [{"slot": "text", "text": "".join(s["text"])} if s["slot"] == "text" else s for s in self.slots]
         )
+        # How the turn ended is what the stream said: no stop reason is made up for a
+        # stream that simply stopped.
+        if self.stop is not None:
+            ending = "truncated" if self.stop in TRUNCATING else "complete"
+        else:
+            ending = "errored" if self.errored else "abandoned"
+        out.ending(ending, self.stop)
 
 
 

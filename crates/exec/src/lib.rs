@@ -678,6 +678,7 @@ fn observations(results: Vec<StreamResult>, inputs: &[Input<'_>]) -> Result<Vec<
                 .iter()
                 .map(|o| o.units)
                 .chain(r.error.as_ref().map(|e| e.units))
+                .chain(r.ending.as_ref().map(|e| e.units))
                 .find(|&u| u as usize > len);
             if let Some(units) = late {
                 return Err(format!(
@@ -690,6 +691,7 @@ fn observations(results: Vec<StreamResult>, inputs: &[Input<'_>]) -> Result<Vec<
                 layout: r.layout,
                 error: r.error.map(|e| Timed { at: e.stamp(), value: e.value }),
                 crash: r.crash,
+                ending: r.ending.map(|e| Timed { at: e.stamp(), value: e.value }),
             })
         })
         .collect()

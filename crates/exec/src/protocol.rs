@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use toolcert_render::Event;
 use toolcert_scenario::{Case, Dialect, Quirks, StreamEnd, StreamSchedule, Tool};
 use toolcert_subject::driver::{Input, Units};
-use toolcert_subject::{ErrorClass, Level, Outcome, Slot, SseEvent, TurnError};
+use toolcert_subject::{ErrorClass, Level, Outcome, ReportedEnding, Slot, SseEvent, TurnError};
 
 /// The protocol version this crate speaks. A subject that answers `start` with another one
 /// is refused: the version changes exactly when a message changes meaning.
@@ -410,6 +410,9 @@ pub struct StreamResult {
     /// The accumulator itself crashed (an unexpected exception): the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash: Option<String>,
+    /// How the subject says the turn ended (optional: absent for a subject that cannot say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Emitted<ReportedEnding>>,
 }
 
 /// Something emitted, with when: `units` of the stream had been delivered (counting the one

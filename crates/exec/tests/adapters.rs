@@ -44,6 +44,9 @@ fn certify_every_setting(subject: &ExecSubject) {
         if !report.conforms {
             failed.push(report.to_text(3));
         }
+        // The templates say how each turn ended, so ACC-ENDING is judged, not n/a.
+        let ending = report.invariants.iter().find(|i| i.id == Invariant::AccEnding).expect("a row");
+        assert_ne!(ending.status, toolcert_runner::Status::NotExercised, "{level}: ACC-ENDING n/a");
     }
     let stats = subject.stats();
     eprintln!("{}: {stats}, in {:.1?}", subject.implementation().name, all.elapsed());

@@ -15,7 +15,7 @@ use toolcert_exec::protocol::{
 use toolcert_render::render;
 use toolcert_scenario::{Case, Dialect, Quirks};
 use toolcert_subject::driver::{Input, Units};
-use toolcert_subject::{ErrorClass, FailReason, Level, Outcome, Slot, TurnError};
+use toolcert_subject::{EndingKind, ErrorClass, FailReason, Level, Outcome, ReportedEnding, Slot, TurnError};
 
 const MESSAGES: [&str; 7] =
     ["start", "start-reply", "configure", "configure-reply", "run", "run-reply", "stop"];
@@ -161,6 +161,11 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
             at_finish: false,
         }),
         crash: Some("ZeroDivisionError".into()),
+        ending: Some(Emitted {
+            value: ReportedEnding::new(EndingKind::Truncated, Some("length")),
+            units: 9,
+            at_finish: true,
+        }),
     };
     vec![
         ("start-reply", to_value(&StartReply { version: 1, implementation })),

@@ -124,6 +124,19 @@ pub enum Label {
     SparseIndices,
     /// Per-call indices numbered across text blocks (a call's index is not its ordinal).
     IndicesAcrossText,
+    // Turns without calls, and how they end.
+    /// A turn with text and no call.
+    TextOnly,
+    /// A turn with no block at all: the message opens and closes.
+    EmptyTurn,
+    /// A turn without calls (text-only or empty) that ends complete.
+    NoCallComplete,
+    /// A turn without calls that ends truncated (max tokens, length, incomplete).
+    NoCallTruncated,
+    /// A turn without calls that is abandoned (its stop never came).
+    NoCallAbandoned,
+    /// A turn without calls that ends with an error event.
+    NoCallErrored,
 }
 
 /// The sections of the coverage table.
@@ -141,6 +154,8 @@ pub enum LabelGroup {
     Degenerate,
     Transport,
     Indices,
+    /// Turns without calls, by ending.
+    NoCall,
 }
 
 /// The cases a label can apply to: the denominator of its percentage.
@@ -161,7 +176,7 @@ pub enum Scope {
 }
 
 impl Label {
-    pub const ALL: [Label; 60] = [
+    pub const ALL: [Label; 66] = [
         Label::InsideStringNextToSpace,
         Label::BetweenBackslashAndEscape,
         Label::InsideUnicodeEscape,
@@ -222,6 +237,12 @@ impl Label {
         Label::TailBetweenCrLf,
         Label::SparseIndices,
         Label::IndicesAcrossText,
+        Label::TextOnly,
+        Label::EmptyTurn,
+        Label::NoCallComplete,
+        Label::NoCallTruncated,
+        Label::NoCallAbandoned,
+        Label::NoCallErrored,
     ];
 
     /// The label as reports spell it (`inside_unicode_escape`).
@@ -287,6 +308,12 @@ impl Label {
             Label::TailBetweenCrLf => "tail_between_cr_lf",
             Label::SparseIndices => "sparse_indices",
             Label::IndicesAcrossText => "indices_across_text",
+            Label::TextOnly => "text_only",
+            Label::EmptyTurn => "empty_turn",
+            Label::NoCallComplete => "no_call_complete",
+            Label::NoCallTruncated => "no_call_truncated",
+            Label::NoCallAbandoned => "no_call_abandoned",
+            Label::NoCallErrored => "no_call_errored",
         }
     }
 
@@ -319,6 +346,9 @@ impl Label {
                 LabelGroup::Transport
             }
             SparseIndices | IndicesAcrossText => LabelGroup::Indices,
+            TextOnly | EmptyTurn | NoCallComplete | NoCallTruncated | NoCallAbandoned | NoCallErrored => {
+                LabelGroup::NoCall
+            }
             _ => LabelGroup::Shape,
         }
     }
@@ -338,6 +368,7 @@ impl Label {
             LabelGroup::Unicode | LabelGroup::Names => Scope::AllCases,
             LabelGroup::Numbers => Scope::HasArgumentBytes,
             LabelGroup::Size | LabelGroup::Degenerate | LabelGroup::Indices => Scope::HasCall,
+            LabelGroup::NoCall => Scope::AllCases,
         }
     }
 }
@@ -350,18 +381,18 @@ impl fmt::Display for Label {
 
 /// A set of [`Label`]s (a bit set: classifying runs once per case, so it must be cheap).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct LabelSet(u64);
+pub struct LabelSet(u128);
 
 // Every label has its bit.
-const _: () = assert!(Label::ALL.len() <= 64);
+const _: () = assert!(Label::ALL.len() <= 128);
 
 impl LabelSet {
     pub fn insert(&mut self, l: Label) {
-        self.0 |= 1 << l as u32;
+        self.0 |= 1u128 << l as u32;
     }
 
     pub fn contains(&self, l: Label) -> bool {
-        self.0 & (1 << l as u32) != 0
+        self.0 & (1u128 << l as u32) != 0
     }
 
     pub fn is_empty(&self) -> bool {
@@ -437,6 +468,15 @@ pub fn classify(case: &Case) -> Coverage {
             }
         }
         let kind = turn.ending.kind();
+        if !turn.blocks.iter().any(|b| matches!(b, Block::Call(_))) {
+            cov.labels.insert(if turn.blocks.is_empty() { Label::EmptyTurn } else { Label::TextOnly });
+            cov.labels.insert(match kind {
+                EndingKind::Complete => Label::NoCallComplete,
+                EndingKind::Truncated => Label::NoCallTruncated,
+                EndingKind::Abandoned => Label::NoCallAbandoned,
+                EndingKind::Errored => Label::NoCallErrored,
+            });
+        }
         cov.labels.insert(match kind {
             EndingKind::Complete => Label::Complete,
             EndingKind::Truncated => Label::Truncated,
@@ -983,6 +1023,7 @@ impl fmt::Display for CoverageStats {
                     LabelGroup::Degenerate => "degenerate documents (of cases with a call)",
                     LabelGroup::Transport => "cut inside an event (of cases with a transport)",
                     LabelGroup::Indices => "indices (of cases with a call)",
+                    LabelGroup::NoCall => "turns without calls, by ending (of all cases)",
                 };
                 writeln!(f, "  {title}")?;
             }

@@ -366,6 +366,7 @@ pub fn all() -> Vec<NamedCase> {
     cases.extend(protocol_cases());
     cases.extend(isolation_cases());
     cases.extend(widened_cases());
+    cases.extend(no_call_cases());
     cases
 }
 
@@ -700,4 +701,50 @@ pub fn defects() -> Vec<DefectCase> {
 /// The named case with this id.
 pub fn by_id(id: &str) -> Option<NamedCase> {
     all().into_iter().find(|c| c.id == id)
+}
+
+/// Turns without calls (issue 13): the text answer a user sees most, and how it ended.
+fn no_call_cases() -> Vec<NamedCase> {
+    let answer = || text(&["Your order A-4471 ", "shipped on March 3 ", "and should arrive by Friday."]);
+    let mut cut_inside = per_call(vec![answer()], Ending::Abandoned { after: 3, end: StreamEnd::Disconnect });
+    cut_inside.transport.tail = Some(Tail { aim: TailAim::MidLine, pick: 5 });
+    vec![
+        named(
+            "turn/text-cut-mid-text",
+            FINAL,
+            "a text-only answer whose connection drops after two of its three deltas: the text so far, \
+             and the turn abandoned, never a clean end or a made-up stop reason",
+            false,
+            per_call(vec![answer()], Ending::Abandoned { after: 2, end: StreamEnd::Disconnect }),
+        ),
+        named(
+            "turn/text-cut-inside-stop",
+            FINAL,
+            "a whole text answer whose connection drops inside the event carrying its stop: that event \
+             never completed, so the turn is abandoned, not ended",
+            false,
+            cut_inside,
+        ),
+        named(
+            "turn/empty",
+            DELTAS,
+            "a turn with no block at all: the message opens and closes, no text, no call",
+            false,
+            per_call(vec![], stop(StopReason::EndTurn)),
+        ),
+        named(
+            "turn/text-max-tokens",
+            FINAL,
+            "a text-only answer cut by max_tokens: the text as sent, the turn truncated",
+            false,
+            per_call(vec![answer()], stop(StopReason::MaxTokens)),
+        ),
+        named(
+            "turn/text-errored",
+            FINAL,
+            "a text-only answer broken off by an error event: the text as sent, the turn errored",
+            false,
+            per_call(vec![answer()], Ending::Errored { after: 2, message: "Overloaded".into() }),
+        ),
+    ]
 }

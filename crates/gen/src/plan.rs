@@ -393,13 +393,22 @@ impl TurnPlan {
             ShapeMix::Interleaved => 2,
             ShapeMix::Both => src.weighted(&[45, 15, 40]) as u8,
         };
-        // "No call" is rare and listed last, so that an exhausted source still makes a call.
-        let n_calls = [1, 2, 3, 4, 0][src.weighted(&[42, 30, 15, 10, 3])].min(cfg.max_calls);
+        // "No call" is listed last, so that an exhausted source still makes a call. One turn
+        // in ten has none: a text answer (cut or whole) is what a user sees most.
+        let n_calls = [1, 2, 3, 4, 0][src.weighted(&[40, 27, 13, 10, 10])].min(cfg.max_calls);
         let same_tool = u8::from(n_calls >= 2 && src.chance(35));
 
         let mut blocks = Vec::with_capacity(2 * n_calls + 1);
-        // A turn without calls is all text; otherwise text before the first call sometimes.
-        if n_calls == 0 || src.chance(35) {
+        // A turn without calls is all text, or (one in three) empty: the message opens and
+        // closes with no block. Otherwise text before the first call sometimes.
+        if n_calls == 0 {
+            if !src.chance(35) {
+                blocks.push(BlockPlan::Text(TextPlan::sample(src)));
+                if src.chance(30) {
+                    blocks.push(BlockPlan::Text(TextPlan::sample(src)));
+                }
+            }
+        } else if src.chance(35) {
             blocks.push(BlockPlan::Text(TextPlan::sample(src)));
         }
         let mut first_tool = 0u8;
@@ -452,7 +461,8 @@ impl TurnPlan {
         blocks: Vec<BlockPlan>,
         same_tool: u8,
     ) -> TurnPlan {
-        let ending = EndingPlan::sample(src);
+        let no_calls = !blocks.iter().any(|b| matches!(b, BlockPlan::Call(_)));
+        let ending = EndingPlan::sample(src, no_calls);
         let mut faults = Inline::default();
         // Often enough that a bug seen only on a faulty stream shows within ~20 cases.
         if cfg.faults && src.chance(32) {
@@ -627,9 +637,12 @@ fn sample_splits(src: &mut impl Source, doc: &DocPlan) -> Inline<SplitPlan, 8> {
 }
 
 impl EndingPlan {
-    fn sample(src: &mut impl Source) -> EndingPlan {
+    /// `no_calls`: a turn without calls, whose every ending is equally common (how a turn
+    /// ended is all there is to get wrong besides its text).
+    fn sample(src: &mut impl Source, no_calls: bool) -> EndingPlan {
         // Truncation bugs only show on truncated turns: weight them enough to surface within ~20 cases.
-        let kind = src.weighted(&[42, 24, 19, 15]) as u8;
+        let weights: &[u32] = if no_calls { &[25, 25, 25, 25] } else { &[42, 24, 19, 15] };
+        let kind = src.weighted(weights) as u8;
         let cut = match kind {
             0 if src.chance(8) => 1 + src.below(2) as u8,
             1 => src.weighted(&[15, 40, 30, 15]) as u8,

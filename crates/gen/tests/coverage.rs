@@ -65,6 +65,9 @@ fn coverage_floor_seed_1() {
         ],
     );
     assert!(low.is_empty(), "labels below the 1% floor: {low:?}\n{stats}");
+    // Turns without calls (text-only and empty), each with every ending, on purpose.
+    let low = stats.below(1.0, &[LabelGroup::NoCall]);
+    assert!(low.is_empty(), "turns without calls below the 1% floor: {low:?}\n{stats}");
     // Huge documents (4 KiB and more) in at least 2% of all cases.
     let huge = stats.get(Label::HugeArguments).count as f64 / stats.cases as f64 * 100.0;
     assert!(huge >= 2.0, "huge_arguments in only {huge:.2}% of cases");

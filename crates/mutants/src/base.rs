@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use toolcert_scenario::{StopReason, StreamEnd, Tool};
 use toolcert_subject::{
-    Accumulator, Emit, ErrorClass, Event, FailReason, Outcome, Slot, StreamSpec, TurnError,
+    Accumulator, Emit, EndingKind, ErrorClass, Event, FailReason, Outcome, ReportedEnding, Slot, StreamSpec,
+    TurnError,
 };
 
 /// One announced call: the seeds' `CallBuffer`.
@@ -49,6 +50,8 @@ pub struct Calls {
     pub stop: Option<StopReason>,
     /// The assembled message: text runs and calls, in stream order.
     pub layout: Vec<Slot>,
+    /// The provider sent an error event.
+    pub errored: bool,
 }
 
 /// The tools' compiled schemas for one stream.
@@ -181,6 +184,26 @@ pub trait Hooks: Default + 'static {
     fn layout(&self, slots: Vec<Slot>) -> Vec<Slot> {
         slots
     }
+
+    /// Every event, before it is handled (nothing: only a mutant that acts on the stream as
+    /// a whole looks).
+    fn observe(&self, _event: &Event<'_>, _out: &mut Emit) {}
+
+    /// The stream has ended, before the calls are accounted for (nothing to do).
+    fn at_end(&self, _calls: &Calls, _out: &mut Emit) {}
+
+    /// How the turn ended, as the caller is told: what the stream said. A stop reason decides
+    /// complete or truncated; without one the turn errored (an error event) or was abandoned,
+    /// and no stop reason is made up for it.
+    fn ending(&self, calls: &Calls, _end: StreamEnd) -> ReportedEnding {
+        let kind = match calls.stop {
+            Some(r) if r.is_truncating() => EndingKind::Truncated,
+            Some(_) => EndingKind::Complete,
+            None if calls.errored => EndingKind::Errored,
+            None => EndingKind::Abandoned,
+        };
+        ReportedEnding::new(kind, calls.stop.map(StopReason::wire_name))
+    }
 }
 
 /// The unmutated hooks: every decision is the correct one.
@@ -251,6 +274,7 @@ impl<H: Hooks> Base<H> {
 
 impl<H: Hooks> Accumulator for Base<H> {
     fn on_event(&mut self, event: &Event<'_>, out: &mut Emit) -> Result<(), TurnError> {
+        self.hooks.observe(event, out);
         let calls = &mut self.calls;
         match event {
             Event::TextDelta { text } => {
@@ -307,13 +331,15 @@ impl<H: Hooks> Accumulator for Base<H> {
                 calls.stop = Some(*reason);
             }
             // The stream ends after an error; `finish` accounts for the calls still live.
-            Event::Error { .. } | Event::Ping => {}
+            Event::Error { .. } => calls.errored = true,
+            Event::Ping => {}
         }
         Ok(())
     }
 
     /// The seeds' `finalize`: every buffer not yet reported becomes exactly one outcome.
-    fn finish(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+    fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        self.hooks.at_end(&self.calls, out);
         for call in self.calls.buffers.iter().filter(|c| !c.reported) {
             let outcome = if self.hooks.finished(&self.calls, call) {
                 self.judge(call)
@@ -323,6 +349,7 @@ impl<H: Hooks> Accumulator for Base<H> {
             self.hooks.report(&self.calls, call, outcome, out);
         }
         out.layout(self.hooks.layout(self.calls.layout.clone()));
+        out.ending(self.hooks.ending(&self.calls, end));
         Ok(())
     }
 }

@@ -10,7 +10,10 @@ use std::rc::Rc;
 
 use serde_json::Value;
 use toolcert_scenario::{StopReason, StreamEnd};
-use toolcert_subject::{Accumulator, Emit, Event, Factory, FailReason, Outcome, Slot, StreamSpec, TurnError};
+use toolcert_subject::{
+    Accumulator, Emit, EndingKind, Event, Factory, FailReason, Outcome, ReportedEnding, Slot, StreamSpec,
+    TurnError,
+};
 
 use crate::base::{Base, CallBuffer, Calls, Correct, Hooks, Schemas};
 
@@ -884,6 +887,62 @@ pub struct IndexAsPosition;
 impl Hooks for IndexAsPosition {
     fn lookup(&self, calls: &Calls, index: u32) -> Option<usize> {
         ((index as usize) < calls.buffers.len()).then_some(index as usize)
+    }
+}
+
+/// `complete-on-abandon`: a stream that ends without its stop reason is reported as a
+/// finished answer, as a client does that treats the end of the byte stream as the end of
+/// the message.
+#[derive(Default)]
+pub struct CompleteOnAbandon;
+
+impl Hooks for CompleteOnAbandon {
+    fn ending(&self, calls: &Calls, end: StreamEnd) -> ReportedEnding {
+        match calls.stop {
+            Some(_) => Correct.ending(calls, end),
+            None => ReportedEnding::new(EndingKind::Complete, None),
+        }
+    }
+}
+
+/// `fills-in-stop`: an OpenAI-compatible client that fills in `finish_reason: "stop"` for a
+/// stream that simply stopped (or errored): the ending's kind is right, the reason made up.
+#[derive(Default)]
+pub struct FillsInStop;
+
+impl Hooks for FillsInStop {
+    fn ending(&self, calls: &Calls, end: StreamEnd) -> ReportedEnding {
+        let mut said = Correct.ending(calls, end);
+        said.stop_reason.get_or_insert_with(|| "stop".into());
+        said
+    }
+}
+
+/// `text-held-for-the-message`: text is held until the stream shows something else (a call,
+/// a stop, a ping) and shown then; at the end it is released only when the turn made calls
+/// or stopped. A text-only answer whose stream was cut, or broke off with an error, shows
+/// nothing of what arrived.
+#[derive(Default)]
+pub struct TextHeldForTheMessage {
+    held: RefCell<String>,
+}
+
+impl Hooks for TextHeldForTheMessage {
+    fn text(&self, text: &str, _out: &mut Emit) {
+        self.held.borrow_mut().push_str(text);
+    }
+
+    fn observe(&self, event: &Event<'_>, out: &mut Emit) {
+        if !matches!(event, Event::TextDelta { .. } | Event::Error { .. }) {
+            out.text(&std::mem::take(&mut *self.held.borrow_mut()));
+        }
+    }
+
+    fn at_end(&self, calls: &Calls, out: &mut Emit) {
+        let held = std::mem::take(&mut *self.held.borrow_mut());
+        if !calls.buffers.is_empty() || calls.stop.is_some() {
+            out.text(&held);
+        }
     }
 }
 

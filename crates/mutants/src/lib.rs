@@ -467,6 +467,28 @@ pub fn zoo() -> Vec<Mutant> {
             &[AccProtocol, AccIdentity, AccFidelity, AccAccount],
             per_stream::<IndexAsPosition>,
         ),
+        // Turns without calls, and how a turn ended.
+        m(
+            "complete-on-abandon",
+            FINAL_ABSENCE,
+            "a stream that ends without its stop reason is reported as a complete turn",
+            &[AccEnding],
+            per_stream::<CompleteOnAbandon>,
+        ),
+        m(
+            "fills-in-stop",
+            FINAL_ABSENCE,
+            "finish_reason \"stop\" filled in for a stream that simply stopped or broke off with an error",
+            &[AccEnding],
+            per_stream::<FillsInStop>,
+        ),
+        m(
+            "text-held-for-the-message",
+            DELTAS_TEXT,
+            "text is held until something else arrives and released at the end only for a turn with calls or a stop: a cut text-only answer shows nothing",
+            &[AccText],
+            per_stream::<TextHeldForTheMessage>,
+        ),
         // Below the events level: one defect under a correct core.
         below(
             "utf8-per-chunk-lossy",

@@ -183,6 +183,9 @@ impl ExpectationFile {
             .collect::<Result<Vec<_>, String>>()?;
         Ok(Expected {
             ending: self.ending,
+            // The file records the ending, not the reason's spelling nor when it came.
+            stop: None,
+            ended_at: None,
             calls,
             fault: self.error.as_ref().map(|e| FaultExpect { class: e.class, also: e.or, at: 0 }),
             // A subject that fails a faulty turn may have shown any prefix of the text; one that

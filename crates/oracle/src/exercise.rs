@@ -3,7 +3,8 @@
 //!
 //! The oracle knows what a scenario asks of a subject at the events level (calls, endings,
 //! documents, schemas); the runner adds what only the setting knows (the wire and bytes
-//! rules, the delivered-whole re-run).
+//! rules, the delivered-whole re-run). ACC-ENDING alone depends on the subject: it is
+//! exercised where the subject says how a turn ended ([`reported`]).
 
 use serde::{Deserialize, Serialize};
 use toolcert_scenario::{Block, Case, EndingKind};
@@ -110,6 +111,16 @@ pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exerci
         if text_in_pieces {
             set.insert(AccOrder);
         }
+    }
+    set
+}
+
+/// What the observations themselves open to judgement: ACC-ENDING, for a subject that reports
+/// how a turn ended (one that cannot say leaves it `n/a`).
+pub fn reported(observed: &[toolcert_subject::Observation]) -> Exercised {
+    let mut set = Exercised::default();
+    if observed.iter().any(|o| o.ending.is_some()) {
+        set.insert(Invariant::AccEnding);
     }
     set
 }

@@ -71,6 +71,13 @@ pub struct ExpectedCall {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expected {
     pub ending: EndingKind,
+    /// The message-level stop reason delivered, in the scenario's spelling (`None` for an
+    /// abandoned or errored turn, and in a corpus file, which records only the ending).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<toolcert_scenario::StopReason>,
+    /// Events delivered once the stop reason or the error event had arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<u32>,
     pub calls: Vec<ExpectedCall>,
     /// The first fault delivered: the protocol error the turn must fail with.
     pub fault: Option<FaultExpect>,
@@ -139,6 +146,7 @@ fn expect_with(
     let mut stop: Option<(toolcert_scenario::StopReason, u32)> = None;
     let mut fault: Option<FaultExpect> = None;
     let mut errored = false;
+    let mut error_at: Option<u32> = None;
     let mut text_pieces = Vec::new();
     let mut layout: Vec<Slot> = Vec::new();
     let call_of = |block: u32| match &turn.blocks[block as usize] {
@@ -205,7 +213,10 @@ fn expect_with(
                     }
                 }
             }
-            Origin::Error => errored = true,
+            Origin::Error => {
+                errored = true;
+                error_at.get_or_insert(delivered);
+            }
             Origin::Ping => {}
             Origin::Fault { fault: f } => {
                 if fault.is_none() {
@@ -285,6 +296,8 @@ fn expect_with(
     }
     Expected {
         ending,
+        stop: stop.map(|(r, _)| r),
+        ended_at: stop.map(|(_, at)| at).or(error_at),
         calls,
         fault,
         text_pieces,

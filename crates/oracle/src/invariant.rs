@@ -113,4 +113,7 @@ invariants! {
     SubjectCrash = "SUBJECT-CRASH", "-",
         "the subject neither panics nor crashes on any stream",
         "a malformed or unusual stream takes the client down instead of failing one turn";
+    AccEnding = "ACC-ENDING", "003",
+        "a subject never reports a clean end for a turn that was cut, abandoned or errored, and never reports a stop reason the stream did not carry",
+        "a dropped connection is shown as a finished answer (finish_reason \"stop\" made up for a stream that simply stopped): the user trusts half a reply";
 }

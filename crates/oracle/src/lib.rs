@@ -15,6 +15,7 @@ use toolcert_scenario::{Case, EndingKind};
 use toolcert_subject::{FailReason, Observation, Outcome, Stamp, Timed};
 
 pub mod corpus;
+mod ending;
 mod exercise;
 mod expect;
 mod invariant;
@@ -90,7 +91,7 @@ pub fn judge_case_exercised(
 ) -> (Vec<Violation>, Exercised) {
     let expected: Vec<Expected> =
         case.streams.iter().zip(rendered).map(|(t, r)| expect(t, r, profile)).collect();
-    let exercised = exercised(case, &expected, profile);
+    let exercised = exercised(case, &expected, profile).union(exercise::reported(observed));
     let mut out = Vec::new();
     for (s, (exp, obs)) in expected.iter().zip(observed).enumerate() {
         let others: Vec<&Expected> =
@@ -264,6 +265,7 @@ impl Judge<'_> {
             );
             return;
         }
+        self.ending();
         let error_ok = self.turn_error();
         // A turn failed for no good reason has no per-call outcomes to judge further.
         if error_ok.is_some_and(|ok| !ok) {

@@ -18,8 +18,8 @@ use std::rc::Rc;
 use toolcert_dialect::WireDecoder;
 use toolcert_scenario::{StopReason, StreamEnd, Tool};
 use toolcert_subject::{
-    schema, Accumulator, Emit, ErrorClass, Event, Factory, FailReason, Outcome, Slot, StreamSpec, Subject,
-    TurnError,
+    schema, Accumulator, Emit, EndingKind, ErrorClass, Event, Factory, FailReason, Outcome, ReportedEnding,
+    Slot, StreamSpec, Subject, TurnError,
 };
 use toolcert_subject::{BytesAccumulator, Level, SseEvent, WireAccumulator};
 
@@ -157,6 +157,8 @@ pub struct Reference {
     by_index: HashMap<u32, usize>,
     /// The message-level stop reason, once it arrived.
     stop: Option<StopReason>,
+    /// The provider sent an error event.
+    errored: bool,
     /// The layout of the assembled message: text runs and calls in stream order.
     layout: Vec<Slot>,
 }
@@ -328,7 +330,8 @@ impl Reference {
                 self.stop = Some(*reason);
             }
             // The error ends the stream; `finish` accounts for the calls still live.
-            Event::Error { .. } | Event::Ping => {}
+            Event::Error { .. } => self.errored = true,
+            Event::Ping => {}
         }
         Ok(())
     }
@@ -341,6 +344,15 @@ impl Reference {
         }
         self.by_index.clear();
         out.layout(std::mem::take(&mut self.layout));
+        // How the turn ended is what the stream said, never what it probably meant: no stop
+        // reason is made up for a stream that simply stopped.
+        let ending = match self.stop {
+            Some(r) if r.is_truncating() => EndingKind::Truncated,
+            Some(_) => EndingKind::Complete,
+            None if self.errored => EndingKind::Errored,
+            None => EndingKind::Abandoned,
+        };
+        out.ending(ReportedEnding::new(ending, self.stop.map(StopReason::wire_name)));
         Ok(())
     }
 }

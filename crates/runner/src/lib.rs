@@ -230,7 +230,8 @@ fn chunk_invariance(
                 outcomes.sort();
             }
             let text = if per_call { o.text.clone() } else { String::new() };
-            (outcomes, text, o.error.as_ref().map(|e| e.value.class))
+            let ending = o.ending.as_ref().map(|e| (e.value.ending, e.value.stop_reason.clone()));
+            (outcomes, text, o.error.as_ref().map(|e| e.value.class), ending)
         };
         if summary(a) != summary(b) {
             violations.push(Violation {
@@ -266,6 +267,9 @@ fn observe(
             };
             obs.outcomes.iter_mut().for_each(|o| map(&mut o.at));
             if let Some(e) = &mut obs.error {
+                map(&mut e.at);
+            }
+            if let Some(e) = &mut obs.ending {
                 map(&mut e.at);
             }
         }

@@ -460,6 +460,8 @@ impl Report {
         let legacy = |inv: Invariant| {
             self.legacy
                 && (inv != Invariant::AccSchema || schema)
+                // Endings were not reported before ACC-ENDING existed.
+                && inv != Invariant::AccEnding
                 && !(inv.id().starts_with("WIRE-") && level == Level::Events)
                 && !(inv.id().starts_with("BYTES-") && level != Level::Bytes)
         };
@@ -505,6 +507,7 @@ impl Report {
             AccSchema if !self.schema => "the schema profile is off (--no-schema)".into(),
             WireChat => "an openai-chat rule: not exercised in this dialect".into(),
             WireDone => "an openai-responses rule: not exercised in this dialect".into(),
+            AccEnding => "the subject does not say how a turn ended (no `ending` in its observations)".into(),
             _ if self.cases == 0 => "no case ran".into(),
             _ => format!("none of the {} cases run could break it (see docs/SPEC.md)", self.cases),
         }

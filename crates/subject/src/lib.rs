@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 pub use toolcert_render::Event;
-pub use toolcert_scenario::{Dialect, Quirks, StreamEnd, Tool};
+pub use toolcert_scenario::{Dialect, EndingKind, Quirks, StreamEnd, Tool};
 pub use toolcert_sse::SseEvent;
 
 pub mod driver;
@@ -238,7 +238,7 @@ pub trait Accumulator {
     fn on_event(&mut self, event: &Event<'_>, out: &mut Emit) -> Result<(), TurnError>;
 
     /// The stream has ended (cleanly, by disconnect or by cancellation): emit every outcome
-    /// not yet emitted.
+    /// not yet emitted, and (optionally, [`Emit::ending`]) how the turn ended.
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError>;
 }
 
@@ -425,6 +425,13 @@ impl Emit {
         self.obs.layout = Some(slots);
     }
 
+    /// Reports how the turn ended, as the subject would tell its caller (optional: a subject
+    /// that reports it is judged by ACC-ENDING; the last report of a stream counts).
+    pub fn ending(&mut self, ending: ReportedEnding) {
+        let at = self.stamp();
+        self.obs.ending = Some(Timed { at, value: ending });
+    }
+
     fn stamp(&self) -> Stamp {
         let before = if self.at_finish { self.delivered } else { self.delivered.saturating_sub(1) };
         Stamp { delivered: self.delivered, before, at_finish: self.at_finish }
@@ -464,4 +471,26 @@ pub struct Observation {
     /// The subject panicked (or, out of process, crashed); the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash: Option<String>,
+    /// How the subject says the turn ended; `None` for a subject that cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Timed<ReportedEnding>>,
+}
+
+/// How a subject says a turn ended: what its caller is told (a `finish_reason`, a
+/// `stop_reason`, an exception for a dropped stream).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportedEnding {
+    /// Complete (a clean stop), truncated (a stop that says the output was cut), abandoned
+    /// (no terminal event: the stream simply stopped) or errored (an error event).
+    pub ending: EndingKind,
+    /// The stop reason as the provider spelled it (`end_turn`, `length`, `completed`), when
+    /// the subject reports one. A subject must not report one the stream never carried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+impl ReportedEnding {
+    pub fn new(ending: EndingKind, stop_reason: Option<&str>) -> ReportedEnding {
+        ReportedEnding { ending, stop_reason: stop_reason.map(str::to_string) }
+    }
 }
