@@ -498,7 +498,12 @@ impl Certification {
                 let kept = match new {
                     _ if violations.is_empty() => None,
                     None => None,
-                    Some(_) if shrunk >= MAX_SHRINKS => None,
+                    // Past the budget, a rule no kept failure shows yet still gets one, as
+                    // generated: every failing rule keeps at least one failure in full.
+                    Some(_) if shrunk >= MAX_SHRINKS => violations
+                        .iter()
+                        .any(|v| !report.reproduces_invariant(v.invariant))
+                        .then(|| (case.clone(), violations.clone())),
                     // A crash is kept as generated: shrinking it would restart a crashing
                     // subprocess thousands of times, and the crash text already says what broke.
                     Some(_) if violations.iter().all(|v| v.invariant == Invariant::SubjectCrash) => {

@@ -424,6 +424,11 @@ impl Report {
         self.reproduced.contains(sig)
     }
 
+    /// Whether a failure kept in full already shows a violation of `inv`.
+    pub(crate) fn reproduces_invariant(&self, inv: Invariant) -> bool {
+        self.reproduced.iter().any(|sig| sig.invariant == inv)
+    }
+
     /// Derives every count, the per-invariant table and the verdict from the records.
     pub fn finish(&mut self) {
         let records = &self.records;
