@@ -21,15 +21,24 @@
 //! assert!(report.conforms, "{}", report.to_text(3));
 //! ```
 
+// The rest of the harness (feature `harness`, on by default): a crate that only certifies its
+// accumulator from `cargo test` builds none of it.
+#[cfg(feature = "harness")]
 pub mod bench;
+#[cfg(feature = "harness")]
 pub mod corpus;
+#[cfg(feature = "harness")]
 pub mod fuzzing;
 pub mod regressions;
 pub mod testing;
+#[cfg(feature = "harness")]
 pub mod zoo;
 
+pub use toolcert_dialect as dialect;
+#[cfg(feature = "harness")]
 pub use toolcert_exec as exec;
 pub use toolcert_gen as gen;
+#[cfg(feature = "harness")]
 pub use toolcert_mutants as mutants;
 pub use toolcert_oracle as oracle;
 pub use toolcert_reference as reference;
@@ -41,16 +50,21 @@ pub use toolcert_subject as subject;
 pub use toolcert_oracle::{Grade, Invariant, Profile, Violation};
 pub use toolcert_runner::{check_case, Certification, Report};
 
+pub use toolcert_sse as sse;
+
 use toolcert_subject::Subject;
 
 /// The names of the subjects built into the binary.
+#[cfg(feature = "harness")]
 pub fn builtin_subjects() -> Vec<String> {
     let mut names = vec!["builtin:reference".to_string(), "builtin:mutant-base".to_string()];
     names.extend(toolcert_mutants::zoo().iter().map(|m| format!("builtin:mutant/{}", m.name)));
     names
 }
 
-/// Resolves a subject name: `builtin:reference`, `builtin:mutant/NAME`, `builtin:mutant-base`.
+/// Resolves a subject name: `builtin:reference`, `builtin:mutant/NAME`, `builtin:mutant-base`,
+/// `exec:CMD`.
+#[cfg(feature = "harness")]
 pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
     if name == "builtin:reference" {
         return Ok(Box::new(toolcert_reference::ReferenceSubject));
@@ -113,8 +127,9 @@ impl<S: Subject> Certify<S> {
         self
     }
 
-    /// Judge calls against their tools' JSON Schemas (default on). Turn it off for an
-    /// accumulator that does not validate.
+    /// Judge calls against their tools' JSON Schemas (default on, with the `schema` feature;
+    /// without it the run has no schema profile). Turn it off for an accumulator that does not
+    /// validate.
     pub fn schema(mut self, on: bool) -> Self {
         self.run.profile.schema = on;
         self
@@ -182,6 +197,14 @@ impl<S: Subject> Certify<S> {
         let words = env.words();
         if !words.is_empty() {
             eprintln!("toolcert: from the environment: {}", words.join(" "));
+        }
+        if run.profile.schema && !subject::schema::AVAILABLE {
+            // The light dependency has no validator: the run judges no schemas, and says so.
+            run.profile.schema = false;
+            eprintln!(
+                "toolcert: built without the `schema` feature: tool schemas are not judged (ACC-SCHEMA n/a); \
+                 depend with features = [\"schema\"] to judge them"
+            );
         }
         let levels = self.subject.levels();
         if !levels.contains(&run.level) {
