@@ -259,13 +259,19 @@ pub fn rule_text(report: &Report, inv: Invariant, test: Option<&str>) -> Option<
                     lines.extend(v.to_string().lines().map(|l| format!("  {}", clip(l))));
                 }
                 if r.violations.len() > VIOLATIONS {
-                    lines.push(format!("  … {} more violations in the full report", r.violations.len() - VIOLATIONS));
+                    lines.push(format!(
+                        "  … {} more violations in the full report",
+                        r.violations.len() - VIOLATIONS
+                    ));
                 }
                 lines.push("  transcript:".into());
                 let all: Vec<&str> = r.transcript.lines().collect();
                 lines.extend(all.iter().take(TRANSCRIPT_LINES).map(|l| format!("    {}", clip(l))));
                 if all.len() > TRANSCRIPT_LINES {
-                    lines.push(format!("    … {} more lines in the full report", all.len() - TRANSCRIPT_LINES));
+                    lines.push(format!(
+                        "    … {} more lines in the full report",
+                        all.len() - TRANSCRIPT_LINES
+                    ));
                 }
                 r.case.clone()
             }
@@ -277,7 +283,9 @@ pub fn rule_text(report: &Report, inv: Invariant, test: Option<&str>) -> Option<
         lines.push(format!("  replay in the test: {}", builder_call(report, &case)));
         lines.push(format!("  or from a shell:    {}", shell_line(report, &case, test)));
         if generated_position(&case).is_some() {
-            lines.push("  (a generated case replays unshrunk and shrinks again to the same reproducer)".into());
+            lines.push(
+                "  (a generated case replays unshrunk and shrinks again to the same reproducer)".into(),
+            );
         }
     } else {
         lines.push("  (no finding at the required grade)".into());
@@ -313,7 +321,9 @@ pub fn failure_text(report: &Report, saved: &Result<Saved, String>, test: Option
 /// Why a run that ran no case certifies nothing.
 pub fn nothing_ran(report: &Report, filter: Option<&str>) -> String {
     let why = match filter {
-        Some(f) => format!("no case name contains {f:?} (named cases: `toolcert cases`; generated: gen/SEED/K)"),
+        Some(f) => {
+            format!("no case name contains {f:?} (named cases: `toolcert cases`; generated: gen/SEED/K)")
+        }
         None => "every case was skipped".into(),
     };
     format!("{}: no case ran, so nothing was certified: {why}", report.subject)

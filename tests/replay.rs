@@ -59,7 +59,10 @@ fn run_fixture(test: &str, env: &[(String, String)]) -> String {
 
 /// The value after `label` on its line.
 fn after<'a>(text: &'a str, label: &str) -> &'a str {
-    let line = text.lines().find_map(|l| l.trim_start().strip_prefix(label)).unwrap_or_else(|| panic!("no {label:?} in:\n{text}"));
+    let line = text
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix(label))
+        .unwrap_or_else(|| panic!("no {label:?} in:\n{text}"));
     line.trim()
 }
 
@@ -81,8 +84,14 @@ fn check_fixture(test: &str) {
     // Short: no coverage and no table; each failing rule's section within the limit.
     assert!(!msg.contains("coverage of the generated cases") && !msg.contains("exercised  rule"), "{msg}");
     for section in msg.split("\n\n").skip(1) {
-        assert!(section.lines().count() <= toolcert::testing::RULE_LINES, "a section over the limit:\n{section}");
-        assert!(section.contains("replay in the test: "), "every failing rule shows a reproducer:\n{section}");
+        assert!(
+            section.lines().count() <= toolcert::testing::RULE_LINES,
+            "a section over the limit:\n{section}"
+        );
+        assert!(
+            section.contains("replay in the test: "),
+            "every failing rule shows a reproducer:\n{section}"
+        );
     }
     let report = after(msg, "full report:").split(" (records: ").next().unwrap().to_string();
     let full = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{report}: {e}"));

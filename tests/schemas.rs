@@ -10,13 +10,16 @@ use toolcert::subject::Subject;
 use toolcert::{Certification, Report};
 
 fn schema(name: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schemas").join(format!("{name}.schema.json"));
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/schemas")
+        .join(format!("{name}.schema.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn validator(name: &str) -> jsonschema::Validator {
-    jsonschema::validator_for(&schema(name)).unwrap_or_else(|e| panic!("{name}.schema.json does not compile: {e}"))
+    jsonschema::validator_for(&schema(name))
+        .unwrap_or_else(|e| panic!("{name}.schema.json does not compile: {e}"))
 }
 
 /// Every error of `value` against `v`, one per line, or nothing.
@@ -46,7 +49,10 @@ fn reports() -> &'static [(String, Report)] {
 fn make_reports() -> Vec<(String, Report)> {
     let reference = toolcert::reference::ReferenceSubject;
     let mut out = vec![
-        ("a failing run".to_string(), run(&*mutant("name-keyed"), Certification { cases: 30, ..Default::default() })),
+        (
+            "a failing run".to_string(),
+            run(&*mutant("name-keyed"), Certification { cases: 30, ..Default::default() }),
+        ),
         ("a conforming run".into(), run(&reference, Certification { cases: 20, ..Default::default() })),
         (
             "a shard without the schema profile".into(),
@@ -62,8 +68,12 @@ fn make_reports() -> Vec<(String, Report)> {
         ),
     ];
     // One failing and one conforming setting below the events level.
-    for (name, subject) in [("wire mutant", mutant("chat-keyed-by-id")), ("reference", Box::new(reference) as Box<dyn Subject>)] {
-        if let Some(&(level, speech)) = subject.settings().iter().rev().find(|(l, _)| *l != toolcert::subject::Level::Events) {
+    for (name, subject) in
+        [("wire mutant", mutant("chat-keyed-by-id")), ("reference", Box::new(reference) as Box<dyn Subject>)]
+    {
+        if let Some(&(level, speech)) =
+            subject.settings().iter().rev().find(|(l, _)| *l != toolcert::subject::Level::Events)
+        {
             let r = run(&*subject, Certification { cases: 20, level, speech, ..Default::default() });
             out.push((format!("{name} at {}", r.setting_label()), r));
         }
@@ -84,7 +94,9 @@ fn json_summaries_match_the_report_schema() {
     let settings: Vec<Report> = reference
         .settings()
         .into_iter()
-        .map(|(level, speech)| run(&reference, Certification { cases: 3, level, speech, ..Default::default() }))
+        .map(|(level, speech)| {
+            run(&reference, Certification { cases: 3, level, speech, ..Default::default() })
+        })
         .collect();
     assert!(settings.iter().any(|r| r.chat_index_zero) && settings.iter().any(|r| r.chat_repeat_fields));
     assert_valid(&v, "a combined report", &serde_json::to_value(Combined::new(settings)).unwrap());
@@ -137,7 +149,8 @@ fn baselines_match_the_baseline_schema() {
     assert!(!baseline.expected_failures.is_empty());
     assert_valid(&v, "a written baseline", &serde_json::from_str(&baseline.to_json()).unwrap());
     // The README's example.
-    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let at = readme.find("\"toolcert_baseline\": 1").expect("the README shows a baseline");
     let start = readme[..at].rfind("```json\n").unwrap() + "```json\n".len();
     let end = start + readme[start..].find("```").unwrap();
@@ -147,7 +160,11 @@ fn baselines_match_the_baseline_schema() {
     // A run judged against it carries the check in its summary.
     let mut judged = failing.clone();
     judged.baseline = Some(baseline.check(&failing));
-    assert_valid(&validator("report"), "a report judged against a baseline", &serde_json::to_value(&judged).unwrap());
+    assert_valid(
+        &validator("report"),
+        "a report judged against a baseline",
+        &serde_json::to_value(&judged).unwrap(),
+    );
 }
 
 #[test]
@@ -169,14 +186,16 @@ fn the_schemas_refuse_what_toolcert_would_not_write() {
         assert!(!errors(&v, &bad).is_empty(), "the report schema accepts {what}");
     }
     let rec = validator("report-record");
-    let header: Value = serde_json::from_str(jsonl::to_jsonl(&report).unwrap().lines().next().unwrap()).unwrap();
+    let header: Value =
+        serde_json::from_str(jsonl::to_jsonl(&report).unwrap().lines().next().unwrap()).unwrap();
     let mut bad = header.clone();
     bad["record"] = "middle".into();
     assert!(!errors(&rec, &bad).is_empty(), "the record schema accepts an unknown record");
     let b = validator("baseline");
     let bad: Value = serde_json::json!({"toolcert_baseline": 2, "expected_failures": []});
     assert!(!errors(&b, &bad).is_empty(), "the baseline schema accepts another format version");
-    let bad: Value = serde_json::json!({"toolcert_baseline": 1, "expected_failures": [{"case": "x", "why": "y"}]});
+    let bad: Value =
+        serde_json::json!({"toolcert_baseline": 1, "expected_failures": [{"case": "x", "why": "y"}]});
     assert!(!errors(&b, &bad).is_empty(), "the baseline schema accepts an unknown field");
 }
 
@@ -188,7 +207,10 @@ fn shared_definitions_agree() {
     let record = schema("report-record");
     for (name, def) in record["$defs"].as_object().unwrap() {
         if let Some(same) = report["$defs"].get(name) {
-            assert_eq!(def, same, "$defs/{name} differs between report.schema.json and report-record.schema.json");
+            assert_eq!(
+                def, same,
+                "$defs/{name} differs between report.schema.json and report-record.schema.json"
+            );
         }
     }
 }

@@ -150,7 +150,11 @@ fn testcase(r: &Report, inv: Invariant, status: &crate::InvariantStatus, grade: 
         return (
             Outcome::Skipped(format!(
                 "expected failure: the baseline lists {}",
-                if listed.len() == 1 { "the failing case".to_string() } else { format!("all {} failing cases", listed.len()) }
+                if listed.len() == 1 {
+                    "the failing case".to_string()
+                } else {
+                    format!("all {} failing cases", listed.len())
+                }
             )),
             transcripts,
         );
@@ -170,8 +174,12 @@ fn testcase(r: &Report, inv: Invariant, status: &crate::InvariantStatus, grade: 
             plural(listed.len(), "more failing case is listed", "more failing cases are listed")
         );
     }
-    let message =
-        format!("{} {inv} at the {} grade: {}", plural(count, "case broke", "cases broke"), grade.as_str(), inv.rule());
+    let message = format!(
+        "{} {inv} at the {} grade: {}",
+        plural(count, "case broke", "cases broke"),
+        grade.as_str(),
+        inv.rule()
+    );
     (Outcome::Failure { message, body }, transcripts)
 }
 

@@ -842,7 +842,8 @@ impl Report {
     pub fn finding_text(&self, f: &Finding) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "\nFINDING {} {}", f.id, f.title);
-        let _ = writeln!(out, "  {} of {}, first {}", f.cases, plural(self.cases, "case", "cases"), f.first_case);
+        let _ =
+            writeln!(out, "  {} of {}, first {}", f.cases, plural(self.cases, "case", "cases"), f.first_case);
         let _ = writeln!(out, "  why it matters: {}", f.invariant.why());
         match &f.reproducer {
             Some(r) => {
