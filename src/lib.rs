@@ -21,14 +21,24 @@
 //! assert!(report.conforms, "{}", report.to_text(3));
 //! ```
 
+// The rest of the harness (feature `harness`, on by default): a crate that only certifies its
+// accumulator from `cargo test` builds none of it.
+#[cfg(feature = "harness")]
 pub mod bench;
+#[cfg(feature = "harness")]
 pub mod corpus;
+#[cfg(feature = "harness")]
 pub mod fuzzing;
 pub mod regressions;
+pub mod testing;
+#[cfg(feature = "harness")]
 pub mod zoo;
 
+pub use toolcert_dialect as dialect;
+#[cfg(feature = "harness")]
 pub use toolcert_exec as exec;
 pub use toolcert_gen as gen;
+#[cfg(feature = "harness")]
 pub use toolcert_mutants as mutants;
 pub use toolcert_oracle as oracle;
 pub use toolcert_reference as reference;
@@ -40,9 +50,12 @@ pub use toolcert_subject as subject;
 pub use toolcert_oracle::{Grade, Invariant, Profile, Violation};
 pub use toolcert_runner::{check_case, Certification, Report};
 
+pub use toolcert_sse as sse;
+
 use toolcert_subject::Subject;
 
 /// The names of the subjects built into the binary.
+#[cfg(feature = "harness")]
 pub fn builtin_subjects() -> Vec<String> {
     let mut names = vec!["builtin:reference".to_string(), "builtin:mutant-base".to_string()];
     names.extend(
@@ -54,7 +67,9 @@ pub fn builtin_subjects() -> Vec<String> {
     names
 }
 
-/// Resolves a subject name: `builtin:reference`, `builtin:mutant/NAME`, `builtin:mutant-base`.
+/// Resolves a subject name: `builtin:reference`, `builtin:mutant/NAME`, `builtin:mutant-base`,
+/// `exec:CMD`.
+#[cfg(feature = "harness")]
 pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
     if name == "builtin:reference" {
         return Ok(Box::new(toolcert_reference::ReferenceSubject));
@@ -79,8 +94,13 @@ pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
 
 /// Starts certifying `subject`: set cases, seed and profile, then [`Certify::run`] for the
 /// report or [`Certify::assert_conforms`] in a test.
+///
+/// The environment overrides the builder, so one test replays one case from a shell
+/// (`TOOLCERT_CASE=gen/1/10 cargo test`): `TOOLCERT_CASE` (a case name filter; `gen/S/K`
+/// also sets seed `S` and runs cases up to `K`), `TOOLCERT_SEED`, `TOOLCERT_CASES`,
+/// `TOOLCERT_LEVEL` and `TOOLCERT_DIALECT` (for a subject fed at several levels).
 pub fn certify<S: Subject>(subject: S) -> Certify<S> {
-    Certify { subject, run: Certification::default(), regressions: None }
+    Certify { subject, run: Certification::default(), regressions: None, label: None }
 }
 
 /// A certification being set up; see [`certify`].
@@ -88,16 +108,19 @@ pub struct Certify<S> {
     subject: S,
     run: Certification,
     regressions: Option<std::path::PathBuf>,
+    label: Option<String>,
 }
 
 impl<S: Subject> Certify<S> {
     /// Generated cases to run besides the named ones (default 0: named cases only).
+    /// `TOOLCERT_CASES` overrides it.
     pub fn cases(mut self, n: usize) -> Self {
         self.run.cases = n;
         self
     }
 
     /// The seed of the generated cases (default 1); the same seed runs the same cases.
+    /// `TOOLCERT_SEED` overrides it.
     pub fn seed(mut self, seed: u64) -> Self {
         self.run.seed = seed;
         self
@@ -109,16 +132,32 @@ impl<S: Subject> Certify<S> {
         self
     }
 
-    /// Judge calls against their tools' JSON Schemas (default on). Turn it off for an
-    /// accumulator that does not validate.
+    /// Judge calls against their tools' JSON Schemas (default on, with the `schema` feature;
+    /// without it the run has no schema profile). Turn it off for an accumulator that does not
+    /// validate.
     pub fn schema(mut self, on: bool) -> Self {
         self.run.profile.schema = on;
         self
     }
 
-    /// Only cases whose name contains `filter`.
+    /// Only cases whose name contains `filter`; `gen/S/K` is exactly generated case `K` of
+    /// seed `S` (it sets the seed and the cases). `TOOLCERT_CASE` overrides it.
     pub fn only(mut self, filter: &str) -> Self {
         self.run.filter = Some(filter.into());
+        self
+    }
+
+    /// The level the subject is fed at (default: events); the subject must declare it.
+    /// `TOOLCERT_LEVEL` overrides it.
+    pub fn level(mut self, level: subject::Level) -> Self {
+        self.run.level = level;
+        self
+    }
+
+    /// The dialect the wire and bytes levels speak (default: anthropic).
+    /// `TOOLCERT_DIALECT` overrides it.
+    pub fn dialect(mut self, dialect: scenario::Dialect) -> Self {
+        self.run.speech.dialect = dialect;
         self
     }
 
@@ -131,34 +170,149 @@ impl<S: Subject> Certify<S> {
         self
     }
 
+    /// The name the full report is saved under in `target/toolcert/` (default: the test's).
+    #[doc(hidden)]
+    pub fn label(mut self, label: &str) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// The case filter the run uses (the environment's, or the builder's).
+    fn filter(&self) -> Option<String> {
+        testing::Overrides::from_env().ok().and_then(|e| e.case).or_else(|| self.run.filter.clone())
+    }
+
+    /// The run as configured, with the environment's overrides applied.
+    fn effective(&self) -> Result<Certification, String> {
+        let env = testing::Overrides::from_env()?;
+        let mut run = self.run.clone();
+        if let Some(case) = env.case.clone() {
+            run.filter = Some(case);
+        }
+        run.seed = env.seed.unwrap_or(run.seed);
+        run.cases = env.cases.unwrap_or(run.cases);
+        run.level = env.level.unwrap_or(run.level);
+        run.speech.dialect = env.dialect.unwrap_or(run.speech.dialect);
+        // A generated case's name says where it comes from: run exactly the cases up to it,
+        // so `gen/1/1` is not also `gen/1/10`.
+        if let Some((seed, k)) = run.filter.as_deref().and_then(testing::generated_position) {
+            run.seed = seed;
+            run.cases = k + 1;
+        }
+        let words = env.words();
+        if !words.is_empty() {
+            eprintln!("toolcert: from the environment: {}", words.join(" "));
+        }
+        if run.profile.schema && !subject::schema::AVAILABLE {
+            // The light dependency has no validator: the run judges no schemas, and says so.
+            run.profile.schema = false;
+            eprintln!(
+                "toolcert: built without the `schema` feature: tool schemas are not judged (ACC-SCHEMA n/a); \
+                 depend with features = [\"schema\"] to judge them"
+            );
+        }
+        let levels = self.subject.levels();
+        if !levels.contains(&run.level) {
+            let names: Vec<String> = levels.iter().map(ToString::to_string).collect();
+            return Err(format!(
+                "{} is not fed at the {} level: it declares {}",
+                self.subject.name(),
+                run.level,
+                names.join(", ")
+            ));
+        }
+        Ok(run)
+    }
+
     /// Runs every case and returns the report.
     ///
     /// # Panics
-    /// When the regressions file cannot be read, parsed or written: the message names the
-    /// file and line.
+    /// When the regressions file cannot be read, parsed or written (the message names the
+    /// file and line), or an override in the environment does not parse.
     pub fn run(&self) -> Report {
-        let Some(path) = &self.regressions else { return self.run.run(&self.subject) };
+        let run = self.effective().unwrap_or_else(|e| panic!("toolcert: {e}"));
+        let Some(path) = &self.regressions else { return run.run(&self.subject) };
         let saved = regressions::load(path).unwrap_or_else(|e| panic!("{e}"));
-        let run = Certification { regressions: saved.clone(), ..self.run.clone() };
+        let mut replayed = saved.clone();
+        if let Some(filter) = run.filter.as_deref().filter(|f| testing::generated_position(f).is_some()) {
+            // Replaying one generated case: not its saved copy (`regression/gen/...`) too.
+            replayed.retain(|c| c.name == filter);
+        }
+        let run = Certification { regressions: replayed, ..run };
         let report = run.run(&self.subject);
         regressions::append(path, &saved, &report).unwrap_or_else(|e| panic!("{e}"));
         report
     }
 
-    /// Runs every case and panics with the readable counterexamples unless the subject
-    /// conforms.
+    /// Runs every case and panics unless the subject conforms. The message is short: per
+    /// broken rule its smallest reproducer and how to replay it (a builder call, and a shell
+    /// line with `TOOLCERT_CASE`); the full report is written under `target/toolcert/` and
+    /// its path printed. A run in which no case ran (a filter that matches nothing) panics.
     #[track_caller]
     pub fn assert_conforms(&self) {
         let report = self.run();
+        if report.ran_nothing() {
+            panic!("toolcert: {}", testing::nothing_ran(&report, self.filter().as_deref()));
+        }
         if !report.conforms {
-            panic!("{}", report.to_text(3));
+            let test = testing::current_test();
+            let name = self.label.clone().or_else(|| test.clone()).unwrap_or_else(|| report.subject.clone());
+            let saved = testing::save(&name, &report);
+            panic!("{}", testing::failure_text(&report, &saved, test.as_deref()));
         }
     }
 }
 
-/// Expands to a module of tests, one `#[test]` per invariant, certifying the subject that
-/// `$subject` makes. The run happens once and each test reports its own invariant, so a
-/// failure names the rule that broke in the test's own name.
+/// What a module of [`certify_tests!`] runs once and each of its tests reads.
+#[doc(hidden)]
+pub struct TestRun {
+    pub report: Report,
+    pub saved: Option<Result<testing::Saved, String>>,
+    pub filter: Option<String>,
+}
+
+impl TestRun {
+    /// Runs `certify` and saves the full report when the subject does not conform.
+    pub fn new<S: Subject>(certify: Certify<S>, module: &str) -> TestRun {
+        let certify = certify.label(module);
+        let report = certify.run();
+        let saved = (!report.conforms).then(|| testing::save(module, &report));
+        TestRun { report, saved, filter: certify.filter() }
+    }
+
+    /// The body of the test of `inv`: panics with its rule's reproducer when it is broken, and
+    /// says when it is `n/a`.
+    #[track_caller]
+    pub fn check(&self, inv: Invariant) {
+        let report = &self.report;
+        if report.ran_nothing() {
+            panic!("toolcert: {}", testing::nothing_ran(report, self.filter.as_deref()));
+        }
+        let test = testing::current_test();
+        if let Some(text) = testing::rule_text(report, inv, test.as_deref()) {
+            let saved = self.saved.clone().unwrap_or_else(|| Err("the run conforms".into()));
+            panic!("{}\n{text}", testing::header(report, &saved));
+        }
+        // Not exercised (ACC-SCHEMA with `.schema(false)`, a wire rule at the events level, a
+        // filter that left no case that could break it): said, since libtest cannot mark a
+        // test skipped at run time.
+        if let Some(row) = report.status_of(inv) {
+            if row.status == runner::Status::NotExercised {
+                eprintln!(
+                    "toolcert: {} n/a (not exercised): {}",
+                    row.id,
+                    row.not_exercised.as_deref().unwrap_or("no case could break it")
+                );
+            }
+        }
+    }
+}
+
+/// Expands to a module of tests, one `#[test]` per invariant of the table (named after it:
+/// `mine::AccFidelity`), certifying the subject that `$subject` makes. The run happens once
+/// and each test reports its own invariant, so a failure names the rule that broke in the
+/// test's own name; a rule the run could not break (a wire rule at the events level) says
+/// `n/a`. The tests are generated from the invariant table: a new invariant gets its test.
 ///
 /// ```ignore
 /// toolcert::certify_tests!(mine, toolcert::subject::subject_fn("mine", |_: &StreamSpec<'_>| Mine::new()));
@@ -169,48 +323,32 @@ macro_rules! certify_tests {
         $crate::certify_tests!($module, $subject, |c| c);
     };
     ($module:ident, $subject:expr, $configure:expr) => {
+        #[allow(non_snake_case)]
         mod $module {
             #[allow(unused_imports)]
             use super::*;
 
-            fn report() -> &'static $crate::Report {
-                static REPORT: ::std::sync::OnceLock<$crate::Report> = ::std::sync::OnceLock::new();
-                REPORT.get_or_init(|| {
+            fn run() -> &'static $crate::TestRun {
+                static RUN: ::std::sync::OnceLock<$crate::TestRun> = ::std::sync::OnceLock::new();
+                RUN.get_or_init(|| {
                     let configure: fn($crate::Certify<_>) -> $crate::Certify<_> = $configure;
-                    configure($crate::certify($subject)).run()
+                    $crate::TestRun::new(configure($crate::certify($subject)), module_path!())
                 })
             }
 
-            // The events-level rules only: the run feeds the events level, where no case can
-            // break a WIRE-* or BYTES-* rule, and a test that cannot fail is not emitted.
-            $crate::certify_tests!(@tests report;
-                acc_account = AccAccount, acc_fidelity = AccFidelity, acc_identity = AccIdentity,
-                acc_order = AccOrder, acc_completion = AccCompletion, acc_truncation = AccTruncation,
-                acc_abandon = AccAbandon, acc_strict = AccStrict, acc_protocol = AccProtocol,
-                acc_isolation = AccIsolation, acc_text = AccText, acc_schema = AccSchema,
-                acc_chunking = AccChunking, subject_crash = SubjectCrash);
+            $crate::__for_each_invariant!($crate::certify_tests, (@tests run));
         }
     };
-    (@tests $report:ident; $($test:ident = $inv:ident),*) => {
+    ((@tests $run:ident) $($inv:ident = $id:literal;)*) => {
         $(
+            #[doc = $id]
             #[test]
-            fn $test() {
-                let report = $report();
-                if let Some(failure) = report.failing($crate::Invariant::$inv) {
-                    panic!("{}", failure);
-                }
-                // Not exercised (ACC-SCHEMA with `.schema(false)`, a filter that left no case
-                // that could break it): said, since libtest cannot mark a test skipped at run time.
-                if let Some(row) = report.status_of($crate::Invariant::$inv) {
-                    if row.status == $crate::runner::Status::NotExercised {
-                        eprintln!(
-                            "toolcert: {} n/a (not exercised): {}",
-                            row.id,
-                            row.not_exercised.as_deref().unwrap_or("no case could break it")
-                        );
-                    }
-                }
+            pub fn $inv() {
+                $run().check($crate::Invariant::$inv);
             }
         )*
     };
 }
+
+#[doc(hidden)]
+pub use toolcert_oracle::for_each_invariant as __for_each_invariant;

@@ -43,6 +43,17 @@ When several apply, the first of 5, 1, 3, 4 wins. A reader that closes stdout ea
 (`toolcert certify | head`) ends toolcert quietly with 141, as SIGPIPE ends other tools;
 the subject is stopped and its process group killed first.";
 
+const ZOO_COLUMNS: &str = "Columns of the text table:
+  killed    killed (an invariant that must catch it did, on every seed), WRONG (it failed, but
+            not on an invariant that must catch it) or SURVIVED (no failure within --max-cases)
+  median    generated cases up to and including the first failure, median over the seeds
+  max       the same, the most over the seeds
+  events    provider-neutral events of the smallest shrunk counterexample over the seeds
+  bytes     argument bytes of that counterexample
+  invariants violated   what its first failures broke
+`--format markdown` (docs/ZOO.md) adds fragments, findings, the invariants that must catch each
+mutant, its bug and seed chapter.";
+
 /// A whole-number option. clap alone reads `--cases -1` as an unknown flag `-1`; this names
 /// what is wrong with the value instead.
 fn whole<T: TryFrom<i128>>(s: &str) -> Result<T, String> {
@@ -79,6 +90,7 @@ enum Command {
     Matrix(MatrixArgs),
     /// Hunt every mutant of the zoo with generated cases and print how fast each dies, which
     /// invariants it breaks and how small its shrunk counterexample is.
+    #[command(after_help = ZOO_COLUMNS)]
     Zoo(ZooArgs),
     /// Show what a subject makes of a recorded `.sse` stream: its tool calls (ids, names,
     /// arguments), text and errors, and, where an expectation file (`X.expect.json`) sits
@@ -330,6 +342,7 @@ struct ZooArgs {
     /// Only this mutant (and print its shrunk counterexample).
     #[arg(long)]
     mutant: Option<String>,
+    /// text (the table, columns below), json (one object per mutant) or markdown (docs/ZOO.md).
     #[arg(long, value_enum, default_value_t = ZooFormat::Text)]
     format: ZooFormat,
     /// Threads, each hunting one mutant at a time. Default: the available cores.

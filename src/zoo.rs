@@ -267,10 +267,10 @@ fn ids(v: &[Invariant]) -> String {
 /// The table for a terminal.
 pub fn to_text(rows: &[ZooRow], zoo: &Zoo) -> String {
     let mut out = format!(
-        "{} mutants, seeds {:?}, at most {} generated cases per seed\n\n{:<30} {:<8} {:>6} {:>5} {:>7} {:>6}  invariants violated\n",
+        "{} mutants, seeds {:?}, at most {} per seed\n\n{:<30} {:<8} {:>6} {:>5} {:>7} {:>6}  invariants violated\n",
         rows.len(),
         zoo.seeds,
-        zoo.max_cases,
+        toolcert_runner::report::plural(zoo.max_cases, "generated case", "generated cases"),
         "mutant",
         "killed",
         "median",

@@ -81,7 +81,9 @@ fn my_accumulator_conforms() {
         .assert_conforms(); // panics with the invariant, the transcript and how to replay it
 }
 
-// Or one #[test] per invariant, so the failing rule is in the test's name:
+// Or one #[test] per invariant (`mine_invariants::AccFidelity`, ...), generated from the
+// invariant table, so the failing rule is in the test's name; a rule the run cannot break
+// (a WIRE-* rule at the events level, ACC-SCHEMA without schemas) says n/a:
 toolcert::certify_tests!(mine_invariants, subject_fn("mine", |_: &StreamSpec<'_>| Mine::default()), |c| c
     .schema(false)
     .grade(toolcert::Grade::Must));

@@ -1006,7 +1006,7 @@ impl Serialize for CoverageStats {
 
 impl fmt::Display for CoverageStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "coverage over {} cases", self.cases)?;
+        writeln!(f, "coverage over {} {}", self.cases, if self.cases == 1 { "case" } else { "cases" })?;
         let mut group = None;
         for (l, c) in self.iter() {
             if group != Some(l.group()) {

@@ -52,6 +52,16 @@ macro_rules! invariants {
         impl std::fmt::Display for Invariant {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.id()) }
         }
+
+        /// Calls `callback! { args Variant = "ID"; ... }` with every row of the table, so code
+        /// in other crates that needs one item per invariant (`toolcert::certify_tests!`, one
+        /// test each) is generated from the table and cannot forget a new row. Not usable by
+        /// path inside this crate (a macro-expanded `macro_export`).
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! for_each_invariant {
+            ($callback:path, $args:tt) => { $callback! { $args $($variant = $id;)* } };
+        }
     };
 }
 

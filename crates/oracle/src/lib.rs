@@ -385,7 +385,12 @@ impl Judge<'_> {
                     None => "a call dispatched mid-stream though its terminal event never came",
                 },
                 format!("no outcome before {when}"),
-                format!("{} after {} events", show_outcome(o), first.at.delivered),
+                format!(
+                    "{} after {} {}",
+                    show_outcome(o),
+                    first.at.delivered,
+                    if first.at.delivered == 1 { "event" } else { "events" }
+                ),
             );
             return;
         }

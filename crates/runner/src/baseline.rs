@@ -179,13 +179,15 @@ impl BaselineCheck {
     /// For the text report.
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "baseline: {} expected failures, {} unexpected, {} stale",
-            self.expected.len(),
+            "baseline: {}, {} unexpected, {} stale",
+            crate::report::plural(self.expected.len(), "expected failure", "expected failures"),
             self.unexpected.len(),
             self.stale.len()
         );
         if !self.not_run.is_empty() {
-            let _ = write!(out, " ({} entries name cases this run did not run)", self.not_run.len());
+            let n = self.not_run.len();
+            let what = if n == 1 { "entry names a case" } else { "entries name cases" };
+            let _ = write!(out, " ({n} {what} this run did not run)");
         }
         out.push('\n');
         for e in &self.unexpected {

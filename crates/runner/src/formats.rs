@@ -14,7 +14,7 @@ use std::fmt::Write;
 
 use toolcert_oracle::{Grade, Invariant};
 
-use crate::report::{Broken, Report, Status};
+use crate::report::{plural, Broken, Report, Status};
 
 /// Most failing cases described in full in one JUnit failure or Markdown section.
 const DETAIL: usize = 20;
@@ -139,8 +139,8 @@ fn testcase(r: &Report, inv: Invariant, status: &crate::InvariantStatus, grade: 
     if grade == Grade::Should && r.grade == Grade::Must {
         return (
             Outcome::Skipped(format!(
-                "not required: the run certifies the must grade ({} cases break the should part)",
-                cases.len()
+                "not required: the run certifies the must grade ({} the should part)",
+                plural(cases.len(), "case breaks", "cases break")
             )),
             transcripts,
         );
@@ -149,8 +149,12 @@ fn testcase(r: &Report, inv: Invariant, status: &crate::InvariantStatus, grade: 
     if unlisted.is_empty() && !listed.is_empty() {
         return (
             Outcome::Skipped(format!(
-                "expected failure: the baseline lists all {} failing cases",
-                listed.len()
+                "expected failure: the baseline lists {}",
+                if listed.len() == 1 {
+                    "the failing case".to_string()
+                } else {
+                    format!("all {} failing cases", listed.len())
+                }
             )),
             transcripts,
         );
@@ -161,12 +165,21 @@ fn testcase(r: &Report, inv: Invariant, status: &crate::InvariantStatus, grade: 
         body += &c.describe(r, inv);
     }
     if unlisted.len() > DETAIL {
-        let _ = writeln!(body, "... and {} more cases", unlisted.len() - DETAIL);
+        let _ = writeln!(body, "... and {} more", plural(unlisted.len() - DETAIL, "case", "cases"));
     }
     if !listed.is_empty() {
-        let _ = writeln!(body, "({} more failing cases are listed in the baseline)", listed.len());
+        let _ = writeln!(
+            body,
+            "({} in the baseline)",
+            plural(listed.len(), "more failing case is listed", "more failing cases are listed")
+        );
     }
-    let message = format!("{count} cases broke {inv} at the {} grade: {}", grade.as_str(), inv.rule());
+    let message = format!(
+        "{} {inv} at the {} grade: {}",
+        plural(count, "case broke", "cases broke"),
+        grade.as_str(),
+        inv.rule()
+    );
     (Outcome::Failure { message, body }, transcripts)
 }
 
@@ -419,7 +432,7 @@ pub fn to_markdown(r: &Report, max_failures: usize) -> String {
     }
     for f in findings.iter().take(max_failures) {
         let _ = writeln!(out, "\n### {} {}\n", md_inline(&f.id), md_cell(&f.title));
-        let _ = writeln!(out, "{} cases, first {}.\n", f.cases, md_inline(&f.first_case));
+        let _ = writeln!(out, "{}, first {}.\n", plural(f.cases, "case", "cases"), md_inline(&f.first_case));
         let _ = writeln!(out, "Why it matters: {}\n", f.invariant.why());
         let Some(rep) = &f.reproducer else {
             out += &md_code("sh", &f.replay);

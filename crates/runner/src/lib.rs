@@ -545,6 +545,7 @@ impl Certification {
                 &mut |k, case, cov, checked| record(k, case, cov, checked, report),
             );
         }
+        self.keep_one_per_rule(subject, &strategy, report);
         report.coverage = Some(serde_json::to_value(&coverage).expect("coverage serialises"));
         report.coverage_text = Some(coverage.to_string());
     }
@@ -620,6 +621,48 @@ impl Certification {
     /// `gen/SEED/k`.
     fn generated_name(&self, k: usize) -> String {
         format!("gen/{}/{k}", self.seed)
+    }
+
+    /// Every rule a generated case broke keeps at least one failure in full: a rule none of
+    /// whose failing cases was kept (past the run's shrinking budget) gets its first case not
+    /// kept for another finding, shrunk keeping that rule's signature.
+    fn keep_one_per_rule(
+        &self,
+        subject: &dyn Subject,
+        strategy: &toolcert_gen::strategy::CaseStrategy,
+        report: &mut Report,
+    ) {
+        let mut missing: Vec<(usize, Signature)> = Vec::new();
+        for (at, r) in report.records.iter().enumerate() {
+            if r.seed != Some(self.seed) || r.failure.is_some() {
+                continue;
+            }
+            for sig in &r.signatures {
+                let known = report.reproduces_invariant(sig.invariant)
+                    || missing.iter().any(|(_, s)| s.invariant == sig.invariant);
+                if !known {
+                    missing.push((at, sig.clone()));
+                }
+            }
+        }
+        for (at, sig) in missing {
+            if report.reproduces_invariant(sig.invariant) {
+                continue;
+            }
+            let k = report.records[at].index;
+            let case = self.generated_case(strategy, k);
+            let violations = check(subject, &case, self.sampled(k)).violations;
+            if !violations.iter().any(|v| sig.matches(v)) {
+                continue;
+            }
+            let kept = if sig.invariant == Invariant::SubjectCrash {
+                (case, violations)
+            } else {
+                let mut tree = toolcert_gen::strategy::case_tree(strategy, self.seed, k as u64);
+                self.shrink_keeping(subject, &mut tree, case, violations, &sig)
+            };
+            report.keep(at, &kept.0, kept.1);
+        }
     }
 
     /// Generated case `k` of this run's seed, named: derived from the seed and `k` alone.

@@ -134,7 +134,12 @@ impl Matrix {
     fn summary(&self, pruned: bool) -> String {
         let rows = self.rows(pruned);
         let hidden = Invariant::ALL.len() - rows.len();
-        let mut s = format!("{} implementations × {} invariants", self.columns.len(), rows.len());
+        let n = |k: usize, one: &str, many: &str| crate::report::plural(k, one, many);
+        let mut s = format!(
+            "{} × {}",
+            n(self.columns.len(), "implementation", "implementations"),
+            n(rows.len(), "invariant", "invariants")
+        );
         if pruned {
             let _ = write!(s, " (pruned: {hidden} invariants every implementation passes are hidden)");
         }

@@ -424,6 +424,27 @@ impl Report {
         self.reproduced.contains(sig)
     }
 
+    /// Keeps `case` with its `violations` in full as the failure of record `at` (found after
+    /// the record was made); [`Report::finish`] counts it.
+    pub(crate) fn keep(&mut self, at: usize, case: &Case, violations: Vec<Violation>) {
+        let Some(r) = self.records.get_mut(at) else { return };
+        for sig in Signature::all(&violations) {
+            self.reproduced.insert(sig);
+        }
+        r.failure = Some(Failure {
+            case: r.case.clone(),
+            transcript: toolcert_render::transcript(case),
+            scenario: case.clone(),
+            generated: r.seed.map(|s| (s, r.index)),
+            violations,
+        });
+    }
+
+    /// Whether a failure kept in full already shows a violation of `inv`.
+    pub(crate) fn reproduces_invariant(&self, inv: Invariant) -> bool {
+        self.reproduced.iter().any(|sig| sig.invariant == inv)
+    }
+
     /// Derives every count, the per-invariant table and the verdict from the records.
     pub fn finish(&mut self) {
         let records = &self.records;
@@ -509,6 +530,7 @@ impl Report {
             WireDone => "an openai-responses rule: not exercised in this dialect".into(),
             AccEnding => "the subject does not say how a turn ended (no `ending` in its observations)".into(),
             _ if self.cases == 0 => "no case ran".into(),
+            _ if self.cases == 1 => "the one case run could not break it (see docs/SPEC.md)".into(),
             _ => format!("none of the {} cases run could break it (see docs/SPEC.md)", self.cases),
         }
     }
@@ -823,7 +845,8 @@ impl Report {
     pub fn finding_text(&self, f: &Finding) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "\nFINDING {} {}", f.id, f.title);
-        let _ = writeln!(out, "  {} of {} cases, first {}", f.cases, self.cases, f.first_case);
+        let _ =
+            writeln!(out, "  {} of {}, first {}", f.cases, plural(self.cases, "case", "cases"), f.first_case);
         let _ = writeln!(out, "  why it matters: {}", f.invariant.why());
         match &f.reproducer {
             Some(r) => {

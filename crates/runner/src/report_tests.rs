@@ -233,3 +233,32 @@ fn junit_and_markdown_name_every_failing_invariant() {
     let md = crate::formats::to_markdown(&r, 2);
     assert!(md.contains("| ACC-ACCOUNT | ❌ fail |") && md.contains("```text\n"), "{md}");
 }
+
+/// A rule none of whose failing generated cases was kept in full (the run's shrinking budget
+/// spent on other findings) still gets one, shrunk: every failing rule shows a reproducer.
+#[test]
+fn every_failing_rule_keeps_a_failure_in_full() {
+    let c = Certification { cases: 24, named: false, ..Certification::default() };
+    let subject = subject_fn("silent", |_: &StreamSpec<'_>| Silent);
+    let mut report = c.run(&subject);
+    let inv = report.findings.first().expect("a silent accumulator fails").invariant;
+    // As if the budget had run out before any case breaking `inv` came.
+    for r in &mut report.records {
+        if r.failure.as_ref().is_some_and(|f| f.violations.iter().any(|v| v.invariant == inv)) {
+            r.failure = None;
+        }
+    }
+    report.reproduced = report
+        .records
+        .iter()
+        .filter_map(|r| r.failure.as_ref())
+        .flat_map(|f| crate::Signature::all(&f.violations))
+        .collect();
+    report.finish();
+    assert!(report.findings.iter().filter(|f| f.invariant == inv).all(|f| f.reproducer.is_none()));
+    c.keep_one_per_rule(&subject, &toolcert_gen::case_strategy(&c.gen_config()), &mut report);
+    report.finish();
+    let kept = report.findings.iter().find(|f| f.invariant == inv && f.reproducer.is_some());
+    let kept = kept.unwrap_or_else(|| panic!("{inv} has no failure in full:\n{}", report.to_text(9)));
+    assert!(kept.reproducer.as_ref().unwrap().case.starts_with("gen/1/"));
+}

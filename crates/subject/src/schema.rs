@@ -3,6 +3,9 @@
 //! Compiling a JSON Schema costs far more than validating against it, and a run meets the
 //! same few tool schemas in every case. Both the reference accumulator and the oracle
 //! validate through this cache (neither consults the other: this is only a compiler).
+//!
+//! Without the `schema` feature (the light dev-dependency) there is no validator: every
+//! document is accepted, and [`AVAILABLE`] tells a runner not to use the schema profile.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -10,26 +13,41 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+/// Whether schemas are validated at all (the `schema` feature).
+pub const AVAILABLE: bool = cfg!(feature = "schema");
+
 /// A compiled schema, or why it did not compile.
 pub enum Compiled {
+    #[cfg(feature = "schema")]
     Valid(jsonschema::Validator),
     Invalid(String),
+    /// Built without the `schema` feature: accepts every document.
+    #[cfg(not(feature = "schema"))]
+    Unavailable,
 }
 
 impl Compiled {
     /// The validation errors of `args`, as messages; a schema that does not compile rejects
     /// everything with that reason.
+    #[cfg_attr(not(feature = "schema"), allow(unused_variables))]
     pub fn errors(&self, args: &Value) -> Vec<String> {
         match self {
+            #[cfg(feature = "schema")]
             Compiled::Valid(v) => v.iter_errors(args).map(|e| e.to_string()).collect(),
             Compiled::Invalid(e) => vec![format!("the tool's schema does not compile: {e}")],
+            #[cfg(not(feature = "schema"))]
+            Compiled::Unavailable => Vec::new(),
         }
     }
 
+    #[cfg_attr(not(feature = "schema"), allow(unused_variables))]
     pub fn accepts(&self, args: &Value) -> bool {
         match self {
+            #[cfg(feature = "schema")]
             Compiled::Valid(v) => v.is_valid(args),
             Compiled::Invalid(_) => false,
+            #[cfg(not(feature = "schema"))]
+            Compiled::Unavailable => true,
         }
     }
 }
@@ -63,10 +81,13 @@ fn lookup(schema: &Value, keep: impl FnOnce() -> Arc<Value>) -> Rc<Compiled> {
         {
             return Rc::clone(c);
         }
+        #[cfg(feature = "schema")]
         let c = Rc::new(match jsonschema::validator_for(schema) {
             Ok(v) => Compiled::Valid(v),
             Err(e) => Compiled::Invalid(e.to_string()),
         });
+        #[cfg(not(feature = "schema"))]
+        let c = Rc::new(Compiled::Unavailable);
         if cache.len() == KEEP {
             cache.remove(0);
         }
@@ -75,7 +96,7 @@ fn lookup(schema: &Value, keep: impl FnOnce() -> Arc<Value>) -> Rc<Compiled> {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "schema"))]
 mod tests {
     use super::*;
 
