@@ -269,6 +269,7 @@ impl Lexer {
     }
 
     /// Consumes byte `i`.
+    #[inline(always)]
     fn step(&mut self, bytes: &[u8], i: usize, top_keys: &mut Option<Vec<std::ops::Range<usize>>>) {
         let b = bytes[i];
         match self.token {
@@ -688,7 +689,8 @@ mod tests {
     /// on every generated document and on documents that end in an error.
     #[test]
     fn scan_at_agrees_with_the_full_scan() {
-        let mut docs: Vec<String> = vec![r#"{"a": "x\q y", "b": 1}"#.into(), r#"{"a": [1, 2"#.into(), "".into()];
+        let mut docs: Vec<String> =
+            vec![r#"{"a": "x\q y", "b": 1}"#.into(), r#"{"a": [1, 2"#.into(), "".into()];
         for case in crate::cases(&crate::GenConfig::default(), 9).take(2000) {
             docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
         }
