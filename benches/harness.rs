@@ -1,15 +1,17 @@
-//! The harness itself: generated cases per second, generate + render + run + check against
-//! the reference, on one core. Named `{group}/{case}/{impl}`.
+//! The harness itself: checked cases per second on one core, as `toolcert certify --jobs 1`
+//! checks them: generated case k of the seed (from `(seed, k)` alone), classified for the
+//! coverage report, rendered, run through the reference and judged, with the delivered-whole
+//! re-run on one case in four. Named `harness/{what}/{level}/reference`.
 //!
 //! Uses mimalloc, as the `toolcert` binary does.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::TestRunner;
-use toolcert::gen::{case_strategy, rng_for_seed, GenConfig};
-use toolcert::oracle::Profile;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use proptest::strategy::ValueTree;
+use toolcert::gen::strategy::case_tree;
+use toolcert::gen::{case_strategy, CoverageStats};
 use toolcert::reference::ReferenceSubject;
-use toolcert::runner::Setting;
+use toolcert::runner::{Certification, Setting};
+use toolcert::subject::Level;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -19,18 +21,18 @@ const BATCH: u64 = 1000;
 fn cases_per_second(c: &mut Criterion) {
     let mut group = c.benchmark_group("harness");
     group.throughput(Throughput::Elements(BATCH));
-    for (name, schema) in [("default", true), ("no-schema", false)] {
-        let cfg = GenConfig { schema, ..GenConfig::default() };
-        let strategy = case_strategy(&cfg);
-        let profile = Profile { schema };
-        let mut runner = TestRunner::new_with_rng(Default::default(), rng_for_seed(1));
-        group.bench_function(format!("generate+check/{name}/reference"), |b| {
-            let mut k = 0usize;
+    for (name, level) in [("events", Level::Events), ("wire", Level::Wire), ("bytes", Level::Bytes)] {
+        let run = Certification { level, ..Certification::default() };
+        let strategy = case_strategy(&run.gen_config());
+        let setting = run.setting();
+        group.bench_function(format!("certify/{name}/reference"), |b| {
+            let mut k = 0u64;
+            let mut coverage = CoverageStats::new();
             b.iter(|| {
                 for _ in 0..BATCH {
-                    let case = strategy.new_tree(&mut runner).expect("a case").current();
-                    // As `certify` does: the delivered-whole re-run on one case in four.
-                    let setting = Setting { chunking: k.is_multiple_of(4), ..Setting::events(profile) };
+                    let case = case_tree(&strategy, 1, k).current();
+                    coverage.record(&case);
+                    let setting = Setting { chunking: k.is_multiple_of(4), ..setting };
                     k += 1;
                     let checked = toolcert::runner::check(&ReferenceSubject, &case, setting);
                     // A benchmark is also a correctness check.
@@ -38,29 +40,35 @@ fn cases_per_second(c: &mut Criterion) {
                 }
             })
         });
-        let mut runner = TestRunner::new_with_rng(Default::default(), rng_for_seed(1));
+        if level != Level::Events {
+            continue;
+        }
         group.bench_function(format!("generate/{name}/gen"), |b| {
+            let mut k = 0u64;
             b.iter(|| {
                 for _ in 0..BATCH {
-                    std::hint::black_box(strategy.new_tree(&mut runner).expect("a case").current());
+                    std::hint::black_box(case_tree(&strategy, 1, k).current());
+                    k += 1;
                 }
             })
         });
-        let mut runner = TestRunner::new_with_rng(Default::default(), rng_for_seed(2));
-        let cases: Vec<_> =
-            (0..BATCH).map(|_| strategy.new_tree(&mut runner).expect("a case").current()).collect();
+        let cases: Vec<_> = (0..BATCH).map(|k| case_tree(&strategy, 2, k).current()).collect();
+        group.bench_function(format!("classify/{name}/coverage"), |b| {
+            let mut coverage = CoverageStats::new();
+            b.iter(|| {
+                for case in &cases {
+                    std::hint::black_box(coverage.record(case));
+                }
+            })
+        });
         group.bench_function(format!("check/{name}/reference"), |b| {
-            b.iter_batched(
-                || (),
-                |_| {
-                    for case in &cases {
-                        let setting = Setting { chunking: false, ..Setting::events(profile) };
-                        let checked = toolcert::runner::check(&ReferenceSubject, case, setting);
-                        assert!(checked.violations.is_empty());
-                    }
-                },
-                BatchSize::SmallInput,
-            )
+            b.iter(|| {
+                for case in &cases {
+                    let setting = Setting { chunking: false, ..setting };
+                    let checked = toolcert::runner::check(&ReferenceSubject, case, setting);
+                    assert!(checked.violations.is_empty());
+                }
+            })
         });
     }
     group.finish();
@@ -68,7 +76,7 @@ fn cases_per_second(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(4));
+    config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(5));
     targets = cases_per_second
 }
 criterion_main!(benches);

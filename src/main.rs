@@ -539,30 +539,48 @@ fn certify(args: CertifyArgs) -> ExitCode {
         let run = run_in(level, speech);
         let label = setting_name(level, speech);
         let setting_started = std::time::Instant::now();
-        let report = run.run_jobs(&*subject, (jobs > 1).then_some(&more), &mut |done, total| {
-            if quiet || started.elapsed().as_secs_f64() < 1.0 {
-                return;
-            }
-            let b = bar.get_or_insert_with(|| {
-                let b = indicatif::ProgressBar::new(total as u64);
-                b.set_style(
-                    indicatif::ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} cases  {msg}")
-                        .expect("a valid template"),
-                );
-                b
-            });
-            b.set_length(total as u64);
-            b.set_prefix(format!("[{}/{count}] {label}", k + 1));
-            b.set_position(done as u64);
-            // The average rate since this setting started: the bar appears after a second of
-            // work, and indicatif's own estimate read that first jump from 0 as millions of
-            // cases a second.
-            if done > 0 {
-                let rate = done as f64 / setting_started.elapsed().as_secs_f64().max(1e-3);
-                let left = total.saturating_sub(done) as f64 / rate;
-                b.set_message(format!("{rate:.0} cases/s  eta {}s", left.ceil() as u64));
-            }
-        });
+        // The JSONL stream is written as the run goes (to --out and, with --format jsonl, to
+        // stdout), so the run keeps no record per case.
+        let mut sink = StreamOut {
+            dir: args.output.out.as_ref().map(|d| (d.clone(), count > 1)),
+            file: None,
+            stdout: (args.output.format == Format::Jsonl).then(|| {
+                toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(std::io::stdout()))
+            }),
+            error: None,
+        };
+        let report = run.run_streamed(
+            &*subject,
+            (jobs > 1).then_some(&more),
+            &mut |done, total| {
+                if quiet || started.elapsed().as_secs_f64() < 1.0 {
+                    return;
+                }
+                let b = bar.get_or_insert_with(|| {
+                    let b = indicatif::ProgressBar::new(total as u64);
+                    b.set_style(
+                        indicatif::ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} cases  {msg}")
+                            .expect("a valid template"),
+                    );
+                    b
+                });
+                b.set_length(total as u64);
+                b.set_prefix(format!("[{}/{count}] {label}", k + 1));
+                b.set_position(done as u64);
+                // The average rate since this setting started: the bar appears after a second of
+                // work, and indicatif's own estimate read that first jump from 0 as millions of
+                // cases a second.
+                if done > 0 {
+                    let rate = done as f64 / setting_started.elapsed().as_secs_f64().max(1e-3);
+                    let left = total.saturating_sub(done) as f64 / rate;
+                    b.set_message(format!("{rate:.0} cases/s  eta {}s", left.ceil() as u64));
+                }
+            },
+            &mut sink,
+        );
+        if let Err(code) = sink.finish() {
+            return code;
+        }
         reports.push(report);
     }
     if let Some(b) = bar {
@@ -585,6 +603,79 @@ fn certify(args: CertifyArgs) -> ExitCode {
         return emit(report, &args.output, baseline);
     }
     emit_combined(toolcert::runner::Combined::new(ran), &args.output)
+}
+
+/// Where a streamed run's JSONL goes: `--out DIR`'s report.jsonl (DIR/SETTING/report.jsonl
+/// over several settings), and stdout with `--format jsonl`.
+struct StreamOut {
+    /// The directory, and whether each setting has a folder of its own.
+    dir: Option<(PathBuf, bool)>,
+    file: Option<toolcert::runner::jsonl::JsonlWriter<std::io::BufWriter<std::fs::File>>>,
+    stdout: Option<toolcert::runner::jsonl::JsonlWriter<std::io::BufWriter<std::io::Stdout>>>,
+    /// The --out file could not be opened.
+    error: Option<String>,
+}
+
+impl toolcert::runner::RecordSink for StreamOut {
+    fn header(&mut self, report: &Report) {
+        if let Some((dir, per_setting)) = &self.dir {
+            let dir = match per_setting {
+                true => dir.join(toolcert::runner::report::file_stem(&report.setting_label())),
+                false => dir.clone(),
+            };
+            let path = dir.join("report.jsonl");
+            match std::fs::create_dir_all(&dir).and_then(|()| std::fs::File::create(&path)) {
+                Ok(f) => {
+                    self.file = Some(toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(f)))
+                }
+                Err(e) => self.error = Some(format!("cannot write {}: {e}", path.display())),
+            }
+        }
+        self.file.as_mut().into_iter().for_each(|w| w.header(report));
+        self.stdout.as_mut().into_iter().for_each(|w| w.header(report));
+    }
+
+    fn case(&mut self, record: &toolcert::runner::CaseRecord) {
+        self.file.as_mut().into_iter().for_each(|w| w.case(record));
+        self.stdout.as_mut().into_iter().for_each(|w| w.case(record));
+    }
+
+    fn footer(&mut self, report: &Report) {
+        self.file.as_mut().into_iter().for_each(|w| w.footer(report));
+        self.stdout.as_mut().into_iter().for_each(|w| w.footer(report));
+    }
+
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+            || self.file.as_ref().is_some_and(|w| w.stopped())
+            || self.stdout.as_ref().is_some_and(|w| w.stopped())
+    }
+}
+
+impl StreamOut {
+    /// Flushes both; the exit code of the first failure (a closed stdout as a SIGPIPE would
+    /// end toolcert, an --out file that could not be written as an internal error).
+    fn finish(self) -> Result<(), ExitCode> {
+        if let Some(w) = self.stdout {
+            match w.finish() {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    return Err(ExitCode::from(exit::CLOSED_STDOUT))
+                }
+                Err(e) => {
+                    eprintln!("toolcert: cannot write to stdout: {e}");
+                    return Err(ExitCode::from(exit::INTERNAL));
+                }
+            }
+        }
+        let file =
+            self.file.map(|w| w.finish().map(drop).map_err(|e| format!("cannot write report.jsonl: {e}")));
+        if let Some(e) = self.error.or(file.and_then(Result::err)) {
+            eprintln!("toolcert: {e}");
+            return Err(ExitCode::from(exit::INTERNAL));
+        }
+        Ok(())
+    }
 }
 
 /// The cores this process may use: the default of `--jobs`.
@@ -709,6 +800,8 @@ fn emit_combined(combined: toolcert::runner::Combined, output: &OutputArgs) -> E
             s.push('\n');
             s
         }
+        // A streamed run printed its streams as it ran.
+        Format::Jsonl if combined.settings.iter().all(Report::is_streamed) => String::new(),
         Format::Jsonl => {
             let mut all = String::new();
             for r in &combined.settings {
@@ -729,11 +822,11 @@ fn emit_combined(combined: toolcert::runner::Combined, output: &OutputArgs) -> E
     if let Some(dir) = &output.out {
         for r in &combined.settings {
             let sub = dir.join(toolcert::runner::report::file_stem(&r.setting_label()));
-            match toolcert::runner::out::write_out(&sub, r) {
+            match write_out(&sub, r) {
                 Ok(files) => eprintln!(
                     "toolcert: wrote {} and {} reproducer files",
                     sub.join("report.jsonl").display(),
-                    files.len() - 1
+                    files
                 ),
                 Err(e) => {
                     eprintln!("toolcert: {e}");
@@ -743,6 +836,15 @@ fn emit_combined(combined: toolcert::runner::Combined, output: &OutputArgs) -> E
         }
     }
     ExitCode::from(combined.verdict().code())
+}
+
+/// `--out DIR`: the reproducers, and report.jsonl unless the run streamed it there already;
+/// the number of reproducer files.
+fn write_out(dir: &Path, report: &Report) -> Result<usize, String> {
+    if report.is_streamed() {
+        return toolcert::runner::out::write_reproducers(dir, report).map(|f| f.len());
+    }
+    toolcert::runner::out::write_out(dir, report).map(|f| f.len() - 1)
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
@@ -763,6 +865,7 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
             s.push('\n');
             s
         }
+        Format::Jsonl if report.is_streamed() => String::new(),
         Format::Jsonl => match toolcert::runner::jsonl::to_jsonl(&report) {
             Ok(s) => s,
             Err(e) => {
@@ -776,11 +879,11 @@ fn emit(mut report: Report, output: &OutputArgs, baseline: Option<Baseline>) -> 
     out!("{printed}");
     let mut internal = false;
     if let Some(dir) = &output.out {
-        match toolcert::runner::out::write_out(dir, &report) {
+        match write_out(dir, &report) {
             Ok(files) => eprintln!(
                 "toolcert: wrote {} and {} reproducer files",
                 dir.join("report.jsonl").display(),
-                files.len() - 1
+                files
             ),
             Err(e) => {
                 eprintln!("toolcert: {e}");

@@ -79,6 +79,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 /// Reads an event's data as `T`; anything else is `Malformed`, naming the event and the
 /// path of the field at fault.
 pub(crate) fn parse<'a, T: Deserialize<'a>>(event: &str, data: &'a str) -> Result<T, TurnError> {
+    // Plain serde first: tracking the path costs as much again as the parse (every key
+    // copied), and it is only needed to explain an error, which the second parse finds at
+    // the same place.
+    let mut de = serde_json::Deserializer::from_str(data);
+    if let Ok(value) = T::deserialize(&mut de).and_then(|v| de.end().map(|()| v)) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_str(data);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();

@@ -269,6 +269,7 @@ impl Lexer {
     }
 
     /// Consumes byte `i`.
+    #[inline(always)]
     fn step(&mut self, bytes: &[u8], i: usize, top_keys: &mut Option<Vec<std::ops::Range<usize>>>) {
         let b = bytes[i];
         match self.token {
@@ -406,17 +407,130 @@ fn string_run(bytes: &[u8]) -> usize {
 
 /// Scans `doc` once; see the module docs. `top_keys` is left empty.
 pub(crate) fn scan(doc: &str) -> Scan {
-    scan_impl(doc, false)
+    let mut sink = Every(Vec::with_capacity(doc.len() + 1));
+    let (status, top_keys) = scan_impl(doc, false, &mut sink);
+    let any = sink.0.iter().fold(0, |a, f| a | f);
+    Scan { flags: sink.0, status, top_keys, any }
 }
 
 /// [`scan`], also recording the top-level keys.
+#[cfg(test)]
 pub(crate) fn scan_with_keys(doc: &str) -> Scan {
-    scan_impl(doc, true)
+    let mut sink = Every(Vec::with_capacity(doc.len() + 1));
+    let (status, top_keys) = scan_impl(doc, true, &mut sink);
+    let any = sink.0.iter().fold(0, |a, f| a | f);
+    Scan { flags: sink.0, status, top_keys, any }
 }
 
-fn scan_impl(doc: &str, keys: bool) -> Scan {
+/// [`scan_with_keys`] that keeps the flags of the offsets `at` only (sorted, each in
+/// `0..=len`): `flags[n]` is the flags of offset `at[n]`. What coverage needs of a document,
+/// without a flag per byte (the one pass over the bytes is the same).
+pub(crate) fn scan_at(doc: &str, at: &[usize]) -> Scan {
+    debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
+    let mut sink = Only { at, next: 0, flags: Vec::with_capacity(at.len()) };
+    let (status, top_keys) = scan_impl(doc, true, &mut sink);
+    let any = sink.flags.iter().fold(0, |a, f| a | f);
+    Scan { flags: sink.flags, status, top_keys, any }
+}
+
+/// Where the scan puts the flags of each offset.
+trait Sink {
+    /// Whether the flags of offset `s` are wanted (offsets come in increasing order).
+    fn wants(&self, s: usize) -> bool;
+    fn put(&mut self, s: usize, f: u16);
+    /// Offsets `i..end` of plain string content, `base` their common flags.
+    fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16);
+    /// Offsets `i..len` past a lexical error: only the boundary flag.
+    fn after_error(&mut self, bytes: &[u8], i: usize);
+}
+
+/// Every offset's flags.
+struct Every(Vec<u16>);
+
+/// `s` is a char boundary unless byte `s` continues a multi-byte character.
+fn boundary(b: u8) -> u16 {
+    if (b as i8) >= -0x40 {
+        flag::BOUNDARY
+    } else {
+        0
+    }
+}
+
+impl Sink for Every {
+    #[inline(always)]
+    fn wants(&self, _: usize) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn put(&mut self, _: usize, f: u16) {
+        self.0.push(f);
+    }
+
+    fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
+        // Branch-free per byte (it vectorizes); in a string, byte `j - 1` is the opening
+        // quote or content.
+        let flags = &mut self.0;
+        let at = flags.len();
+        flags.resize(at + (end - i), 0);
+        for ((f, &b), &prev) in flags[at..].iter_mut().zip(&bytes[i..end]).zip(&bytes[i - 1..end - 1]) {
+            *f = base
+                | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
+                | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE);
+        }
+    }
+
+    fn after_error(&mut self, bytes: &[u8], i: usize) {
+        self.0.extend(bytes[i..].iter().map(|&b| boundary(b)));
+    }
+}
+
+/// The flags of a few offsets.
+struct Only<'a> {
+    at: &'a [usize],
+    next: usize,
+    flags: Vec<u16>,
+}
+
+impl Only<'_> {
+    /// Puts `f(s)` for every wanted offset `s` below `end`.
+    #[inline(always)]
+    fn each_below(&mut self, end: usize, f: impl Fn(usize) -> u16) {
+        while let Some(&s) = self.at.get(self.next).filter(|&&s| s < end) {
+            self.flags.push(f(s));
+            self.next += 1;
+        }
+    }
+}
+
+impl Sink for Only<'_> {
+    #[inline(always)]
+    fn wants(&self, s: usize) -> bool {
+        self.at.get(self.next) == Some(&s)
+    }
+
+    #[inline(always)]
+    fn put(&mut self, s: usize, f: u16) {
+        // Duplicated offsets get the same flags.
+        self.each_below(s + 1, |_| f);
+    }
+
+    fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
+        self.each_below(end, |s| {
+            let (b, prev) = (bytes[s], bytes[s - 1]);
+            base | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
+                | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE)
+        });
+        debug_assert!(self.at.get(self.next).is_none_or(|&s| s >= end) && i <= end);
+    }
+
+    fn after_error(&mut self, bytes: &[u8], _: usize) {
+        self.each_below(bytes.len(), |s| boundary(bytes[s]));
+    }
+}
+
+fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>) {
     let bytes = doc.as_bytes();
-    let mut flags = Vec::with_capacity(bytes.len() + 1);
     let mut top_keys = keys.then(Vec::new);
     let mut lx = Lexer {
         stack: Stack::default(),
@@ -427,15 +541,13 @@ fn scan_impl(doc: &str, keys: bool) -> Scan {
         values_done: 0,
         key_start: 0,
     };
-    // `s` is a char boundary unless byte `s` continues a multi-byte character.
-    let boundary = |b: u8| if (b as i8) >= -0x40 { flag::BOUNDARY } else { 0 };
     let len = bytes.len();
     let mut started = false;
     let mut i = 0;
     while i < len {
         if lx.error {
             // Past an error nothing is classified.
-            flags.extend(bytes[i..].iter().map(|&b| boundary(b)));
+            sink.after_error(bytes, i);
             break;
         }
         if let Token::Str { key } = lx.token {
@@ -449,21 +561,15 @@ fn scan_impl(doc: &str, keys: bool) -> Scan {
                 base |= flag::NESTED;
             }
             let end = i + string_run(&bytes[i..]);
-            // Branch-free per byte (it vectorizes); in a string, byte `j - 1` is the opening
-            // quote or content.
-            let at = flags.len();
-            flags.resize(at + (end - i), 0);
-            for ((f, &b), &prev) in flags[at..].iter_mut().zip(&bytes[i..end]).zip(&bytes[i - 1..end - 1]) {
-                *f = base
-                    | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
-                    | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE);
-            }
+            sink.string_run(bytes, i, end, base);
             i = end;
             if i == len {
                 break;
             }
         }
-        flags.push(lx.flags_here(bytes, i) | boundary(bytes[i]));
+        if sink.wants(i) {
+            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
+        }
         if !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
             started = true;
         }
@@ -477,7 +583,9 @@ fn scan_impl(doc: &str, keys: bool) -> Scan {
             lx.value_done();
         }
     }
-    flags.push(lx.flags_here(bytes, bytes.len()) | flag::BOUNDARY);
+    if sink.wants(len) {
+        sink.put(len, lx.flags_here(bytes, len) | flag::BOUNDARY);
+    }
     let status = if !started {
         Status::Empty
     } else if lx.error || lx.values_done > 1 {
@@ -487,8 +595,7 @@ fn scan_impl(doc: &str, keys: bool) -> Scan {
     } else {
         Status::Incomplete
     };
-    let any = flags.iter().fold(0, |a, f| a | f);
-    Scan { flags, status, top_keys: top_keys.unwrap_or_default(), any }
+    (status, top_keys.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -575,6 +682,31 @@ mod tests {
                     assert_eq!(strict, status == Status::Valid, "{status:?} for {a:?}");
                 }
             }
+        }
+    }
+
+    /// The flags of a few offsets are those the full scan gives them, duplicates included,
+    /// on every generated document and on documents that end in an error.
+    #[test]
+    fn scan_at_agrees_with_the_full_scan() {
+        let mut docs: Vec<String> =
+            vec![r#"{"a": "x\q y", "b": 1}"#.into(), r#"{"a": [1, 2"#.into(), "".into()];
+        for case in crate::cases(&crate::GenConfig::default(), 9).take(2000) {
+            docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
+        }
+        for d in &docs {
+            let full = scan_with_keys(d);
+            let len = d.len();
+            let mut at: Vec<usize> = [0, len / 3, len / 3, len / 2 + 1, len.saturating_sub(1), len]
+                .into_iter()
+                .map(|s| s.min(len))
+                .collect();
+            at.sort_unstable();
+            let some = scan_at(d, &at);
+            let want: Vec<u16> = at.iter().map(|&s| full.flags[s]).collect();
+            assert_eq!(some.flags, want, "{d:?} at {at:?}");
+            assert_eq!(some.status, full.status);
+            assert_eq!(some.top_keys, full.top_keys);
         }
     }
 

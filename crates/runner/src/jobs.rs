@@ -32,7 +32,7 @@ pub struct MoreSubjects<'a> {
 pub(crate) fn check_in_parallel(
     run: &Certification,
     strategy: &CaseStrategy,
-    ks: &[usize],
+    ks: &mut dyn Iterator<Item = usize>,
     jobs: usize,
     more: &MoreSubjects<'_>,
     own: &dyn Subject,
@@ -66,8 +66,12 @@ pub(crate) fn check_in_parallel(
             });
         }
         drop(done_tx);
-        for chunk in ks.chunks(window) {
-            for &k in chunk {
+        loop {
+            let chunk: Vec<usize> = (&mut *ks).take(window).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            for &k in &chunk {
                 // The receivers live until the scope ends.
                 let _ = work_tx.send(k);
             }
@@ -81,7 +85,7 @@ pub(crate) fn check_in_parallel(
                     Err(_) => break,
                 }
             }
-            for &k in chunk {
+            for &k in &chunk {
                 let (case, coverage, checked) = match back.remove(&k).flatten() {
                     Some(done) => done,
                     None => {

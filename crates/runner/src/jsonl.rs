@@ -25,6 +25,7 @@ use toolcert_subject::Level;
 use crate::findings::Signature;
 use crate::report::{Broken, CaseRecord, CaseStatus, Failure, Report};
 use crate::suite::Suite;
+use crate::tally::RecordSink;
 
 /// The version of the JSONL record format.
 pub const JSONL_FORMAT: u32 = 1;
@@ -141,18 +142,35 @@ fn footer(r: &Report) -> Footer {
 }
 
 /// The report as a JSONL stream. Fails for a report read from a JSON summary, which has no
-/// per-case records.
+/// per-case records, and for a streamed run, whose records went to its sink.
 pub fn to_jsonl(r: &Report) -> Result<String, String> {
     if !r.has_records() {
-        return Err("this report was read from a JSON summary, which has no per-case records; \
-                    only a run or a JSONL report can be written as JSONL"
-            .into());
+        return Err(if r.streamed.is_some() {
+            "this report was streamed (its records went to the JSONL stream as the run went); \
+             only a report holding its records can be written as JSONL again"
+                .into()
+        } else {
+            "this report was read from a JSON summary, which has no per-case records; \
+             only a run or a JSONL report can be written as JSONL"
+                .into()
+        });
     }
-    let mut out = String::new();
-    let mut line = |l: &Line| {
-        out.push_str(&serde_json::to_string(l).expect("a record serialises"));
-        out.push('\n');
-    };
+    let mut out = header_line(r);
+    for rec in &r.records {
+        out += &case_line(rec);
+    }
+    out += &footer_line(r);
+    Ok(out)
+}
+
+fn line(l: &Line) -> String {
+    let mut out = serde_json::to_string(l).expect("a record serialises");
+    out.push('\n');
+    out
+}
+
+/// The stream's first line.
+pub fn header_line(r: &Report) -> String {
     line(&Line::Header(Header {
         format: JSONL_FORMAT,
         tool: r.tool.clone(),
@@ -169,24 +187,77 @@ pub fn to_jsonl(r: &Report) -> Result<String, String> {
         seed: r.seed,
         seeds: r.seeds.clone(),
         shard: r.shard.clone(),
-    }));
-    for rec in &r.records {
-        line(&Line::Case(CaseLine {
-            case: rec.case.clone(),
-            index: rec.index,
-            seed: rec.seed,
-            status: rec.status,
-            reason: rec.reason.clone(),
-            broke: rec.broke.clone(),
-            signatures: rec.signatures.clone(),
-            exercised: rec.exercised,
-            violations: rec.failure.as_ref().map(|f| f.violations.clone()).unwrap_or_default(),
-            scenario: rec.failure.as_ref().map(|f| f.scenario.clone()),
-            shrunk: rec.seed.is_some() && rec.failure.is_some(),
-        }));
+    }))
+}
+
+/// One case's line.
+pub fn case_line(rec: &CaseRecord) -> String {
+    line(&Line::Case(CaseLine {
+        case: rec.case.clone(),
+        index: rec.index,
+        seed: rec.seed,
+        status: rec.status,
+        reason: rec.reason.clone(),
+        broke: rec.broke.clone(),
+        signatures: rec.signatures.clone(),
+        exercised: rec.exercised,
+        violations: rec.failure.as_ref().map(|f| f.violations.clone()).unwrap_or_default(),
+        scenario: rec.failure.as_ref().map(|f| f.scenario.clone()),
+        shrunk: rec.seed.is_some() && rec.failure.is_some(),
+    }))
+}
+
+/// The last line, with the finished report's counts.
+pub fn footer_line(r: &Report) -> String {
+    line(&Line::Footer(footer(r)))
+}
+
+/// A [`RecordSink`] writing the JSONL stream to `out` as the run goes (`--out DIR`'s
+/// `report.jsonl`, `--format jsonl` on stdout). The first write error stops the writing and
+/// is kept for [`JsonlWriter::finish`].
+pub struct JsonlWriter<W: std::io::Write> {
+    out: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> JsonlWriter<W> {
+    pub fn new(out: W) -> Self {
+        JsonlWriter { out, error: None }
     }
-    line(&Line::Footer(footer(r)));
-    Ok(out)
+
+    fn write(&mut self, line: &str) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(line.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// Flushes; the first error any write met.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush().map(|()| self.out),
+        }
+    }
+}
+
+impl<W: std::io::Write> RecordSink for JsonlWriter<W> {
+    fn header(&mut self, report: &Report) {
+        self.write(&header_line(report));
+    }
+
+    fn case(&mut self, record: &CaseRecord) {
+        self.write(&case_line(record));
+    }
+
+    fn footer(&mut self, report: &Report) {
+        self.write(&footer_line(report));
+    }
+
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+    }
 }
 
 /// Rebuilds a report from its JSONL stream, checking the footer's counts against the records.
@@ -264,6 +335,8 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     records: Vec::new(),
                     reproduced: Default::default(),
                     legacy: false,
+                    tally: Default::default(),
+                    streamed: None,
                 });
             }
             (Line::Header(_), Some(_)) => return Err(format!("line {at}: a second header")),

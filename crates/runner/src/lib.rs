@@ -30,12 +30,14 @@ pub mod out;
 pub mod report;
 mod shard;
 pub mod suite;
+pub mod tally;
 pub use combined::Combined;
 pub use findings::{Finding, Signature, Size};
 pub use jobs::MoreSubjects;
 pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
 pub use shard::Shard;
+pub use tally::{Discard, RecordSink};
 
 /// What running one case gave.
 #[derive(Clone, Debug, Default)]
@@ -223,6 +225,11 @@ fn chunk_invariance(
     }
     for (s, (a, b)) in observed.iter().zip(&again.observations).enumerate() {
         let per_call = matches!(case.streams[s].shape, toolcert_scenario::Shape::PerCall);
+        // Compared as values (serialising every outcome of both runs cost a tenth of all
+        // the harness's instructions); serialised only to say how they differ.
+        if same_observation(a, b, per_call) {
+            continue;
+        }
         let summary = |o: &Observation| {
             let mut outcomes: Vec<String> =
                 o.outcomes.iter().map(|t| serde_json::to_string(&t.value).unwrap_or_default()).collect();
@@ -246,6 +253,26 @@ fn chunk_invariance(
         }
     }
     true
+}
+
+/// Whether two observations of one stream agree as the chunk invariance compares them: the
+/// outcomes (in order for the per-call shape, as a multiset for the interleaved one), the
+/// text (per-call shape only) and the error class.
+fn same_observation(a: &Observation, b: &Observation, per_call: bool) -> bool {
+    if a.outcomes.len() != b.outcomes.len()
+        || a.error.as_ref().map(|e| e.value.class) != b.error.as_ref().map(|e| e.value.class)
+    {
+        return false;
+    }
+    if per_call {
+        return a.text == b.text && a.outcomes.iter().zip(&b.outcomes).all(|(x, y)| x.value == y.value);
+    }
+    // A multiset comparison: each outcome of `a` takes one equal outcome of `b` not yet taken.
+    let mut taken = vec![false; b.outcomes.len()];
+    a.outcomes.iter().all(|x| {
+        let hit = b.outcomes.iter().enumerate().find(|(j, y)| !taken[*j] && y.value == x.value);
+        hit.map(|(j, _)| taken[j] = true).is_some()
+    })
 }
 
 /// Drives a fresh factory through the streams; stamps in neutral events.
@@ -421,23 +448,67 @@ impl Certification {
         more: Option<&MoreSubjects<'_>>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Report {
+        self.run_into(subject, more, progress, None)
+    }
+
+    /// [`Certification::run_jobs`] in bounded memory: every case record goes to `sink` as it
+    /// is made (after the header, before the footer: the JSONL stream, byte for byte what
+    /// [`jsonl::to_jsonl`] writes for the same run), and the report keeps counts, findings,
+    /// the failures kept in full and only the named, failing and skipped records (see
+    /// [`tally`]). Such a report cannot be written as JSONL again: its sink was the stream.
+    pub fn run_streamed(
+        &self,
+        subject: &dyn Subject,
+        more: Option<&MoreSubjects<'_>>,
+        progress: &mut dyn FnMut(usize, usize),
+        sink: &mut dyn RecordSink,
+    ) -> Report {
+        self.run_into(subject, more, progress, Some(sink))
+    }
+
+    fn run_into(
+        &self,
+        subject: &dyn Subject,
+        more: Option<&MoreSubjects<'_>>,
+        progress: &mut dyn FnMut(usize, usize),
+        mut sink: Option<&mut dyn RecordSink>,
+    ) -> Report {
         let mut report = Report::new(subject, self);
+        if let Some(sink) = sink.as_deref_mut() {
+            report.streamed = Some(report::Streamed {
+                span: Some((self.cases, self.shard, self.filter.clone())),
+                ..Default::default()
+            });
+            sink.header(&report);
+        }
+        let stopped = std::cell::Cell::new(false);
+        let mut hand_on = |report: &mut Report| {
+            if let Some(sink) = sink.as_deref_mut() {
+                report.hand_on(sink);
+                stopped.set(sink.stopped());
+            }
+        };
         if self.named {
             for (i, named) in toolcert_gen::named::all().into_iter().enumerate() {
+                if stopped.get() {
+                    break;
+                }
                 if !self.shard.takes(i) || !self.wants(&named.case.name) {
                     continue;
                 }
                 if named.needs_schema && !self.profile.schema {
                     report.skip(i, &named.case.name, "needs the schema profile");
-                    continue;
+                } else {
+                    let checked = check(subject, &named.case, self.setting());
+                    if let Some(reason) = checked.unsupported {
+                        report.skip(i, &named.case.name, &reason);
+                    } else {
+                        let kept = Some((&named.case, checked.violations.clone()));
+                        let (violations, exercised) = (&checked.violations, checked.exercised);
+                        report.record_run(&named.case.name, i, None, violations, exercised, kept);
+                    }
                 }
-                let checked = check(subject, &named.case, self.setting());
-                if let Some(reason) = checked.unsupported {
-                    report.skip(i, &named.case.name, &reason);
-                    continue;
-                }
-                let kept = Some((&named.case, checked.violations.clone()));
-                report.record_run(&named.case.name, i, None, &checked.violations, checked.exercised, kept);
+                hand_on(&mut report);
             }
         }
         let after_named = toolcert_gen::named::all().len();
@@ -454,9 +525,13 @@ impl Certification {
                     report.record_run(&case.name, i, None, &checked.violations, checked.exercised, kept)
                 }
             }
+            hand_on(&mut report);
         }
-        self.generated(subject, more, &mut report, progress);
+        self.generated(subject, more, &mut report, progress, &mut hand_on, &stopped);
         report.finish();
+        if let Some(sink) = sink {
+            sink.footer(&report);
+        }
         report
     }
 
@@ -469,6 +544,8 @@ impl Certification {
         more: Option<&MoreSubjects<'_>>,
         report: &mut Report,
         progress: &mut dyn FnMut(usize, usize),
+        hand_on: &mut dyn FnMut(&mut Report),
+        stopped: &std::cell::Cell<bool>,
     ) {
         if self.cases == 0 {
             return;
@@ -478,8 +555,10 @@ impl Certification {
         let mut coverage = CoverageStats::new();
         let every = (self.cases / 200).max(1);
         let mut shrunk = 0;
-        let mine: Vec<usize> =
-            (0..self.cases).filter(|&k| self.shard.takes(k) && self.wants(&self.generated_name(k))).collect();
+        // This shard's cases only, never listed (a run of ten million keeps no list of them).
+        let mut mine = (0..self.cases)
+            .filter(|&k| self.shard.takes(k) && self.wants_generated(k))
+            .take_while(|_| !stopped.get());
         // Each case is checked wherever a job is free; what is kept, shrunk and recorded is
         // decided here, in the order of `k`, so every job count gives the same report.
         let mut record =
@@ -493,6 +572,7 @@ impl Certification {
                 }
                 if let Some(reason) = checked.unsupported {
                     report.unsupported_case((self.seed, k), &name, &reason);
+                    hand_on(report);
                     return;
                 }
                 let violations = checked.violations;
@@ -522,13 +602,14 @@ impl Certification {
                     checked.exercised,
                     kept.as_ref().map(|(c, v)| (c, v.clone())),
                 );
+                hand_on(report);
                 if k.is_multiple_of(every) || k + 1 == self.cases {
                     progress(k + 1, self.cases);
                 }
             };
         let jobs = more.map_or(1, |m| m.jobs.max(1));
         if jobs == 1 {
-            for &k in &mine {
+            for k in mine {
                 let case = self.generated_case(&strategy, k);
                 let checked = check(subject, &case, self.sampled(k));
                 record(k, case, None, checked, report);
@@ -538,7 +619,7 @@ impl Certification {
             crate::jobs::check_in_parallel(
                 self,
                 &strategy,
-                &mine,
+                &mut mine,
                 jobs,
                 more,
                 subject,
@@ -674,5 +755,10 @@ impl Certification {
 
     fn wants(&self, name: &str) -> bool {
         self.filter.as_deref().is_none_or(|f| name.contains(f))
+    }
+
+    /// [`Certification::wants`] of generated case `k`, naming it only when there is a filter.
+    fn wants_generated(&self, k: usize) -> bool {
+        self.filter.is_none() || self.wants(&self.generated_name(k))
     }
 }

@@ -40,6 +40,18 @@ pub fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Result<Vec<Ve
 /// Writes the JSONL report and the reproducers into `dir` (created if needed); returns the
 /// files written.
 pub fn write_out(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {
+    let jsonl = to_jsonl(report)?;
+    let path = dir.join("report.jsonl");
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    std::fs::write(&path, jsonl).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut written = vec![path];
+    written.extend(write_reproducers(dir, report)?);
+    Ok(written)
+}
+
+/// Writes the reproducers of [`write_out`] alone (a streamed run wrote `report.jsonl` as it
+/// went); returns the files written.
+pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {
     let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
     let failures = dir.join("failures");
     std::fs::create_dir_all(&failures).map_err(|e| fail(&failures, e))?;
@@ -49,7 +61,6 @@ pub fn write_out(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {
         written.push(path);
         Ok(())
     };
-    write(dir.join("report.jsonl"), to_jsonl(report)?.as_bytes())?;
     let mut stems = BTreeSet::new();
     for f in &report.failures {
         let base = file_stem(&f.case);

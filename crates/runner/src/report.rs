@@ -6,7 +6,6 @@
 //! of one implementation) merge back into one ([`crate::merge`]). They travel in the JSONL
 //! stream ([`crate::jsonl`]), not in the JSON report, which stays a summary.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +16,7 @@ use toolcert_subject::{Level, Subject};
 use crate::baseline::BaselineCheck;
 use crate::findings::{Finding, Signature, Size};
 use crate::suite::Suite;
+use crate::tally::{RecordSink, Tally};
 use crate::Certification;
 
 /// Pass, fail or not exercised, per invariant and grade. A rule passes only when at least
@@ -217,7 +217,30 @@ pub struct Report {
     /// findings to show.
     #[serde(skip)]
     pub legacy: bool,
+    /// What `finish` derives the report from.
+    #[serde(skip)]
+    pub(crate) tally: Tally,
+    /// A streamed run: each record was tallied and handed to a sink as it was made, and
+    /// `records` keeps only the named, failing and skipped ones.
+    #[serde(skip)]
+    pub(crate) streamed: Option<Streamed>,
 }
+
+/// How far a streamed run has handed its records on.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Streamed {
+    /// Records before this index were tallied and handed to the sink.
+    pub handed: usize,
+    /// Generated records kept (failing or skipped), at most [`MAX_KEPT_RECORDS`].
+    pub kept_generated: usize,
+    /// The generated cases of the run, to tell which ones ran: the count, the shard and the
+    /// filter.
+    pub span: Option<(usize, crate::Shard, Option<String>)>,
+}
+
+/// The most generated records (failing or skipped ones) a streamed run keeps in memory for
+/// the text, JUnit and baseline views; past it they are counted (and streamed) only.
+pub const MAX_KEPT_RECORDS: usize = 100_000;
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -297,6 +320,64 @@ impl Report {
             records: Vec::new(),
             reproduced: Default::default(),
             legacy: false,
+            tally: Tally::default(),
+            streamed: None,
+        }
+    }
+
+    /// Tallies the records made since the last call, hands them to `sink`, and drops those
+    /// a report does not read again (passing generated cases): a streamed run's memory does
+    /// not grow with its passing cases.
+    pub(crate) fn hand_on(&mut self, sink: &mut dyn RecordSink) {
+        let Some(st) = self.streamed.as_mut() else { return };
+        let from = st.handed;
+        for r in &self.records[from..] {
+            self.tally.add(r);
+            sink.case(r);
+        }
+        let kept = &mut st.kept_generated;
+        let mut k = 0;
+        self.records.retain(|r| {
+            k += 1;
+            if k <= from {
+                return true;
+            }
+            let keep = r.seed.is_none() || (r.status != CaseStatus::Pass && *kept < MAX_KEPT_RECORDS);
+            if keep && r.seed.is_some() {
+                *kept += 1;
+            }
+            keep
+        });
+        st.handed = self.records.len();
+    }
+
+    /// Whether the run streamed its records (its JSONL went to a sink as it ran, and the
+    /// report cannot be written as JSONL again).
+    pub fn is_streamed(&self) -> bool {
+        self.streamed.is_some()
+    }
+
+    /// Whether case `case` ran in this run (not skipped, not filtered out): from the records
+    /// when the report holds them all, otherwise from what the run was asked to run.
+    pub fn ran(&self, case: &str) -> bool {
+        let listed =
+            |case: &str| self.records.iter().any(|r| r.case == case && r.status != CaseStatus::Skipped);
+        let span = match &self.streamed {
+            Some(Streamed { span: Some(span), .. }) => span,
+            _ => return listed(case),
+        };
+        let generated = case
+            .strip_prefix("gen/")
+            .and_then(|rest| rest.split_once('/'))
+            .and_then(|(seed, k)| Some((seed.parse::<u64>().ok()?, k.parse::<usize>().ok()?)));
+        match generated {
+            Some((seed, k)) if seed == self.seed => {
+                let (cases, shard, filter) = span;
+                let skipped = self.records.iter().any(|r| r.case == case && r.status == CaseStatus::Skipped);
+                k < *cases && shard.takes(k) && filter.as_deref().is_none_or(|f| case.contains(f)) && !skipped
+            }
+            Some(_) => false,
+            None => listed(case),
         }
     }
 
@@ -445,36 +526,24 @@ impl Report {
         self.reproduced.iter().any(|sig| sig.invariant == inv)
     }
 
-    /// Derives every count, the per-invariant table and the verdict from the records.
+    /// Derives every count, the per-invariant table and the verdict from the records (or, for
+    /// a streamed run, from the tally made as they were streamed).
     pub fn finish(&mut self) {
-        let records = &self.records;
-        let run = || records.iter().filter(|r| r.status != CaseStatus::Skipped);
-        self.cases = run().count();
-        self.named_cases = run().filter(|r| r.seed.is_none()).count();
-        self.generated_cases = self.cases - self.named_cases;
-        self.skipped = records
-            .iter()
-            .filter(|r| r.status == CaseStatus::Skipped && r.seed.is_none())
-            .map(|r| Skipped { case: r.case.clone(), reason: r.reason.clone().unwrap_or_default() })
-            .collect();
-        self.unsupported =
-            records.iter().filter(|r| r.status == CaseStatus::Skipped && r.seed.is_some()).count();
-        self.failures = records.iter().filter_map(|r| r.failure.clone()).collect();
-        self.more_failures = run().filter(|r| r.status == CaseStatus::Fail && r.failure.is_none()).count();
-
-        let mut must: BTreeMap<Invariant, usize> = BTreeMap::new();
-        let mut should: BTreeMap<Invariant, usize> = BTreeMap::new();
-        for r in run() {
-            let mut invs: Vec<Invariant> = r.broke.iter().map(|b| b.invariant).collect();
-            invs.dedup();
-            for inv in invs {
-                let at_must = r.broke.contains(&Broken { invariant: inv, grade: Grade::Must });
-                *(if at_must { &mut must } else { &mut should }).entry(inv).or_default() += 1;
-            }
+        if self.streamed.is_none() {
+            self.tally = Tally::of(&self.records);
         }
+        let t = &self.tally;
+        self.cases = t.run;
+        self.named_cases = t.named;
+        self.generated_cases = self.cases - self.named_cases;
+        self.skipped = t.skipped.clone();
+        self.unsupported = t.unsupported;
+        self.failures = t.failures.clone();
+        self.more_failures = t.more_failures;
+        let (must, should) = (&t.must, &t.should);
         // Every case a current run records exercises SUBJECT-CRASH at least: records that all
         // exercise nothing come from a report older than the exercised counts.
-        self.legacy = run().next().is_some() && run().all(|r| r.exercised.is_empty());
+        self.legacy = t.run > 0 && t.exercised_nothing == t.run;
         // Such a report is judged as it was written: every case as able to break every rule of
         // its level and profile.
         let (level, schema) = (self.level, self.schema);
@@ -488,13 +557,8 @@ impl Report {
         };
         let exercised: Vec<usize> = Invariant::ALL
             .iter()
-            .map(|&inv| {
-                run()
-                    .filter(|r| {
-                        legacy(inv) || r.exercised.contains(inv) || r.broke.iter().any(|b| b.invariant == inv)
-                    })
-                    .count()
-            })
+            .enumerate()
+            .map(|(n, &inv)| if legacy(inv) { t.run } else { t.exercised.get(n).copied().unwrap_or(0) })
             .collect();
         let invariants: Vec<InvariantStatus> = Invariant::ALL
             .iter()
@@ -538,17 +602,13 @@ impl Report {
     /// The findings from the records: one per signature, counted over the cases that showed
     /// it, with the smallest failure kept in full that shows it as reproducer.
     fn derive_findings(&self) -> Vec<Finding> {
-        let mut by_sig: BTreeMap<&Signature, (usize, &CaseRecord)> = BTreeMap::new();
-        for r in self.records.iter().filter(|r| r.status == CaseStatus::Fail) {
-            for sig in &r.signatures {
-                by_sig.entry(sig).or_insert((0, r)).0 += 1;
-            }
-        }
+        let by_sig = &self.tally.signatures;
         // Kept failures whose signatures no record lists (shrinking found another view of
         // the same case) still reproduce what they show.
         let mut findings: Vec<Finding> = by_sig
-            .into_iter()
+            .iter()
             .map(|(sig, (cases, first))| {
+                let cases = *cases;
                 let smallest = self
                     .failures
                     .iter()
@@ -642,6 +702,11 @@ impl Report {
             Some(b) => {
                 (!b.unexpected.is_empty(), b.unexpected.iter().all(|e| e.invariant.is_some_and(crash)))
             }
+            // A streamed run keeps a bounded number of failing records: its tally counts them all.
+            None if self.streamed.is_some() => {
+                let (failing, crash_only) = self.tally.failing(self.grade);
+                (failing > 0 || !self.conforms, crash_only)
+            }
             None => {
                 let failing = self.failing_cases();
                 let crash_only = !failing.is_empty()
@@ -661,7 +726,8 @@ impl Report {
     /// Whether the report holds every case record (it was run, or read from JSONL), so it
     /// can be merged exactly and baselines can see every failure.
     pub fn has_records(&self) -> bool {
-        !self.records.is_empty() || (self.cases == 0 && self.skipped.is_empty() && self.unsupported == 0)
+        self.streamed.is_none() && !self.records.is_empty()
+            || (self.cases == 0 && self.skipped.is_empty() && self.unsupported == 0)
     }
 
     /// "events", or "wire (anthropic)".
@@ -809,7 +875,10 @@ impl Report {
         if counted.is_empty() {
             return out;
         }
-        let failing = self.failing_cases().len();
+        let failing = match self.streamed {
+            Some(_) => self.tally.failing(self.grade).0,
+            None => self.failing_cases().len(),
+        };
         let _ = writeln!(
             out,
             "\n{} in {} failing {}:",
