@@ -241,6 +241,7 @@ pub(crate) fn build_turn(
         faults: Vec::new(),
         pings: Vec::new(),
         transport: transport(&tp.transport, base, kind == 2),
+        wire: Default::default(),
     };
 
     let stop_event = usize::from(kind <= 1);

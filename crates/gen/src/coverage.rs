@@ -1020,6 +1020,7 @@ mod tests {
                 faults: vec![],
                 pings: vec![],
                 transport: Default::default(),
+                wire: Default::default(),
             },
         )
     }
@@ -1114,6 +1115,7 @@ mod tests {
             faults: vec![],
             pings: vec![],
             transport: Default::default(),
+            wire: Default::default(),
         };
         let cov = classify(&Case::single("t", turn));
         for l in [Label::TextBeforeCall, Label::TextAfterCall, Label::SameToolTwice] {

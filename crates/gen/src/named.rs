@@ -61,6 +61,7 @@ pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 
@@ -74,6 +75,7 @@ pub fn interleaved(blocks: Vec<Block>, order: Vec<u16>, ending: Ending) -> Turn 
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 

@@ -505,6 +505,7 @@ impl Report {
             AccSchema if !self.schema => "the schema profile is off (--no-schema)".into(),
             WireChat => "an openai-chat rule: not exercised in this dialect".into(),
             WireDone => "an openai-responses rule: not exercised in this dialect".into(),
+            WireUnknown => "generated in anthropic only: no unknown event or delta was delivered".into(),
             _ if self.cases == 0 => "no case ran".into(),
             _ => format!("none of the {} cases run could break it (see docs/SPEC.md)", self.cases),
         }
