@@ -235,44 +235,9 @@ impl Renderer<'_> {
     }
 }
 
-/// The blocks of the calls `turn` announces only by their `output_item.done`: those whose
-/// announcement, fragments and plain terminal (no mismatch: no deltas would be left to
-/// disagree with) are delivered with nothing else between them.
-fn item_only(turn: &Turn, neutral: &Rendered<'_>) -> Vec<u32> {
-    let calls: Vec<u32> = turn
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, toolcert_scenario::Block::Call(_)))
-        .map(|(k, _)| k as u32)
-        .collect();
-    let mut out = Vec::new();
-    for &c in &turn.wire.item_done_only {
-        let Some(&block) = calls.get(c as usize % calls.len().max(1)) else { continue };
-        let o = &neutral.origins;
-        let (Some(a), Some(s)) = (
-            o.iter().position(|x| *x == Origin::Announce { block }),
-            o.iter().position(|x| *x == Origin::CallStop { block }),
-        ) else {
-            continue;
-        };
-        let pure = a < s
-            && o[a..=s].iter().all(|x| match *x {
-                Origin::Announce { block: b } | Origin::Fragment { block: b, .. } | Origin::CallStop { block: b } => {
-                    b == block
-                }
-                _ => false,
-            });
-        if pure && matches!(neutral.events[s], Event::CallStop { arguments: None, .. }) && !out.contains(&block) {
-            out.push(block);
-        }
-    }
-    out
-}
-
 pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     let mut r = Renderer {
-        item_only: item_only(turn, neutral),
+        item_only: toolcert_render::item_done_only(turn, neutral),
         out: Out::default(),
         seq: 0,
         ids,

@@ -124,6 +124,29 @@ pub enum Label {
     SparseIndices,
     /// Per-call indices numbered across text blocks (a call's index is not its ordinal).
     IndicesAcrossText,
+    // Dialect events.
+    /// Responses: a call announced only by its `output_item.done` (no added, deltas or arguments done).
+    ItemDoneOnly,
+    /// Responses: a done mismatch carried by `output_item.done` alone, `function_call_arguments.done` agreeing with the deltas.
+    DoneMismatchItemOnly,
+    /// Responses: a done mismatch carried by `function_call_arguments.done` alone.
+    DoneMismatchArgumentsOnly,
+    /// Responses: `response.completed` (or `incomplete`) repeats the calls in its `output`.
+    CompletedRepeatsCalls,
+    /// Anthropic: a `content_block_delta` of a type the client does not know (`citations_delta` ...).
+    UnknownDelta,
+    /// Anthropic: an event type the client does not know.
+    UnknownEvent,
+    /// Chat: the prelude chunk (`choices: []`, `prompt_filter_results`).
+    ChatPrelude,
+    /// Chat: the usage-only chunk with `choices: []`.
+    UsageEmptyChoices,
+    /// Chat: the usage-only chunk without a `choices` key.
+    UsageWithoutChoices,
+    /// Chat: `[DONE]` closes a stream no finish reason ended.
+    DoneWithoutFinish,
+    /// Chat: `[DONE]` with nothing before it.
+    DoneAlone,
 }
 
 /// The sections of the coverage table.
@@ -141,6 +164,7 @@ pub enum LabelGroup {
     Degenerate,
     Transport,
     Indices,
+    Dialect,
 }
 
 /// The cases a label can apply to: the denominator of its percentage.
@@ -158,10 +182,14 @@ pub enum Scope {
     HasSchemaCall,
     /// Some turn travels with a transport plan (the bytes level).
     HasTransport,
+    /// Some turn has the per-call shape (Anthropic and Responses carry it).
+    PerCallTurn,
+    /// Some turn has the interleaved shape (OpenAI Chat carries it).
+    InterleavedTurn,
 }
 
 impl Label {
-    pub const ALL: [Label; 60] = [
+    pub const ALL: [Label; 71] = [
         Label::InsideStringNextToSpace,
         Label::BetweenBackslashAndEscape,
         Label::InsideUnicodeEscape,
@@ -222,6 +250,17 @@ impl Label {
         Label::TailBetweenCrLf,
         Label::SparseIndices,
         Label::IndicesAcrossText,
+        Label::ItemDoneOnly,
+        Label::DoneMismatchItemOnly,
+        Label::DoneMismatchArgumentsOnly,
+        Label::CompletedRepeatsCalls,
+        Label::UnknownDelta,
+        Label::UnknownEvent,
+        Label::ChatPrelude,
+        Label::UsageEmptyChoices,
+        Label::UsageWithoutChoices,
+        Label::DoneWithoutFinish,
+        Label::DoneAlone,
     ];
 
     /// The label as reports spell it (`inside_unicode_escape`).
@@ -287,6 +326,17 @@ impl Label {
             Label::TailBetweenCrLf => "tail_between_cr_lf",
             Label::SparseIndices => "sparse_indices",
             Label::IndicesAcrossText => "indices_across_text",
+            Label::ItemDoneOnly => "item_done_only",
+            Label::DoneMismatchItemOnly => "done_mismatch_item_only",
+            Label::DoneMismatchArgumentsOnly => "done_mismatch_arguments_only",
+            Label::CompletedRepeatsCalls => "completed_repeats_calls",
+            Label::UnknownDelta => "unknown_delta",
+            Label::UnknownEvent => "unknown_event",
+            Label::ChatPrelude => "chat_prelude",
+            Label::UsageEmptyChoices => "usage_empty_choices",
+            Label::UsageWithoutChoices => "usage_without_choices",
+            Label::DoneWithoutFinish => "done_without_finish",
+            Label::DoneAlone => "done_alone",
         }
     }
 
@@ -319,6 +369,9 @@ impl Label {
                 LabelGroup::Transport
             }
             SparseIndices | IndicesAcrossText => LabelGroup::Indices,
+            ItemDoneOnly | DoneMismatchItemOnly | DoneMismatchArgumentsOnly | CompletedRepeatsCalls
+            | UnknownDelta | UnknownEvent | ChatPrelude | UsageEmptyChoices | UsageWithoutChoices
+            | DoneWithoutFinish | DoneAlone => LabelGroup::Dialect,
             _ => LabelGroup::Shape,
         }
     }
@@ -338,6 +391,13 @@ impl Label {
             LabelGroup::Unicode | LabelGroup::Names => Scope::AllCases,
             LabelGroup::Numbers => Scope::HasArgumentBytes,
             LabelGroup::Size | LabelGroup::Degenerate | LabelGroup::Indices => Scope::HasCall,
+            // Each of its dialect: the cases whose turns that dialect carries.
+            LabelGroup::Dialect => match self {
+                ChatPrelude | UsageEmptyChoices | UsageWithoutChoices | DoneWithoutFinish | DoneAlone => {
+                    Scope::InterleavedTurn
+                }
+                _ => Scope::PerCallTurn,
+            },
         }
     }
 }
@@ -350,10 +410,10 @@ impl fmt::Display for Label {
 
 /// A set of [`Label`]s (a bit set: classifying runs once per case, so it must be cheap).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct LabelSet(u64);
+pub struct LabelSet(u128);
 
 // Every label has its bit.
-const _: () = assert!(Label::ALL.len() <= 64);
+const _: () = assert!(Label::ALL.len() <= 128);
 
 impl LabelSet {
     pub fn insert(&mut self, l: Label) {
@@ -384,9 +444,9 @@ impl Serialize for LabelSet {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Coverage {
     pub labels: LabelSet,
-    /// The scopes the case belongs to (bit `s as u8` for each [`Scope`] `s`).
+    /// The scopes the case belongs to (bit `s as u16` for each [`Scope`] `s`).
     #[serde(skip)]
-    scopes: u8,
+    scopes: u16,
 }
 
 impl Coverage {
@@ -400,11 +460,11 @@ impl Coverage {
     }
 
     pub fn in_scope(&self, scope: Scope) -> bool {
-        self.scopes & (1 << scope as u8) != 0
+        self.scopes & (1 << scope as u16) != 0
     }
 
     fn enter(&mut self, scope: Scope) {
-        self.scopes |= 1 << scope as u8;
+        self.scopes |= 1 << scope as u16;
     }
 }
 
@@ -431,6 +491,7 @@ pub fn classify(case: &Case) -> Coverage {
             });
         }
         classify_names_and_indices(turn, &mut cov);
+        dialect_labels(turn, &mut cov);
         for block in &turn.blocks {
             if let Block::Text(t) = block {
                 unicode_labels(&t.text, &mut cov);
@@ -553,6 +614,66 @@ pub fn classify(case: &Case) -> Coverage {
         }
     }
     cov
+}
+
+/// The dialect events a turn's wire rendering sends ([`toolcert_scenario::WireEvents`]),
+/// counted where the dialect that reads them would send them.
+fn dialect_labels(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
+    use toolcert_scenario::{Ending, MismatchIn, UnknownKind};
+    let w = &turn.wire;
+    let stopped = matches!(turn.ending, Ending::Stop(_));
+    if matches!(turn.shape, Shape::PerCall) {
+        cov.enter(Scope::PerCallTurn);
+        if stopped && turn.calls().next().is_some() {
+            cov.labels.insert(Label::CompletedRepeatsCalls);
+        }
+        for u in &w.unknown {
+            cov.labels.insert(match u.kind {
+                UnknownKind::Delta => Label::UnknownDelta,
+                UnknownKind::Event => Label::UnknownEvent,
+            });
+        }
+        let mismatched = turn.faults.iter().any(|f| matches!(f.kind, toolcert_scenario::FaultKind::DoneMismatch { .. }));
+        if !w.item_done_only.is_empty() || (mismatched && !w.mismatch_in.is_both()) {
+            let rendered = render(turn);
+            if !toolcert_render::item_done_only(turn, &rendered).is_empty() {
+                cov.labels.insert(Label::ItemDoneOnly);
+            }
+            // A mismatch the stream delivers (its terminal repeats other arguments).
+            let delivered = rendered.events.iter().zip(&rendered.origins).any(|(e, o)| match (e, o) {
+                (Event::CallStop { arguments: Some(a), .. }, Origin::CallStop { block }) => {
+                    matches!(turn.blocks.get(*block as usize), Some(Block::Call(c)) if **a != c.arguments)
+                }
+                _ => false,
+            });
+            if delivered {
+                match w.mismatch_in {
+                    MismatchIn::ItemDone => cov.labels.insert(Label::DoneMismatchItemOnly),
+                    MismatchIn::ArgumentsDone => cov.labels.insert(Label::DoneMismatchArgumentsOnly),
+                    MismatchIn::Both => {}
+                }
+            }
+        }
+    } else {
+        cov.enter(Scope::InterleavedTurn);
+        if w.chat_prelude {
+            cov.labels.insert(Label::ChatPrelude);
+        }
+        if stopped {
+            cov.labels.insert(if w.usage_without_choices {
+                Label::UsageWithoutChoices
+            } else {
+                Label::UsageEmptyChoices
+            });
+        }
+        // A stream cut inside its next event never reaches a `[DONE]`.
+        if w.done_without_finish && !stopped && turn.transport.tail.is_none() {
+            cov.labels.insert(Label::DoneWithoutFinish);
+            if matches!(turn.ending, Ending::Abandoned { after: 0, .. }) {
+                cov.labels.insert(Label::DoneAlone);
+            }
+        }
+    }
 }
 
 /// Tool-name spellings and pairs, text naming a tool, and how the calls are numbered.
@@ -983,6 +1104,7 @@ impl fmt::Display for CoverageStats {
                     LabelGroup::Degenerate => "degenerate documents (of cases with a call)",
                     LabelGroup::Transport => "cut inside an event (of cases with a transport)",
                     LabelGroup::Indices => "indices (of cases with a call)",
+                    LabelGroup::Dialect => "dialect events (of the cases whose shape the dialect carries)",
                 };
                 writeln!(f, "  {title}")?;
             }
