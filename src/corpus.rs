@@ -354,6 +354,7 @@ pub fn replay(
             faults: vec![],
             pings: vec![],
             transport: Transport::default(),
+            wire: Default::default(),
         },
     );
     // A subject fed only events gets the stream through the project's SSE and dialect
