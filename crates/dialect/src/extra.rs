@@ -5,11 +5,11 @@
 //! sent, so `responses.rs` renders them.) Each inserted event completes no neutral event:
 //! it carries the count of the event before it.
 
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use toolcert_scenario::{Dialect, Turn, UnknownKind, WireEvents};
 use toolcert_sse::SseEvent;
 
+use crate::json::to_json;
 use crate::WireStream;
 
 /// `wire` (of `turn`, in `dialect`) with the turn's dialect events added.
@@ -70,33 +70,69 @@ fn unknown(wire: &mut WireStream, extra: &WireEvents) {
     // From the back, so earlier places stay where they were computed.
     for &(at, kind) in places.iter().rev() {
         let open = open_block(&wire.events[..at]);
-        let data = match (kind, open) {
-            (UnknownKind::Delta, Some(Open::Text(index))) => json!({
-                "type": "content_block_delta",
-                "index": index,
-                "delta": {"type": "citations_delta", "citation": {
-                    "type": "char_location",
-                    "cited_text": "The order ships within two business days.",
-                    "document_index": 0,
-                    "document_title": "Shipping policy",
-                    "start_char_index": 0,
-                    "end_char_index": 42,
-                }},
-            }),
+        let (name, data) = match (kind, open) {
+            (UnknownKind::Delta, Some(Open::Text(index))) => {
+                let citation = Citation {
+                    kind: "char_location",
+                    cited_text: "The order ships within two business days.",
+                    document_index: 0,
+                    document_title: "Shipping policy",
+                    start_char_index: 0,
+                    end_char_index: 42,
+                };
+                let delta = UnknownDelta::CitationsDelta { citation };
+                ("content_block_delta", to_json(&DeltaEvent { kind: "content_block_delta", index, delta }))
+            }
             // A delta type added after the client was written, on a tool block.
-            (UnknownKind::Delta, Some(Open::Other(index))) => json!({
-                "type": "content_block_delta",
-                "index": index,
-                "delta": {"type": "input_status_delta", "status": "streaming"},
-            }),
-            (UnknownKind::Event, _) | (UnknownKind::Delta, None) => json!({
-                "type": "message_metadata",
-                "metadata": {"service_tier": "standard"},
-            }),
+            (UnknownKind::Delta, Some(Open::Other(index))) => {
+                let delta = UnknownDelta::InputStatusDelta { status: "streaming" };
+                ("content_block_delta", to_json(&DeltaEvent { kind: "content_block_delta", index, delta }))
+            }
+            (UnknownKind::Event, _) | (UnknownKind::Delta, None) => {
+                let metadata = Metadata { service_tier: "standard" };
+                ("message_metadata", to_json(&MetadataEvent { kind: "message_metadata", metadata }))
+            }
         };
-        let name = data["type"].as_str().unwrap_or_default().to_owned();
-        insert(wire, at, SseEvent { event: Some(name), data: data.to_string(), id: None });
+        insert(wire, at, SseEvent { event: Some(name.into()), data, id: None });
     }
+}
+
+#[derive(Serialize)]
+struct DeltaEvent {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: u32,
+    delta: UnknownDelta,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum UnknownDelta {
+    CitationsDelta { citation: Citation },
+    InputStatusDelta { status: &'static str },
+}
+
+#[derive(Serialize)]
+struct Citation {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    cited_text: &'static str,
+    document_index: u32,
+    document_title: &'static str,
+    start_char_index: u32,
+    end_char_index: u32,
+}
+
+#[derive(Serialize)]
+struct MetadataEvent {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    metadata: Metadata,
+}
+
+#[derive(Serialize)]
+struct Metadata {
+    service_tier: &'static str,
 }
 
 fn open_block(events: &[SseEvent]) -> Option<Open> {
@@ -124,18 +160,48 @@ fn open_block(events: &[SseEvent]) -> Option<Open> {
 
 /// Azure OpenAI's first chunk: the prompt's content-filter results, no choice.
 fn prelude() -> String {
-    let safe = json!({"filtered": false, "severity": "safe"});
-    json!({
-        "choices": [],
-        "created": 0,
-        "id": "",
-        "model": "",
-        "object": "",
-        "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {
-            "hate": safe, "self_harm": safe, "sexual": safe, "violence": safe,
-        }}],
+    let safe = Filter { filtered: false, severity: "safe" };
+    to_json(&Prelude {
+        choices: [],
+        created: 0,
+        id: "",
+        model: "",
+        object: "",
+        prompt_filter_results: [PromptFilter {
+            prompt_index: 0,
+            content_filter_results: Filters { hate: safe, self_harm: safe, sexual: safe, violence: safe },
+        }],
     })
-    .to_string()
+}
+
+#[derive(Serialize)]
+struct Prelude {
+    choices: [(); 0],
+    created: u64,
+    id: &'static str,
+    model: &'static str,
+    object: &'static str,
+    prompt_filter_results: [PromptFilter; 1],
+}
+
+#[derive(Serialize)]
+struct PromptFilter {
+    prompt_index: u32,
+    content_filter_results: Filters,
+}
+
+#[derive(Serialize)]
+struct Filters {
+    hate: Filter,
+    self_harm: Filter,
+    sexual: Filter,
+    violence: Filter,
+}
+
+#[derive(Serialize, Clone, Copy)]
+struct Filter {
+    filtered: bool,
+    severity: &'static str,
 }
 
 fn chat(wire: &mut WireStream, turn: &Turn) {
