@@ -123,17 +123,42 @@ const OSLO: &str = r#"dispatch {"city":"Oslo"}"#;
 /// the provider's API reference spells it), the reference conforms on it at the wire and
 /// bytes levels, and the mutant that reads it wrong fails it.
 #[rstest]
-#[case::item_done_only("dialect/item-done-only", "openai-responses", "\"output_index\":2,\"item\":{\"type\":\"function_call\"", "item-done-only-lost")]
+#[case::item_done_only(
+    "dialect/item-done-only",
+    "openai-responses",
+    "\"output_index\":2,\"item\":{\"type\":\"function_call\"",
+    "item-done-only-lost"
+)]
 #[case::item_done_contradicts(
     "dialect/item-done-contradicts-deltas",
     "openai-responses",
     "A-9999",
     "item-done-trusted"
 )]
-#[case::completed_repeats("dialect/completed-repeats-calls", "openai-responses", "\"status\":\"completed\",\"error\"", "completed-calls-duplicated")]
-#[case::unknown_delta("dialect/unknown-delta-and-event", "anthropic", "\"citations_delta\"", "unknown-delta-fails")]
-#[case::chat_prelude("dialect/chat-prelude", "openai-chat", "\"prompt_filter_results\"", "chat-prelude-as-error")]
-#[case::usage_without_choices("dialect/usage-without-choices", "openai-chat", "\"system_fingerprint\":\"fp_07871e2ad8\",\"usage\"", "")]
+#[case::completed_repeats(
+    "dialect/completed-repeats-calls",
+    "openai-responses",
+    "\"status\":\"completed\",\"error\"",
+    "completed-calls-duplicated"
+)]
+#[case::unknown_delta(
+    "dialect/unknown-delta-and-event",
+    "anthropic",
+    "\"citations_delta\"",
+    "unknown-delta-fails"
+)]
+#[case::chat_prelude(
+    "dialect/chat-prelude",
+    "openai-chat",
+    "\"prompt_filter_results\"",
+    "chat-prelude-as-error"
+)]
+#[case::usage_without_choices(
+    "dialect/usage-without-choices",
+    "openai-chat",
+    "\"system_fingerprint\":\"fp_07871e2ad8\",\"usage\"",
+    ""
+)]
 #[case::done_without_finish("dialect/done-without-finish", "openai-chat", "[DONE]", "done-as-finish")]
 #[case::done_alone("dialect/done-alone", "openai-chat", "[DONE]", "")]
 fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: &str, #[case] mutant: &str) {
@@ -156,7 +181,11 @@ fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: 
             ..Setting::events(Profile { schema: true })
         };
         let checked = check(&ReferenceSubject, &case, setting);
-        assert!(checked.violations.is_empty(), "the reference breaks {id} at {level:?}: {:?}", checked.violations);
+        assert!(
+            checked.violations.is_empty(),
+            "the reference breaks {id} at {level:?}: {:?}",
+            checked.violations
+        );
         if !mutant.is_empty() && level == Level::Wire {
             let m = toolcert::mutants::by_name(mutant).unwrap();
             let v = check(&*m.subject(), &case, setting).violations;

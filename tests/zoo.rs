@@ -142,7 +142,8 @@ fn dialect_event_mutants_live_without_their_class() {
     for (name, strip) in mutants {
         let m = toolcert::mutants::by_name(name).unwrap();
         let subject = m.subject();
-        let shape_mix = if m.dialect == Dialect::OpenAiChat { ShapeMix::Interleaved } else { ShapeMix::PerCall };
+        let shape_mix =
+            if m.dialect == Dialect::OpenAiChat { ShapeMix::Interleaved } else { ShapeMix::PerCall };
         let cfg = GenConfig { shape_mix, ..GenConfig::default() };
         let setting = Setting {
             level: Level::Wire,

@@ -297,7 +297,11 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 };
                 let added = Item::Call(item.clone());
                 if !matches!(o, Origin::Announce { block } if r.item_only.contains(block)) {
-                    r.event("response.output_item.added", ItemBody { output_index: *index, item: &added }, k + 1);
+                    r.event(
+                        "response.output_item.added",
+                        ItemBody { output_index: *index, item: &added },
+                        k + 1,
+                    );
                 }
                 // A replayed announcement keeps what the call's deltas already carried.
                 let args = r.calls.remove(index).filter(|c| c.call_id == item.call_id).map(|c| c.arguments);
@@ -422,14 +426,20 @@ impl ResponsesDecoder {
     }
 
     /// `response.output_item.done` for a function call.
-    fn item_done(&mut self, name: &str, a: ItemAddedIn<'_>, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+    fn item_done(
+        &mut self,
+        name: &str,
+        a: ItemAddedIn<'_>,
+        out: &mut Vec<Event<'static>>,
+    ) -> Result<(), TurnError> {
         let index = a.output_index;
         match self.calls.get(&index) {
             // The call's only event: its announcement, its whole arguments and its terminal.
             None => {
                 let need = |f: Option<Str<'_>>, what: &str| {
-                    f.map(own)
-                        .ok_or_else(|| malformed(format!("{name}: item: a function_call item needs `{what}`")))
+                    f.map(own).ok_or_else(|| {
+                        malformed(format!("{name}: item: a function_call item needs `{what}`"))
+                    })
                 };
                 let call_id = need(a.item.call_id, "call_id")?;
                 let call_name = need(a.item.name, "name")?;

@@ -369,9 +369,17 @@ impl Label {
                 LabelGroup::Transport
             }
             SparseIndices | IndicesAcrossText => LabelGroup::Indices,
-            ItemDoneOnly | DoneMismatchItemOnly | DoneMismatchArgumentsOnly | CompletedRepeatsCalls
-            | UnknownDelta | UnknownEvent | ChatPrelude | UsageEmptyChoices | UsageWithoutChoices
-            | DoneWithoutFinish | DoneAlone => LabelGroup::Dialect,
+            ItemDoneOnly
+            | DoneMismatchItemOnly
+            | DoneMismatchArgumentsOnly
+            | CompletedRepeatsCalls
+            | UnknownDelta
+            | UnknownEvent
+            | ChatPrelude
+            | UsageEmptyChoices
+            | UsageWithoutChoices
+            | DoneWithoutFinish
+            | DoneAlone => LabelGroup::Dialect,
             _ => LabelGroup::Shape,
         }
     }
@@ -633,7 +641,8 @@ fn dialect_labels(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
                 UnknownKind::Event => Label::UnknownEvent,
             });
         }
-        let mismatched = turn.faults.iter().any(|f| matches!(f.kind, toolcert_scenario::FaultKind::DoneMismatch { .. }));
+        let mismatched =
+            turn.faults.iter().any(|f| matches!(f.kind, toolcert_scenario::FaultKind::DoneMismatch { .. }));
         if !w.item_done_only.is_empty() || (mismatched && !w.mismatch_in.is_both()) {
             let rendered = render(turn);
             if !toolcert_render::item_done_only(turn, &rendered).is_empty() {

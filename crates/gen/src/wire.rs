@@ -63,7 +63,7 @@ impl WirePlan {
                 .collect(),
             chat_prelude: self.chat & 1 == 1,
             usage_without_choices: self.chat & 2 == 2,
-            done_without_finish: self.done % 3 != 0,
+            done_without_finish: !self.done.is_multiple_of(3),
         }
     }
 }

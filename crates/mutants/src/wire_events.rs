@@ -50,7 +50,10 @@ pub(crate) fn before_decode(
             let kind = v.pointer("/delta/type")?.as_str()?;
             let known = ["text_delta", "input_json_delta", "thinking_delta", "signature_delta"];
             (!known.contains(&kind)).then(|| {
-                Err(TurnError::new(ErrorClass::Malformed, format!("content_block_delta: unknown delta type {kind}")))
+                Err(TurnError::new(
+                    ErrorClass::Malformed,
+                    format!("content_block_delta: unknown delta type {kind}"),
+                ))
             })
         }
         Defect::PreludeAsError if name.is_none() && event.data.contains("\"prompt_filter_results\"") => {
@@ -101,7 +104,9 @@ pub(crate) fn finish(
     for o in obs.outcomes {
         let o = o.value;
         let id = match &o {
-            Outcome::Dispatchable { call_id, .. } | Outcome::SchemaError { call_id, .. } => Some(call_id.as_str()),
+            Outcome::Dispatchable { call_id, .. } | Outcome::SchemaError { call_id, .. } => {
+                Some(call_id.as_str())
+            }
             Outcome::Failed { call_id, .. } => call_id.as_deref(),
         };
         if id.is_some_and(|id| state.repeated.iter().any(|r| r == id)) {

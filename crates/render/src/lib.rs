@@ -336,9 +336,9 @@ pub fn item_done_only(turn: &Turn, rendered: &Rendered<'_>) -> Vec<u32> {
             continue;
         };
         let own = |x: &Origin| match *x {
-            Origin::Announce { block: b } | Origin::Fragment { block: b, .. } | Origin::CallStop { block: b } => {
-                b == block
-            }
+            Origin::Announce { block: b }
+            | Origin::Fragment { block: b, .. }
+            | Origin::CallStop { block: b } => b == block,
             _ => false,
         };
         let plain = matches!(rendered.events.get(s), Some(Event::CallStop { arguments: None, .. }));

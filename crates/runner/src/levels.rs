@@ -156,30 +156,31 @@ fn dialect_events(
     label: &dyn Fn(&mut [Violation], Invariant, &str),
 ) -> bool {
     let dialect = setting.speech.dialect;
-    let (inv, has, strip, why): (Invariant, fn(&toolcert_scenario::Turn) -> bool, fn(&mut toolcert_scenario::Turn), &str) =
-        match dialect {
-            Dialect::Anthropic => (
-                Invariant::WireUnknown,
-                |t| !t.wire.unknown.is_empty(),
-                |t| t.wire.unknown.clear(),
-                "passes without the events and deltas of unknown types",
-            ),
-            Dialect::OpenAiChat => (
-                Invariant::WireKeepalive,
-                |t| chat_bookkeeping(t, Dialect::OpenAiChat),
-                |t| {
-                    (t.wire.chat_prelude, t.wire.usage_without_choices, t.wire.done_without_finish) =
-                        (false, false, false)
-                },
-                "passes without the prelude chunk, the usage chunk's missing choices and the unfinished [DONE]",
-            ),
-            Dialect::OpenAiResponses => (
-                Invariant::WireDone,
-                |t| !t.wire.item_done_only.is_empty(),
-                |t| t.wire.item_done_only.clear(),
-                "passes with every call sent with its own announcement and deltas",
-            ),
-        };
+    type Turn = toolcert_scenario::Turn;
+    type Feature = (Invariant, fn(&Turn) -> bool, fn(&mut Turn), &'static str);
+    let (inv, has, strip, why): Feature = match dialect {
+        Dialect::Anthropic => (
+            Invariant::WireUnknown,
+            |t| !t.wire.unknown.is_empty(),
+            |t| t.wire.unknown.clear(),
+            "passes without the events and deltas of unknown types",
+        ),
+        Dialect::OpenAiChat => (
+            Invariant::WireKeepalive,
+            |t| chat_bookkeeping(t, Dialect::OpenAiChat),
+            |t| {
+                (t.wire.chat_prelude, t.wire.usage_without_choices, t.wire.done_without_finish) =
+                    (false, false, false)
+            },
+            "passes without the prelude chunk, the usage chunk's missing choices and the unfinished [DONE]",
+        ),
+        Dialect::OpenAiResponses => (
+            Invariant::WireDone,
+            |t| !t.wire.item_done_only.is_empty(),
+            |t| t.wire.item_done_only.clear(),
+            "passes with every call sent with its own announcement and deltas",
+        ),
+    };
     if !case.streams.iter().any(has) || !passes(&with_turns(case, strip)) {
         return false;
     }

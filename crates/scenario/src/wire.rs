@@ -48,7 +48,9 @@ impl WireEvents {
     pub fn read_by(&self, dialect: crate::Dialect) -> bool {
         match dialect {
             crate::Dialect::Anthropic => !self.unknown.is_empty(),
-            crate::Dialect::OpenAiChat => self.chat_prelude || self.usage_without_choices || self.done_without_finish,
+            crate::Dialect::OpenAiChat => {
+                self.chat_prelude || self.usage_without_choices || self.done_without_finish
+            }
             crate::Dialect::OpenAiResponses => !self.item_done_only.is_empty() || !self.mismatch_in.is_both(),
         }
     }
