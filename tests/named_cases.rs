@@ -157,10 +157,10 @@ const OSLO: &str = r#"dispatch {"city":"Oslo"}"#;
     "dialect/usage-without-choices",
     "openai-chat",
     "\"system_fingerprint\":\"fp_07871e2ad8\",\"usage\"",
-    ""
+    "usage-without-choices-refused"
 )]
 #[case::done_without_finish("dialect/done-without-finish", "openai-chat", "[DONE]", "done-as-finish")]
-#[case::done_alone("dialect/done-alone", "openai-chat", "[DONE]", "")]
+#[case::done_alone("dialect/done-alone", "openai-chat", "[DONE]", "done-alone-malformed")]
 fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: &str, #[case] mutant: &str) {
     use toolcert::runner::{check, Setting};
     use toolcert::subject::driver::Speech;

@@ -132,12 +132,14 @@ fn dialect_event_mutants_live_without_their_class() {
     use toolcert::subject::driver::Speech;
     use toolcert::subject::Level;
     type Strip = fn(&mut Turn);
-    let mutants: [(&str, Strip); 5] = [
+    let mutants: [(&str, Strip); 7] = [
         ("item-done-trusted", |t| t.wire.mismatch_in = MismatchIn::Both),
         ("item-done-only-lost", |t| t.wire.item_done_only.clear()),
         ("unknown-delta-fails", |t| t.wire.unknown.clear()),
         ("chat-prelude-as-error", |t| t.wire.chat_prelude = false),
         ("done-as-finish", |t| t.wire.done_without_finish = false),
+        ("usage-without-choices-refused", |t| t.wire.usage_without_choices = false),
+        ("done-alone-malformed", |t| t.wire.done_without_finish = false),
     ];
     for (name, strip) in mutants {
         let m = toolcert::mutants::by_name(name).unwrap();

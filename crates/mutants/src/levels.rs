@@ -50,6 +50,10 @@ pub(crate) enum Defect {
     CompletedDuplicates,
     /// Chat: `[DONE]` is taken for a finish reason when none came.
     DoneAsFinish,
+    /// Chat: a chunk without `choices` (a usage-only chunk some servers send) is malformed.
+    UsageWithoutChoicesRefused,
+    /// Chat: `[DONE]` with nothing before it is refused as a malformed stream.
+    DoneAloneMalformed,
 }
 
 /// A factory of the stack with `defect`, at the wire or the bytes level.

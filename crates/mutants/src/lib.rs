@@ -609,6 +609,22 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::OpenAiChat),
             || Box::new(StackFactory(Defect::DoneAsFinish)),
         ),
+        below(
+            "usage-without-choices-refused",
+            DELTAS_CALL,
+            "OpenAI Chat: a usage-only chunk without a choices key fails the turn as malformed",
+            &[WireKeepalive],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::UsageWithoutChoicesRefused)),
+        ),
+        below(
+            "done-alone-malformed",
+            FINAL_ABSENCE,
+            "OpenAI Chat: data: [DONE] with nothing before it fails the turn as malformed instead of ending it abandoned",
+            &[WireKeepalive],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::DoneAloneMalformed)),
+        ),
     ]
 }
 

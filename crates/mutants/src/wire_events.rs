@@ -16,6 +16,8 @@ pub(crate) struct State {
     repeated: Vec<String>,
     /// `DoneAsFinish`: a finish reason came.
     finished: bool,
+    /// `DoneAloneMalformed`: some event came.
+    seen: bool,
 }
 
 /// What the stack does with `event` instead of decoding it, if anything: `Some(result)`
@@ -81,6 +83,17 @@ pub(crate) fn before_decode(
             }
             state.finished |= event.data.contains("\"finish_reason\":\"");
             None
+        }
+        Defect::UsageWithoutChoicesRefused if name.is_none() && event.data != "[DONE]" => {
+            let v: Value = serde_json::from_str(&event.data).ok()?;
+            (v.get("choices").is_none() && v.get("error").is_none())
+                .then(|| Err(TurnError::new(ErrorClass::Malformed, "chat.completion.chunk: has no choices")))
+        }
+        Defect::DoneAloneMalformed => {
+            let first = !std::mem::replace(&mut state.seen, true);
+            (first && event.data == "[DONE]").then(|| {
+                Err(TurnError::new(ErrorClass::Malformed, "the stream ended before its first chunk"))
+            })
         }
         _ => None,
     }
