@@ -62,9 +62,12 @@ fn median_allowed(mutant: &str) -> usize {
         // from (seed, k) alone (for --jobs), 7-9 before on the old sequential stream.
         "missing-index-as-zero",
         // Dialect events: a mismatch on output_item.done alone (about 4% of per-call cases),
-        // a `[DONE]` after an unfinished Chat stream that still has a live call.
+        // a `[DONE]` after an unfinished Chat stream that still has a live call, a usage chunk
+        // without choices (complete Chat turns only), `[DONE]` with nothing before it.
         "item-done-trusted",
         "done-as-finish",
+        "usage-without-choices-refused",
+        "done-alone-malformed",
     ];
     if WIDENED.contains(&mutant) {
         80
