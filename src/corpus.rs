@@ -58,6 +58,10 @@ pub fn cases() -> Vec<CorpusCase> {
     for dialect in Dialect::ALL {
         for named in toolcert_gen::named::all() {
             let [turn] = named.case.streams.as_slice() else { continue };
+            // A case of dialect events belongs to the dialect that reads them.
+            if !turn.wire.is_plain() && !turn.wire.read_by(dialect) {
+                continue;
+            }
             let turn = match (dialect, &turn.shape) {
                 (Dialect::OpenAiChat, Shape::PerCall) => match as_chat(turn) {
                     Some(t) => t,
@@ -354,6 +358,7 @@ pub fn replay(
             faults: vec![],
             pings: vec![],
             transport: Transport::default(),
+            wire: Default::default(),
         },
     );
     // A subject fed only events gets the stream through the project's SSE and dialect

@@ -185,6 +185,7 @@ fn empty_turn() -> toolcert_scenario::Turn {
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 

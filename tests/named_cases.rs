@@ -92,6 +92,18 @@ const OPEN: &str = r#"dispatch {"from":"2025-03-01","status":"open","to":"2025-0
 // end (docs/SPEC.md, ground truth per ending).
 #[case::cut_before_blank_line("stream/cut-before-blank-line", &["failed(abandoned)"])]
 #[case::cut_inside_data_prefix("stream/cut-inside-data-prefix", &["failed(abandoned)"])]
+#[case::item_done_only("dialect/item-done-only", &[A4471, A4472])]
+#[case::item_done_contradicts_deltas(
+    "dialect/item-done-contradicts-deltas",
+    &["protocol:done_mismatch", "faulted", "faulted"]
+)]
+#[case::completed_repeats_calls("dialect/completed-repeats-calls", &[A4471, A4472])]
+#[case::unknown_delta_and_event("dialect/unknown-delta-and-event", &[A4471, A4472])]
+#[case::chat_prelude("dialect/chat-prelude", &[OSLO])]
+#[case::usage_without_choices("dialect/usage-without-choices", &[OSLO])]
+#[case::done_without_finish("dialect/done-without-finish", &["failed(abandoned)"])]
+// Nothing arrived before `[DONE]`: no call was announced, so none has an outcome.
+#[case::done_alone("dialect/done-alone", &[])]
 fn named_case(#[case] id: &str, #[case] seed_says: &[&str]) {
     assert_eq!(expectation(id), seed_says, "the oracle's expectation for {id}");
     let case = named::by_id(id).unwrap().case;
@@ -101,6 +113,85 @@ fn named_case(#[case] id: &str, #[case] seed_says: &[&str]) {
         "the reference breaks {id}:\n{}",
         checked.violations.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("\n")
     );
+}
+
+const A4471: &str = r#"dispatch {"order_id":"A-4471"}"#;
+const A4472: &str = r#"dispatch {"order_id":"A-4472"}"#;
+const OSLO: &str = r#"dispatch {"city":"Oslo"}"#;
+
+/// The dialect events at the level they live at: the dialect's stream carries the unit (as
+/// the provider's API reference spells it), the reference conforms on it at the wire and
+/// bytes levels, and the mutant that reads it wrong fails it.
+#[rstest]
+#[case::item_done_only(
+    "dialect/item-done-only",
+    "openai-responses",
+    "\"output_index\":2,\"item\":{\"type\":\"function_call\"",
+    "item-done-only-lost"
+)]
+#[case::item_done_contradicts(
+    "dialect/item-done-contradicts-deltas",
+    "openai-responses",
+    "A-9999",
+    "item-done-trusted"
+)]
+#[case::completed_repeats(
+    "dialect/completed-repeats-calls",
+    "openai-responses",
+    "\"status\":\"completed\",\"error\"",
+    "completed-calls-duplicated"
+)]
+#[case::unknown_delta(
+    "dialect/unknown-delta-and-event",
+    "anthropic",
+    "\"citations_delta\"",
+    "unknown-delta-fails"
+)]
+#[case::chat_prelude(
+    "dialect/chat-prelude",
+    "openai-chat",
+    "\"prompt_filter_results\"",
+    "chat-prelude-as-error"
+)]
+#[case::usage_without_choices(
+    "dialect/usage-without-choices",
+    "openai-chat",
+    "\"system_fingerprint\":\"fp_07871e2ad8\",\"usage\"",
+    "usage-without-choices-refused"
+)]
+#[case::done_without_finish("dialect/done-without-finish", "openai-chat", "[DONE]", "done-as-finish")]
+#[case::done_alone("dialect/done-alone", "openai-chat", "[DONE]", "done-alone-malformed")]
+fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: &str, #[case] mutant: &str) {
+    use toolcert::runner::{check, Setting};
+    use toolcert::subject::driver::Speech;
+    use toolcert::subject::Level;
+    let case = named::by_id(id).unwrap().case;
+    let dialect: toolcert::scenario::Dialect = dialect.parse().unwrap();
+    let turn = &case.streams[0];
+    let wire = toolcert_dialect::render_wire(turn, &render(turn), dialect, Default::default()).unwrap();
+    let sse: String = wire.events.iter().map(|e| format!("{}\n", e.data)).collect();
+    assert!(sse.contains(carries), "{id}: the {dialect} stream carries {carries}:\n{sse}");
+    if id == "dialect/done-alone" {
+        assert_eq!(sse, "[DONE]\n", "{id}: [DONE] is the whole stream");
+    }
+    for level in [Level::Wire, Level::Bytes] {
+        let setting = Setting {
+            level,
+            speech: Speech { dialect, quirks: Default::default() },
+            ..Setting::events(Profile { schema: true })
+        };
+        let checked = check(&ReferenceSubject, &case, setting);
+        assert!(
+            checked.violations.is_empty(),
+            "the reference breaks {id} at {level:?}: {:?}",
+            checked.violations
+        );
+        if !mutant.is_empty() && level == Level::Wire {
+            let m = toolcert::mutants::by_name(mutant).unwrap();
+            let v = check(&*m.subject(), &case, setting).violations;
+            assert!(v.iter().any(|v| m.expected.contains(&v.invariant)), "{mutant} passes {id}: {v:?}");
+        }
+    }
 }
 
 #[test]

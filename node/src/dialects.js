@@ -1,7 +1,7 @@
 // Dialect decoders: one dialect's SSE events -> neutral events. They keep only what routing
 // needs (which kind of block an index holds, which id an index was announced with), never
 // argument bytes: accumulating is the core's job.
-import { malformed } from "./protocol.js";
+import { TurnError, malformed } from "./protocol.js";
 import { MAX_DEPTH } from "./json.js";
 // JSON.parse lets through lone surrogates and turns 1e400 into Infinity, which serde_json
 // refuses; payloads that could hold either (or nest past serde_json's limit) are checked.
@@ -203,8 +203,14 @@ export class ChatDecoder {
             return;
         }
         const choices = chunk.choices;
-        if (choices === undefined || choices === null)
+        if (choices === undefined || choices === null) {
+            // A usage-only chunk without `choices`, a prelude of content-filter results:
+            // bookkeeping (docs/SPEC.md, "Dialect events").
+            const present = (v) => v !== undefined && v !== null;
+            if (present(chunk.usage) || present(chunk.prompt_filter_results))
+                return;
             throw malformed(`${CHAT}: has neither \`choices\` nor \`error\``);
+        }
         if (!Array.isArray(choices))
             throw malformed(`${CHAT}: choices: expected an array`);
         for (const choice of choices) {
@@ -300,9 +306,39 @@ const RESPONSES_EVENTS = new Set([
     "response.completed",
     "response.incomplete",
     "response.in_progress",
+    "response.output_item.done",
 ]);
-/** OpenAI Responses: every event names its output index, so no state. */
+/**
+ * OpenAI Responses. Per output index of a call: null while its deltas stream, then the
+ * arguments its first `done` repeated (to read its `output_item.done`: docs/SPEC.md, WIRE-DONE).
+ */
 export class ResponsesDecoder {
+    calls = new Map();
+    itemDone(name, index, item, out) {
+        const args = str(item, "arguments", `${name}: item`);
+        if (!this.calls.has(index)) {
+            // The call's only event: announcement, whole arguments and terminal at once.
+            const id = str(item, "call_id", `${name}: item`);
+            const callName = str(item, "name", `${name}: item`);
+            if (id === null || callName === null || args === null)
+                throw malformed(`${name}: item: a function_call item needs \`call_id\`, \`name\` and \`arguments\``);
+            out.push({ type: "call_start", index, call_id: id, name: callName });
+            if (args)
+                out.push({ type: "args_delta", index, fragment: args });
+            out.push({ type: "call_stop", index, arguments: null });
+            this.calls.set(index, args);
+        }
+        else if (this.calls.get(index) !== null) {
+            // A second repeat of the arguments: it must say what the first said.
+            if (args !== null && args !== this.calls.get(index))
+                throw new TurnError("done_mismatch", `${name}: item.arguments differ from function_call_arguments.done's`);
+        }
+        else {
+            // Deltas without their `function_call_arguments.done`: this is the terminal.
+            this.calls.set(index, args ?? "");
+            out.push({ type: "call_stop", index, arguments: args });
+        }
+    }
     decode(ev, out) {
         const named = nameOf(ev, RESPONSES_EVENTS);
         if (named === null)
@@ -318,18 +354,30 @@ export class ResponsesDecoder {
                     if (id === null || callName === null)
                         throw malformed(`${name}: item: a function_call item needs \`call_id\` and \`name\``);
                     out.push({ type: "call_start", index, call_id: id, name: callName });
+                    this.calls.set(index, null);
                     const args = str(item, "arguments", `${name}: item`);
                     if (args)
                         out.push({ type: "args_delta", index, fragment: args });
                 }
                 return;
             }
+            case "response.output_item.done": {
+                const index = u32(data, "output_index", name);
+                const item = obj(data, "item", name);
+                if (str(item, "type", `${name}: item`, true) === "function_call")
+                    this.itemDone(name, index, item, out);
+                return;
+            }
             case "response.function_call_arguments.delta":
                 out.push({ type: "args_delta", index: u32(data, "output_index", name), fragment: str(data, "delta", name, true) });
                 return;
-            case "response.function_call_arguments.done":
-                out.push({ type: "call_stop", index: u32(data, "output_index", name), arguments: str(data, "arguments", name, true) });
+            case "response.function_call_arguments.done": {
+                const index = u32(data, "output_index", name);
+                const args = str(data, "arguments", name, true);
+                this.calls.set(index, args);
+                out.push({ type: "call_stop", index, arguments: args });
                 return;
+            }
             case "response.output_text.delta":
                 out.push({ type: "text_delta", text: str(data, "delta", name, true) });
                 return;

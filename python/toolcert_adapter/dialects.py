@@ -10,7 +10,7 @@ events-level accumulator at the wire level.
 
 from __future__ import annotations
 
-from .protocol import malformed
+from .protocol import TurnError, malformed
 from .strict_json import NotJson, loads
 
 
@@ -158,6 +158,10 @@ class ChatDecoder:
             return
         choices = chunk.get("choices")
         if choices is None:
+            # A usage-only chunk without `choices`, a prelude of content-filter results:
+            # bookkeeping (docs/SPEC.md, "Dialect events").
+            if chunk.get("usage") is not None or chunk.get("prompt_filter_results") is not None:
+                return
             raise malformed(f"{CHAT}: has neither `choices` nor `error`")
         if not isinstance(choices, list):
             raise malformed(f"{CHAT}: choices: expected an array")
@@ -234,7 +238,9 @@ class ChatDecoder:
 
 class ResponsesDecoder:
     def __init__(self, quirks: dict):
-        pass  # every event names its output index: no state
+        # Per output index of a call: None while its deltas stream, then the arguments its
+        # first `done` repeated (to read its `output_item.done`: docs/SPEC.md, WIRE-DONE).
+        self.calls: dict[int, str | None] = {}
 
     def decode(self, ev: dict, out: list) -> None:
         data_text = ev["data"]
@@ -248,9 +254,9 @@ class ResponsesDecoder:
             "response.output_item.added", "response.function_call_arguments.delta",
             "response.function_call_arguments.done", "response.output_text.delta",
             "response.failed", "error", "response.completed", "response.incomplete",
-            "response.in_progress",
+            "response.in_progress", "response.output_item.done",
         ):
-            return  # response.created, content parts, output_item.done, reasoning, ...
+            return  # response.created, content parts, reasoning, ...
         if data is None:
             data = _payload(name, data_text)
         _check_type(name, data)
@@ -263,15 +269,23 @@ class ResponsesDecoder:
                 if call_id is None or call_name is None:
                     raise malformed(f"{name}: item: a function_call item needs `call_id` and `name`")
                 out.append({"type": "call_start", "index": index, "call_id": call_id, "name": call_name})
+                self.calls[index] = None
                 arguments = _str(item, "arguments", f"{name}: item")
                 if arguments:
                     out.append({"type": "args_delta", "index": index, "fragment": arguments})
+        elif name == "response.output_item.done":
+            index = _u32(data, "output_index", name)
+            item = _obj(data, "item", name)
+            if _str(item, "type", f"{name}: item", True) == "function_call":
+                self._item_done(name, index, item, out)
         elif name == "response.function_call_arguments.delta":
             index = _u32(data, "output_index", name)
             out.append({"type": "args_delta", "index": index, "fragment": _str(data, "delta", name, True)})
         elif name == "response.function_call_arguments.done":
             index = _u32(data, "output_index", name)
-            out.append({"type": "call_stop", "index": index, "arguments": _str(data, "arguments", name, True)})
+            arguments = _str(data, "arguments", name, True)
+            self.calls[index] = arguments
+            out.append({"type": "call_stop", "index": index, "arguments": arguments})
         elif name == "response.output_text.delta":
             out.append({"type": "text_delta", "text": _str(data, "delta", name, True)})
         elif name == "response.failed":
@@ -289,6 +303,28 @@ class ResponsesDecoder:
             out.append({"type": "stop", "reason": "incomplete"})
         else:
             out.append({"type": "ping"})  # a status event with nothing new
+
+    def _item_done(self, name: str, index: int, item: dict, out: list) -> None:
+        arguments = _str(item, "arguments", f"{name}: item")
+        if index not in self.calls:
+            # The call's only event: announcement, whole arguments and terminal at once.
+            call_id = _str(item, "call_id", f"{name}: item")
+            call_name = _str(item, "name", f"{name}: item")
+            if call_id is None or call_name is None or arguments is None:
+                raise malformed(f"{name}: item: a function_call item needs `call_id`, `name` and `arguments`")
+            out.append({"type": "call_start", "index": index, "call_id": call_id, "name": call_name})
+            if arguments:
+                out.append({"type": "args_delta", "index": index, "fragment": arguments})
+            out.append({"type": "call_stop", "index": index, "arguments": None})
+            self.calls[index] = arguments
+        elif self.calls[index] is not None:
+            # A second repeat of the arguments: it must say what the first said.
+            if arguments is not None and arguments != self.calls[index]:
+                raise TurnError("done_mismatch", f"{name}: item.arguments differ from function_call_arguments.done's")
+        else:
+            # Deltas without their `function_call_arguments.done`: this is the terminal.
+            self.calls[index] = arguments or ""
+            out.append({"type": "call_stop", "index": index, "arguments": arguments})
 
 
 DECODERS = {

@@ -84,6 +84,7 @@ fn turn(blocks: Vec<Block>) -> Turn {
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 

@@ -110,6 +110,7 @@ impl Workload {
             faults: vec![],
             pings: vec![],
             transport: Default::default(),
+            wire: Default::default(),
         };
         let case = Case::single(format!("bench/{size}-{fragment}"), turn);
         Workload { size, fragment, document, expected, case }
@@ -224,6 +225,7 @@ impl WithoutBlocks for Turn {
             faults: vec![],
             pings: vec![],
             transport: Default::default(),
+            wire: Default::default(),
         }
     }
 }

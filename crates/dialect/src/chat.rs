@@ -405,6 +405,12 @@ struct ChunkIn<'a> {
     choices: Option<Vec<ChoiceIn<'a>>>,
     #[serde(borrow, default)]
     error: Option<ErrorIn<'a>>,
+    /// Bookkeeping a chunk may carry instead of choices (a usage-only chunk without
+    /// `choices`, a prelude of content-filter results): read only for being there.
+    #[serde(default)]
+    usage: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    prompt_filter_results: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -539,6 +545,9 @@ impl crate::WireDecoder for ChatDecoder {
             return Ok(());
         }
         let Some(choices) = chunk.choices else {
+            if chunk.usage.is_some() || chunk.prompt_filter_results.is_some() {
+                return Ok(());
+            }
             return Err(malformed(format!("{EVENT}: has neither `choices` nor `error`")));
         };
         // One choice (n = 1) is what the harness models; other choices are other completions.

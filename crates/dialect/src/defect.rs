@@ -118,6 +118,7 @@ mod tests {
             faults: vec![],
             pings: vec![],
             transport: Default::default(),
+            wire: Default::default(),
         }
     }
 

@@ -29,6 +29,7 @@ mod anthropic;
 mod bytes;
 mod chat;
 mod defect;
+mod extra;
 mod json;
 mod responses;
 
@@ -120,11 +121,13 @@ pub fn render_wire(
     }
     let ids = json::Ids::new(turn);
     let speak = |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> {
-        Ok(match dialect {
+        let mut wire = match dialect {
             Dialect::Anthropic => anthropic::render(neutral, &ids),
             Dialect::OpenAiChat => chat::render(turn, neutral, quirks, &ids).map_err(unsupported)?,
-            Dialect::OpenAiResponses => responses::render(neutral, &ids),
-        })
+            Dialect::OpenAiResponses => responses::render(turn, neutral, &ids),
+        };
+        extra::add(&mut wire, turn, dialect);
+        Ok(wire)
     };
     let mut wire = speak(neutral)?;
     let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));

@@ -3,12 +3,17 @@
 //! `response.output_item.done`), then `response.completed`, `response.incomplete` or
 //! `response.failed`. Every event has its `event:` line, its `type` and a
 //! `sequence_number` that counts up from 0.
+//!
+//! `output_item.done` carries the whole item, arguments included, and the terminal
+//! response's `output` repeats every item. Under [`toolcert_scenario::WireEvents`] a call can
+//! be announced only by its `output_item.done`, and a mismatch fault can ride on one of the
+//! two `done` events alone.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::StopReason;
+use toolcert_scenario::{MismatchIn, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -163,6 +168,8 @@ struct Renderer<'i> {
     calls: HashMap<u32, CallItem>,
     /// The open message item: its output index and item (the text so far in its one part).
     text: Option<(u32, MessageItem)>,
+    /// The blocks of the calls announced only by their `output_item.done`.
+    item_only: Vec<u32>,
 }
 
 impl Renderer<'_> {
@@ -228,8 +235,9 @@ impl Renderer<'_> {
     }
 }
 
-pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
+pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     let mut r = Renderer {
+        item_only: toolcert_render::item_done_only(turn, neutral),
         out: Out::default(),
         seq: 0,
         ids,
@@ -288,7 +296,13 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     status: "in_progress",
                 };
                 let added = Item::Call(item.clone());
-                r.event("response.output_item.added", ItemBody { output_index: *index, item: &added }, k + 1);
+                if !matches!(o, Origin::Announce { block } if r.item_only.contains(block)) {
+                    r.event(
+                        "response.output_item.added",
+                        ItemBody { output_index: *index, item: &added },
+                        k + 1,
+                    );
+                }
                 // A replayed announcement keeps what the call's deltas already carried.
                 let args = r.calls.remove(index).filter(|c| c.call_id == item.call_id).map(|c| c.arguments);
                 let mut item = item;
@@ -305,7 +319,9 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     None => ids.hex("fc_", &format!("unannounced{index}"), 48),
                 };
                 let body = ArgsDeltaBody { item_id: &item_id, output_index: *index, delta: fragment };
-                r.event("response.function_call_arguments.delta", body, k + 1);
+                if !matches!(o, Origin::Fragment { block, .. } if r.item_only.contains(block)) {
+                    r.event("response.function_call_arguments.delta", body, k + 1);
+                }
             }
             Event::CallStop { index, arguments } => {
                 r.close_text(k);
@@ -321,17 +337,25 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     },
                 };
                 // The terminal repeats the whole argument string: what the deltas carried,
-                // unless the stream's fault says otherwise.
-                if let Some(a) = arguments {
+                // unless the stream's fault says otherwise (in the `done` events it names).
+                let joined = item.arguments.clone();
+                let mismatch = turn.wire.mismatch_in;
+                let done_args = match arguments {
+                    Some(a) if mismatch != MismatchIn::ItemDone => a.to_string(),
+                    _ => joined.clone(),
+                };
+                if let Some(a) = arguments.as_ref().filter(|_| mismatch != MismatchIn::ArgumentsDone) {
                     item.arguments = a.to_string();
                 }
                 let body = ArgsDoneBody {
                     item_id: &item.id,
                     output_index: *index,
                     name: &item.name,
-                    arguments: &item.arguments,
+                    arguments: &done_args,
                 };
-                r.event("response.function_call_arguments.done", body, k + 1);
+                if !matches!(o, Origin::CallStop { block } if r.item_only.contains(block)) {
+                    r.event("response.function_call_arguments.done", body, k + 1);
+                }
                 item.status = "completed";
                 let item = Item::Call(item);
                 r.event("response.output_item.done", ItemBody { output_index: *index, item: &item }, k + 1);
@@ -386,13 +410,69 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     r.out.wire
 }
 
-/// Decodes OpenAI Responses events. It keeps no state: every event names its output index.
+/// Decodes OpenAI Responses events. A call's events name its output index; the decoder
+/// keeps, per index, whether a call was announced there and the arguments its
+/// `function_call_arguments.done` repeated, to read the call's `output_item.done`: the
+/// announcement of a call the stream sent no other event for, or a second repeat that must
+/// agree with the first (docs/SPEC.md, WIRE-DONE).
 #[derive(Debug, Default)]
-pub struct ResponsesDecoder;
+pub struct ResponsesDecoder {
+    calls: HashMap<u32, Option<String>>,
+}
 
 impl ResponsesDecoder {
     pub fn new() -> ResponsesDecoder {
-        ResponsesDecoder
+        ResponsesDecoder::default()
+    }
+
+    /// `response.output_item.done` for a function call.
+    fn item_done(
+        &mut self,
+        name: &str,
+        a: ItemAddedIn<'_>,
+        out: &mut Vec<Event<'static>>,
+    ) -> Result<(), TurnError> {
+        let index = a.output_index;
+        match self.calls.get(&index) {
+            // The call's only event: its announcement, its whole arguments and its terminal.
+            None => {
+                let need = |f: Option<Str<'_>>, what: &str| {
+                    f.map(own).ok_or_else(|| {
+                        malformed(format!("{name}: item: a function_call item needs `{what}`"))
+                    })
+                };
+                let call_id = need(a.item.call_id, "call_id")?;
+                let call_name = need(a.item.name, "name")?;
+                let arguments = need(a.item.arguments, "arguments")?;
+                out.push(Event::CallStart { index, call_id, name: call_name });
+                self.calls.insert(index, Some(arguments.to_string()));
+                if !arguments.is_empty() {
+                    out.push(Event::ArgsDelta { index, fragment: arguments });
+                }
+                out.push(Event::CallStop { index, arguments: None });
+            }
+            // A second repeat of the arguments: it must say what the first said.
+            Some(Some(done)) => {
+                if let Some(args) = a.item.arguments.filter(|x| x.as_str() != done) {
+                    return Err(TurnError::new(
+                        toolcert_subject::ErrorClass::DoneMismatch,
+                        format!(
+                            "{name}: item.arguments ({} bytes) differ from what function_call_arguments.done \
+                             repeated ({} bytes)",
+                            args.as_str().len(),
+                            done.len()
+                        ),
+                    ));
+                }
+            }
+            // Deltas without their `function_call_arguments.done`: this is the terminal.
+            Some(None) => {
+                let arguments = a.item.arguments.map(own);
+                self.calls.insert(index, Some(arguments.as_deref().unwrap_or_default().to_owned()));
+                out.push(Event::CallStop { index, arguments });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -496,6 +576,7 @@ impl crate::WireDecoder for ResponsesDecoder {
                     let call_id = need(a.item.call_id, "call_id")?;
                     let call_name = need(a.item.name, "name")?;
                     out.push(Event::CallStart { index, call_id, name: call_name });
+                    self.calls.insert(index, None);
                     if let Some(args) = a.item.arguments.filter(|s| !s.as_str().is_empty()) {
                         out.push(Event::ArgsDelta { index, fragment: own(args) });
                     }
@@ -509,7 +590,15 @@ impl crate::WireDecoder for ResponsesDecoder {
             "response.function_call_arguments.done" => {
                 let d: ArgsDoneIn<'_> = parse(name, data)?;
                 check_type(name, &d.kind)?;
+                self.calls.insert(d.output_index, Some(d.arguments.as_str().to_owned()));
                 out.push(Event::CallStop { index: d.output_index, arguments: Some(own(d.arguments)) });
+            }
+            "response.output_item.done" => {
+                let a: ItemAddedIn<'_> = parse(name, data)?;
+                check_type(name, &a.kind)?;
+                if a.item.kind.as_str() == "function_call" {
+                    self.item_done(name, a, out)?;
+                }
             }
             "response.output_text.delta" => {
                 let d: TextDeltaIn<'_> = parse(name, data)?;
@@ -537,7 +626,8 @@ impl crate::WireDecoder for ResponsesDecoder {
                     _ => Event::Ping,
                 });
             }
-            // response.created, content parts, output_item.done, reasoning, refusals, ...
+            // response.created, content parts, reasoning, refusals, ... (`response.completed`'s
+            // `output` repeats the items already streamed: no new calls.)
             _ => {}
         }
         Ok(())

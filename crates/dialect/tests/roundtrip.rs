@@ -383,7 +383,16 @@ fn turn(interleave: bool) -> impl Strategy<Value = Turn> {
                 .collect();
             let shape =
                 if interleave { Shape::Interleaved(Interleave { order, joins }) } else { Shape::PerCall };
-            Turn { tools: vec![], blocks, shape, ending, faults, pings, transport: Default::default() }
+            Turn {
+                tools: vec![],
+                blocks,
+                shape,
+                ending,
+                faults,
+                pings,
+                transport: Default::default(),
+                wire: Default::default(),
+            }
         })
 }
 

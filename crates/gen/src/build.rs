@@ -241,6 +241,7 @@ pub(crate) fn build_turn(
         faults: Vec::new(),
         pings: Vec::new(),
         transport: transport(&tp.transport, base, kind == 2),
+        wire: tp.wire.build(base),
     };
 
     let stop_event = usize::from(kind <= 1);
@@ -279,7 +280,12 @@ pub(crate) fn build_turn(
     let len = base + stop_event + inserted;
     turn.pings = tp.pings.iter().map(|&p| scale(p, len) as u32).collect();
     // Abandoned and errored turns send no stop: the body is blocks, faults and pings.
-    let after = scale(tp.ending.at, base + inserted + turn.pings.len()) as u32;
+    let mut after = scale(tp.ending.at, base + inserted + turn.pings.len()) as u32;
+    // `[DONE]` with nothing before it: the turn abandoned before its first event.
+    if interleaved && tp.wire.done_alone() {
+        turn.ending = Ending::Abandoned { after: 0, end: StreamEnd::Eof };
+        after = 0;
+    }
     match &mut turn.ending {
         Ending::Abandoned { after: a, end } => {
             *a = after;

@@ -137,6 +137,29 @@ pub enum Label {
     NoCallAbandoned,
     /// A turn without calls that ends with an error event.
     NoCallErrored,
+    // Dialect events.
+    /// Responses: a call announced only by its `output_item.done` (no added, deltas or arguments done).
+    ItemDoneOnly,
+    /// Responses: a done mismatch carried by `output_item.done` alone, `function_call_arguments.done` agreeing with the deltas.
+    DoneMismatchItemOnly,
+    /// Responses: a done mismatch carried by `function_call_arguments.done` alone.
+    DoneMismatchArgumentsOnly,
+    /// Responses: `response.completed` (or `incomplete`) repeats the calls in its `output`.
+    CompletedRepeatsCalls,
+    /// Anthropic: a `content_block_delta` of a type the client does not know (`citations_delta` ...).
+    UnknownDelta,
+    /// Anthropic: an event type the client does not know.
+    UnknownEvent,
+    /// Chat: the prelude chunk (`choices: []`, `prompt_filter_results`).
+    ChatPrelude,
+    /// Chat: the usage-only chunk with `choices: []`.
+    UsageEmptyChoices,
+    /// Chat: the usage-only chunk without a `choices` key.
+    UsageWithoutChoices,
+    /// Chat: `[DONE]` closes a stream no finish reason ended.
+    DoneWithoutFinish,
+    /// Chat: `[DONE]` with nothing before it.
+    DoneAlone,
 }
 
 /// The sections of the coverage table.
@@ -156,6 +179,7 @@ pub enum LabelGroup {
     Indices,
     /// Turns without calls, by ending.
     NoCall,
+    Dialect,
 }
 
 /// The cases a label can apply to: the denominator of its percentage.
@@ -173,10 +197,14 @@ pub enum Scope {
     HasSchemaCall,
     /// Some turn travels with a transport plan (the bytes level).
     HasTransport,
+    /// Some turn has the per-call shape (Anthropic and Responses carry it).
+    PerCallTurn,
+    /// Some turn has the interleaved shape (OpenAI Chat carries it).
+    InterleavedTurn,
 }
 
 impl Label {
-    pub const ALL: [Label; 66] = [
+    pub const ALL: [Label; 77] = [
         Label::InsideStringNextToSpace,
         Label::BetweenBackslashAndEscape,
         Label::InsideUnicodeEscape,
@@ -243,6 +271,17 @@ impl Label {
         Label::NoCallTruncated,
         Label::NoCallAbandoned,
         Label::NoCallErrored,
+        Label::ItemDoneOnly,
+        Label::DoneMismatchItemOnly,
+        Label::DoneMismatchArgumentsOnly,
+        Label::CompletedRepeatsCalls,
+        Label::UnknownDelta,
+        Label::UnknownEvent,
+        Label::ChatPrelude,
+        Label::UsageEmptyChoices,
+        Label::UsageWithoutChoices,
+        Label::DoneWithoutFinish,
+        Label::DoneAlone,
     ];
 
     /// The label as reports spell it (`inside_unicode_escape`).
@@ -314,6 +353,17 @@ impl Label {
             Label::NoCallTruncated => "no_call_truncated",
             Label::NoCallAbandoned => "no_call_abandoned",
             Label::NoCallErrored => "no_call_errored",
+            Label::ItemDoneOnly => "item_done_only",
+            Label::DoneMismatchItemOnly => "done_mismatch_item_only",
+            Label::DoneMismatchArgumentsOnly => "done_mismatch_arguments_only",
+            Label::CompletedRepeatsCalls => "completed_repeats_calls",
+            Label::UnknownDelta => "unknown_delta",
+            Label::UnknownEvent => "unknown_event",
+            Label::ChatPrelude => "chat_prelude",
+            Label::UsageEmptyChoices => "usage_empty_choices",
+            Label::UsageWithoutChoices => "usage_without_choices",
+            Label::DoneWithoutFinish => "done_without_finish",
+            Label::DoneAlone => "done_alone",
         }
     }
 
@@ -349,6 +399,17 @@ impl Label {
             TextOnly | EmptyTurn | NoCallComplete | NoCallTruncated | NoCallAbandoned | NoCallErrored => {
                 LabelGroup::NoCall
             }
+            ItemDoneOnly
+            | DoneMismatchItemOnly
+            | DoneMismatchArgumentsOnly
+            | CompletedRepeatsCalls
+            | UnknownDelta
+            | UnknownEvent
+            | ChatPrelude
+            | UsageEmptyChoices
+            | UsageWithoutChoices
+            | DoneWithoutFinish
+            | DoneAlone => LabelGroup::Dialect,
             _ => LabelGroup::Shape,
         }
     }
@@ -369,6 +430,13 @@ impl Label {
             LabelGroup::Numbers => Scope::HasArgumentBytes,
             LabelGroup::Size | LabelGroup::Degenerate | LabelGroup::Indices => Scope::HasCall,
             LabelGroup::NoCall => Scope::AllCases,
+            // Each of its dialect: the cases whose turns that dialect carries.
+            LabelGroup::Dialect => match self {
+                ChatPrelude | UsageEmptyChoices | UsageWithoutChoices | DoneWithoutFinish | DoneAlone => {
+                    Scope::InterleavedTurn
+                }
+                _ => Scope::PerCallTurn,
+            },
         }
     }
 }
@@ -415,9 +483,9 @@ impl Serialize for LabelSet {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Coverage {
     pub labels: LabelSet,
-    /// The scopes the case belongs to (bit `s as u8` for each [`Scope`] `s`).
+    /// The scopes the case belongs to (bit `s as u16` for each [`Scope`] `s`).
     #[serde(skip)]
-    scopes: u8,
+    scopes: u16,
 }
 
 impl Coverage {
@@ -431,11 +499,11 @@ impl Coverage {
     }
 
     pub fn in_scope(&self, scope: Scope) -> bool {
-        self.scopes & (1 << scope as u8) != 0
+        self.scopes & (1 << scope as u16) != 0
     }
 
     fn enter(&mut self, scope: Scope) {
-        self.scopes |= 1 << scope as u8;
+        self.scopes |= 1 << scope as u16;
     }
 }
 
@@ -462,6 +530,7 @@ pub fn classify(case: &Case) -> Coverage {
             });
         }
         classify_names_and_indices(turn, &mut cov);
+        dialect_labels(turn, &mut cov);
         for block in &turn.blocks {
             if let Block::Text(t) = block {
                 unicode_labels(&t.text, &mut cov);
@@ -600,6 +669,67 @@ pub fn classify(case: &Case) -> Coverage {
         }
     }
     cov
+}
+
+/// The dialect events a turn's wire rendering sends ([`toolcert_scenario::WireEvents`]),
+/// counted where the dialect that reads them would send them.
+fn dialect_labels(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
+    use toolcert_scenario::{Ending, MismatchIn, UnknownKind};
+    let w = &turn.wire;
+    let stopped = matches!(turn.ending, Ending::Stop(_));
+    if matches!(turn.shape, Shape::PerCall) {
+        cov.enter(Scope::PerCallTurn);
+        if stopped && turn.calls().next().is_some() {
+            cov.labels.insert(Label::CompletedRepeatsCalls);
+        }
+        for u in &w.unknown {
+            cov.labels.insert(match u.kind {
+                UnknownKind::Delta => Label::UnknownDelta,
+                UnknownKind::Event => Label::UnknownEvent,
+            });
+        }
+        let mismatched =
+            turn.faults.iter().any(|f| matches!(f.kind, toolcert_scenario::FaultKind::DoneMismatch { .. }));
+        if !w.item_done_only.is_empty() || (mismatched && !w.mismatch_in.is_both()) {
+            let rendered = render(turn);
+            if !toolcert_render::item_done_only(turn, &rendered).is_empty() {
+                cov.labels.insert(Label::ItemDoneOnly);
+            }
+            // A mismatch the stream delivers (its terminal repeats other arguments).
+            let delivered = rendered.events.iter().zip(&rendered.origins).any(|(e, o)| match (e, o) {
+                (Event::CallStop { arguments: Some(a), .. }, Origin::CallStop { block }) => {
+                    matches!(turn.blocks.get(*block as usize), Some(Block::Call(c)) if **a != c.arguments)
+                }
+                _ => false,
+            });
+            if delivered {
+                match w.mismatch_in {
+                    MismatchIn::ItemDone => cov.labels.insert(Label::DoneMismatchItemOnly),
+                    MismatchIn::ArgumentsDone => cov.labels.insert(Label::DoneMismatchArgumentsOnly),
+                    MismatchIn::Both => {}
+                }
+            }
+        }
+    } else {
+        cov.enter(Scope::InterleavedTurn);
+        if w.chat_prelude {
+            cov.labels.insert(Label::ChatPrelude);
+        }
+        if stopped {
+            cov.labels.insert(if w.usage_without_choices {
+                Label::UsageWithoutChoices
+            } else {
+                Label::UsageEmptyChoices
+            });
+        }
+        // A stream cut inside its next event never reaches a `[DONE]`.
+        if w.done_without_finish && !stopped && turn.transport.tail.is_none() {
+            cov.labels.insert(Label::DoneWithoutFinish);
+            if matches!(turn.ending, Ending::Abandoned { after: 0, .. }) {
+                cov.labels.insert(Label::DoneAlone);
+            }
+        }
+    }
 }
 
 /// Tool-name spellings and pairs, text naming a tool, and how the calls are numbered.
@@ -1050,6 +1180,7 @@ impl fmt::Display for CoverageStats {
                     LabelGroup::Transport => "cut inside an event (of cases with a transport)",
                     LabelGroup::Indices => "indices (of cases with a call)",
                     LabelGroup::NoCall => "turns without calls, by ending (of all cases)",
+                    LabelGroup::Dialect => "dialect events (of the cases whose shape the dialect carries)",
                 };
                 writeln!(f, "  {title}")?;
             }
@@ -1087,6 +1218,7 @@ mod tests {
                 faults: vec![],
                 pings: vec![],
                 transport: Default::default(),
+                wire: Default::default(),
             },
         )
     }
@@ -1181,6 +1313,7 @@ mod tests {
             faults: vec![],
             pings: vec![],
             transport: Default::default(),
+            wire: Default::default(),
         };
         let cov = classify(&Case::single("t", turn));
         for l in [Label::TextBeforeCall, Label::TextAfterCall, Label::SameToolTwice] {

@@ -17,6 +17,7 @@ mod doc;
 mod lex;
 mod plan;
 mod source;
+mod wire;
 
 pub mod arb;
 pub mod coverage;

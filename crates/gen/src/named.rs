@@ -61,6 +61,7 @@ pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 
@@ -74,6 +75,7 @@ pub fn interleaved(blocks: Vec<Block>, order: Vec<u16>, ending: Ending) -> Turn 
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 
@@ -367,6 +369,7 @@ pub fn all() -> Vec<NamedCase> {
     cases.extend(isolation_cases());
     cases.extend(widened_cases());
     cases.extend(no_call_cases());
+    cases.extend(dialect_event_cases());
     cases
 }
 
@@ -562,6 +565,102 @@ fn widened_cases() -> Vec<NamedCase> {
         TailAim::InsideDataPrefix,
     ));
     cases
+}
+
+/// The dialect events (docs/SPEC.md §8, "Dialect events"): each case's turn carries one in
+/// the dialect that reads it (the corpus renders it there only).
+fn dialect_event_cases() -> Vec<NamedCase> {
+    use toolcert_scenario::{MismatchIn, Unknown, UnknownKind};
+    let two_calls = || {
+        vec![
+            text(&["Checking both orders."]),
+            call(1, "call_Io1", "lookup_order", &[r#"{"order_id": "#, r#""A-4471"}"#]),
+            call(2, "call_Io2", "lookup_order", &[r#"{"order_id": "#, r#""A-4472"}"#]),
+        ]
+    };
+    let with = |mut t: Turn, f: &dyn Fn(&mut Turn)| {
+        f(&mut t);
+        t
+    };
+    let chat_call = || call(0, "call_Ch1", "get_weather", &[r#"{"city": "#, r#""Oslo"}"#]);
+    vec![
+        named(
+            "dialect/item-done-only",
+            DELTAS,
+            "OpenAI Responses: the second call is announced only by its output_item.done, which carries the whole item: it is a call like the first",
+            false,
+            with(per_call(two_calls(), stop(StopReason::Completed)), &|t| t.wire.item_done_only = vec![1]),
+        ),
+        named(
+            "dialect/item-done-contradicts-deltas",
+            DELTAS,
+            "OpenAI Responses: function_call_arguments.done repeats the deltas, but output_item.done's item says other arguments: the turn fails as done_mismatch",
+            false,
+            with(per_call(two_calls(), stop(StopReason::Completed)), &|t| {
+                t.faults.push(Fault {
+                    kind: FaultKind::DoneMismatch { call: 0, arguments: r#"{"order_id": "A-9999"}"#.into() },
+                    at: 0,
+                });
+                t.wire.mismatch_in = MismatchIn::ItemDone;
+            }),
+        ),
+        named(
+            "dialect/completed-repeats-calls",
+            DELTAS,
+            "OpenAI Responses: response.completed repeats both calls in its output: still two calls, each reported once",
+            false,
+            per_call(two_calls(), stop(StopReason::Completed)),
+        ),
+        named(
+            "dialect/unknown-delta-and-event",
+            DELTAS,
+            "Anthropic: a citations_delta inside the text, a delta type added later inside the call and an event type added later: each skipped",
+            false,
+            with(per_call(two_calls(), stop(StopReason::ToolUse)), &|t| {
+                t.wire.unknown = vec![
+                    Unknown { kind: UnknownKind::Delta, at: 0 },
+                    Unknown { kind: UnknownKind::Delta, at: 3 },
+                    Unknown { kind: UnknownKind::Event, at: 5 },
+                ]
+            }),
+        ),
+        named(
+            "dialect/chat-prelude",
+            DELTAS,
+            "OpenAI Chat: the prelude chunk some hosts send first (choices: [], prompt_filter_results) carries nothing",
+            false,
+            with(interleaved(vec![chat_call()], vec![], stop(StopReason::ToolCalls)), &|t| t.wire.chat_prelude = true),
+        ),
+        named(
+            "dialect/usage-without-choices",
+            DELTAS,
+            "OpenAI Chat: the closing usage chunk has no choices key at all: bookkeeping, not a malformed chunk",
+            false,
+            with(interleaved(vec![chat_call()], vec![], stop(StopReason::ToolCalls)), &|t| {
+                t.wire.usage_without_choices = true
+            }),
+        ),
+        named(
+            "dialect/done-without-finish",
+            FINAL,
+            "OpenAI Chat: the stream stops mid-call with data: [DONE] but no finish_reason: [DONE] is no finish, the call is abandoned",
+            false,
+            with(
+                interleaved(vec![chat_call()], vec![], Ending::Abandoned { after: 2, end: StreamEnd::Eof }),
+                &|t| t.wire.done_without_finish = true,
+            ),
+        ),
+        named(
+            "dialect/done-alone",
+            FINAL,
+            "OpenAI Chat: data: [DONE] with nothing before it: an abandoned turn with no call, no text and no protocol error",
+            false,
+            with(
+                interleaved(vec![chat_call()], vec![], Ending::Abandoned { after: 0, end: StreamEnd::Eof }),
+                &|t| t.wire.done_without_finish = true,
+            ),
+        ),
+    ]
 }
 
 fn protocol_cases() -> Vec<NamedCase> {

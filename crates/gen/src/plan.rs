@@ -13,6 +13,7 @@
 
 use crate::doc::{self, Kind, CREATE_TICKET, GET_TIME};
 use crate::source::Source;
+use crate::wire::WirePlan;
 use crate::{GenConfig, ShapeMix};
 
 /// A short vector stored inline: plans are built and dropped once per case and most of
@@ -105,6 +106,8 @@ pub(crate) struct TurnPlan {
     /// Interleaved shape: 0 call indices dense from 0; 1 starting past 0; 2 with gaps.
     pub indices: u8,
     pub index_arg: u8,
+    /// Dialect events the wire rendering adds (`crate::wire`).
+    pub wire: crate::wire::WirePlan,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -526,6 +529,7 @@ impl TurnPlan {
         let mention = u8::from(src.chance(30));
         let indices = if family == 2 { src.weighted(&[70, 15, 15]) as u8 } else { 0 };
         let index_arg = src.byte();
+        let wire = crate::wire::WirePlan::sample(src);
         TurnPlan {
             faults,
             ending,
@@ -541,6 +545,7 @@ impl TurnPlan {
             mention,
             indices,
             index_arg,
+            wire,
         }
     }
 }
@@ -809,8 +814,10 @@ shrink_struct!(TurnPlan {
     name_pair,
     mention,
     indices,
-    index_arg
+    index_arg,
+    wire
 });
+shrink_struct!(WirePlan { item_only, mismatch_in, unknown, chat, done });
 shrink_struct!(TransportPlan { cuts, tail, multiline, comments, line_end, tail_pick });
 shrink_struct!(CutPlan { aim, pick, pick_hi });
 shrink_struct!(TextPlan { pieces, splits });

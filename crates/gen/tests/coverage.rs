@@ -76,6 +76,36 @@ fn coverage_floor_seed_1() {
     assert!(json["inside_unicode_escape"]["applicable"].as_u64().unwrap() > 4000);
 }
 
+/// Dialect events (issue 13, point 10): each in at least 1% of the cases whose shape its
+/// dialect carries, in the default mix and in the mix the runner generates for the wire
+/// and bytes levels of that dialect.
+#[test]
+fn dialect_events_floor() {
+    for mix in [ShapeMix::Both, ShapeMix::PerCall, ShapeMix::Interleaved] {
+        let cfg = GenConfig { shape_mix: mix, ..GenConfig::default() };
+        let mut stats = CoverageStats::new();
+        for case in seeded(&cfg, 1, 5000) {
+            stats.record(&case);
+        }
+        println!("{stats}");
+        let dialect: Vec<_> = Label::ALL.into_iter().filter(|l| l.group() == LabelGroup::Dialect).collect();
+        assert_eq!(dialect.len(), 11);
+        for l in dialect {
+            let c = stats.get(l);
+            let applies = match mix {
+                ShapeMix::Both => true,
+                ShapeMix::PerCall => l.scope() == toolcert_gen::Scope::PerCallTurn,
+                ShapeMix::Interleaved => l.scope() == toolcert_gen::Scope::InterleavedTurn,
+            };
+            if !applies {
+                continue;
+            }
+            let p = c.percent().unwrap_or(0.0);
+            assert!(c.applicable >= 1000 && p >= 1.0, "{mix:?}: {l} {p:.2}% of {}\n{stats}", c.applicable);
+        }
+    }
+}
+
 /// Cuts inside an event live at the bytes level: the transport profile reaches every aim.
 #[test]
 fn transport_profile_cuts_inside_events() {

@@ -235,6 +235,13 @@ impl<H: Hooks> Base<H> {
         self.calls = Calls::default();
     }
 
+    /// The buffer of the call announced at `index`, for a defect below the core that reads
+    /// or rewrites what the core holds (the wire-level mutants).
+    pub fn buffer_mut(&mut self, index: u32) -> Option<&mut CallBuffer> {
+        let k = *self.calls.index.get(&index)?;
+        self.calls.buffers.get_mut(k)
+    }
+
     fn failed(call: &CallBuffer, reason: FailReason) -> Outcome {
         Outcome::Failed {
             reason,

@@ -37,6 +37,23 @@ pub(crate) enum Defect {
     /// At the end of the stream, an event still waiting for its blank line is dispatched
     /// anyway (a decoder that flushes its buffer at EOF).
     IncompleteEventDispatched,
+    // The dialect events (`wire_events`).
+    /// Responses: an announced call's `output_item.done` arguments replace its buffer.
+    ItemDoneTrusted,
+    /// Responses: an `output_item.done` for a call never announced is ignored.
+    ItemDoneOnlyLost,
+    /// Anthropic: a delta type the decoder does not know fails the turn.
+    UnknownDeltaFails,
+    /// Chat: the prelude chunk (no choices, prompt filter results) fails the turn.
+    PreludeAsError,
+    /// Responses: the calls `response.completed` repeats are reported again.
+    CompletedDuplicates,
+    /// Chat: `[DONE]` is taken for a finish reason when none came.
+    DoneAsFinish,
+    /// Chat: a chunk without `choices` (a usage-only chunk some servers send) is malformed.
+    UsageWithoutChoicesRefused,
+    /// Chat: `[DONE]` with nothing before it is refused as a malformed stream.
+    DoneAloneMalformed,
 }
 
 /// A factory of the stack with `defect`, at the wire or the bytes level.
@@ -66,6 +83,8 @@ struct Stack {
     /// Chat, `FieldsConcatenated`: per index, the id it was announced with and the id and
     /// name as concatenated from every entry.
     merged: std::collections::BTreeMap<u64, (String, String, String)>,
+    /// The dialect-event defects' memory.
+    extra: crate::wire_events::State,
 }
 
 impl Stack {
@@ -79,6 +98,7 @@ impl Stack {
             core: Base::new(spec),
             last_call: None,
             merged: Default::default(),
+            extra: Default::default(),
         }
     }
 
@@ -125,7 +145,7 @@ impl Stack {
     /// The core's finish, with `FieldsConcatenated`'s merged ids and names on what it reports.
     fn finish_core(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
         if self.defect != Defect::FieldsConcatenated {
-            return self.core.finish(end, out);
+            return crate::wire_events::finish(self.defect, &self.extra, &mut self.core, end, out);
         }
         let mut scratch = Emit::default();
         let result = self.core.finish(end, &mut scratch);
@@ -179,6 +199,11 @@ impl Stack {
             }
             Defect::FieldsConcatenated => self.merge_fields(&event.data),
             _ => {}
+        }
+        if let Some(done) =
+            crate::wire_events::before_decode(self.defect, &mut self.extra, &mut self.core, &event, out)
+        {
+            return done;
         }
         self.events.clear();
         self.decoder.decode(&event, &mut self.events)?;

@@ -27,6 +27,7 @@ mod base;
 mod bugs;
 mod cost;
 mod levels;
+mod wire_events;
 
 pub use base::{Base, CallBuffer, Calls, Correct, Hooks, Schemas};
 
@@ -255,7 +256,9 @@ pub fn zoo() -> Vec<Mutant> {
             "balanced-braces",
             DELTAS_CALL,
             "a call is dispatched as soon as its braces balance, before its terminal event",
-            &[AccCompletion],
+            // In a turn that was then cut or abandoned, the early outcome is also the wrong
+            // one for the ending (TRUNCATION, ABANDON): on some seeds that is what shows first.
+            &[AccCompletion, AccTruncation, AccAbandon],
             per_stream::<BalancedBraces>,
         ),
         m(
@@ -579,6 +582,74 @@ pub fn zoo() -> Vec<Mutant> {
                 || Box::new(StackFactory(Defect::FieldsConcatenated)),
             )
         },
+        // The dialect events: each read wrong, under a correct core.
+        below(
+            "item-done-trusted",
+            DELTAS_CALL,
+            "OpenAI Responses: the arguments of an announced call's output_item.done replace the deltas, unchecked",
+            // Found as a done_mismatch never raised (PROTOCOL), attributed to WIRE-DONE.
+            &[WireDone],
+            (Level::Wire, Dialect::OpenAiResponses),
+            || Box::new(StackFactory(Defect::ItemDoneTrusted)),
+        ),
+        below(
+            "item-done-only-lost",
+            DELTAS_CALL,
+            "OpenAI Responses: an output_item.done for a call no output_item.added announced is ignored: the call is lost",
+            // The call gets no outcome (ACCOUNT); the level re-run names WIRE-DONE.
+            &[WireDone, AccAccount],
+            (Level::Wire, Dialect::OpenAiResponses),
+            || Box::new(StackFactory(Defect::ItemDoneOnlyLost)),
+        ),
+        below(
+            "unknown-delta-fails",
+            DELTAS_CALL,
+            "Anthropic: a content_block_delta of a type the client does not know (citations_delta) fails the turn",
+            &[WireUnknown],
+            (Level::Wire, Dialect::Anthropic),
+            || Box::new(StackFactory(Defect::UnknownDeltaFails)),
+        ),
+        below(
+            "chat-prelude-as-error",
+            DELTAS_CALL,
+            "OpenAI Chat: the prelude chunk some hosts send (choices: [], prompt_filter_results) fails the turn",
+            &[WireKeepalive],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::PreludeAsError)),
+        ),
+        below(
+            "completed-calls-duplicated",
+            DELTAS_CALL,
+            "OpenAI Responses: the calls response.completed repeats in its output are reported again",
+            &[AccAccount],
+            (Level::Wire, Dialect::OpenAiResponses),
+            || Box::new(StackFactory(Defect::CompletedDuplicates)),
+        ),
+        below(
+            "done-as-finish",
+            FINAL_ABSENCE,
+            "OpenAI Chat: [DONE] is taken for the finish reason a stream never sent: its live calls are dispatched",
+            // A live call dispatched (ABANDON), attributed to WIRE-KEEPALIVE by the level re-run.
+            &[WireKeepalive, AccAbandon],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::DoneAsFinish)),
+        ),
+        below(
+            "usage-without-choices-refused",
+            DELTAS_CALL,
+            "OpenAI Chat: a usage-only chunk without a choices key fails the turn as malformed",
+            &[WireKeepalive],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::UsageWithoutChoicesRefused)),
+        ),
+        below(
+            "done-alone-malformed",
+            FINAL_ABSENCE,
+            "OpenAI Chat: data: [DONE] with nothing before it fails the turn as malformed instead of ending it abandoned",
+            &[WireKeepalive],
+            (Level::Wire, Dialect::OpenAiChat),
+            || Box::new(StackFactory(Defect::DoneAloneMalformed)),
+        ),
     ]
 }
 

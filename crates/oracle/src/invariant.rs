@@ -109,10 +109,10 @@ invariants! {
         "OpenAI Chat: entries are keyed by their index, with id and name on an index's first entry only, and one chunk may carry entries of several indices",
         "interleaved parallel calls get their fragments mixed up, because the client keyed entries by id or by chunk";
     WireDone = "WIRE-DONE", "002",
-        "OpenAI Responses: a call's `done` repeats its arguments and must equal the deltas joined",
+        "OpenAI Responses: a call's `done` events repeat its arguments and must equal the deltas joined; a call announced only by its output_item.done is a call, and the calls response.completed repeats are not new ones",
         "a replayed or corrupted stream runs arguments that disagree with what was streamed, and nobody notices";
     WireKeepalive = "WIRE-KEEPALIVE", "002",
-        "keep-alive and bookkeeping events (ping, usage chunks, [DONE], in_progress) carry nothing and change nothing",
+        "keep-alive and bookkeeping events (ping, usage chunks with or without choices, a prelude chunk, [DONE], in_progress) carry nothing and change nothing",
         "a ping or a usage chunk is taken for content and breaks or ends the turn";
     BytesFraming = "BYTES-FRAMING", "002",
         "SSE framing: LF, CRLF and CR line ends, comment lines and multi-line data, in chunks cut anywhere",
@@ -126,4 +126,7 @@ invariants! {
     AccEnding = "ACC-ENDING", "003",
         "a subject never reports a clean end for a turn that was cut, abandoned or errored, and never reports a stop reason the stream did not carry",
         "a dropped connection is shown as a finished answer (finish_reason \"stop\" made up for a stream that simply stopped): the user trusts half a reply";
+    WireUnknown = "WIRE-UNKNOWN", "002",
+        "an event or delta of a type the client does not know is skipped; a known event with a defective field fails the turn",
+        "a provider adds a delta type (citations_delta) and every turn that carries one fails, or a corrupted known event is silently taken";
 }

@@ -31,6 +31,7 @@ fn turn(blocks: Vec<Block>, ending: Ending) -> Turn {
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 

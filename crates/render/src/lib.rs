@@ -315,3 +315,36 @@ mod tests;
 
 mod transcript;
 pub use transcript::transcript;
+
+/// The blocks of the calls `turn` asks to be announced only by a whole-item event
+/// ([`toolcert_scenario::WireEvents::item_done_only`]) that `rendered` can send so: the
+/// call's announcement, fragments and terminal are all delivered with nothing else between
+/// them, and the terminal repeats no arguments of its own (a mismatch needs deltas to
+/// disagree with). The wire renderer and the coverage count read the same answer.
+pub fn item_done_only(turn: &Turn, rendered: &Rendered<'_>) -> Vec<u32> {
+    let calls: Vec<u32> = (0..turn.blocks.len() as u32)
+        .filter(|&b| matches!(turn.blocks[b as usize], toolcert_scenario::Block::Call(_)))
+        .collect();
+    let o = &rendered.origins;
+    let mut out = Vec::new();
+    for &c in &turn.wire.item_done_only {
+        let Some(&block) = calls.get(c as usize % calls.len().max(1)) else { continue };
+        let (Some(a), Some(s)) = (
+            o.iter().position(|x| *x == Origin::Announce { block }),
+            o.iter().position(|x| *x == Origin::CallStop { block }),
+        ) else {
+            continue;
+        };
+        let own = |x: &Origin| match *x {
+            Origin::Announce { block: b }
+            | Origin::Fragment { block: b, .. }
+            | Origin::CallStop { block: b } => b == block,
+            _ => false,
+        };
+        let plain = matches!(rendered.events.get(s), Some(Event::CallStop { arguments: None, .. }));
+        if a < s && o[a..=s].iter().all(own) && plain && !out.contains(&block) {
+            out.push(block);
+        }
+    }
+    out
+}

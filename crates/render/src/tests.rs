@@ -20,6 +20,7 @@ fn turn(blocks: Vec<Block>, shape: Shape, ending: Ending) -> Turn {
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 

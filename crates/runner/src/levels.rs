@@ -4,8 +4,11 @@
 //! same case passes after the smallest change to its stream that removes one wire or bytes
 //! feature, that feature is the cause, and the violation is relabelled with the rule it
 //! breaks: UTF-8 split across chunks (BYTES-UTF8), framing (BYTES-FRAMING), keep-alives
-//! (WIRE-KEEPALIVE), Chat chunks carrying several entries (WIRE-CHAT). A faulty Responses
-//! `done` refused at the wire level is WIRE-DONE. Only failures are re-run.
+//! (WIRE-KEEPALIVE), Chat chunks carrying several entries (WIRE-CHAT), the dialect events of
+//! [`toolcert_scenario::WireEvents`] (units of unknown types: WIRE-UNKNOWN; Chat's prelude,
+//! usage and `[DONE]` bookkeeping: WIRE-KEEPALIVE; Responses calls announced only by their
+//! `output_item.done`: WIRE-DONE). A faulty Responses `done` refused at the wire level is
+//! WIRE-DONE. Only failures are re-run.
 
 use std::cell::RefCell;
 
@@ -61,8 +64,11 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
         }
         let bookkeeping =
             dialect == Dialect::OpenAiChat && matches!(turn.ending, toolcert_scenario::Ending::Stop(_));
-        if !turn.pings.is_empty() || bookkeeping {
+        if !turn.pings.is_empty() || bookkeeping || chat_bookkeeping(turn, dialect) {
             set.insert(Invariant::WireKeepalive);
+        }
+        if dialect == Dialect::Anthropic && !turn.wire.unknown.is_empty() {
+            set.insert(Invariant::WireUnknown);
         }
         if let Some(b) = &l.bytes {
             if b.chunks.len() >= 2 || !turn.transport.is_plain() {
@@ -104,6 +110,9 @@ fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: 
         label(violations, Invariant::WireKeepalive, "passes without the keep-alives");
         return;
     }
+    if dialect_events(case, setting, violations, passes, &label) {
+        return;
+    }
     if setting.speech.dialect == Dialect::OpenAiChat {
         let joined = |t: &toolcert_scenario::Turn| matches!(&t.shape, Shape::Interleaved(il) if il.joins.contains(&true));
         if case.streams.iter().any(joined) {
@@ -129,6 +138,54 @@ fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: 
             }
         }
     }
+}
+
+/// Chat's prelude, usage-without-choices and `[DONE]`-without-finish units.
+fn chat_bookkeeping(turn: &toolcert_scenario::Turn, dialect: Dialect) -> bool {
+    let w = &turn.wire;
+    dialect == Dialect::OpenAiChat && (w.chat_prelude || w.usage_without_choices || w.done_without_finish)
+}
+
+/// The dialect events of the setting's dialect: when the case passes without them, their
+/// rule is the cause. Returns whether it relabelled.
+fn dialect_events(
+    case: &Case,
+    setting: Setting,
+    violations: &mut [Violation],
+    passes: &dyn Fn(&Case) -> bool,
+    label: &dyn Fn(&mut [Violation], Invariant, &str),
+) -> bool {
+    let dialect = setting.speech.dialect;
+    type Turn = toolcert_scenario::Turn;
+    type Feature = (Invariant, fn(&Turn) -> bool, fn(&mut Turn), &'static str);
+    let (inv, has, strip, why): Feature = match dialect {
+        Dialect::Anthropic => (
+            Invariant::WireUnknown,
+            |t| !t.wire.unknown.is_empty(),
+            |t| t.wire.unknown.clear(),
+            "passes without the events and deltas of unknown types",
+        ),
+        Dialect::OpenAiChat => (
+            Invariant::WireKeepalive,
+            |t| chat_bookkeeping(t, Dialect::OpenAiChat),
+            |t| {
+                (t.wire.chat_prelude, t.wire.usage_without_choices, t.wire.done_without_finish) =
+                    (false, false, false)
+            },
+            "passes without the prelude chunk, the usage chunk's missing choices and the unfinished [DONE]",
+        ),
+        Dialect::OpenAiResponses => (
+            Invariant::WireDone,
+            |t| !t.wire.item_done_only.is_empty(),
+            |t| t.wire.item_done_only.clear(),
+            "passes with every call sent with its own announcement and deltas",
+        ),
+    };
+    if !case.streams.iter().any(has) || !passes(&with_turns(case, strip)) {
+        return false;
+    }
+    label(violations, inv, why);
+    true
 }
 
 /// `check` without attribution (the re-runs must not recurse).

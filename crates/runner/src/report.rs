@@ -593,6 +593,7 @@ impl Report {
             WireChat => "an openai-chat rule: not exercised in this dialect".into(),
             WireDone => "an openai-responses rule: not exercised in this dialect".into(),
             AccEnding => "the subject does not say how a turn ended (no `ending` in its observations)".into(),
+            WireUnknown => "generated in anthropic only: no unknown event or delta was delivered".into(),
             _ if self.cases == 0 => "no case ran".into(),
             _ if self.cases == 1 => "the one case run could not break it (see docs/SPEC.md)".into(),
             _ => format!("none of the {} cases run could break it (see docs/SPEC.md)", self.cases),

@@ -13,7 +13,9 @@
 use serde::{Deserialize, Serialize};
 
 mod dialect;
+mod wire;
 pub use dialect::{Dialect, Quirks, UnknownDialect};
+pub use wire::{MismatchIn, Unknown, UnknownKind, WireEvents};
 
 /// One certification case: one or more streams, each fed to its own accumulator made by the
 /// same factory.
@@ -102,6 +104,9 @@ pub struct Turn {
     /// How the stream's bytes travel (bytes level only).
     #[serde(default, skip_serializing_if = "Transport::is_plain")]
     pub transport: Transport,
+    /// Dialect events the wire rendering sends on purpose (wire and bytes levels only).
+    #[serde(default, skip_serializing_if = "WireEvents::is_plain")]
+    pub wire: WireEvents,
 }
 
 /// How a stream's SSE bytes are framed and cut into transport chunks (the bytes level).

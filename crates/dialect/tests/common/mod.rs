@@ -42,6 +42,7 @@ pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
         faults: vec![],
         pings: vec![],
         transport: Default::default(),
+        wire: Default::default(),
     }
 }
 
