@@ -15,7 +15,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use toolcert_render::{render, Event, Origin};
 use toolcert_scenario::{
-    normalized_splits, Block, Case, EndingKind, FaultClass, Shape, StreamSchedule, TailAim,
+    normalized_splits, Block, Case, EndingKind, FaultClass, ForeignKind, Shape, StreamSchedule, TailAim,
 };
 
 use crate::doc;
@@ -124,6 +124,14 @@ pub enum Label {
     SparseIndices,
     /// Per-call indices numbered across text blocks (a call's index is not its ordinal).
     IndicesAcrossText,
+    // Foreign blocks delivered (ACC-FOREIGN), one label per kind.
+    ForeignThinking,
+    ForeignRedactedThinking,
+    ForeignServerToolUse,
+    ForeignServerToolResult,
+    ForeignWebSearchCall,
+    ForeignRefusal,
+    ForeignCustomToolCall,
 }
 
 /// The sections of the coverage table.
@@ -141,6 +149,7 @@ pub enum LabelGroup {
     Degenerate,
     Transport,
     Indices,
+    Foreign,
 }
 
 /// The cases a label can apply to: the denominator of its percentage.
@@ -161,7 +170,7 @@ pub enum Scope {
 }
 
 impl Label {
-    pub const ALL: [Label; 60] = [
+    pub const ALL: [Label; 67] = [
         Label::InsideStringNextToSpace,
         Label::BetweenBackslashAndEscape,
         Label::InsideUnicodeEscape,
@@ -222,7 +231,27 @@ impl Label {
         Label::TailBetweenCrLf,
         Label::SparseIndices,
         Label::IndicesAcrossText,
+        Label::ForeignThinking,
+        Label::ForeignRedactedThinking,
+        Label::ForeignServerToolUse,
+        Label::ForeignServerToolResult,
+        Label::ForeignWebSearchCall,
+        Label::ForeignRefusal,
+        Label::ForeignCustomToolCall,
     ];
+
+    /// The label of a foreign kind.
+    pub fn foreign(kind: ForeignKind) -> Label {
+        match kind {
+            ForeignKind::Thinking => Label::ForeignThinking,
+            ForeignKind::RedactedThinking => Label::ForeignRedactedThinking,
+            ForeignKind::ServerToolUse => Label::ForeignServerToolUse,
+            ForeignKind::ServerToolResult => Label::ForeignServerToolResult,
+            ForeignKind::WebSearchCall => Label::ForeignWebSearchCall,
+            ForeignKind::Refusal => Label::ForeignRefusal,
+            ForeignKind::CustomToolCall => Label::ForeignCustomToolCall,
+        }
+    }
 
     /// The label as reports spell it (`inside_unicode_escape`).
     pub fn name(self) -> &'static str {
@@ -287,6 +316,13 @@ impl Label {
             Label::TailBetweenCrLf => "tail_between_cr_lf",
             Label::SparseIndices => "sparse_indices",
             Label::IndicesAcrossText => "indices_across_text",
+            Label::ForeignThinking => "foreign_thinking",
+            Label::ForeignRedactedThinking => "foreign_redacted_thinking",
+            Label::ForeignServerToolUse => "foreign_server_tool_use",
+            Label::ForeignServerToolResult => "foreign_server_tool_result",
+            Label::ForeignWebSearchCall => "foreign_web_search_call",
+            Label::ForeignRefusal => "foreign_refusal",
+            Label::ForeignCustomToolCall => "foreign_custom_tool_call",
         }
     }
 
@@ -319,6 +355,8 @@ impl Label {
                 LabelGroup::Transport
             }
             SparseIndices | IndicesAcrossText => LabelGroup::Indices,
+            ForeignThinking | ForeignRedactedThinking | ForeignServerToolUse | ForeignServerToolResult
+            | ForeignWebSearchCall | ForeignRefusal | ForeignCustomToolCall => LabelGroup::Foreign,
             _ => LabelGroup::Shape,
         }
     }
@@ -335,7 +373,7 @@ impl Label {
                 _ => Scope::HasCall,
             },
             LabelGroup::Transport => Scope::HasTransport,
-            LabelGroup::Unicode | LabelGroup::Names => Scope::AllCases,
+            LabelGroup::Unicode | LabelGroup::Names | LabelGroup::Foreign => Scope::AllCases,
             LabelGroup::Numbers => Scope::HasArgumentBytes,
             LabelGroup::Size | LabelGroup::Degenerate | LabelGroup::Indices => Scope::HasCall,
         }
@@ -350,18 +388,18 @@ impl fmt::Display for Label {
 
 /// A set of [`Label`]s (a bit set: classifying runs once per case, so it must be cheap).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct LabelSet(u64);
+pub struct LabelSet(u128);
 
 // Every label has its bit.
-const _: () = assert!(Label::ALL.len() <= 64);
+const _: () = assert!(Label::ALL.len() <= 128);
 
 impl LabelSet {
     pub fn insert(&mut self, l: Label) {
-        self.0 |= 1 << l as u32;
+        self.0 |= 1u128 << l as u32;
     }
 
     pub fn contains(&self, l: Label) -> bool {
-        self.0 & (1 << l as u32) != 0
+        self.0 & (1u128 << l as u32) != 0
     }
 
     pub fn is_empty(&self) -> bool {
@@ -436,6 +474,16 @@ pub fn classify(case: &Case) -> Coverage {
                 unicode_labels(&t.text, &mut cov);
             }
         }
+        if turn.blocks.iter().any(|b| matches!(b, Block::Foreign(_))) {
+            // A foreign block counts once delivered: its start (or, in Chat, a delta) arrived.
+            for o in &render(turn).origins {
+                if let Origin::ForeignStart { block } | Origin::Foreign { block, .. } = *o {
+                    if let Some(Block::Foreign(f)) = turn.blocks.get(block as usize) {
+                        cov.labels.insert(Label::foreign(f.kind));
+                    }
+                }
+            }
+        }
         let kind = turn.ending.kind();
         cov.labels.insert(match kind {
             EndingKind::Complete => Label::Complete,
@@ -486,6 +534,7 @@ pub fn classify(case: &Case) -> Coverage {
                     text_pending = true;
                     continue;
                 }
+                Block::Foreign(_) => continue,
                 Block::Call(c) => c,
             };
             if text_pending {
@@ -983,6 +1032,7 @@ impl fmt::Display for CoverageStats {
                     LabelGroup::Degenerate => "degenerate documents (of cases with a call)",
                     LabelGroup::Transport => "cut inside an event (of cases with a transport)",
                     LabelGroup::Indices => "indices (of cases with a call)",
+                    LabelGroup::Foreign => "foreign blocks delivered (of all cases)",
                 };
                 writeln!(f, "  {title}")?;
             }

@@ -113,4 +113,7 @@ invariants! {
     SubjectCrash = "SUBJECT-CRASH", "-",
         "the subject neither panics nor crashes on any stream",
         "a malformed or unusual stream takes the client down instead of failing one turn";
+    AccForeign = "ACC-FOREIGN", "-",
+        "a server-executed or non-call block (thinking, a server tool and its result, a refusal, a custom tool's freeform input) is never dispatched by the client, and none of its bytes joins a call's buffer or the text",
+        "the client runs a web search the server already ran, shows the model's hidden reasoning or its refusal as the answer, or feeds a custom tool's text to a JSON parser";
 }

@@ -329,6 +329,8 @@ impl Reference {
             }
             // The error ends the stream; `finish` accounts for the calls still live.
             Event::Error { .. } | Event::Ping => {}
+            // Thinking, server tools, refusals, custom tools: never a call, never text.
+            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => {}
         }
         Ok(())
     }

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 
 mod dialect;
 pub use dialect::{Dialect, Quirks, UnknownDialect};
+pub use foreign::{ForeignBlock, ForeignKind};
+
+mod foreign;
 
 /// One certification case: one or more streams, each fed to its own accumulator made by the
 /// same factory.
@@ -210,6 +213,9 @@ pub struct Tool {
 pub enum Block {
     Text(TextBlock),
     Call(Call),
+    /// A block the client never dispatches as a tool call and whose content is neither
+    /// text nor a call's arguments (see [`ForeignKind`]).
+    Foreign(ForeignBlock),
 }
 
 /// Prose the user reads as it streams.
@@ -494,7 +500,15 @@ impl Turn {
     pub fn calls(&self) -> impl Iterator<Item = &Call> {
         self.blocks.iter().filter_map(|b| match b {
             Block::Call(c) => Some(c),
-            Block::Text(_) => None,
+            Block::Text(_) | Block::Foreign(_) => None,
+        })
+    }
+
+    /// The turn's foreign blocks in block order.
+    pub fn foreign(&self) -> impl Iterator<Item = &ForeignBlock> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Foreign(f) => Some(f),
+            _ => None,
         })
     }
 
