@@ -154,7 +154,7 @@ fn split_case(id: &'static str, about: &'static str, fragments: &[&str]) -> Name
     )
 }
 
-fn named(
+pub(crate) fn named(
     id: &'static str,
     seed: &'static str,
     about: &'static str,
@@ -366,6 +366,7 @@ pub fn all() -> Vec<NamedCase> {
     cases.extend(protocol_cases());
     cases.extend(isolation_cases());
     cases.extend(widened_cases());
+    cases.extend(crate::named_foreign::cases());
     cases
 }
 
