@@ -323,7 +323,14 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
         .filter(|(_, b)| matches!(b, Block::Call(_)))
         .map(|(i, _)| i as u32)
         .collect();
-    let unused_index = turn.calls().map(|c| c.index).max().map_or(0, |m| m.saturating_add(1));
+    // Past every call's index and every foreign block's: a foreign block's index is taken, and
+    // a fragment there would read as its delta in the dialects that key deltas by index.
+    let unused_index = turn
+        .calls()
+        .map(|c| c.index)
+        .chain(turn.foreign().map(|f| f.index))
+        .max()
+        .map_or(0, |m| m.saturating_add(1));
     let mut inserts: Vec<(usize, Event<'a>, Origin)> = Vec::new();
     for (k, fault) in turn.faults.iter().enumerate() {
         let origin = Origin::Fault { fault: k as u32 };
