@@ -376,6 +376,17 @@ fn turn(interleave: bool) -> impl Strategy<Value = Turn> {
                             arguments: s,
                             splits,
                         })
+                    } else if s.len() % 4 == 3 {
+                        // Some non-call blocks are foreign, of kinds both dialects of the shape have.
+                        use toolcert_scenario::{ForeignBlock, ForeignKind};
+                        let kind = match (s.len() % 8 == 7, interleave) {
+                            (false, _) => ForeignKind::Thinking,
+                            (true, true) => ForeignKind::Refusal,
+                            (true, false) => ForeignKind::RedactedThinking,
+                        };
+                        let splits = if kind.streams() { splits } else { Vec::new() };
+                        let index = if interleave { 0 } else { pos as u32 };
+                        Block::Foreign(ForeignBlock { kind, index, id: String::new(), name: String::new(), text: s, splits })
                     } else {
                         Block::Text(TextBlock { text: s, splits })
                     }
