@@ -98,7 +98,8 @@ class Core:
             if self.stop is not None:
                 raise TurnError("fragment_after_stop", "a second stop reason")
             self.stop = e["reason"]
-        # error and ping: the stream ends (or goes on) and finish accounts for live calls.
+        # error and ping: the stream ends (or goes on) and finish accounts for live calls;
+        # foreign blocks (foreign_start, foreign_delta, foreign_stop) are never calls or text.
 
     def _judge(self, call: CallBuffer) -> dict:
         raw = "".join(call.parts)
