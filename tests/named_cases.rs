@@ -167,14 +167,22 @@ fn foreign_blocks_are_neither_calls_nor_text(#[case] id: &str, #[case] calls: &[
             continue;
         }
         for level in [Level::Wire, Level::Bytes] {
-            settings.push(Setting { level, speech: Speech { dialect, ..Speech::default() }, ..Setting::default() });
+            settings.push(Setting {
+                level,
+                speech: Speech { dialect, ..Speech::default() },
+                ..Setting::default()
+            });
         }
     }
     assert!(settings.len() >= 3, "{id} renders in some dialect");
     for setting in settings {
         let checked = check(&ReferenceSubject, &case, setting);
         assert!(checked.unsupported.is_none(), "{id}: {:?}", checked.unsupported);
-        assert!(checked.violations.is_empty(), "the reference breaks {id} at {setting:?}: {:?}", checked.violations);
+        assert!(
+            checked.violations.is_empty(),
+            "the reference breaks {id} at {setting:?}: {:?}",
+            checked.violations
+        );
         assert!(checked.exercised.contains(toolcert::Invariant::AccForeign), "{id}: ACC-FOREIGN exercised");
     }
 }

@@ -523,7 +523,11 @@ impl crate::WireDecoder for AnthropicDecoder {
                             "thinking_delta" => need(d.delta.thinking, "thinking")?,
                             _ => need(d.delta.partial_json, "partial_json")?,
                         };
-                        out.push(Event::ForeignDelta { index: d.index, kind: foreign.unwrap_or(ForeignKind::Thinking), fragment });
+                        out.push(Event::ForeignDelta {
+                            index: d.index,
+                            kind: foreign.unwrap_or(ForeignKind::Thinking),
+                            fragment,
+                        });
                     }
                     "text_delta" => out.push(Event::TextDelta { text: need(d.delta.text, "text")? }),
                     // Anything else (including an index never started) goes to the core,

@@ -578,15 +578,26 @@ impl crate::WireDecoder for ResponsesDecoder {
 /// streamed), encrypted reasoning, web search calls, refusals (a message item's `refusal`
 /// part) and custom tool calls (freeform `input`, never JSON).
 impl Renderer<'_> {
-    fn foreign_start(&mut self, index: u32, kind: ForeignKind, id: &str, name: &str, content: &str, k: usize) {
+    fn foreign_start(
+        &mut self,
+        index: u32,
+        kind: ForeignKind,
+        id: &str,
+        name: &str,
+        content: &str,
+        k: usize,
+    ) {
         use serde_json::json;
         let item_id = match kind {
-            ForeignKind::Thinking | ForeignKind::RedactedThinking => self.ids.hex("rs_", &format!("rs{index}"), 48),
+            ForeignKind::Thinking | ForeignKind::RedactedThinking => {
+                self.ids.hex("rs_", &format!("rs{index}"), 48)
+            }
             ForeignKind::WebSearchCall => id.to_owned(),
             ForeignKind::CustomToolCall => self.ids.hex("ctc_", id, 48),
             _ => self.ids.hex("msg_", &format!("refusal{index}"), 48),
         };
-        let open = OpenForeign { kind, item_id, id: id.to_owned(), name: name.to_owned(), content: String::new() };
+        let open =
+            OpenForeign { kind, item_id, id: id.to_owned(), name: name.to_owned(), content: String::new() };
         let at = |item: serde_json::Value| json!({ "output_index": index, "item": item });
         let in_item = json!({ "item_id": open.item_id, "output_index": index });
         match kind {
@@ -691,7 +702,11 @@ impl Renderer<'_> {
                 })
             }
             ForeignKind::CustomToolCall => {
-                self.event("response.custom_tool_call_input.done", with(in_item, json!({ "input": f.content })), k);
+                self.event(
+                    "response.custom_tool_call_input.done",
+                    with(in_item, json!({ "input": f.content })),
+                    k,
+                );
                 json!({
                     "type": "custom_tool_call", "id": f.item_id, "call_id": f.id, "name": f.name,
                     "input": f.content,
@@ -799,20 +814,29 @@ fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Resu
             }
             let item = a.item;
             let (id, fname, content) = match kind {
-                ForeignKind::RedactedThinking => (none(), none(), item.encrypted_content.map_or_else(none, own)),
+                ForeignKind::RedactedThinking => {
+                    (none(), none(), item.encrypted_content.map_or_else(none, own))
+                }
                 ForeignKind::WebSearchCall => {
-                    let query = item.action.as_ref().and_then(|a| a.get("query")?.as_str().map(str::to_owned));
+                    let query =
+                        item.action.as_ref().and_then(|a| a.get("query")?.as_str().map(str::to_owned));
                     (item.id.map_or_else(none, own), none(), query.map_or_else(none, Cow::Owned))
                 }
-                ForeignKind::CustomToolCall => (item.call_id.map_or_else(none, own), item.name.map_or_else(none, own), none()),
+                ForeignKind::CustomToolCall => {
+                    (item.call_id.map_or_else(none, own), item.name.map_or_else(none, own), none())
+                }
                 _ => (none(), none(), none()),
             };
             out.push(Event::ForeignStart { index, kind, id, name: fname, content });
-            if let Some(input) = item.input.filter(|i| kind == ForeignKind::CustomToolCall && !i.as_str().is_empty()) {
+            if let Some(input) =
+                item.input.filter(|i| kind == ForeignKind::CustomToolCall && !i.as_str().is_empty())
+            {
                 out.push(Event::ForeignDelta { index, kind, fragment: own(input) });
             }
         }
-        "response.reasoning_summary_text.delta" | "response.refusal.delta" | "response.custom_tool_call_input.delta" => {
+        "response.reasoning_summary_text.delta"
+        | "response.refusal.delta"
+        | "response.custom_tool_call_input.delta" => {
             let d: ForeignDeltaIn<'_> = parse(name, data)?;
             check_type(name, &d.kind)?;
             let kind = match name {
@@ -829,7 +853,13 @@ fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Resu
             if p.part.kind.as_str() == "refusal" {
                 let index = p.output_index;
                 out.push(if name == "response.content_part.added" {
-                    Event::ForeignStart { index, kind: ForeignKind::Refusal, id: none(), name: none(), content: none() }
+                    Event::ForeignStart {
+                        index,
+                        kind: ForeignKind::Refusal,
+                        id: none(),
+                        name: none(),
+                        content: none(),
+                    }
                 } else {
                     Event::ForeignStop { index }
                 });

@@ -386,7 +386,14 @@ fn turn(interleave: bool) -> impl Strategy<Value = Turn> {
                         };
                         let splits = if kind.streams() { splits } else { Vec::new() };
                         let index = if interleave { 0 } else { pos as u32 };
-                        Block::Foreign(ForeignBlock { kind, index, id: String::new(), name: String::new(), text: s, splits })
+                        Block::Foreign(ForeignBlock {
+                            kind,
+                            index,
+                            id: String::new(),
+                            name: String::new(),
+                            text: s,
+                            splits,
+                        })
                     } else {
                         Block::Text(TextBlock { text: s, splits })
                     }
@@ -518,14 +525,28 @@ fn chat_repeated_fields_round_trip() {
 fn foreign_blocks_round_trip_where_their_dialect_has_them() {
     use toolcert_scenario::{ForeignBlock, ForeignKind};
     let foreign = |kind: ForeignKind, index: u32, id: &str, name: &str, text: &str, splits: Vec<usize>| {
-        Block::Foreign(ForeignBlock { kind, index, id: id.into(), name: name.into(), text: text.into(), splits })
+        Block::Foreign(ForeignBlock {
+            kind,
+            index,
+            id: id.into(),
+            name: name.into(),
+            text: text.into(),
+            splits,
+        })
     };
     let anthropic = per_call(
         vec![
             foreign(ForeignKind::Thinking, 0, "", "", "Hm, {\"a\": 1} é", vec![3, 3, 8]),
             foreign(ForeignKind::RedactedThinking, 1, "", "", "EmwKAhgB", vec![]),
             text(&["Searching."]),
-            foreign(ForeignKind::ServerToolUse, 3, "srvtoolu_01", "web_search", "{\"query\": \"x\"}", vec![5]),
+            foreign(
+                ForeignKind::ServerToolUse,
+                3,
+                "srvtoolu_01",
+                "web_search",
+                "{\"query\": \"x\"}",
+                vec![5],
+            ),
             foreign(ForeignKind::ServerToolResult, 4, "srvtoolu_01", "", "Result — title", vec![]),
             call(5, "toolu_01A", "lookup", &["{\"id\": ", "1}"]),
         ],

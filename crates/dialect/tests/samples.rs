@@ -68,7 +68,9 @@ fn summarise(events: &[Event<'static>]) -> Summary {
             Event::Stop { reason } => s.stop = Some(*reason),
             Event::Ping => s.pings += 1,
             Event::Error { message } => panic!("error event: {message}"),
-            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => s.foreign += 1,
+            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => {
+                s.foreign += 1
+            }
         }
     }
     s

@@ -8,8 +8,8 @@
 //! the stream's length. Any plan builds a case that renders.
 
 use toolcert_scenario::{
-    normalized_splits, Block, Call, Case, Ending, Fault, FaultKind, ForeignBlock, ForeignKind, Interleave, Shape,
-    StopReason, StreamEnd, StreamSchedule, TextBlock, Tool, Turn,
+    normalized_splits, Block, Call, Case, Ending, Fault, FaultKind, ForeignBlock, ForeignKind, Interleave,
+    Shape, StopReason, StreamEnd, StreamSchedule, TextBlock, Tool, Turn,
 };
 
 use crate::doc::{self, TOOLS};
@@ -119,11 +119,14 @@ fn foreign_text(kind: ForeignKind, choice: u8) -> &'static str {
         "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB8URj2pLmXH",
         "ErUBCkYIARgCIkCYLr7LMWnzBUHn",
     ];
-    const SERVER_INPUT: &[&str] =
-        &["{\"query\": \"weather in Paris today\"}", "{\"query\": \"A-4471 refund policy\", \"max_uses\": 3}"];
+    const SERVER_INPUT: &[&str] = &[
+        "{\"query\": \"weather in Paris today\"}",
+        "{\"query\": \"A-4471 refund policy\", \"max_uses\": 3}",
+    ];
     const RESULT: &[&str] = &["Paris weather \u{2014} Météo-France", "Refund policy | Help Center"];
     const QUERY: &[&str] = &["latest refund policy for order A-4471", "weather Paris \u{2600}"];
-    const REFUSAL: &[&str] = &["I can't help with that request.", "I\u{2019}m sorry, but I can\u{2019}t assist with that."];
+    const REFUSAL: &[&str] =
+        &["I can't help with that request.", "I\u{2019}m sorry, but I can\u{2019}t assist with that."];
     const CUSTOM: &[&str] = &[
         "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() { run(); }\n*** End Patch",
         "{\"looks\": \"like json\", \"but\": \"is freeform\"}",
@@ -240,7 +243,14 @@ pub(crate) fn build_turn(
                     _ => "",
                 };
                 let index = if interleaved { 0 } else { pos as u32 };
-                blocks.push(Block::Foreign(ForeignBlock { kind, index, id, name: name.into(), text, splits }));
+                blocks.push(Block::Foreign(ForeignBlock {
+                    kind,
+                    index,
+                    id,
+                    name: name.into(),
+                    text,
+                    splits,
+                }));
             }
             Laid::Call { plan, tool, keys } => {
                 let mut arguments = String::with_capacity(match plan.doc.long {

@@ -355,8 +355,13 @@ impl Label {
                 LabelGroup::Transport
             }
             SparseIndices | IndicesAcrossText => LabelGroup::Indices,
-            ForeignThinking | ForeignRedactedThinking | ForeignServerToolUse | ForeignServerToolResult
-            | ForeignWebSearchCall | ForeignRefusal | ForeignCustomToolCall => LabelGroup::Foreign,
+            ForeignThinking
+            | ForeignRedactedThinking
+            | ForeignServerToolUse
+            | ForeignServerToolResult
+            | ForeignWebSearchCall
+            | ForeignRefusal
+            | ForeignCustomToolCall => LabelGroup::Foreign,
             _ => LabelGroup::Shape,
         }
     }

@@ -84,15 +84,20 @@ fn foreign_blocks_floor_seed_1() {
         stats.record(&case);
         for t in &case.streams {
             // A foreign block never shares its id with a call of the turn.
-            ids_clash += t.foreign().filter(|f| !f.id.is_empty() && t.calls().any(|c| c.call_id == f.id)).count();
+            ids_clash +=
+                t.foreign().filter(|f| !f.id.is_empty() && t.calls().any(|c| c.call_id == f.id)).count();
         }
     }
     let low = stats.below(1.0, &[LabelGroup::Foreign]);
     assert!(low.is_empty(), "foreign kinds below the 1% floor: {low:?}\n{stats}");
-    assert_eq!(Label::ALL.iter().filter(|l| l.group() == LabelGroup::Foreign).count(), ForeignKind::ALL.len());
+    assert_eq!(
+        Label::ALL.iter().filter(|l| l.group() == LabelGroup::Foreign).count(),
+        ForeignKind::ALL.len()
+    );
     assert_eq!(ids_clash, 0);
     // Mixed in, not the rule: most cases carry none.
-    let any = Label::ALL.iter().filter(|l| l.group() == LabelGroup::Foreign).map(|&l| stats.get(l).count).max();
+    let any =
+        Label::ALL.iter().filter(|l| l.group() == LabelGroup::Foreign).map(|&l| stats.get(l).count).max();
     assert!(any.unwrap() < 1000, "{stats}");
 }
 

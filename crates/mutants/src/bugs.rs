@@ -935,7 +935,9 @@ mod tests {
 /// that routes every `input_json_delta` (or every tool-ish item) to its call accumulator.
 fn foreign_as_call(kind: toolcert_scenario::ForeignKind, calls: &mut Calls, event: &Event<'_>) {
     match event {
-        Event::ForeignStart { index, kind: k, id, name, .. } if *k == kind && !calls.index.contains_key(index) => {
+        Event::ForeignStart { index, kind: k, id, name, .. }
+            if *k == kind && !calls.index.contains_key(index) =>
+        {
             let k = Correct.open(&mut calls.buffers, id, name);
             calls.index.insert(*index, k);
             calls.layout.push(Slot::Call { call_id: id.to_string() });

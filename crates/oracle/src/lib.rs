@@ -24,8 +24,8 @@ pub use exercise::{exercised, Exercised};
 pub use expect::depth as nesting_depth;
 
 pub use expect::{
-    expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, ExpectedForeign, FaultExpect, Judged,
-    Profile, MAX_DEPTH,
+    expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, ExpectedForeign,
+    FaultExpect, Judged, Profile, MAX_DEPTH,
 };
 pub use invariant::{Grade, Invariant};
 use number::Agreement;
@@ -712,7 +712,10 @@ impl Judge<'_> {
                     Invariant::AccForeign,
                     if dispatch { Grade::Must } else { Grade::Should },
                     id,
-                    format!("an outcome ({}) for a {kind} block, which is not the client's call", o.value.label()),
+                    format!(
+                        "an outcome ({}) for a {kind} block, which is not the client's call",
+                        o.value.label()
+                    ),
                     format!("no outcome: a {kind} block is never dispatched by the client"),
                     format!("{} for {kind} {}", show_outcome(&o.value), id.unwrap_or("(no id)")),
                 );
@@ -749,7 +752,8 @@ impl Judge<'_> {
             if let Some(f) = self.exp.foreign.iter().find(|f| f.leaked_into(got, &want)) {
                 let at = first_difference(&want, got);
                 let unit = format!("of the text ({} bytes; observed {})", want.len(), got.len());
-                let (expected, observed) = contrast("text ", &json_str(&want), &json_str(got), Some((at, &unit)));
+                let (expected, observed) =
+                    contrast("text ", &json_str(&want), &json_str(got), Some((at, &unit)));
                 let kind = format!("{} bytes in the text", f.kind.name());
                 self.flag(Invariant::AccForeign, Grade::Must, None, kind, expected, observed);
                 return;

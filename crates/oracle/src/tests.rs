@@ -552,7 +552,11 @@ fn with_foreign() -> Turn {
 }
 
 fn right_foreign(t: &Turn) -> Observation {
-    obs(t, vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))], "Searching.")
+    obs(
+        t,
+        vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))],
+        "Searching.",
+    )
 }
 
 #[test]
@@ -564,7 +568,12 @@ fn foreign_blocks_ignored_pass_and_exercise_the_rule() {
     assert!(ex.contains(Invariant::AccForeign));
     // Without a foreign block the rule is not exercised (n/a).
     let p = pair();
-    let (_, ex) = judge_case_exercised(&Case::single("p", p.clone()), &[render(&p)], &[right_pair(&p)], Profile::default());
+    let (_, ex) = judge_case_exercised(
+        &Case::single("p", p.clone()),
+        &[render(&p)],
+        &[right_pair(&p)],
+        Profile::default(),
+    );
     assert!(!ex.contains(Invariant::AccForeign));
 }
 

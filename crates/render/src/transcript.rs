@@ -75,7 +75,11 @@ pub fn transcript(case: &Case) -> String {
                 }
                 Event::ForeignDelta { index, kind, fragment } => (
                     "foreign_dt",
-                    obj(&[("index", Value::from(*index)), ("kind", s(kind.name())), ("fragment", s(fragment))]),
+                    obj(&[
+                        ("index", Value::from(*index)),
+                        ("kind", s(kind.name())),
+                        ("fragment", s(fragment)),
+                    ]),
                 ),
                 Event::ForeignStop { index } => ("foreign_end", obj(&[("index", Value::from(*index))])),
             };

@@ -118,7 +118,9 @@ impl ForeignKind {
     pub fn spoken_by(self, dialect: Dialect) -> bool {
         use ForeignKind::*;
         match dialect {
-            Dialect::Anthropic => matches!(self, Thinking | RedactedThinking | ServerToolUse | ServerToolResult),
+            Dialect::Anthropic => {
+                matches!(self, Thinking | RedactedThinking | ServerToolUse | ServerToolResult)
+            }
             Dialect::OpenAiChat => matches!(self, Thinking | Refusal),
             Dialect::OpenAiResponses => {
                 matches!(self, Thinking | RedactedThinking | WebSearchCall | Refusal | CustomToolCall)
