@@ -525,7 +525,7 @@ impl crate::WireDecoder for ResponsesDecoder {
                         out.push(Event::ArgsDelta { index, fragment: own(args) });
                     }
                 } else {
-                    decode_foreign(name, data, out).unwrap_or(());
+                    decode_foreign(name, data, out).unwrap_or_default();
                 }
             }
             "response.function_call_arguments.delta" => {
@@ -568,7 +568,7 @@ impl crate::WireDecoder for ResponsesDecoder {
             // content parts, output_item.done, ...
             // A foreign item's event this decoder cannot read is skipped, not a failed turn:
             // nothing of it may reach a call or the text anyway.
-            _ => decode_foreign(name, data, out).unwrap_or(()),
+            _ => decode_foreign(name, data, out).unwrap_or_default(),
         }
         Ok(())
     }

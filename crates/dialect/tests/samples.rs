@@ -38,12 +38,10 @@ struct Summary {
     text: String,
     stop: Option<StopReason>,
     pings: usize,
-    /// Foreign events (thinking, server tools, refusals...).
-    foreign: usize,
 }
 
 fn summarise(events: &[Event<'static>]) -> Summary {
-    let mut s = Summary { calls: Vec::new(), text: String::new(), stop: None, pings: 0, foreign: 0 };
+    let mut s = Summary { calls: Vec::new(), text: String::new(), stop: None, pings: 0 };
     for e in events {
         match e {
             Event::TextDelta { text } => s.text.push_str(text),
@@ -68,9 +66,8 @@ fn summarise(events: &[Event<'static>]) -> Summary {
             Event::Stop { reason } => s.stop = Some(*reason),
             Event::Ping => s.pings += 1,
             Event::Error { message } => panic!("error event: {message}"),
-            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => {
-                s.foreign += 1
-            }
+            // Thinking, server tools, refusals: neither calls nor text.
+            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => {}
         }
     }
     s
