@@ -89,6 +89,8 @@ struct BlockDelta<'a> {
     delta: DeltaOut<'a>,
 }
 
+// The variants are named as the wire names the delta types (`text_delta`, ...).
+#[allow(clippy::enum_variant_names)]
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum DeltaOut<'a> {
