@@ -254,7 +254,7 @@ pub fn size(case: &Case) -> (usize, usize) {
         .flat_map(|t| &t.blocks)
         .map(|b| match b {
             Block::Call(c) => c.arguments.len(),
-            Block::Text(_) => 0,
+            Block::Text(_) | Block::Foreign(_) => 0,
         })
         .sum();
     (events, bytes)

@@ -273,3 +273,52 @@ fn named_turn_without_calls(
     assert_eq!(serde_json::to_value(said.value.ending).unwrap(), ending, "{id}: the reference's ending");
     assert_eq!(said.value.stop_reason.as_deref(), stop_reason, "{id}: the reference's stop reason");
 }
+/// Foreign blocks (docs/SPEC.md §8): what the rule says a correct client reports, written
+/// from the rule (the client's calls only, the text blocks only), and the reference conforms
+/// at the events level and at the wire and bytes levels of every dialect that has the kinds.
+#[rstest]
+#[case::thinking("foreign/thinking-then-call", &[LOOKUP], "Checking the order.")]
+#[case::redacted("foreign/redacted-thinking", &[LOOKUP], "")]
+#[case::server_tool("foreign/server-tool-use-and-result", &[LOOKUP], "Let me search first.Found it; now the order.")]
+#[case::web_search("foreign/web-search-call", &[], "The policy allows refunds within 30 days.")]
+#[case::custom_tool("foreign/custom-tool-call", &[LOOKUP], "")]
+#[case::custom_json_shaped("foreign/custom-tool-call-json-shaped", &[], "")]
+#[case::refusal("foreign/refusal", &[], "")]
+#[case::chat_reasoning("foreign/chat-reasoning-then-call", &[LOOKUP], "")]
+#[case::chat_refusal("foreign/chat-refusal-and-reasoning", &[], "Is there something else?")]
+fn foreign_blocks_are_neither_calls_nor_text(#[case] id: &str, #[case] calls: &[&str], #[case] text: &str) {
+    use toolcert::runner::{check, Setting};
+    use toolcert::subject::{driver::Speech, Level};
+    assert_eq!(expectation(id), calls, "{id}");
+    let case = named::by_id(id).unwrap().case;
+    let turn = &case.streams[0];
+    assert!(turn.foreign().next().is_some(), "{id} has a foreign block");
+    let e = expect(turn, &render(turn), Profile::default());
+    assert_eq!(e.text(), text, "{id}");
+    let mut settings = vec![Setting::default()];
+    for dialect in toolcert::scenario::Dialect::ALL {
+        if !dialect.carries(&turn.shape) || turn.foreign().any(|f| !f.kind.spoken_by(dialect)) {
+            continue;
+        }
+        for level in [Level::Wire, Level::Bytes] {
+            settings.push(Setting {
+                level,
+                speech: Speech { dialect, ..Speech::default() },
+                ..Setting::default()
+            });
+        }
+    }
+    assert!(settings.len() >= 3, "{id} renders in some dialect");
+    for setting in settings {
+        let checked = check(&ReferenceSubject, &case, setting);
+        assert!(checked.unsupported.is_none(), "{id}: {:?}", checked.unsupported);
+        assert!(
+            checked.violations.is_empty(),
+            "the reference breaks {id} at {setting:?}: {:?}",
+            checked.violations
+        );
+        assert!(checked.exercised.contains(toolcert::Invariant::AccForeign), "{id}: ACC-FOREIGN exercised");
+    }
+}
+
+const LOOKUP: &str = r#"dispatch {"order_id":"A-4471"}"#;

@@ -42,7 +42,8 @@ impl Accumulator for Mine {
                 None => return err(ErrorClass::UnannouncedIndex, "stop of unannounced"),
             },
             Event::Stop { reason } => self.stop = Some(*reason),
-            Event::Error { .. } | Event::Ping => {}
+            // Errors, pings, and foreign blocks (thinking, server tools): never a call.
+            _ => {}
         }
         Ok(())
     }

@@ -89,9 +89,10 @@ export class Core {
                 this.stop = e.reason;
                 return;
             default:
-                // error and ping: the stream ends (or goes on) and finish accounts for live calls.
                 if (e.type === "error")
                     this.errored = true;
+                // error and ping: the stream ends (or goes on) and finish accounts for live calls;
+                // foreign blocks (foreign_start, foreign_delta, foreign_stop) are never calls or text.
                 return;
         }
     }

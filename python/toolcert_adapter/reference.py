@@ -104,7 +104,8 @@ class Core:
             self.stop = e["reason"]
         elif kind == "error":
             self.errored = True
-        # error and ping: the stream ends (or goes on) and finish accounts for live calls.
+        # error and ping: the stream ends (or goes on) and finish accounts for live calls;
+        # foreign blocks (foreign_start, foreign_delta, foreign_stop) are never calls or text.
 
     def _judge(self, call: CallBuffer) -> dict:
         raw = "".join(call.parts)

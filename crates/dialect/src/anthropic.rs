@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::StopReason;
+use toolcert_scenario::{ForeignKind, StopReason};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -57,7 +57,25 @@ struct BlockStart<'a> {
 enum ContentBlock<'a> {
     Text { text: &'static str },
     ToolUse { id: &'a str, name: &'a str, input: Empty },
+    Thinking { thinking: &'static str, signature: &'static str },
+    RedactedThinking { data: &'a str },
+    ServerToolUse { id: &'a str, name: &'a str, input: Empty },
+    WebSearchToolResult { tool_use_id: &'a str, content: [SearchResult<'a>; 1] },
 }
+
+/// One result of a server web search (the block's text travels as its title).
+#[derive(Serialize)]
+struct SearchResult<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    title: &'a str,
+    url: &'static str,
+    encrypted_content: &'static str,
+    page_age: Option<&'static str>,
+}
+
+/// The signature a thinking block ends with (opaque to the client).
+const SIGNATURE: &str = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds";
 
 /// `{}`
 #[derive(Serialize)]
@@ -71,11 +89,15 @@ struct BlockDelta<'a> {
     delta: DeltaOut<'a>,
 }
 
+// The variants are named as the wire names the delta types (`text_delta`, ...).
+#[allow(clippy::enum_variant_names)]
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum DeltaOut<'a> {
     TextDelta { text: &'a str },
     InputJsonDelta { partial_json: &'a str },
+    ThinkingDelta { thinking: &'a str },
+    SignatureDelta { signature: &'a str },
 }
 
 #[derive(Serialize)]
@@ -157,8 +179,58 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
         }
     };
     let mut has_stop = false;
+    // The kind of each foreign block started, for its deltas and its stop.
+    let mut foreign: HashMap<u32, ForeignKind> = HashMap::new();
     for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
         match e {
+            Event::ForeignStart { index, kind, id, name, content } => {
+                close(&mut out, &mut open_text, k);
+                foreign.insert(*index, *kind);
+                let content_block = match kind {
+                    ForeignKind::Thinking => ContentBlock::Thinking { thinking: "", signature: "" },
+                    ForeignKind::RedactedThinking => ContentBlock::RedactedThinking { data: content },
+                    ForeignKind::ServerToolUse => ContentBlock::ServerToolUse { id, name, input: Empty {} },
+                    // Anthropic has no other kind (render_wire refused the turn): its result.
+                    _ => ContentBlock::WebSearchToolResult {
+                        tool_use_id: id,
+                        content: [SearchResult {
+                            kind: "web_search_result",
+                            title: content,
+                            url: "https://example.com/result",
+                            encrypted_content: "EqgfCioIARgBIiQ3YTAx",
+                            page_age: None,
+                        }],
+                    },
+                };
+                let start = BlockStart { kind: "content_block_start", index: *index, content_block };
+                out.json(Some("content_block_start"), &start, k + 1);
+            }
+            Event::ForeignDelta { index, kind, fragment } => {
+                close(&mut out, &mut open_text, k);
+                let delta = match kind {
+                    ForeignKind::ServerToolUse => DeltaOut::InputJsonDelta { partial_json: fragment },
+                    _ => DeltaOut::ThinkingDelta { thinking: fragment },
+                };
+                let delta = BlockDelta { kind: "content_block_delta", index: *index, delta };
+                out.json(Some("content_block_delta"), &delta, k + 1);
+            }
+            Event::ForeignStop { index } => {
+                close(&mut out, &mut open_text, k);
+                if foreign.get(index) == Some(&ForeignKind::Thinking) {
+                    // A thinking block's signature comes last, just before its stop.
+                    let delta = BlockDelta {
+                        kind: "content_block_delta",
+                        index: *index,
+                        delta: DeltaOut::SignatureDelta { signature: SIGNATURE },
+                    };
+                    out.json(Some("content_block_delta"), &delta, k);
+                }
+                out.json(
+                    Some("content_block_stop"),
+                    &BlockStop { kind: "content_block_stop", index: *index },
+                    k + 1,
+                );
+            }
             Event::TextDelta { text } => {
                 let block = match o {
                     Origin::Text { block, .. } => *block,
@@ -240,7 +312,9 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
 enum Kind {
     Text,
     ToolUse,
-    /// Thinking, server tools and whatever comes next: not the client's calls.
+    /// Thinking, a server tool and its result: never the client's calls.
+    Foreign(ForeignKind),
+    /// Whatever block type comes next: not the client's either.
     Other,
 }
 
@@ -276,6 +350,14 @@ struct BlockIn<'a> {
     name: Option<Str<'a>>,
     #[serde(borrow, default)]
     text: Option<Str<'a>>,
+    /// `redacted_thinking`'s encrypted reasoning.
+    #[serde(borrow, default)]
+    data: Option<Str<'a>>,
+    /// A server tool result's: the use it answers, and its results.
+    #[serde(borrow, default)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(default)]
+    content: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -295,6 +377,8 @@ struct DeltaBody<'a> {
     text: Option<Str<'a>>,
     #[serde(borrow, default)]
     partial_json: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -355,6 +439,35 @@ fn stop_reason(event: &str, s: &str) -> Result<StopReason, TurnError> {
     })
 }
 
+/// The foreign kind of a content block type (`None`: text, a client call, or unknown).
+fn foreign_kind(block_type: &str) -> Option<ForeignKind> {
+    Some(match block_type {
+        "thinking" => ForeignKind::Thinking,
+        "redacted_thinking" => ForeignKind::RedactedThinking,
+        "server_tool_use" => ForeignKind::ServerToolUse,
+        // web_search_tool_result, web_fetch_tool_result, code_execution_tool_result, ...
+        t if t.ends_with("_tool_result") => ForeignKind::ServerToolResult,
+        _ => return None,
+    })
+}
+
+/// The neutral start of a foreign block: the fields its kind carries.
+fn foreign_start(index: u32, kind: ForeignKind, b: BlockIn<'_>) -> Event<'static> {
+    let none = || std::borrow::Cow::Borrowed("");
+    let (id, name, content) = match kind {
+        ForeignKind::RedactedThinking => (none(), none(), b.data.map_or_else(none, own)),
+        ForeignKind::ServerToolUse => (b.id.map_or_else(none, own), b.name.map_or_else(none, own), none()),
+        ForeignKind::ServerToolResult => {
+            // The first result's title, when the content is a list of results (an error
+            // object has none).
+            let title = b.content.as_ref().and_then(|c| c.get(0)?.get("title")?.as_str().map(str::to_owned));
+            (b.tool_use_id.map_or_else(none, own), none(), title.map_or_else(none, std::borrow::Cow::Owned))
+        }
+        _ => (none(), none(), none()),
+    };
+    Event::ForeignStart { index, kind, id, name, content }
+}
+
 impl crate::WireDecoder for AnthropicDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
         let name = event_name(event)?;
@@ -364,6 +477,11 @@ impl crate::WireDecoder for AnthropicDecoder {
             "content_block_start" => {
                 let s: StartIn<'_> = parse(name, data)?;
                 check_type(name, &s.kind)?;
+                if let Some(kind) = foreign_kind(s.content_block.kind.as_str()) {
+                    self.kinds.insert(s.index, Kind::Foreign(kind));
+                    out.push(foreign_start(s.index, kind, s.content_block));
+                    return Ok(());
+                }
                 let kind = match s.content_block.kind.as_str() {
                     "tool_use" => {
                         let field = |f: Option<Str<'_>>, what: &str| {
@@ -395,10 +513,27 @@ impl crate::WireDecoder for AnthropicDecoder {
                         malformed(format!("{name}: delta: a {} needs `{what}`", d.delta.kind.as_str()))
                     })
                 };
+                let foreign = match self.kinds.get(&d.index) {
+                    Some(Kind::Foreign(kind)) => Some(*kind),
+                    _ => None,
+                };
                 match d.delta.kind.as_str() {
+                    // A server tool's input and the model's thinking are never a call's or the
+                    // text's; the core is told they are foreign, and ignores them.
+                    "input_json_delta" | "thinking_delta" if foreign.is_some() => {
+                        let fragment = match d.delta.kind.as_str() {
+                            "thinking_delta" => need(d.delta.thinking, "thinking")?,
+                            _ => need(d.delta.partial_json, "partial_json")?,
+                        };
+                        out.push(Event::ForeignDelta {
+                            index: d.index,
+                            kind: foreign.unwrap_or(ForeignKind::Thinking),
+                            fragment,
+                        });
+                    }
                     "text_delta" => out.push(Event::TextDelta { text: need(d.delta.text, "text")? }),
-                    // A server tool's input is not a client call; anything else (including an
-                    // index never started) goes to the core, which judges it.
+                    // Anything else (including an index never started) goes to the core,
+                    // which judges it.
                     "input_json_delta" if self.kinds.get(&d.index) == Some(&Kind::Other) => {}
                     "input_json_delta" => out.push(Event::ArgsDelta {
                         index: d.index,
@@ -413,6 +548,7 @@ impl crate::WireDecoder for AnthropicDecoder {
                 check_type(name, &s.kind)?;
                 match self.kinds.get(&s.index) {
                     Some(Kind::Text | Kind::Other) => {}
+                    Some(Kind::Foreign(_)) => out.push(Event::ForeignStop { index: s.index }),
                     // A stop for an index never started is still a call event for the core.
                     Some(Kind::ToolUse) | None => {
                         out.push(Event::CallStop { index: s.index, arguments: None })

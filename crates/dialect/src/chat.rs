@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{fragments, Block, FaultKind, Shape, StopReason, Turn};
+use toolcert_scenario::{fragments, Block, FaultKind, ForeignKind, Shape, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -48,6 +48,13 @@ struct DeltaOut<'a> {
     role: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     content: Option<&'a str>,
+    /// A refusal, and the reasoning compatible servers send under one of two names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refusal: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_calls: Vec<EntryOut<'a>>,
 }
@@ -341,6 +348,27 @@ pub(crate) fn render(
                     piece += 1;
                 }
             }
+            (Event::ForeignDelta { kind, fragment, .. }, origin) => {
+                // Like text: its own chunk, which call pieces may join.
+                piece += 1;
+                r.flush();
+                let spelled_reasoning = match origin {
+                    Origin::Foreign { block, .. } => {
+                        matches!(turn.blocks.get(block as usize), Some(Block::Foreign(f)) if f.name == "reasoning")
+                    }
+                    _ => false,
+                };
+                let mut delta = DeltaOut::default();
+                match kind {
+                    ForeignKind::Refusal => delta.refusal = Some(fragment),
+                    _ if spelled_reasoning => delta.reasoning = Some(fragment),
+                    _ => delta.reasoning_content = Some(fragment),
+                }
+                r.pending = Some(Pending { delta, finish_reason: None, delivered: k + 1, joinable: true });
+            }
+            (Event::ForeignStart { .. } | Event::ForeignStop { .. }, _) => {
+                return Err("a foreign block's start or stop (Chat's foreign deltas have none)".into());
+            }
             (Event::Ping, _) => r.alone(DeltaOut::default(), None, k + 1),
             (Event::Stop { reason }, _) => {
                 has_stop = true;
@@ -429,6 +457,12 @@ struct DeltaIn<'a> {
     content: Option<Str<'a>>,
     #[serde(borrow, default)]
     refusal: Option<Str<'a>>,
+    /// Reasoning, as DeepSeek and vLLM (`reasoning_content`) or OpenRouter and Ollama
+    /// (`reasoning`) send it.
+    #[serde(borrow, default)]
+    reasoning_content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    reasoning: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_calls: Option<Vec<EntryIn<'a>>>,
 }
@@ -558,7 +592,17 @@ impl crate::WireDecoder for ChatDecoder {
                     out.push(Event::TextDelta { text: own(text) });
                     said = true;
                 }
-                said |= delta.refusal.is_some();
+                // Never text, never a call: the core is told they are foreign.
+                for (kind, f) in [
+                    (ForeignKind::Refusal, delta.refusal),
+                    (ForeignKind::Thinking, delta.reasoning_content),
+                    (ForeignKind::Thinking, delta.reasoning),
+                ] {
+                    if let Some(f) = f {
+                        out.push(Event::ForeignDelta { index: 0, kind, fragment: own(f) });
+                        said = true;
+                    }
+                }
                 for (k, e) in delta.tool_calls.into_iter().flatten().enumerate() {
                     self.entry(k, e, out)?;
                     said = true;

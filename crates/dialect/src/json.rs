@@ -154,6 +154,7 @@ impl Ids {
                     eat(c.name.as_bytes());
                 }
                 Block::Text(t) => eat(&(t.text.len() as u64).to_le_bytes()),
+                Block::Foreign(f) => eat(f.id.as_bytes()),
             }
         }
         Ids { seed: h }

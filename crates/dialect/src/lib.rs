@@ -119,6 +119,9 @@ pub fn render_wire(
             )));
         }
     }
+    if let Some(f) = turn.foreign().find(|f| !f.kind.spoken_by(dialect)) {
+        return Err(unsupported(format!("it has no {} block", f.kind.name())));
+    }
     let ids = json::Ids::new(turn);
     let speak = |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> {
         let mut wire = match dialect {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{MismatchIn, StopReason, Turn};
+use toolcert_scenario::{ForeignKind, MismatchIn, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -79,6 +79,8 @@ struct Usage {
 enum Item {
     Call(CallItem),
     Message(MessageItem),
+    /// Reasoning, a web search call, a refusal's message, a custom tool call.
+    Foreign(serde_json::Value),
 }
 
 #[derive(Serialize, Clone)]
@@ -170,6 +172,16 @@ struct Renderer<'i> {
     text: Option<(u32, MessageItem)>,
     /// The blocks of the calls announced only by their `output_item.done`.
     item_only: Vec<u32>,
+    /// Each open foreign item: its kind, item id, start event and the content so far.
+    foreign: HashMap<u32, OpenForeign>,
+}
+
+struct OpenForeign {
+    kind: ForeignKind,
+    item_id: String,
+    id: String,
+    name: String,
+    content: String,
 }
 
 impl Renderer<'_> {
@@ -245,6 +257,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
         done: Vec::new(),
         calls: HashMap::new(),
         text: None,
+        foreign: HashMap::new(),
     };
     let body = ResponseBody { response: r.response("in_progress", &[]) };
     let body = crate::json::to_json(&Envelope { kind: "response.created", sequence_number: 0, body });
@@ -253,6 +266,18 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
 
     for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
         match e {
+            Event::ForeignStart { index, kind, id, name, content } => {
+                r.close_text(k);
+                r.foreign_start(*index, *kind, id, name, content, k);
+            }
+            Event::ForeignDelta { index, kind, fragment } => {
+                r.close_text(k);
+                r.foreign_delta(*index, *kind, fragment, k);
+            }
+            Event::ForeignStop { index } => {
+                r.close_text(k);
+                r.foreign_stop(*index, k);
+            }
             Event::TextDelta { text } => {
                 let block = match o {
                     Origin::Text { block, .. } => *block,
@@ -580,6 +605,8 @@ impl crate::WireDecoder for ResponsesDecoder {
                     if let Some(args) = a.item.arguments.filter(|s| !s.as_str().is_empty()) {
                         out.push(Event::ArgsDelta { index, fragment: own(args) });
                     }
+                } else {
+                    decode_foreign(name, data, out).unwrap_or_default();
                 }
             }
             "response.function_call_arguments.delta" => {
@@ -598,6 +625,9 @@ impl crate::WireDecoder for ResponsesDecoder {
                 check_type(name, &a.kind)?;
                 if a.item.kind.as_str() == "function_call" {
                     self.item_done(name, a, out)?;
+                } else {
+                    // Reasoning, web search calls, custom tool calls: the foreign item ends.
+                    decode_foreign(name, data, out).unwrap_or_default();
                 }
             }
             "response.output_text.delta" => {
@@ -626,10 +656,308 @@ impl crate::WireDecoder for ResponsesDecoder {
                     _ => Event::Ping,
                 });
             }
-            // response.created, content parts, reasoning, refusals, ... (`response.completed`'s
-            // `output` repeats the items already streamed: no new calls.)
-            _ => {}
+            // Reasoning, web search calls, refusals and custom tool calls; then response.created,
+            // content parts, output_item.done, ...
+            // A foreign item's event this decoder cannot read is skipped, not a failed turn:
+            // nothing of it may reach a call or the text anyway.
+            _ => decode_foreign(name, data, out).unwrap_or_default(),
         }
         Ok(())
     }
+}
+
+/// Foreign items (docs/SPEC.md, ACC-FOREIGN): reasoning (`reasoning` items, their summary
+/// streamed), encrypted reasoning, web search calls, refusals (a message item's `refusal`
+/// part) and custom tool calls (freeform `input`, never JSON).
+impl Renderer<'_> {
+    fn foreign_start(
+        &mut self,
+        index: u32,
+        kind: ForeignKind,
+        id: &str,
+        name: &str,
+        content: &str,
+        k: usize,
+    ) {
+        use serde_json::json;
+        let item_id = match kind {
+            ForeignKind::Thinking | ForeignKind::RedactedThinking => {
+                self.ids.hex("rs_", &format!("rs{index}"), 48)
+            }
+            ForeignKind::WebSearchCall => id.to_owned(),
+            ForeignKind::CustomToolCall => self.ids.hex("ctc_", id, 48),
+            _ => self.ids.hex("msg_", &format!("refusal{index}"), 48),
+        };
+        let open =
+            OpenForeign { kind, item_id, id: id.to_owned(), name: name.to_owned(), content: String::new() };
+        let at = |item: serde_json::Value| json!({ "output_index": index, "item": item });
+        let in_item = json!({ "item_id": open.item_id, "output_index": index });
+        match kind {
+            ForeignKind::Thinking => {
+                let item = json!({ "type": "reasoning", "id": open.item_id, "summary": [] });
+                self.event("response.output_item.added", at(item), k + 1);
+                let mut part = in_item.clone();
+                part["summary_index"] = json!(0);
+                part["part"] = json!({ "type": "summary_text", "text": "" });
+                self.event("response.reasoning_summary_part.added", part, k + 1);
+            }
+            ForeignKind::RedactedThinking => {
+                let item = json!({
+                    "type": "reasoning", "id": open.item_id, "summary": [], "encrypted_content": content,
+                });
+                self.event("response.output_item.added", at(item), k + 1);
+            }
+            ForeignKind::WebSearchCall => {
+                let item = json!({
+                    "type": "web_search_call", "id": open.item_id, "status": "in_progress",
+                    "action": { "type": "search", "query": content },
+                });
+                self.event("response.output_item.added", at(item), k + 1);
+                self.event("response.web_search_call.in_progress", in_item.clone(), k + 1);
+                self.event("response.web_search_call.searching", in_item, k + 1);
+            }
+            ForeignKind::CustomToolCall => {
+                let item = json!({
+                    "type": "custom_tool_call", "id": open.item_id, "call_id": id, "name": name, "input": "",
+                });
+                self.event("response.output_item.added", at(item), k + 1);
+            }
+            // A refusal is a message item whose one part is a refusal.
+            _ => {
+                let item = json!({
+                    "type": "message", "id": open.item_id, "status": "in_progress", "role": "assistant",
+                    "content": [],
+                });
+                self.event("response.output_item.added", at(item), k);
+                let mut part = in_item;
+                part["content_index"] = json!(0);
+                part["part"] = json!({ "type": "refusal", "refusal": "" });
+                self.event("response.content_part.added", part, k + 1);
+            }
+        }
+        let mut open = open;
+        open.content = if kind.streams() { String::new() } else { content.to_owned() };
+        self.foreign.insert(index, open);
+    }
+
+    fn foreign_delta(&mut self, index: u32, kind: ForeignKind, fragment: &str, k: usize) {
+        use serde_json::json;
+        let item_id = match self.foreign.get_mut(&index) {
+            Some(f) => {
+                f.content.push_str(fragment);
+                f.item_id.clone()
+            }
+            None => self.ids.hex("rs_", &format!("unstarted{index}"), 48),
+        };
+        let mut body = json!({ "item_id": item_id, "output_index": index, "delta": fragment });
+        let name = match kind {
+            ForeignKind::Refusal => {
+                body["content_index"] = json!(0);
+                "response.refusal.delta"
+            }
+            ForeignKind::CustomToolCall => "response.custom_tool_call_input.delta",
+            _ => {
+                body["summary_index"] = json!(0);
+                "response.reasoning_summary_text.delta"
+            }
+        };
+        self.event(name, body, k + 1);
+    }
+
+    fn foreign_stop(&mut self, index: u32, k: usize) {
+        use serde_json::json;
+        let Some(f) = self.foreign.remove(&index) else { return };
+        let in_item = json!({ "item_id": f.item_id, "output_index": index });
+        let with = |mut v: serde_json::Value, fields: serde_json::Value| {
+            if let (Some(v), Some(fields)) = (v.as_object_mut(), fields.as_object()) {
+                v.extend(fields.clone());
+            }
+            v
+        };
+        let item = match f.kind {
+            ForeignKind::Thinking => {
+                let part = json!({ "type": "summary_text", "text": f.content });
+                let done = with(in_item.clone(), json!({ "summary_index": 0, "text": f.content }));
+                self.event("response.reasoning_summary_text.done", done, k);
+                let done = with(in_item, json!({ "summary_index": 0, "part": part }));
+                self.event("response.reasoning_summary_part.done", done, k);
+                json!({ "type": "reasoning", "id": f.item_id, "summary": [part] })
+            }
+            ForeignKind::RedactedThinking => json!({
+                "type": "reasoning", "id": f.item_id, "summary": [], "encrypted_content": f.content,
+            }),
+            ForeignKind::WebSearchCall => {
+                self.event("response.web_search_call.completed", in_item, k);
+                json!({
+                    "type": "web_search_call", "id": f.item_id, "status": "completed",
+                    "action": { "type": "search", "query": f.content },
+                })
+            }
+            ForeignKind::CustomToolCall => {
+                self.event(
+                    "response.custom_tool_call_input.done",
+                    with(in_item, json!({ "input": f.content })),
+                    k,
+                );
+                json!({
+                    "type": "custom_tool_call", "id": f.item_id, "call_id": f.id, "name": f.name,
+                    "input": f.content,
+                })
+            }
+            _ => {
+                let part = json!({ "type": "refusal", "refusal": f.content });
+                let done = with(in_item.clone(), json!({ "content_index": 0, "refusal": f.content }));
+                self.event("response.refusal.done", done, k);
+                let done = with(in_item, json!({ "content_index": 0, "part": part }));
+                self.event("response.content_part.done", done, k + 1);
+                json!({
+                    "type": "message", "id": f.item_id, "status": "completed", "role": "assistant",
+                    "content": [part],
+                })
+            }
+        };
+        // A refusal's stop is its part's done (sent above); the others' is the item's.
+        let item = Item::Foreign(item);
+        self.event("response.output_item.done", ItemBody { output_index: index, item: &item }, k + 1);
+        self.done.push((index, item));
+    }
+}
+
+#[derive(Deserialize)]
+struct ForeignItemIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    output_index: u32,
+    #[serde(borrow)]
+    item: ForeignItemBody<'a>,
+}
+
+#[derive(Deserialize)]
+struct ForeignItemBody<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    call_id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    input: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    encrypted_content: Option<Str<'a>>,
+    #[serde(default)]
+    action: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct ForeignDeltaIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    output_index: u32,
+    #[serde(borrow)]
+    delta: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct PartIn<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    output_index: u32,
+    #[serde(borrow)]
+    part: PartKindIn<'a>,
+}
+
+#[derive(Deserialize)]
+struct PartKindIn<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+}
+
+/// The foreign item kind of an item: reasoning (encrypted only when it carries
+/// `encrypted_content` and no summary is streamed for it), web search and custom tool calls.
+fn foreign_item(item: &ForeignItemBody<'_>) -> Option<ForeignKind> {
+    Some(match item.kind.as_str() {
+        "reasoning" if item.encrypted_content.as_ref().is_some_and(|c| !c.as_str().is_empty()) => {
+            ForeignKind::RedactedThinking
+        }
+        "reasoning" => ForeignKind::Thinking,
+        "web_search_call" => ForeignKind::WebSearchCall,
+        "custom_tool_call" => ForeignKind::CustomToolCall,
+        _ => return None,
+    })
+}
+
+/// Decodes the events of foreign items into neutral foreign events; any other event is
+/// skipped (bookkeeping, or added after this harness was written).
+fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+    use std::borrow::Cow;
+    let none = || Cow::Borrowed("");
+    match name {
+        "response.output_item.added" | "response.output_item.done" => {
+            // Only reached for items the call path does not read.
+            let a: ForeignItemIn<'_> = parse(name, data)?;
+            check_type(name, &a.kind)?;
+            let Some(kind) = foreign_item(&a.item) else { return Ok(()) };
+            let index = a.output_index;
+            if name == "response.output_item.done" {
+                out.push(Event::ForeignStop { index });
+                return Ok(());
+            }
+            let item = a.item;
+            let (id, fname, content) = match kind {
+                ForeignKind::RedactedThinking => {
+                    (none(), none(), item.encrypted_content.map_or_else(none, own))
+                }
+                ForeignKind::WebSearchCall => {
+                    let query =
+                        item.action.as_ref().and_then(|a| a.get("query")?.as_str().map(str::to_owned));
+                    (item.id.map_or_else(none, own), none(), query.map_or_else(none, Cow::Owned))
+                }
+                ForeignKind::CustomToolCall => {
+                    (item.call_id.map_or_else(none, own), item.name.map_or_else(none, own), none())
+                }
+                _ => (none(), none(), none()),
+            };
+            out.push(Event::ForeignStart { index, kind, id, name: fname, content });
+            if let Some(input) =
+                item.input.filter(|i| kind == ForeignKind::CustomToolCall && !i.as_str().is_empty())
+            {
+                out.push(Event::ForeignDelta { index, kind, fragment: own(input) });
+            }
+        }
+        "response.reasoning_summary_text.delta"
+        | "response.refusal.delta"
+        | "response.custom_tool_call_input.delta" => {
+            let d: ForeignDeltaIn<'_> = parse(name, data)?;
+            check_type(name, &d.kind)?;
+            let kind = match name {
+                "response.refusal.delta" => ForeignKind::Refusal,
+                "response.custom_tool_call_input.delta" => ForeignKind::CustomToolCall,
+                _ => ForeignKind::Thinking,
+            };
+            out.push(Event::ForeignDelta { index: d.output_index, kind, fragment: own(d.delta) });
+        }
+        // A refusal is a message item's part: it starts and ends with the part.
+        "response.content_part.added" | "response.content_part.done" => {
+            let p: PartIn<'_> = parse(name, data)?;
+            check_type(name, &p.kind)?;
+            if p.part.kind.as_str() == "refusal" {
+                let index = p.output_index;
+                out.push(if name == "response.content_part.added" {
+                    Event::ForeignStart {
+                        index,
+                        kind: ForeignKind::Refusal,
+                        id: none(),
+                        name: none(),
+                        content: none(),
+                    }
+                } else {
+                    Event::ForeignStop { index }
+                });
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }

@@ -376,6 +376,24 @@ fn turn(interleave: bool) -> impl Strategy<Value = Turn> {
                             arguments: s,
                             splits,
                         })
+                    } else if s.len() % 4 == 3 {
+                        // Some non-call blocks are foreign, of kinds both dialects of the shape have.
+                        use toolcert_scenario::{ForeignBlock, ForeignKind};
+                        let kind = match (s.len() % 8 == 7, interleave) {
+                            (false, _) => ForeignKind::Thinking,
+                            (true, true) => ForeignKind::Refusal,
+                            (true, false) => ForeignKind::RedactedThinking,
+                        };
+                        let splits = if kind.streams() { splits } else { Vec::new() };
+                        let index = if interleave { 0 } else { pos as u32 };
+                        Block::Foreign(ForeignBlock {
+                            kind,
+                            index,
+                            id: String::new(),
+                            name: String::new(),
+                            text: s,
+                            splits,
+                        })
                     } else {
                         Block::Text(TextBlock { text: s, splits })
                     }
@@ -508,4 +526,78 @@ fn chat_repeated_fields_round_trip() {
     }
     let e = render_wire(&per, &render(&per), Dialect::Anthropic, REPEAT).unwrap_err();
     assert!(e.to_string().contains("Chat quirk"), "{e}");
+}
+
+/// Foreign blocks round trip in every dialect that has their kinds, at every cut of the
+/// stream, and a dialect without a kind refuses the turn instead of dropping it.
+#[test]
+fn foreign_blocks_round_trip_where_their_dialect_has_them() {
+    use toolcert_scenario::{ForeignBlock, ForeignKind};
+    let foreign = |kind: ForeignKind, index: u32, id: &str, name: &str, text: &str, splits: Vec<usize>| {
+        Block::Foreign(ForeignBlock {
+            kind,
+            index,
+            id: id.into(),
+            name: name.into(),
+            text: text.into(),
+            splits,
+        })
+    };
+    let anthropic = per_call(
+        vec![
+            foreign(ForeignKind::Thinking, 0, "", "", "Hm, {\"a\": 1} é", vec![3, 3, 8]),
+            foreign(ForeignKind::RedactedThinking, 1, "", "", "EmwKAhgB", vec![]),
+            text(&["Searching."]),
+            foreign(
+                ForeignKind::ServerToolUse,
+                3,
+                "srvtoolu_01",
+                "web_search",
+                "{\"query\": \"x\"}",
+                vec![5],
+            ),
+            foreign(ForeignKind::ServerToolResult, 4, "srvtoolu_01", "", "Result — title", vec![]),
+            call(5, "toolu_01A", "lookup", &["{\"id\": ", "1}"]),
+        ],
+        Ending::Stop(StopReason::ToolUse),
+    );
+    let responses = per_call(
+        vec![
+            foreign(ForeignKind::Thinking, 0, "", "", "Hm, 東京", vec![2]),
+            foreign(ForeignKind::RedactedThinking, 1, "", "", "EmwKAhgB", vec![]),
+            foreign(ForeignKind::WebSearchCall, 2, "ws_01", "", "refund policy", vec![]),
+            text(&["Searching."]),
+            foreign(ForeignKind::Refusal, 4, "", "", "I can't", vec![1, 4]),
+            foreign(ForeignKind::CustomToolCall, 5, "call_ct1", "apply_patch", "*** Begin\n+x\n", vec![0, 6]),
+            call(6, "call_01A", "lookup", &["{\"id\": ", "1}"]),
+        ],
+        Ending::Stop(StopReason::Completed),
+    );
+    let chat = interleaved(
+        vec![
+            foreign(ForeignKind::Thinking, 0, "", "", "Hm, ok", vec![2]),
+            foreign(ForeignKind::Thinking, 0, "", "reasoning", "other spelling", vec![]),
+            call(0, "call_01A", "lookup", &["{\"id\": ", "1}"]),
+            foreign(ForeignKind::Refusal, 0, "", "", "I can't", vec![3]),
+            text(&["ok"]),
+        ],
+        vec![0, 2, 1, 2, 3, 0, 4],
+        vec![false, true, false, true, false, true],
+        Ending::Stop(StopReason::ToolCalls),
+    );
+    for (dialect, turn) in
+        [(Dialect::Anthropic, anthropic), (Dialect::OpenAiResponses, responses), (Dialect::OpenAiChat, chat)]
+    {
+        round_trip(&turn, dialect, PLAIN);
+        let n = render(&turn).events.len() as u32;
+        for after in 0..=n {
+            let t = Turn { ending: Ending::Abandoned { after, end: StreamEnd::Disconnect }, ..turn.clone() };
+            round_trip(&t, dialect, PLAIN);
+        }
+        // Each other dialect of the same shape lacks some kind: refused, not dropped.
+        for other in Dialect::ALL.into_iter().filter(|d| *d != dialect && d.carries(&turn.shape)) {
+            let err = render_wire(&turn, &render(&turn), other, PLAIN).unwrap_err();
+            assert!(err.reason.contains("block"), "{err}");
+        }
+    }
 }

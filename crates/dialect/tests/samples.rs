@@ -66,6 +66,8 @@ fn summarise(events: &[Event<'static>]) -> Summary {
             Event::Stop { reason } => s.stop = Some(*reason),
             Event::Ping => s.pings += 1,
             Event::Error { message } => panic!("error event: {message}"),
+            // Thinking, server tools, refusals: neither calls nor text.
+            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => {}
         }
     }
     s

@@ -162,7 +162,7 @@ fn case_with_arguments(doc: &str, every: usize) -> Case {
     let mut case = toolcert_gen::named::by_id("deltas/lookup-order-a4471").unwrap().case;
     let call = case.streams[0].blocks.iter_mut().find_map(|b| match b {
         Block::Call(c) => Some(c),
-        Block::Text(_) => None,
+        _ => None,
     });
     let call = call.expect("the case has a call");
     call.arguments = doc.into();

@@ -84,7 +84,12 @@ fn a_subject_that_crashes_on_every_third_stream_is_restarted_and_reconfigured() 
     assert!(crashed >= streams / 3 - 1 && crashed >= 3, "{crashed} crashes in {streams} streams: {stats}");
     assert!(passed >= crashed, "between crashes the restarted subject conforms: {passed} passed");
     assert!(stats.crashes >= crashed as u64, "{stats}");
-    assert_eq!(stats.restarts, stats.crashes, "one restart per crash: {stats}");
+    // A process is restarted when the next stream needs it: after a crash on the very last
+    // stream nothing is (whether that happens depends on how many streams the named cases have).
+    assert!(
+        stats.restarts == stats.crashes || stats.restarts + 1 == stats.crashes,
+        "one restart per crash: {stats}"
+    );
     assert_eq!(stats.timeouts + stats.protocol_errors, 0, "{stats}");
 }
 

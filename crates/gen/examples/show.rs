@@ -20,6 +20,9 @@ fn main() {
                         "  call #{} {} {} {} {:?}",
                         x.index, x.call_id, x.name, x.arguments, x.splits
                     ),
+                    toolcert_scenario::Block::Foreign(x) => {
+                        println!("  {} #{} {} {:?} {:?}", x.kind.name(), x.index, x.id, x.text, x.splits)
+                    }
                 }
             }
         }

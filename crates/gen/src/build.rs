@@ -8,13 +8,13 @@
 //! the stream's length. Any plan builds a case that renders.
 
 use toolcert_scenario::{
-    normalized_splits, Block, Call, Case, Ending, Fault, FaultKind, Interleave, Shape, StopReason, StreamEnd,
-    StreamSchedule, TextBlock, Tool, Turn,
+    normalized_splits, Block, Call, Case, Ending, Fault, FaultKind, ForeignBlock, ForeignKind, Interleave,
+    Shape, StopReason, StreamEnd, StreamSchedule, TextBlock, Tool, Turn,
 };
 
 use crate::doc::{self, TOOLS};
 use crate::lex::{self, flag};
-use crate::plan::{BlockPlan, CallPlan, CasePlan, SplitClass, SplitPlan, TextPlan, TurnPlan};
+use crate::plan::{BlockPlan, CallPlan, CasePlan, ForeignPlan, SplitClass, SplitPlan, TextPlan, TurnPlan};
 use crate::{GenConfig, ShapeMix};
 
 /// Prose pieces of text blocks: markdown, non-ASCII, newlines.
@@ -88,6 +88,60 @@ fn family(f: u8, mix: ShapeMix) -> u8 {
 enum Laid<'p> {
     Text(&'p TextPlan),
     Call { plan: &'p CallPlan, tool: u8, keys: usize },
+    Foreign { plan: &'p ForeignPlan, kind: ForeignKind },
+}
+
+/// The foreign kinds each family has (0 Anthropic-like, 1 Responses-like, 2 OpenAI Chat),
+/// and how often each is drawn: Anthropic's server tool use brings its result along.
+const FOREIGN_KINDS: [&[ForeignKind]; 3] = [
+    &[ForeignKind::Thinking, ForeignKind::RedactedThinking, ForeignKind::ServerToolUse],
+    &[
+        ForeignKind::Thinking,
+        ForeignKind::RedactedThinking,
+        ForeignKind::WebSearchCall,
+        ForeignKind::Refusal,
+        ForeignKind::CustomToolCall,
+    ],
+    &[ForeignKind::Thinking, ForeignKind::Refusal],
+];
+pub(crate) const FOREIGN_WEIGHTS: [&[u32]; 3] = [&[35, 20, 45], &[15, 10, 20, 20, 35], &[50, 50]];
+
+/// What foreign blocks carry, per kind: content that looks like what the provider sends,
+/// some of it valid JSON (so that a client that parses it finds a document), none of it
+/// text a text block or an argument document has.
+fn foreign_text(kind: ForeignKind, choice: u8) -> &'static str {
+    const THINKING: &[&str] = &[
+        "The user wants the order's status, so I should look it up before answering.",
+        "{\"plan\": [\"look up\", \"summarise\"]} \u{2014} draft, not a call",
+        "Thinking about Mérida \u{2708} and 東京 first; then the weather.",
+    ];
+    const REDACTED: &[&str] = &[
+        "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB8URj2pLmXH",
+        "ErUBCkYIARgCIkCYLr7LMWnzBUHn",
+    ];
+    const SERVER_INPUT: &[&str] = &[
+        "{\"query\": \"weather in Paris today\"}",
+        "{\"query\": \"A-4471 refund policy\", \"max_uses\": 3}",
+    ];
+    const RESULT: &[&str] = &["Paris weather \u{2014} Météo-France", "Refund policy | Help Center"];
+    const QUERY: &[&str] = &["latest refund policy for order A-4471", "weather Paris \u{2600}"];
+    const REFUSAL: &[&str] =
+        &["I can't help with that request.", "I\u{2019}m sorry, but I can\u{2019}t assist with that."];
+    const CUSTOM: &[&str] = &[
+        "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() { run(); }\n*** End Patch",
+        "{\"looks\": \"like json\", \"but\": \"is freeform\"}",
+        "SELECT id, status FROM orders WHERE id = 'A-4471';",
+    ];
+    let pick = |list: &[&'static str]| list[usize::from(choice) % list.len()];
+    match kind {
+        ForeignKind::Thinking => pick(THINKING),
+        ForeignKind::RedactedThinking => pick(REDACTED),
+        ForeignKind::ServerToolUse => pick(SERVER_INPUT),
+        ForeignKind::ServerToolResult => pick(RESULT),
+        ForeignKind::WebSearchCall => pick(QUERY),
+        ForeignKind::Refusal => pick(REFUSAL),
+        ForeignKind::CustomToolCall => pick(CUSTOM),
+    }
 }
 
 /// Builds one turn; also returns the tools its calls use, in order (for shared streams).
@@ -134,6 +188,17 @@ pub(crate) fn build_turn(
         }
     }
 
+    // Foreign blocks go anywhere among the others; a server tool use brings its result.
+    for f in tp.foreign.iter() {
+        let kinds = FOREIGN_KINDS[usize::from(family)];
+        let kind = kinds[usize::from(f.kind) % kinds.len()];
+        let at = usize::from(f.at) * (laid.len() + 1) / 256;
+        laid.insert(at, Laid::Foreign { plan: f, kind });
+        if kind == ForeignKind::ServerToolUse && f.text % 4 != 3 {
+            laid.insert(at + 1, Laid::Foreign { plan: f, kind: ForeignKind::ServerToolResult });
+        }
+    }
+
     // The ending decides whether the model was cut off inside its last call; nothing it
     // wrote after the cut exists.
     let kind = tp.ending.kind % 4;
@@ -149,6 +214,44 @@ pub(crate) fn build_turn(
     for (pos, l) in laid.iter().enumerate() {
         match *l {
             Laid::Text(t) => blocks.push(Block::Text(text_block(t))),
+            Laid::Foreign { plan, kind } => {
+                let text = foreign_text(kind, plan.text).to_owned();
+                let splits = if kind.streams() {
+                    let at: Vec<usize> = plan.splits.iter().map(|&s| scale(s, text.len())).collect();
+                    normalized_splits(&text, &at)
+                } else {
+                    Vec::new()
+                };
+                // A result answers the server tool use just before it, under its id.
+                let id = match (kind, blocks.last()) {
+                    (ForeignKind::ServerToolResult, Some(Block::Foreign(u))) => u.id.clone(),
+                    (ForeignKind::ServerToolResult, _) => String::new(),
+                    _ if kind.carries_id() => {
+                        let mut id = foreign_id(kind, id_seed, stream, pos as u32);
+                        while blocks.iter().any(|b| matches!(b, Block::Foreign(f) if f.id == id)) {
+                            id.push('x');
+                        }
+                        id
+                    }
+                    _ => String::new(),
+                };
+                let name = match kind {
+                    ForeignKind::ServerToolUse => "web_search",
+                    ForeignKind::CustomToolCall => "apply_patch",
+                    // Chat's reasoning under its other spelling, every other time.
+                    ForeignKind::Thinking if interleaved && plan.text % 2 == 1 => "reasoning",
+                    _ => "",
+                };
+                let index = if interleaved { 0 } else { pos as u32 };
+                blocks.push(Block::Foreign(ForeignBlock {
+                    kind,
+                    index,
+                    id,
+                    name: name.into(),
+                    text,
+                    splits,
+                }));
+            }
             Laid::Call { plan, tool, keys } => {
                 let mut arguments = String::with_capacity(match plan.doc.long {
                     0 => 256,
@@ -342,6 +445,9 @@ fn body_len(blocks: &[Block], interleaved: bool) -> usize {
             Block::Text(t) => frags(&t.text, &t.splits),
             Block::Call(c) if interleaved => 1 + frags(&c.arguments, &c.splits),
             Block::Call(c) => 2 + frags(&c.arguments, &c.splits),
+            Block::Foreign(f) if interleaved => frags(&f.text, &f.splits),
+            Block::Foreign(f) if f.kind.streams() => 2 + frags(&f.text, &f.splits),
+            Block::Foreign(_) => 2,
         })
         .sum()
 }
@@ -520,6 +626,18 @@ fn surrogate_gap(doc: &str, fraction: u8) -> Option<usize> {
 
 /// A realistic call id: `toolu_01…` (Anthropic) or `call_…` (OpenAI), derived from the case's
 /// id seed, the stream and the call's ordinal.
+/// A foreign block's id, in the provider's spelling and never a call's.
+fn foreign_id(kind: ForeignKind, seed: u16, stream: usize, pos: u32) -> String {
+    let mut x = (u64::from(seed) << 24) ^ ((stream as u64) << 8) ^ u64::from(pos) ^ 0xF0_F0;
+    let tail: String =
+        (0..16).map(|_| char::from(b"0123456789abcdef"[(splitmix64(&mut x) % 16) as usize])).collect();
+    match kind {
+        ForeignKind::ServerToolUse => format!("srvtoolu_01{tail}"),
+        ForeignKind::WebSearchCall => format!("ws_{tail}"),
+        _ => format!("call_ct{tail}"),
+    }
+}
+
 fn call_id(family: u8, seed: u16, stream: usize, ordinal: u32) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let (prefix, n) = if family == 0 { ("toolu_01", 22) } else { ("call_", 24) };

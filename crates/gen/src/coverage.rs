@@ -15,7 +15,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use toolcert_render::{render, Event, Origin};
 use toolcert_scenario::{
-    normalized_splits, Block, Case, EndingKind, FaultClass, Shape, StreamSchedule, TailAim,
+    normalized_splits, Block, Case, EndingKind, FaultClass, ForeignKind, Shape, StreamSchedule, TailAim,
 };
 
 use crate::doc;
@@ -160,6 +160,14 @@ pub enum Label {
     DoneWithoutFinish,
     /// Chat: `[DONE]` with nothing before it.
     DoneAlone,
+    // Foreign blocks delivered (ACC-FOREIGN), one label per kind.
+    ForeignThinking,
+    ForeignRedactedThinking,
+    ForeignServerToolUse,
+    ForeignServerToolResult,
+    ForeignWebSearchCall,
+    ForeignRefusal,
+    ForeignCustomToolCall,
 }
 
 /// The sections of the coverage table.
@@ -180,6 +188,7 @@ pub enum LabelGroup {
     /// Turns without calls, by ending.
     NoCall,
     Dialect,
+    Foreign,
 }
 
 /// The cases a label can apply to: the denominator of its percentage.
@@ -204,7 +213,7 @@ pub enum Scope {
 }
 
 impl Label {
-    pub const ALL: [Label; 77] = [
+    pub const ALL: [Label; 84] = [
         Label::InsideStringNextToSpace,
         Label::BetweenBackslashAndEscape,
         Label::InsideUnicodeEscape,
@@ -282,7 +291,27 @@ impl Label {
         Label::UsageWithoutChoices,
         Label::DoneWithoutFinish,
         Label::DoneAlone,
+        Label::ForeignThinking,
+        Label::ForeignRedactedThinking,
+        Label::ForeignServerToolUse,
+        Label::ForeignServerToolResult,
+        Label::ForeignWebSearchCall,
+        Label::ForeignRefusal,
+        Label::ForeignCustomToolCall,
     ];
+
+    /// The label of a foreign kind.
+    pub fn foreign(kind: ForeignKind) -> Label {
+        match kind {
+            ForeignKind::Thinking => Label::ForeignThinking,
+            ForeignKind::RedactedThinking => Label::ForeignRedactedThinking,
+            ForeignKind::ServerToolUse => Label::ForeignServerToolUse,
+            ForeignKind::ServerToolResult => Label::ForeignServerToolResult,
+            ForeignKind::WebSearchCall => Label::ForeignWebSearchCall,
+            ForeignKind::Refusal => Label::ForeignRefusal,
+            ForeignKind::CustomToolCall => Label::ForeignCustomToolCall,
+        }
+    }
 
     /// The label as reports spell it (`inside_unicode_escape`).
     pub fn name(self) -> &'static str {
@@ -364,6 +393,13 @@ impl Label {
             Label::UsageWithoutChoices => "usage_without_choices",
             Label::DoneWithoutFinish => "done_without_finish",
             Label::DoneAlone => "done_alone",
+            Label::ForeignThinking => "foreign_thinking",
+            Label::ForeignRedactedThinking => "foreign_redacted_thinking",
+            Label::ForeignServerToolUse => "foreign_server_tool_use",
+            Label::ForeignServerToolResult => "foreign_server_tool_result",
+            Label::ForeignWebSearchCall => "foreign_web_search_call",
+            Label::ForeignRefusal => "foreign_refusal",
+            Label::ForeignCustomToolCall => "foreign_custom_tool_call",
         }
     }
 
@@ -410,6 +446,13 @@ impl Label {
             | UsageWithoutChoices
             | DoneWithoutFinish
             | DoneAlone => LabelGroup::Dialect,
+            ForeignThinking
+            | ForeignRedactedThinking
+            | ForeignServerToolUse
+            | ForeignServerToolResult
+            | ForeignWebSearchCall
+            | ForeignRefusal
+            | ForeignCustomToolCall => LabelGroup::Foreign,
             _ => LabelGroup::Shape,
         }
     }
@@ -426,7 +469,7 @@ impl Label {
                 _ => Scope::HasCall,
             },
             LabelGroup::Transport => Scope::HasTransport,
-            LabelGroup::Unicode | LabelGroup::Names => Scope::AllCases,
+            LabelGroup::Unicode | LabelGroup::Names | LabelGroup::Foreign => Scope::AllCases,
             LabelGroup::Numbers => Scope::HasArgumentBytes,
             LabelGroup::Size | LabelGroup::Degenerate | LabelGroup::Indices => Scope::HasCall,
             LabelGroup::NoCall => Scope::AllCases,
@@ -536,6 +579,16 @@ pub fn classify(case: &Case) -> Coverage {
                 unicode_labels(&t.text, &mut cov);
             }
         }
+        if turn.blocks.iter().any(|b| matches!(b, Block::Foreign(_))) {
+            // A foreign block counts once delivered: its start (or, in Chat, a delta) arrived.
+            for o in &render(turn).origins {
+                if let Origin::ForeignStart { block } | Origin::Foreign { block, .. } = *o {
+                    if let Some(Block::Foreign(f)) = turn.blocks.get(block as usize) {
+                        cov.labels.insert(Label::foreign(f.kind));
+                    }
+                }
+            }
+        }
         let kind = turn.ending.kind();
         if !turn.blocks.iter().any(|b| matches!(b, Block::Call(_))) {
             cov.labels.insert(if turn.blocks.is_empty() { Label::EmptyTurn } else { Label::TextOnly });
@@ -595,6 +648,7 @@ pub fn classify(case: &Case) -> Coverage {
                     text_pending = true;
                     continue;
                 }
+                Block::Foreign(_) => continue,
                 Block::Call(c) => c,
             };
             if text_pending {
@@ -1181,6 +1235,7 @@ impl fmt::Display for CoverageStats {
                     LabelGroup::Indices => "indices (of cases with a call)",
                     LabelGroup::NoCall => "turns without calls, by ending (of all cases)",
                     LabelGroup::Dialect => "dialect events (of the cases whose shape the dialect carries)",
+                    LabelGroup::Foreign => "foreign blocks delivered (of all cases)",
                 };
                 writeln!(f, "  {title}")?;
             }

@@ -15,6 +15,7 @@
 mod build;
 mod doc;
 mod lex;
+mod named_foreign;
 mod plan;
 mod source;
 mod wire;

@@ -156,7 +156,7 @@ fn split_case(id: &'static str, about: &'static str, fragments: &[&str]) -> Name
     )
 }
 
-fn named(
+pub(crate) fn named(
     id: &'static str,
     seed: &'static str,
     about: &'static str,
@@ -370,6 +370,7 @@ pub fn all() -> Vec<NamedCase> {
     cases.extend(widened_cases());
     cases.extend(no_call_cases());
     cases.extend(dialect_event_cases());
+    cases.extend(crate::named_foreign::cases());
     cases
 }
 

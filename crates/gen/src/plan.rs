@@ -108,6 +108,18 @@ pub(crate) struct TurnPlan {
     pub index_arg: u8,
     /// Dialect events the wire rendering adds (`crate::wire`).
     pub wire: crate::wire::WirePlan,
+    /// Foreign blocks (thinking, server tools, refusals, custom tool calls) mixed in.
+    pub foreign: Inline<ForeignPlan, 2>,
+}
+
+/// One foreign block: which of the family's kinds (`crate::build` lists them), where among
+/// the blocks, which content, and where its content splits (fractions /256).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ForeignPlan {
+    pub kind: u8,
+    pub at: u8,
+    pub text: u8,
+    pub splits: Inline<u8, 3>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -530,6 +542,21 @@ impl TurnPlan {
         let indices = if family == 2 { src.weighted(&[70, 15, 15]) as u8 } else { 0 };
         let index_arg = src.byte();
         let wire = crate::wire::WirePlan::sample(src);
+        // Drawn last, so that every other choice of a seed stays what it was. Each kind is
+        // reached in a few percent of cases: Responses-like turns (the rarest family, with
+        // the most kinds) carry one most often.
+        let mut foreign = Inline::default();
+        if src.chance([15, 40, 10][usize::from(family.min(2))]) {
+            let n = 1 + usize::from(src.chance(15));
+            for _ in 0..n {
+                let kind = src.weighted(crate::build::FOREIGN_WEIGHTS[usize::from(family.min(2))]) as u8;
+                let splits = {
+                    let k = src.below(4) as usize;
+                    src.inline_bytes(k)
+                };
+                foreign.push(ForeignPlan { kind, at: src.byte(), text: src.byte(), splits });
+            }
+        }
         TurnPlan {
             faults,
             ending,
@@ -546,6 +573,7 @@ impl TurnPlan {
             indices,
             index_arg,
             wire,
+            foreign,
         }
     }
 }
@@ -815,9 +843,11 @@ shrink_struct!(TurnPlan {
     mention,
     indices,
     index_arg,
-    wire
+    wire,
+    foreign
 });
 shrink_struct!(WirePlan { item_only, mismatch_in, unknown, chat, done });
+shrink_struct!(ForeignPlan { kind, at, text, splits });
 shrink_struct!(TransportPlan { cuts, tail, multiline, comments, line_end, tail_pick });
 shrink_struct!(CutPlan { aim, pick, pick_hi });
 shrink_struct!(TextPlan { pieces, splits });

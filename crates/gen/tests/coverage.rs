@@ -11,7 +11,7 @@ use toolcert_gen::{
     CoverageStats, GenConfig, Label, LabelGroup, ShapeMix,
 };
 use toolcert_render::render;
-use toolcert_scenario::{Block, Case, Ending, EndingKind, Shape, StreamSchedule};
+use toolcert_scenario::{Block, Case, Ending, EndingKind, ForeignKind, Shape, StreamSchedule};
 
 /// The cases the acceptance floor is measured on: a runner seeded as the brief says.
 /// Cases 0..n of `seed`, as a run draws them: each from the seed and its position alone.
@@ -106,6 +106,34 @@ fn dialect_events_floor() {
     }
 }
 
+/// Foreign blocks (issue 13, point 8): every kind delivered in at least 1% of 5,000 default
+/// cases, though four of them only one dialect can express (so each is mixed in on purpose,
+/// not left to the luck of a shared draw).
+#[test]
+fn foreign_blocks_floor_seed_1() {
+    let mut stats = CoverageStats::new();
+    let mut ids_clash = 0;
+    for case in seeded(&GenConfig::default(), 1, 5000) {
+        stats.record(&case);
+        for t in &case.streams {
+            // A foreign block never shares its id with a call of the turn.
+            ids_clash +=
+                t.foreign().filter(|f| !f.id.is_empty() && t.calls().any(|c| c.call_id == f.id)).count();
+        }
+    }
+    let low = stats.below(1.0, &[LabelGroup::Foreign]);
+    assert!(low.is_empty(), "foreign kinds below the 1% floor: {low:?}\n{stats}");
+    assert_eq!(
+        Label::ALL.iter().filter(|l| l.group() == LabelGroup::Foreign).count(),
+        ForeignKind::ALL.len()
+    );
+    assert_eq!(ids_clash, 0);
+    // Mixed in, not the rule: most cases carry none.
+    let any =
+        Label::ALL.iter().filter(|l| l.group() == LabelGroup::Foreign).map(|&l| stats.get(l).count).max();
+    assert!(any.unwrap() < 1000, "{stats}");
+}
+
 /// Cuts inside an event live at the bytes level: the transport profile reaches every aim.
 #[test]
 fn transport_profile_cuts_inside_events() {
@@ -153,7 +181,7 @@ fn size_profile_reaches_a_mebibyte() {
         .flat_map(|c| c.streams.into_iter().flat_map(|t| t.blocks))
         .filter_map(|b| match b {
             Block::Call(c) => Some(c.arguments.len()),
-            Block::Text(_) => None,
+            _ => None,
         })
         .max()
         .unwrap();
@@ -281,6 +309,17 @@ fn check_case(case: &Case, cfg: &GenConfig) {
                     assert!(turn.tools.iter().any(|t| t.name == c.name), "{} is offered", c.name);
                     ordinal += 1;
                 }
+                Block::Foreign(f) => {
+                    prev_text = false;
+                    // Numbered as the provider numbers its blocks; never sharing a call's id.
+                    if matches!(turn.shape, Shape::PerCall) {
+                        assert_eq!(f.index, pos as u32);
+                    }
+                    assert!(f.id.is_empty() || !ids.contains(&f.id), "duplicate id {}", f.id);
+                    for &s in &f.splits {
+                        assert!(f.text.is_char_boundary(s), "foreign split {s} in {:?}", f.text);
+                    }
+                }
             }
         }
         assert!(ordinal <= cfg.max_calls as u32);
@@ -364,7 +403,7 @@ fn quiet(cases: u32) -> Config {
 /// Shrinking a failure that needs one specific thing ends at a case with only that thing.
 #[test]
 fn shrinking_reaches_a_minimal_counterexample() {
-    let mut runner = TestRunner::new_with_rng(quiet(2000), rng_for_seed(11));
+    let mut runner = TestRunner::new_with_rng(quiet(2000), rng_for_seed(12));
     // "Fails" whenever a split lands inside a \u escape (what a per-fragment decoder trips on).
     let result = runner.run(&case_strategy(&GenConfig::default()), |case| {
         if classify(&case).has(Label::InsideUnicodeEscape) {

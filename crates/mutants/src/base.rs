@@ -180,6 +180,10 @@ pub trait Hooks: Default + 'static {
         out.outcome(outcome);
     }
 
+    /// A foreign event (thinking, a server tool, a refusal, a custom tool call): ignored, since
+    /// nothing of such a block is a call or text.
+    fn foreign(&self, _calls: &mut Calls, _event: &Event<'_>, _out: &mut Emit) {}
+
     /// The assembled message's layout, as reported at the end.
     fn layout(&self, slots: Vec<Slot>) -> Vec<Slot> {
         slots
@@ -340,6 +344,9 @@ impl<H: Hooks> Accumulator for Base<H> {
             // The stream ends after an error; `finish` accounts for the calls still live.
             Event::Error { .. } => calls.errored = true,
             Event::Ping => {}
+            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => {
+                self.hooks.foreign(calls, event, out);
+            }
         }
         Ok(())
     }

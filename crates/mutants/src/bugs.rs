@@ -986,3 +986,83 @@ mod tests {
         assert_eq!(merged, serde_json::json!({"s": "open", "n": 1}));
     }
 }
+
+// ---- foreign blocks (ACC-FOREIGN) ----------------------------------------------------------
+
+/// Opens a buffer for a foreign block of `kind` as if it were the client's call: its start
+/// announces it, its deltas are its fragments, its stop is its terminal. What a client does
+/// that routes every `input_json_delta` (or every tool-ish item) to its call accumulator.
+fn foreign_as_call(kind: toolcert_scenario::ForeignKind, calls: &mut Calls, event: &Event<'_>) {
+    match event {
+        Event::ForeignStart { index, kind: k, id, name, .. }
+            if *k == kind && !calls.index.contains_key(index) =>
+        {
+            let k = Correct.open(&mut calls.buffers, id, name);
+            calls.index.insert(*index, k);
+            calls.layout.push(Slot::Call { call_id: id.to_string() });
+        }
+        Event::ForeignDelta { index, kind: k, fragment } if *k == kind => {
+            if let Some(&b) = calls.index.get(index) {
+                calls.buffers[b].args.push_str(fragment);
+            }
+        }
+        Event::ForeignStop { index } => {
+            if let Some(&b) = calls.index.get(index) {
+                calls.buffers[b].stopped = true;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `server-tool-dispatched`: a `server_tool_use` block streams `input_json_delta`s exactly as
+/// a client's `tool_use` does, and the client that keys on the delta type takes it for one:
+/// the search the server already ran is run again by the client.
+#[derive(Default)]
+pub struct ServerToolDispatched;
+
+impl Hooks for ServerToolDispatched {
+    fn foreign(&self, calls: &mut Calls, event: &Event<'_>, _out: &mut Emit) {
+        foreign_as_call(toolcert_scenario::ForeignKind::ServerToolUse, calls, event);
+    }
+}
+
+/// `custom-input-as-json`: a Responses custom tool call is handled as a function call, so its
+/// freeform input goes to the JSON parser: a patch fails as unparseable, an input that
+/// happens to be JSON is dispatched as arguments.
+#[derive(Default)]
+pub struct CustomInputAsJson;
+
+impl Hooks for CustomInputAsJson {
+    fn foreign(&self, calls: &mut Calls, event: &Event<'_>, _out: &mut Emit) {
+        foreign_as_call(toolcert_scenario::ForeignKind::CustomToolCall, calls, event);
+    }
+}
+
+/// `thinking-as-text`: every delta with a string payload is shown, so the model's reasoning
+/// (`thinking_delta`, `reasoning_content`) appears in the answer.
+#[derive(Default)]
+pub struct ThinkingAsText;
+
+impl Hooks for ThinkingAsText {
+    fn foreign(&self, calls: &mut Calls, event: &Event<'_>, out: &mut Emit) {
+        if let Event::ForeignDelta { kind: toolcert_scenario::ForeignKind::Thinking, fragment, .. } = event {
+            out.text(fragment);
+            calls.layout.push(Slot::Text { text: fragment.to_string() });
+        }
+    }
+}
+
+/// `refusal-as-text`: a refusal delta (`delta.refusal`, `response.refusal.delta`) is shown as
+/// if it were the answer's text.
+#[derive(Default)]
+pub struct RefusalAsText;
+
+impl Hooks for RefusalAsText {
+    fn foreign(&self, calls: &mut Calls, event: &Event<'_>, out: &mut Emit) {
+        if let Event::ForeignDelta { kind: toolcert_scenario::ForeignKind::Refusal, fragment, .. } = event {
+            out.text(fragment);
+            calls.layout.push(Slot::Text { text: fragment.to_string() });
+        }
+    }
+}

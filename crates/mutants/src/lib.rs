@@ -492,6 +492,35 @@ pub fn zoo() -> Vec<Mutant> {
             &[AccText],
             per_stream::<TextHeldForTheMessage>,
         ),
+        // Foreign blocks: each bug shows only on a turn with one.
+        m(
+            "server-tool-dispatched",
+            DELTAS_CALL,
+            "an Anthropic server_tool_use block is taken for the client's call: its input_json_delta is its arguments",
+            &[AccForeign],
+            per_stream::<ServerToolDispatched>,
+        ),
+        m(
+            "thinking-as-text",
+            DELTAS_TEXT,
+            "thinking and reasoning deltas are shown as the answer's text",
+            &[AccForeign],
+            per_stream::<ThinkingAsText>,
+        ),
+        m(
+            "custom-input-as-json",
+            DELTAS_CALL,
+            "a Responses custom tool call is handled as a function call: its freeform input is parsed as JSON",
+            &[AccForeign],
+            per_stream::<CustomInputAsJson>,
+        ),
+        m(
+            "refusal-as-text",
+            DELTAS_TEXT,
+            "refusal deltas are shown as the answer's text",
+            &[AccForeign],
+            per_stream::<RefusalAsText>,
+        ),
         // Below the events level: one defect under a correct core.
         below(
             "utf8-per-chunk-lossy",

@@ -79,6 +79,10 @@ pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exerci
         if !exp.text_pieces.is_empty() {
             set.insert(AccText);
         }
+        // Only a foreign block that was delivered can be dispatched or leak.
+        if !exp.foreign.is_empty() {
+            set.insert(AccForeign);
+        }
         for call in &exp.calls {
             if call.terminal_at.is_some() {
                 set.insert(AccCompletion);
@@ -106,7 +110,7 @@ pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exerci
             Block::Text(t) => {
                 toolcert_scenario::fragments(&t.text, &t.splits).filter(|(_, f)| !f.is_empty()).count() >= 2
             }
-            Block::Call(_) => false,
+            Block::Call(_) | Block::Foreign(_) => false,
         });
         if text_in_pieces {
             set.insert(AccOrder);

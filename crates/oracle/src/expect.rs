@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use toolcert_render::{Origin, Rendered};
-use toolcert_scenario::{Block, EndingKind, FaultClass, FaultKind, Shape, Turn};
+use toolcert_scenario::{Block, EndingKind, FaultClass, FaultKind, ForeignKind, Shape, Turn};
 use toolcert_subject::{ErrorClass, FailReason, Slot};
 
 /// What the call's document is worth once finished, as a strict parser and the schema see it.
@@ -87,6 +87,33 @@ pub struct Expected {
     /// The assembled message's layout, where the shape orders blocks (per-call shape only).
     pub layout: Option<Vec<Slot>>,
     pub events: u32,
+    /// The foreign blocks delivered (at least their start, or in Chat a delta): none of
+    /// them may be dispatched or leak into a call or the text (ACC-FOREIGN).
+    #[serde(skip)]
+    pub foreign: Vec<ExpectedForeign>,
+}
+
+/// One foreign block as delivered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpectedForeign {
+    pub block: u32,
+    pub kind: ForeignKind,
+    /// The id it carries, if its kind carries one (what a subject that dispatched it would
+    /// name its outcome with).
+    pub id: Option<String>,
+    /// Its content as delivered, piece by piece.
+    pub pieces: Vec<String>,
+    /// Events delivered once each of its events had arrived.
+    pub at: Vec<u32>,
+}
+
+impl ExpectedForeign {
+    /// A piece of its content long enough to be recognised where it leaked.
+    pub fn leaked_into(&self, got: &str, own: &str) -> bool {
+        let whole: String = self.pieces.concat();
+        let telling = |p: &str| p.len() >= 3 && got.contains(p) && !own.contains(p);
+        telling(&whole) || self.pieces.iter().any(|p| telling(p))
+    }
 }
 
 impl Expected {
@@ -151,7 +178,32 @@ fn expect_with(
     let mut layout: Vec<Slot> = Vec::new();
     let call_of = |block: u32| match &turn.blocks[block as usize] {
         Block::Call(c) => c,
-        Block::Text(_) => unreachable!("origins name calls by their block"),
+        Block::Text(_) | Block::Foreign(_) => unreachable!("origins name calls by their block"),
+    };
+    let mut foreign: Vec<ExpectedForeign> = Vec::new();
+    let mut foreign_piece = |block: u32, piece: Option<(u32, u32)>, delivered: u32| {
+        let Some(Block::Foreign(f)) = turn.blocks.get(block as usize) else { return };
+        let k = match foreign.iter().position(|e| e.block == block) {
+            Some(k) => k,
+            None => {
+                foreign.push(ExpectedForeign {
+                    block,
+                    kind: f.kind,
+                    id: (f.kind.carries_id() && !f.id.is_empty()).then(|| f.id.clone()),
+                    pieces: Vec::new(),
+                    at: Vec::new(),
+                });
+                foreign.len() - 1
+            }
+        };
+        let e = &mut foreign[k];
+        e.at.push(delivered);
+        match piece {
+            Some((start, end)) => e.pieces.push(f.text[start as usize..end as usize].to_string()),
+            // A kind that does not stream carries its whole content in its start.
+            None if !f.kind.streams() && e.at.len() == 1 => e.pieces.push(f.text.clone()),
+            None => {}
+        }
     };
     for (k, origin) in rendered.origins.iter().enumerate() {
         let delivered = k as u32 + 1;
@@ -218,6 +270,10 @@ fn expect_with(
                 error_at.get_or_insert(delivered);
             }
             Origin::Ping => {}
+            Origin::ForeignStart { block } | Origin::ForeignStop { block } => {
+                foreign_piece(block, None, delivered)
+            }
+            Origin::Foreign { block, start, end } => foreign_piece(block, Some((start, end)), delivered),
             Origin::Fault { fault: f } => {
                 if fault.is_none() {
                     let kind = &turn.faults[f as usize].kind;
@@ -303,6 +359,7 @@ fn expect_with(
         text_pieces,
         layout: matches!(turn.shape, Shape::PerCall).then_some(layout),
         events: rendered.events.len() as u32,
+        foreign,
     }
 }
 

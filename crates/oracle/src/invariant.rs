@@ -129,4 +129,7 @@ invariants! {
     WireUnknown = "WIRE-UNKNOWN", "002",
         "an event or delta of a type the client does not know is skipped; a known event with a defective field fails the turn",
         "a provider adds a delta type (citations_delta) and every turn that carries one fails, or a corrupted known event is silently taken";
+    AccForeign = "ACC-FOREIGN", "-",
+        "a server-executed or non-call block (thinking, a server tool and its result, a refusal, a custom tool's freeform input) is never dispatched by the client, and none of its bytes joins a call's buffer or the text",
+        "the client runs a web search the server already ran, shows the model's hidden reasoning or its refusal as the answer, or feeds a custom tool's text to a JSON parser";
 }

@@ -25,8 +25,8 @@ pub use exercise::{exercised, Exercised};
 pub use expect::depth as nesting_depth;
 
 pub use expect::{
-    expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, FaultExpect, Judged,
-    Profile, MAX_DEPTH,
+    expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, ExpectedForeign,
+    FaultExpect, Judged, Profile, MAX_DEPTH,
 };
 pub use invariant::{Grade, Invariant};
 use number::Agreement;
@@ -323,6 +323,18 @@ impl Judge<'_> {
             (None, Some(e)) if self.exp.ending != EndingKind::Complete && !e.class.is_protocol() => {
                 Some(true)
             }
+            (None, Some(e)) if self.failed_on_foreign().is_some() => {
+                let kind = self.failed_on_foreign().map_or("foreign", |f| f.kind.name());
+                self.flag(
+                    Invariant::AccForeign,
+                    Grade::Must,
+                    None,
+                    format!("a well-formed turn failed on a {kind} block"),
+                    format!("no error: a {kind} block is not a call, and is ignored"),
+                    format!("the turn failed with {}: {}", e.class, e.detail),
+                );
+                Some(false)
+            }
             (None, Some(e)) => {
                 self.flag(
                     Invariant::AccProtocol,
@@ -588,6 +600,13 @@ impl Judge<'_> {
             }
             MismatchOf::Raw(r) => format!("a failure's raw buffer: {}", raw_diff(&call.raw, r)),
         };
+        if let MismatchOf::Raw(r) = got {
+            if let Some(f) = self.exp.foreign.iter().find(|f| f.leaked_into(r, &call.raw)) {
+                let kind = format!("{} bytes in a call's buffer", f.kind.name());
+                self.flag(Invariant::AccForeign, Grade::Must, id, kind, expected, observed);
+                return;
+            }
+        }
         // Another call's data in this call's outcome, when that call did not get it itself.
         let served = |c: &ExpectedCall, obs: &Observation| {
             obs.outcomes.iter().any(|o| match (&o.value, &c.expect) {
@@ -614,6 +633,13 @@ impl Judge<'_> {
             Invariant::AccFidelity
         };
         self.flag(invariant, grade, id, kind, expected, observed);
+    }
+
+    /// The first foreign block with an event in the unit that failed the turn (events
+    /// `before + 1 ..= delivered`, 1-based).
+    fn failed_on_foreign(&self) -> Option<&ExpectedForeign> {
+        let at = self.obs.error.as_ref()?.at;
+        self.exp.foreign.iter().find(|f| f.at.iter().any(|&n| n > at.before && n <= at.delivered))
     }
 
     /// A call with no outcome.
@@ -687,6 +713,21 @@ impl Judge<'_> {
                 Invariant::AccAccount
             };
             let dispatch = matches!(o.value, Outcome::Dispatchable { .. });
+            if let Some(f) = id.and_then(|id| self.exp.foreign.iter().find(|f| f.id.as_deref() == Some(id))) {
+                let kind = f.kind.name();
+                self.flag(
+                    Invariant::AccForeign,
+                    if dispatch { Grade::Must } else { Grade::Should },
+                    id,
+                    format!(
+                        "an outcome ({}) for a {kind} block, which is not the client's call",
+                        o.value.label()
+                    ),
+                    format!("no outcome: a {kind} block is never dispatched by the client"),
+                    format!("{} for {kind} {}", show_outcome(&o.value), id.unwrap_or("(no id)")),
+                );
+                continue;
+            }
             // A fault's phantom call may be failed, never run.
             if self.exp.fault.is_some() && !dispatch {
                 continue;
@@ -715,6 +756,15 @@ impl Judge<'_> {
         let got = &self.obs.text;
         let want = hi;
         if !(got.starts_with(lo.as_str()) && want.starts_with(got.as_str())) {
+            if let Some(f) = self.exp.foreign.iter().find(|f| f.leaked_into(got, &want)) {
+                let at = first_difference(&want, got);
+                let unit = format!("of the text ({} bytes; observed {})", want.len(), got.len());
+                let (expected, observed) =
+                    contrast("text ", &json_str(&want), &json_str(got), Some((at, &unit)));
+                let kind = format!("{} bytes in the text", f.kind.name());
+                self.flag(Invariant::AccForeign, Grade::Must, None, kind, expected, observed);
+                return;
+            }
             let leaked = self
                 .exp
                 .calls

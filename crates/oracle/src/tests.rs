@@ -526,3 +526,99 @@ fn a_number_of_another_kind_is_pointed_at() {
     assert_eq!((&lines[1][col..col + 1], &lines[2][col..col + 1]), (".", ","), "{shown}");
     assert!(lines[3].contains("another kind"), "{shown}");
 }
+
+/// A turn with a thinking block, a server tool use and a call; the right observation ignores
+/// the first two.
+fn with_foreign() -> Turn {
+    use toolcert_scenario::{ForeignBlock, ForeignKind};
+    let foreign = |index: u32, kind: ForeignKind, id: &str, text: &str, splits: &[usize]| {
+        Block::Foreign(ForeignBlock {
+            kind,
+            index,
+            id: id.into(),
+            name: if id.is_empty() { String::new() } else { "web_search".into() },
+            text: text.into(),
+            splits: splits.to_vec(),
+        })
+    };
+    turn(
+        vec![
+            foreign(0, ForeignKind::Thinking, "", "Let me think about refunds.", &[7]),
+            Block::Text(TextBlock { text: "Searching.".into(), splits: vec![] }),
+            foreign(2, ForeignKind::ServerToolUse, "srvtoolu_01X", r#"{"query": "refund policy"}"#, &[9]),
+            call(3, "toolu_A", "search_orders", REFUNDED, &[14]),
+        ],
+        Ending::Stop(StopReason::ToolUse),
+    )
+}
+
+fn right_foreign(t: &Turn) -> Observation {
+    obs(
+        t,
+        vec![dispatch("toolu_A", "search_orders", json!({"status": "refunded", "limit": 5}))],
+        "Searching.",
+    )
+}
+
+#[test]
+fn foreign_blocks_ignored_pass_and_exercise_the_rule() {
+    let t = with_foreign();
+    assert_eq!(judge_one(&t, &right_foreign(&t)), []);
+    let case = Case::single("t", t.clone());
+    let (_, ex) = judge_case_exercised(&case, &[render(&t)], &[right_foreign(&t)], Profile::default());
+    assert!(ex.contains(Invariant::AccForeign));
+    // Without a foreign block the rule is not exercised (n/a).
+    let p = pair();
+    let (_, ex) = judge_case_exercised(
+        &Case::single("p", p.clone()),
+        &[render(&p)],
+        &[right_pair(&p)],
+        Profile::default(),
+    );
+    assert!(!ex.contains(Invariant::AccForeign));
+}
+
+#[test]
+fn foreign_flags_a_dispatched_server_tool_thinking_in_the_text_and_foreign_bytes_in_a_call() {
+    let t = with_foreign();
+    // A server tool use dispatched as the client's call.
+    let mut o = right_foreign(&t);
+    o.outcomes.push(Timed {
+        at: at_finish(20),
+        value: dispatch("srvtoolu_01X", "web_search", json!({"query": "refund policy"})),
+    });
+    let v = judge_one(&t, &o);
+    assert_eq!(invariants(&v), [(Invariant::AccForeign, Grade::Must)]);
+    assert!(!v[0].kind.contains("srvtoolu"), "value-free kind: {}", v[0].kind);
+    // ... or failed: still an outcome for what is not a call.
+    let mut o = right_foreign(&t);
+    o.outcomes.push(Timed {
+        at: at_finish(20),
+        value: failed(FailReason::Abandoned, "srvtoolu_01X", "web_search", ""),
+    });
+    assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccForeign, Grade::Should)]);
+    // Thinking shown as text.
+    let mut o = right_foreign(&t);
+    o.text = "Let me think about refunds.Searching.".into();
+    let v = judge_one(&t, &o);
+    assert_eq!(invariants(&v), [(Invariant::AccForeign, Grade::Must)]);
+    assert_eq!(v[0].kind, "thinking bytes in the text");
+    // The server tool's input joined a call's buffer.
+    let mut o = right_foreign(&t);
+    let raw = format!(r#"{{"query": "refund policy"}}{REFUNDED}"#);
+    o.outcomes[0].value = failed(FailReason::Unparseable, "toolu_A", "search_orders", &raw);
+    let v = judge_one(&t, &o);
+    assert_eq!(invariants(&v), [(Invariant::AccForeign, Grade::Must)]);
+    assert_eq!(v[0].kind, "server_tool_use bytes in a call's buffer");
+    // A turn failed on the foreign block (its delta routed to the core as a call's).
+    let mut o = right_foreign(&t);
+    o.outcomes.clear();
+    let r = render(&t);
+    let at = r.position(toolcert_render::Origin::Foreign { block: 2, start: 0, end: 9 }).unwrap() as u32;
+    o.error = Some(Timed {
+        at: Stamp { delivered: at + 1, before: at, at_finish: false },
+        value: TurnError::new(ErrorClass::UnannouncedIndex, "index 2"),
+    });
+    let v = judge_one(&t, &o);
+    assert_eq!(v[0].invariant, Invariant::AccForeign, "{v:?}");
+}

@@ -332,6 +332,8 @@ impl Reference {
             // The error ends the stream; `finish` accounts for the calls still live.
             Event::Error { .. } => self.errored = true,
             Event::Ping => {}
+            // Thinking, server tools, refusals, custom tools: never a call, never text.
+            Event::ForeignStart { .. } | Event::ForeignDelta { .. } | Event::ForeignStop { .. } => {}
         }
         Ok(())
     }

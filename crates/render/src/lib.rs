@@ -13,7 +13,9 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use toolcert_scenario::{fragments, Block, Ending, FaultKind, Shape, StopReason, StreamEnd, Turn};
+use toolcert_scenario::{
+    fragments, Block, Ending, FaultKind, ForeignBlock, ForeignKind, Shape, StopReason, StreamEnd, Turn,
+};
 
 /// A provider-neutral stream event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +43,25 @@ pub enum Event<'a> {
     Error { message: Cow<'a, str> },
     /// A keep-alive with no content.
     Ping,
+    /// A foreign block starts (thinking, a server tool, a refusal, a custom tool call: see
+    /// [`ForeignKind`]). Never a call: nothing of it is dispatched, and none of its bytes
+    /// joins a call's buffer or the text. `content` is its whole text for the kinds that do
+    /// not stream ([`ForeignKind::streams`]). A subject may ignore every foreign event.
+    ForeignStart {
+        index: u32,
+        kind: ForeignKind,
+        #[serde(default, skip_serializing_if = "str::is_empty")]
+        id: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "str::is_empty")]
+        name: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "str::is_empty")]
+        content: Cow<'a, str>,
+    },
+    /// A piece of a foreign block's content. In the interleaved (Chat) shape foreign blocks
+    /// have no start or stop, only these, at index 0.
+    ForeignDelta { index: u32, kind: ForeignKind, fragment: Cow<'a, str> },
+    /// A foreign block ends.
+    ForeignStop { index: u32 },
 }
 
 impl Event<'_> {
@@ -59,6 +80,13 @@ impl Event<'_> {
             Event::Stop { reason } => Event::Stop { reason },
             Event::Error { message } => Event::Error { message: own(message) },
             Event::Ping => Event::Ping,
+            Event::ForeignStart { index, kind, id, name, content } => {
+                Event::ForeignStart { index, kind, id: own(id), name: own(name), content: own(content) }
+            }
+            Event::ForeignDelta { index, kind, fragment } => {
+                Event::ForeignDelta { index, kind, fragment: own(fragment) }
+            }
+            Event::ForeignStop { index } => Event::ForeignStop { index },
         }
     }
 }
@@ -95,6 +123,21 @@ pub enum Origin {
     /// The fault at this position of `Turn::faults`.
     Fault {
         fault: u32,
+    },
+    /// The start of the foreign block at `block` (with its whole content, for the kinds
+    /// that do not stream).
+    ForeignStart {
+        block: u32,
+    },
+    /// A delta of the foreign block at `block`, covering content bytes `start..end`.
+    Foreign {
+        block: u32,
+        start: u32,
+        end: u32,
+    },
+    /// The end of the foreign block at `block`.
+    ForeignStop {
+        block: u32,
     },
 }
 
@@ -148,6 +191,7 @@ pub fn render(turn: &Turn) -> Rendered<'_> {
                             Origin::CallStop { block: block_no },
                         ));
                     }
+                    Block::Foreign(f) => foreign_per_call(f, block_no, &mut body),
                 }
             }
         }
@@ -175,6 +219,31 @@ pub fn render(turn: &Turn) -> Rendered<'_> {
     Rendered { events, origins, end }
 }
 
+/// A foreign block in the per-call shape: its start, its deltas (for the kinds that stream)
+/// and its stop.
+fn foreign_per_call<'a>(f: &'a ForeignBlock, block: u32, body: &mut Vec<(Event<'a>, Origin)>) {
+    let streams = f.kind.streams();
+    body.push((
+        Event::ForeignStart {
+            index: f.index,
+            kind: f.kind,
+            id: Cow::Borrowed(if f.kind.carries_id() { &f.id } else { "" }),
+            name: Cow::Borrowed(if f.kind.carries_name() { &f.name } else { "" }),
+            content: Cow::Borrowed(if streams { "" } else { &f.text }),
+        },
+        Origin::ForeignStart { block },
+    ));
+    if streams {
+        for (r, piece) in fragments(&f.text, &f.splits) {
+            body.push((
+                Event::ForeignDelta { index: f.index, kind: f.kind, fragment: Cow::Borrowed(piece) },
+                Origin::Foreign { block, start: r.start as u32, end: r.end as u32 },
+            ));
+        }
+    }
+    body.push((Event::ForeignStop { index: f.index }, Origin::ForeignStop { block }));
+}
+
 fn announce(c: &toolcert_scenario::Call) -> Event<'_> {
     Event::CallStart { index: c.index, call_id: Cow::Borrowed(&c.call_id), name: Cow::Borrowed(&c.name) }
 }
@@ -189,6 +258,7 @@ fn interleave<'a>(turn: &'a Turn, order: &[u16], body: &mut Vec<(Event<'a>, Orig
         .iter()
         .map(|b| match b {
             Block::Text(t) => fragments(&t.text, &t.splits).map(Some).collect(),
+            Block::Foreign(f) => fragments(&f.text, &f.splits).map(Some).collect(),
             Block::Call(c) => {
                 let mut q: std::collections::VecDeque<Piece<'a>> =
                     fragments(&c.arguments, &c.splits).map(Some).collect();
@@ -209,7 +279,12 @@ fn interleave<'a>(turn: &'a Turn, order: &[u16], body: &mut Vec<(Event<'a>, Orig
                 Event::TextDelta { text: Cow::Borrowed(f) },
                 Origin::Text { block: block_no, start: r.start as u32, end: r.end as u32 },
             )),
-            (Block::Text(_), None) => {}
+            (Block::Text(_) | Block::Foreign(_), None) => {}
+            // Chat's foreign deltas ride on the choice's delta: no index, no start or stop.
+            (Block::Foreign(f), Some((r, piece))) => body.push((
+                Event::ForeignDelta { index: 0, kind: f.kind, fragment: Cow::Borrowed(piece) },
+                Origin::Foreign { block: block_no, start: r.start as u32, end: r.end as u32 },
+            )),
             (Block::Call(c), piece) => {
                 if !announced[b] {
                     announced[b] = true;
@@ -248,7 +323,14 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
         .filter(|(_, b)| matches!(b, Block::Call(_)))
         .map(|(i, _)| i as u32)
         .collect();
-    let unused_index = turn.calls().map(|c| c.index).max().map_or(0, |m| m.saturating_add(1));
+    // Past every call's index and every foreign block's: a foreign block's index is taken, and
+    // a fragment there would read as its delta in the dialects that key deltas by index.
+    let unused_index = turn
+        .calls()
+        .map(|c| c.index)
+        .chain(turn.foreign().map(|f| f.index))
+        .max()
+        .map_or(0, |m| m.saturating_add(1));
     let mut inserts: Vec<(usize, Event<'a>, Origin)> = Vec::new();
     for (k, fault) in turn.faults.iter().enumerate() {
         let origin = Origin::Fault { fault: k as u32 };
@@ -259,7 +341,7 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
             let block = call_blocks[call as usize % call_blocks.len()];
             match &turn.blocks[block as usize] {
                 Block::Call(c) => Some((block, c)),
-                Block::Text(_) => None,
+                Block::Text(_) | Block::Foreign(_) => None,
             }
         };
         let placed = match &fault.kind {

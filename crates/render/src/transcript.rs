@@ -64,6 +64,24 @@ pub fn transcript(case: &Case) -> String {
                 Event::Stop { reason } => ("stop", obj(&[("reason", s(reason.wire_name()))])),
                 Event::Error { message } => ("error", obj(&[("message", s(message))])),
                 Event::Ping => ("ping", "{}".to_string()),
+                Event::ForeignStart { index, kind, id, name, content } => {
+                    let mut fields = vec![("index", Value::from(*index)), ("kind", s(kind.name()))];
+                    for (k, v) in [("id", id), ("name", name), ("content", content)] {
+                        if !v.is_empty() {
+                            fields.push((k, s(v)));
+                        }
+                    }
+                    ("foreign", obj(&fields))
+                }
+                Event::ForeignDelta { index, kind, fragment } => (
+                    "foreign_dt",
+                    obj(&[
+                        ("index", Value::from(*index)),
+                        ("kind", s(kind.name())),
+                        ("fragment", s(fragment)),
+                    ]),
+                ),
+                Event::ForeignStop { index } => ("foreign_end", obj(&[("index", Value::from(*index))])),
             };
             let _ = writeln!(out, "{name:<11} {data}");
         }

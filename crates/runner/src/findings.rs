@@ -87,6 +87,7 @@ impl Size {
                 let (text, splits) = match b {
                     Block::Call(c) => (&c.arguments, &c.splits),
                     Block::Text(t) => (&t.text, &t.splits),
+                    Block::Foreign(f) => (&f.text, &f.splits),
                 };
                 size.bytes += text.len();
                 size.fragments +=

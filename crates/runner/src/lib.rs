@@ -206,6 +206,7 @@ fn chunk_invariance(
     let fragmented = case.streams.iter().flat_map(|t| &t.blocks).any(|b| match b {
         Block::Call(c) => !c.splits.is_empty(),
         Block::Text(t) => !t.splits.is_empty(),
+        Block::Foreign(f) => !f.splits.is_empty(),
     });
     if !applies || !fragmented {
         return false;
@@ -215,6 +216,7 @@ fn chunk_invariance(
         match b {
             Block::Call(c) => c.splits.clear(),
             Block::Text(t) => t.splits.clear(),
+            Block::Foreign(f) => f.splits.clear(),
         }
     }
     let again = check(subject, &whole, Setting { chunking: false, ..setting });

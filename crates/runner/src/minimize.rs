@@ -92,6 +92,7 @@ fn steps(case: &Case) -> Vec<Case> {
             let text = match block {
                 Block::Call(c) => &c.arguments,
                 Block::Text(t) => &t.text,
+                Block::Foreign(f) => &f.text,
             };
             for (lo, hi) in spans(text) {
                 out.push(with(&|t| cut_span(&mut t.blocks[b], lo, hi)));
@@ -105,6 +106,7 @@ fn splits(b: &Block) -> &[usize] {
     match b {
         Block::Call(c) => &c.splits,
         Block::Text(t) => &t.splits,
+        Block::Foreign(f) => &f.splits,
     }
 }
 
@@ -112,6 +114,7 @@ fn splits_mut(b: &mut Block) -> &mut Vec<usize> {
     match b {
         Block::Call(c) => &mut c.splits,
         Block::Text(t) => &mut t.splits,
+        Block::Foreign(f) => &mut f.splits,
     }
 }
 
@@ -156,6 +159,7 @@ fn cut_span(block: &mut Block, lo: usize, hi: usize) {
     let (text, splits) = match block {
         Block::Call(c) => (&mut c.arguments, &mut c.splits),
         Block::Text(t) => (&mut t.text, &mut t.splits),
+        Block::Foreign(f) => (&mut f.text, &mut f.splits),
     };
     text.replace_range(lo..hi, "");
     for s in splits.iter_mut() {

@@ -16,6 +16,9 @@ mod dialect;
 mod wire;
 pub use dialect::{Dialect, Quirks, UnknownDialect};
 pub use wire::{MismatchIn, Unknown, UnknownKind, WireEvents};
+pub use foreign::{ForeignBlock, ForeignKind};
+
+mod foreign;
 
 /// One certification case: one or more streams, each fed to its own accumulator made by the
 /// same factory.
@@ -215,6 +218,9 @@ pub struct Tool {
 pub enum Block {
     Text(TextBlock),
     Call(Call),
+    /// A block the client never dispatches as a tool call and whose content is neither
+    /// text nor a call's arguments (see [`ForeignKind`]).
+    Foreign(ForeignBlock),
 }
 
 /// Prose the user reads as it streams.
@@ -499,7 +505,15 @@ impl Turn {
     pub fn calls(&self) -> impl Iterator<Item = &Call> {
         self.blocks.iter().filter_map(|b| match b {
             Block::Call(c) => Some(c),
-            Block::Text(_) => None,
+            Block::Text(_) | Block::Foreign(_) => None,
+        })
+    }
+
+    /// The turn's foreign blocks in block order.
+    pub fn foreign(&self) -> impl Iterator<Item = &ForeignBlock> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Foreign(f) => Some(f),
+            _ => None,
         })
     }
 
