@@ -10,7 +10,8 @@
 // stream fails. A `function_call` item with status `completed` is judged by a caller that
 // parses the text strictly (lib/outcomes.mjs `fromText`); an item the SDK marks
 // `in_progress` or `incomplete` is a flag on that call: `failed` (`abandoned`, `truncated`),
-// with the text as handed.
+// with the text as handed. `response.status` is the stop signal the `documented` caller
+// policy checks (README.md): anything but `completed` runs nothing.
 
 import OpenAI from "openai";
 
@@ -25,6 +26,7 @@ serve({
     version: VERSION,
     homepage: "https://www.npmjs.com/package/openai",
     dialects: ["openai-responses"],
+    policy_doc: "https://platform.openai.com/docs/api-reference/responses/object#responses/object-status",
   },
 
   begin(ctx) {
@@ -47,7 +49,8 @@ serve({
     });
     stream.on("response.output_text.delta", (e) => ctx.text(e.delta));
     stream.on("error", () => {});
-    const done = stream.finalResponse().then((response) => {
+    const done = stream.finalResponse();
+    const map = (response) => {
       const outcomes = [];
       const layout = [];
       for (const item of response.output ?? []) {
@@ -63,9 +66,10 @@ serve({
           else outcomes.push(fromText(item.call_id, item.name, text));
         }
       }
-      return { outcomes, layout };
-    });
-    return { done, cancel: () => stream.abort() };
+      const stop = response.status === "completed" ? "complete" : response.status === "incomplete" ? "truncated" : "abandoned";
+      return { outcomes, layout, stop };
+    };
+    return { done, map, cancel: () => stream.abort() };
   },
 
   classify(e) {
