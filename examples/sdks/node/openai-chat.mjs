@@ -11,12 +11,15 @@
 // text strictly (lib/outcomes.mjs `fromText`). `finish_reason` is the stop signal the
 // `documented` caller policy checks (README.md); `as-handed-over` dispatches the calls either way.
 
-import OpenAI from "openai";
+// TOOLCERT_NODE_OPENAI names another installed copy of the SDK (package.json keeps
+// `openai-6.30.1`, from before `response.incomplete` was handled, beside the newest).
+const PACKAGE = process.env.TOOLCERT_NODE_OPENAI || "openai";
+const { default: OpenAI } = await import(PACKAGE);
 
 import { chatStop, commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
 import { fromText } from "./lib/outcomes.mjs";
 
-const VERSION = packageVersion("openai");
+const VERSION = packageVersion(PACKAGE);
 
 serve({
   implementation: {

@@ -13,12 +13,15 @@
 // with the text as handed. `response.status` is the stop signal the `documented` caller
 // policy checks (README.md): anything but `completed` runs nothing.
 
-import OpenAI from "openai";
+// TOOLCERT_NODE_OPENAI names another installed copy of the SDK (package.json keeps
+// `openai-6.30.1`, from before `response.incomplete` was handled, beside the newest).
+const PACKAGE = process.env.TOOLCERT_NODE_OPENAI || "openai";
+const { default: OpenAI } = await import(PACKAGE);
 
 import { commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
 import { failed, fromText } from "./lib/outcomes.mjs";
 
-const VERSION = packageVersion("openai");
+const VERSION = packageVersion(PACKAGE);
 
 serve({
   implementation: {
