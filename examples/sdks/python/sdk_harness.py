@@ -583,8 +583,16 @@ def main(adapter: SdkAdapter, argv: list[str] | None = None) -> int:
 
     loader = threading.Thread(target=prepare, name="prepare", daemon=True)
     loader.start()
-    # Part of the wait before `start` is answered, the rest in the first stream's finish.
-    loader.join(timeout=7)
+    # The wait is spread over the requests' timeouts: part before `start` is answered, part
+    # before each `configure` is, the rest in the first stream's finish. (The interpreter's
+    # own start counts against `start`'s timeout too: seconds on a loaded machine.)
+    loader.join(timeout=4)
+
+    def requests():
+        for line in sys.stdin.buffer:
+            if b'"configure"' in line:
+                loader.join(timeout=7)
+            yield line
 
     def ready() -> None:
         loader.join()
@@ -606,5 +614,6 @@ def main(adapter: SdkAdapter, argv: list[str] | None = None) -> int:
         dialects=adapter.dialects,
         quirks=adapter.quirks,
         extra={"policy": adapter.policy, "policy_doc": adapter.policy_doc},
+        stdin=requests(),
         stdout=proto,
     )
