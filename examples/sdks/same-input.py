@@ -51,8 +51,17 @@ ADAPTERS = [
 ]
 
 # Differences between adapters of one dialect that come from the SDKs (as handed over), each
-# with the SDK behaviour that explains it: (subject, dialect, policy, case) -> reason.
-KNOWN: dict[tuple[str, str, str, str], str] = {}
+# with the SDK behaviour that explains it: (dialect, policy, case) -> reason. Seen with the
+# pinned versions; a difference not listed here fails the check.
+KNOWN: dict[tuple[str, str, str], str] = {
+    ("anthropic", "as-handed-over", "truncated"):
+        "the Anthropic SDKs hand a max_tokens turn's tool_use blocks over; streamText does not run them",
+    ("anthropic", "as-handed-over", "truncated-parses"):
+        "the Anthropic SDKs hand a max_tokens turn's tool_use blocks over; streamText does not run them",
+    ("anthropic", "as-handed-over", "abandoned"):
+        "anthropic (Python) get_final_message() hands over the live block of a stream without message_stop "
+        "(input {}); @anthropic-ai/sdk raises; streamText runs nothing",
+}
 
 STOPS = {
     "anthropic": ("tool_use", "max_tokens"),
@@ -179,9 +188,10 @@ def main(argv: list[str]) -> int:
             for name in paths:
                 seen = {s: r[name] for s, r in musts.items()}
                 if len(set(seen.values())) > 1:
-                    unexplained = [s for s in seen if (s, dialect, policy, name) not in KNOWN]
-                    print(f"DIFF {dialect} {policy} {name}: " + "; ".join(f"{s} = {v}" for s, v in seen.items()))
-                    if unexplained:
+                    known = KNOWN.get((dialect, policy, name))
+                    print(f"DIFF {dialect} {policy} {name}: " + "; ".join(f"{s} = {v}" for s, v in seen.items())
+                          + (f" (known: {known})" if known else " (not explained by a known SDK behaviour)"))
+                    if not known:
                         failures += 1
     print(f"same input, {dialect}: {len(adapters)} adapters x {len(POLICIES)} policies x {len(cases)} cases, "
           f"{failures} problems")

@@ -89,20 +89,25 @@ class AnthropicAdapter(SdkAdapter):
                     if event.type == "text":
                         shown.append(event.text)
                 message = stream.get_final_message()
+                # The argument text the SDK accumulated per block index (kept on the stream,
+                # not the block): the raw buffer a call the documented policy withholds had.
+                bufs = getattr(stream, "_MessageStream__json_bufs", None) or {}
         if out.error is not None:
             return out
         out.stop = stop_signal(message.stop_reason, ANTHROPIC_COMPLETE, ANTHROPIC_CUT)
 
         text: list[str] = []
         layout: list[dict] = []
-        for block in message.content or []:
+        for position, block in enumerate(message.content or []):
             kind = getattr(block, "type", None)
             if kind == "text":
                 piece = getattr(block, "text", "") or ""
                 text.append(piece)
                 layout.append({"slot": "text", "text": piece})
             elif kind == "tool_use":
-                out.calls.append(dispatch(block.id, block.name, block.input))
+                buf = bufs.get(position)
+                raw = buf.decode("utf-8", "replace") if isinstance(buf, (bytes, bytearray)) else buf
+                out.calls.append(dispatch(block.id, block.name, block.input, raw if isinstance(raw, str) else None))
                 layout.append({"slot": "call", "call_id": block.id})
         out.text = "".join(text)
         out.layout = layout
