@@ -345,7 +345,8 @@ tr.summary td, tr.summary th { font-weight: 600; }
 /// caller policy it declared (docs/PROTOCOL.md), else the subject.
 fn column_name(r: &Report) -> String {
     let name = r.implementation_label().unwrap_or_else(|| r.subject.clone());
-    let policy = r.subject_metadata.get("implementation").and_then(|i| i.get("policy")).and_then(|p| p.as_str());
+    let policy =
+        r.subject_metadata.get("implementation").and_then(|i| i.get("policy")).and_then(|p| p.as_str());
     match policy {
         Some(p) if !p.is_empty() => format!("{name} · {p}"),
         _ => name,
