@@ -513,7 +513,8 @@ def _call_outcome(call: Call, withheld: str | None) -> dict:
     raw = call.raw if call.raw is not None else (call.value if call.kind == "unparseable" else None)
     if not isinstance(raw, str):
         raw = "" if raw is None else toolcert_adapter.dumps(wire_value(raw))
-    reason = withheld if call.kind == "dispatch" else "unparseable"
+    # A call the caller's check withholds is not run whatever its text: the check comes first.
+    reason = withheld if withheld is not None else "unparseable"
     return toolcert_adapter.failed(reason, call_id, name, wire_value(raw))
 
 

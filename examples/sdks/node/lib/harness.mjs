@@ -301,10 +301,13 @@ class StreamRun {
     r.outcomes = (v.outcomes ?? []).map((o) => {
       const raw = o.raw_text;
       delete o.raw_text;
-      if (withheld === null || o.outcome !== "dispatchable") return o;
       // The documented caller does not run the calls of a turn its stop signal says is
-      // unfinished: each is reported failed, with the SDK's argument text when it keeps one.
-      return { ...failed(withheld, o.call_id, o.name, raw ?? ""), units: o.units, at_finish: o.at_finish };
+      // unfinished: each call offered for dispatch, or unparseable (the check comes first), is
+      // reported failed for that reason, with the SDK's argument text when it keeps one. A call
+      // the SDK itself marked abandoned or truncated keeps its reason.
+      const offered = o.outcome === "dispatchable" || (o.outcome === "failed" && o.reason === "unparseable");
+      if (withheld === null || !offered) return o;
+      return { ...failed(withheld, o.call_id, o.name, raw ?? o.raw ?? ""), units: o.units, at_finish: o.at_finish };
     });
     r.outcomes = r.outcomes.map((o) => ({ ...o, units: o.units ?? s.at.units, at_finish: o.at_finish ?? s.at.at_finish }));
     if (v.layout !== undefined) r.layout = v.layout;
