@@ -305,10 +305,16 @@ fn hand_over(end: StreamEnd, units: u32) -> (Vec<Value>, Vec<Value>) {
             ContentPart::ToolCall(call) => {
                 layout.push(json!({"slot": "call", "call_id": call.call_id}));
                 let mut o = outcome(call, units, truncated);
-                if let (Some(reason), Some("dispatchable")) = (withheld, o["outcome"].as_str()) {
-                    let raw = o["args"].to_string();
-                    o = json!({"outcome": "failed", "reason": reason, "call_id": o["call_id"],
-                        "name": o["name"], "raw": raw, "units": units, "at_finish": true});
+                // The documented caller withholds every call it would have run, and an
+                // unparseable one too: its check comes first.
+                match (withheld, o["outcome"].as_str()) {
+                    (Some(reason), Some("dispatchable")) => {
+                        let raw = o["args"].to_string();
+                        o = json!({"outcome": "failed", "reason": reason, "call_id": o["call_id"],
+                            "name": o["name"], "raw": raw, "units": units, "at_finish": true});
+                    }
+                    (Some(reason), Some("failed")) => o["reason"] = json!(reason),
+                    _ => {}
                 }
                 outcomes.push(o);
             }
