@@ -39,15 +39,17 @@ ADAPTERS = [
     ("python-anthropic", "anthropic", f"{PY} examples/sdks/python/anthropic_sdk.py"),
     ("node-anthropic", "anthropic", "node examples/sdks/node/anthropic.mjs"),
     ("node-vercel-ai", "anthropic", "node examples/sdks/node/vercel-ai.mjs"),
+    ("rust-genai", "anthropic", "examples/sdks/rust/target/release/toolcert-genai"),
     ("python-openai", "openai-chat", f"{PY} examples/sdks/python/openai_chat.py"),
     ("python-langchain-openai", "openai-chat", f"{PY} examples/sdks/python/langchain_openai_sdk.py"),
     ("python-litellm", "openai-chat", f"{PY} examples/sdks/python/litellm_sdk.py"),
     ("node-openai", "openai-chat", "node examples/sdks/node/openai-chat.mjs"),
     ("node-vercel-ai", "openai-chat", "node examples/sdks/node/vercel-ai.mjs"),
-    ("rust-genai", "openai-chat", "examples/sdks/rust/target/release/toolcert-sdk-rust"),
+    ("rust-genai", "openai-chat", "examples/sdks/rust/target/release/toolcert-genai"),
     ("python-openai", "openai-responses", f"{PY} examples/sdks/python/openai_responses.py"),
     ("node-openai", "openai-responses", "node examples/sdks/node/openai-responses.mjs"),
     ("node-vercel-ai", "openai-responses", "node examples/sdks/node/vercel-ai.mjs"),
+    ("rust-genai", "openai-responses", "examples/sdks/rust/target/release/toolcert-genai"),
 ]
 
 # Differences between adapters of one dialect that come from the SDKs (as handed over), each
