@@ -323,6 +323,10 @@ struct MatrixArgs {
     /// Hide the invariants that every implementation passes.
     #[arg(long)]
     pruned: bool,
+    /// Put reports of one setting judged by different suites (suite digests) side by side;
+    /// the matrix then says so. Without it such reports are refused (exit 2).
+    #[arg(long)]
+    allow_mixed_suites: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1002,7 +1006,10 @@ fn merge(args: MergeArgs) -> ExitCode {
 }
 
 fn matrix(args: MatrixArgs) -> ExitCode {
-    match read_reports(&args.reports).and_then(toolcert::runner::matrix::Matrix::build) {
+    let allow_mixed = args.allow_mixed_suites;
+    match read_reports(&args.reports)
+        .and_then(|reports| toolcert::runner::matrix::Matrix::build_checked(reports, allow_mixed))
+    {
         Ok(m) => {
             match args.format {
                 MatrixFormat::Markdown => out!("{}", m.to_markdown(args.pruned)),

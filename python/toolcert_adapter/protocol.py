@@ -270,6 +270,7 @@ def serve(
     dialects: Iterable[str] = DIALECTS,
     quirks: Iterable[str] = (),
     schema: bool = False,
+    extra: dict | None = None,
     stdin=None,
     stdout=None,
 ) -> int:
@@ -278,7 +279,8 @@ def serve(
     Give a factory for each level your library can be fed at (at least one); `dialects`
     are those your wire and bytes levels speak, `quirks` the quirk profiles they handle
     (`chat_index_zero`, `chat_repeat_fields`), `schema=True` only if your accumulator
-    validates arguments against the tool's schema."""
+    validates arguments against the tool's schema. `extra`: more free fields of the
+    handshake's `implementation` object (e.g. `{"policy": "documented"}`, docs/PROTOCOL.md)."""
     factories = {k: f for k, f in (("events", events), ("wire", wire), ("bytes", bytes)) if f}
     if not factories:
         raise ValueError("serve() needs a factory for at least one level (events, wire or bytes)")
@@ -295,6 +297,8 @@ def serve(
         "quirks": list(quirks),
         "capabilities": ["schema"] if schema else [],
     }
+    if extra:
+        implementation.update({k: v for k, v in extra.items() if k not in implementation})
     if version is not None:
         implementation["version"] = version
     if homepage is not None:

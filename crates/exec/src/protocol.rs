@@ -272,6 +272,13 @@ pub struct Implementation {
     /// Optional abilities: `schema` (validates arguments against tool schemas).
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// For an adapter around a real SDK: the caller policy it applies to what the SDK hands
+    /// over (`as-handed-over`, `documented`: docs/PROTOCOL.md). Shown in reports, not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// The SDK documentation the `documented` policy follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_doc: Option<String>,
 }
 
 impl Implementation {

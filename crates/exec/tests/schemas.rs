@@ -117,6 +117,8 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
         dialects: vec!["anthropic".into()],
         quirks: vec!["chat_index_zero".into()],
         capabilities: vec!["schema".into()],
+        policy: Some("documented".into()),
+        policy_doc: Some("https://example.invalid/docs".into()),
     };
     let result = StreamResult {
         outcomes: vec![

@@ -4,7 +4,9 @@
 //! implementation passes.
 //!
 //! Reports of the same implementation in the same setting (shards, other seeds) are merged
-//! into one column with [`crate::merge`] first.
+//! into one column with [`crate::merge`] first. Reports of one setting judged by different
+//! suites (another suite digest) are not comparable: [`Matrix::build_checked`] refuses them
+//! unless told to allow them, and the matrix then says so.
 
 use std::fmt::Write;
 
@@ -95,6 +97,9 @@ fn found(n: usize) -> String {
 #[derive(Clone, Debug)]
 pub struct Matrix {
     pub columns: Vec<Report>,
+    /// Settings whose columns were judged by different suites, each with its digests (only
+    /// with `allow_mixed_suites`; said in the output).
+    pub mixed_suites: Vec<String>,
 }
 
 impl Matrix {
@@ -110,7 +115,43 @@ impl Matrix {
             }
         }
         let columns = groups.into_iter().map(|(_, g)| merge(g)).collect::<Result<_, _>>()?;
-        Ok(Matrix { columns })
+        Ok(Matrix { columns, mixed_suites: Vec::new() })
+    }
+
+    /// [`Matrix::build`], after checking that the reports of each setting (level, dialect,
+    /// quirk profile, grade, schema) were judged by one suite: otherwise an error naming the
+    /// setting and its digests, or, with `allow_mixed_suites`, a matrix that says so.
+    pub fn build_checked(reports: Vec<Report>, allow_mixed_suites: bool) -> Result<Matrix, String> {
+        let mut settings: Vec<(String, Vec<String>)> = Vec::new();
+        for r in &reports {
+            let setting = format!(
+                "{}, grade {}, schema {}",
+                r.setting_label(),
+                r.grade.as_str(),
+                if r.schema { "on" } else { "off" }
+            );
+            let suite = format!("suite {} ({})", r.suite.version, r.suite.short_digest());
+            match settings.iter_mut().find(|(k, _)| *k == setting) {
+                Some((_, suites)) if !suites.contains(&suite) => suites.push(suite),
+                Some(_) => {}
+                None => settings.push((setting, vec![suite])),
+            }
+        }
+        let mixed: Vec<String> = settings
+            .into_iter()
+            .filter(|(_, suites)| suites.len() > 1)
+            .map(|(setting, suites)| format!("{setting}: {}", suites.join(" vs ")))
+            .collect();
+        if !mixed.is_empty() && !allow_mixed_suites {
+            return Err(format!(
+                "reports judged by different suites cannot share a matrix ({}); regenerate them with \
+                 this toolcert, or pass --allow-mixed-suites to show them side by side anyway",
+                mixed.join("; ")
+            ));
+        }
+        let mut m = Matrix::build(reports)?;
+        m.mixed_suites = mixed;
+        Ok(m)
     }
 
     /// The invariants shown: all, or (`pruned`) those some implementation breaks.
@@ -146,6 +187,17 @@ impl Matrix {
         s
     }
 
+    /// The warning a matrix of mixed suites carries, if it is one.
+    fn mixed_warning(&self) -> Option<String> {
+        (!self.mixed_suites.is_empty()).then(|| {
+            format!(
+                "Warning: columns of one setting were judged by different suites and are not comparable \
+                 (--allow-mixed-suites): {}.",
+                self.mixed_suites.join("; ")
+            )
+        })
+    }
+
     fn suites(&self) -> String {
         let mut suites: Vec<String> = self
             .columns
@@ -161,6 +213,9 @@ impl Matrix {
     pub fn to_markdown(&self, pruned: bool) -> String {
         let mut out = String::from("# toolcert conformance matrix\n\n");
         let _ = writeln!(out, "{}; {}.\n", self.summary(pruned), self.suites());
+        if let Some(w) = self.mixed_warning() {
+            let _ = writeln!(out, "**{w}**\n");
+        }
         out += "| invariant |";
         for r in &self.columns {
             let _ = write!(out, " {} ({}) |", md_cell(&column_name(r)), md_cell(&self.setting(r)));
@@ -212,6 +267,9 @@ impl Matrix {
             escape_xml(&self.summary(pruned)),
             escape_xml(&self.suites())
         );
+        if let Some(w) = self.mixed_warning() {
+            let _ = writeln!(out, "<p class=\"meta\"><strong>{}</strong></p>", escape_xml(&w));
+        }
         out += "<ul class=\"legend\">\n\
                 <li><span class=\"swatch pass\"></span>passes the must and the should part</li>\n\
                 <li><span class=\"swatch should\"></span>passes must, breaks should (per-call accounting)</li>\n\
@@ -288,7 +346,14 @@ tr.summary td, tr.summary th { font-weight: 600; }
 .na { background: #e6e8eb; color: #666; }
 ";
 
-/// A column's name: the implementation the subject said it is, else the subject.
+/// A column's name: the implementation the subject said it is (name and version), with the
+/// caller policy it declared (docs/PROTOCOL.md), else the subject.
 fn column_name(r: &Report) -> String {
-    r.implementation_label().unwrap_or_else(|| r.subject.clone())
+    let name = r.implementation_label().unwrap_or_else(|| r.subject.clone());
+    let policy =
+        r.subject_metadata.get("implementation").and_then(|i| i.get("policy")).and_then(|p| p.as_str());
+    match policy {
+        Some(p) if !p.is_empty() => format!("{name} · {p}"),
+        _ => name,
+    }
 }

@@ -262,3 +262,33 @@ fn every_failing_rule_keeps_a_failure_in_full() {
     let kept = kept.unwrap_or_else(|| panic!("{inv} has no failure in full:\n{}", report.to_text(9)));
     assert!(kept.reproducer.as_ref().unwrap().case.starts_with("gen/1/"));
 }
+
+#[test]
+fn the_matrix_refuses_reports_of_one_setting_from_different_suites() {
+    let old = silent(10, 1);
+    let mut new = old.clone();
+    new.subject = "another".into();
+    new.suite.digest = format!("sha256:{}", "0".repeat(64));
+    let refused = Matrix::build_checked(vec![old.clone(), new.clone()], false).unwrap_err();
+    assert!(refused.contains("different suites") && refused.contains("--allow-mixed-suites"), "{refused}");
+    let m = Matrix::build_checked(vec![old.clone(), new], true).unwrap();
+    assert_eq!(m.columns.len(), 2);
+    assert!(m.to_markdown(false).contains("Warning: columns of one setting were judged by different suites"));
+    assert!(m.to_html(false).contains("judged by different suites"));
+    // One suite: no warning.
+    let same = Matrix::build_checked(vec![old.clone(), old], false).unwrap();
+    assert!(same.mixed_suites.is_empty() && !same.to_markdown(false).contains("Warning"));
+}
+
+#[test]
+fn matrix_columns_are_named_by_implementation_version_and_policy() {
+    let mut r = silent(10, 1);
+    r.subject = "exec:python adapter.py --policy documented".into();
+    r.subject_metadata.insert(
+        "implementation".into(),
+        serde_json::json!({"name": "anthropic-python", "version": "anthropic==2.14.0", "policy": "documented"}),
+    );
+    let md = Matrix::build_checked(vec![r], false).unwrap().to_markdown(false);
+    assert!(md.contains("anthropic-python anthropic==2.14.0 · documented"), "{md}");
+    assert!(!md.contains("exec:python"), "{md}");
+}

@@ -14,7 +14,7 @@
 
 import Anthropic from "@anthropic-ai/sdk";
 
-import { commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
+import { anthropicStop, commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
 import { fromValue } from "./lib/outcomes.mjs";
 
 const VERSION = packageVersion("@anthropic-ai/sdk");
@@ -25,6 +25,7 @@ serve({
     version: VERSION,
     homepage: "https://www.npmjs.com/package/@anthropic-ai/sdk",
     dialects: ["anthropic"],
+    policy_doc: "https://docs.anthropic.com/en/api/handling-stop-reasons",
   },
 
   begin(ctx) {
@@ -46,7 +47,8 @@ serve({
     });
     stream.on("text", (delta) => ctx.text(delta));
     stream.on("error", () => {});
-    const done = stream.finalMessage().then((message) => {
+    const done = stream.finalMessage();
+    const map = (message) => {
       const outcomes = [];
       const layout = [];
       for (const block of message.content ?? []) {
@@ -56,9 +58,9 @@ serve({
           outcomes.push(fromValue(block.id, block.name, block.input, block.__json_buf));
         }
       }
-      return { outcomes, layout };
-    });
-    return { done, cancel: () => stream.abort() };
+      return { outcomes, layout, stop: anthropicStop(message.stop_reason) };
+    };
+    return { done, map, cancel: () => stream.abort() };
   },
 
   classify(e) {

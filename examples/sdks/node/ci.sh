@@ -72,6 +72,21 @@ for pair in ${SAMPLE:-openai-chat.mjs:openai-chat anthropic.mjs:anthropic vercel
   check_certify "${pair%%:*}" "${pair#*:}"
 done
 
+# The same input, the same outcome: every installed adapter of a dialect (Python ones too,
+# when their venv is there), under both caller policies, on the same truncated, abandoned and
+# empty-argument cases (examples/sdks/same-input.py).
+# examples/sdks/python/ci.sh runs it for both languages when the venv is there, so here it
+# runs by default only without one.
+default_same="openai-chat openai-responses anthropic"
+[ -x "$here/../python/.venv/bin/python" ] && default_same=""
+for dialect in ${SAME_INPUT-$default_same}; do
+  if TOOLCERT="$TOOLCERT" python3 "$here/../same-input.py" "$dialect" > "$work/same-$dialect.txt" 2>&1; then
+    echo "same input $dialect: $(tail -n 1 "$work/same-$dialect.txt")"
+  else
+    fail "same input: $dialect"; tail -n 40 "$work/same-$dialect.txt"
+  fi
+done
+
 if [ "$failures" -ne 0 ]; then
   echo "node SDK adapters: $failures check(s) failed"
   exit 1

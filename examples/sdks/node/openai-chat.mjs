@@ -8,15 +8,18 @@
 // `choices[0].message.tool_calls[i].function.arguments` is the argument text as a string
 // (the SDK parses nothing unless a tool is `strict` or a zod tool: these are plain function
 // tools); it rejects when the stream fails. Each call is judged by a caller that parses the
-// text strictly (lib/outcomes.mjs `fromText`). `finish_reason` is passed to the caller as it
-// came and is not taken as a flag on the calls (see README.md).
+// text strictly (lib/outcomes.mjs `fromText`). `finish_reason` is the stop signal the
+// `documented` caller policy checks (README.md); `as-handed-over` dispatches the calls either way.
 
-import OpenAI from "openai";
+// TOOLCERT_NODE_OPENAI names another installed copy of the SDK (package.json keeps
+// `openai-6.30.1`, from before `response.incomplete` was handled, beside the newest).
+const PACKAGE = process.env.TOOLCERT_NODE_OPENAI || "openai";
+const { default: OpenAI } = await import(PACKAGE);
 
-import { commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
+import { chatStop, commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
 import { fromText } from "./lib/outcomes.mjs";
 
-const VERSION = packageVersion("openai");
+const VERSION = packageVersion(PACKAGE);
 
 serve({
   implementation: {
@@ -24,6 +27,8 @@ serve({
     version: VERSION,
     homepage: "https://www.npmjs.com/package/openai",
     dialects: ["openai-chat"],
+    quirks: ["chat_index_zero", "chat_repeat_fields"],
+    policy_doc: "https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices",
   },
 
   begin(ctx) {
@@ -43,16 +48,17 @@ serve({
       ...(tools.length ? { tools } : {}),
     });
     stream.on("content", (delta) => ctx.text(delta));
-    const done = stream.finalChatCompletion().then((completion) => {
+    const done = stream.finalChatCompletion();
+    const map = (completion) => {
       const message = completion.choices[0]?.message;
       const outcomes = (message?.tool_calls ?? []).map((tc) =>
         fromText(tc.id, tc.function?.name ?? "", tc.function?.arguments ?? ""),
       );
-      return { outcomes };
-    });
+      return { outcomes, stop: chatStop(completion.choices[0]?.finish_reason) };
+    };
     // Keep the helper's own 'error' event from becoming an unhandled rejection.
     stream.on("error", () => {});
-    return { done, cancel: () => stream.abort() };
+    return { done, map, cancel: () => stream.abort() };
   },
 
   classify(e) {

@@ -10,14 +10,18 @@
 // stream fails. A `function_call` item with status `completed` is judged by a caller that
 // parses the text strictly (lib/outcomes.mjs `fromText`); an item the SDK marks
 // `in_progress` or `incomplete` is a flag on that call: `failed` (`abandoned`, `truncated`),
-// with the text as handed.
+// with the text as handed. `response.status` is the stop signal the `documented` caller
+// policy checks (README.md): anything but `completed` runs nothing.
 
-import OpenAI from "openai";
+// TOOLCERT_NODE_OPENAI names another installed copy of the SDK (package.json keeps
+// `openai-6.30.1`, from before `response.incomplete` was handled, beside the newest).
+const PACKAGE = process.env.TOOLCERT_NODE_OPENAI || "openai";
+const { default: OpenAI } = await import(PACKAGE);
 
 import { commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
 import { failed, fromText } from "./lib/outcomes.mjs";
 
-const VERSION = packageVersion("openai");
+const VERSION = packageVersion(PACKAGE);
 
 serve({
   implementation: {
@@ -25,6 +29,7 @@ serve({
     version: VERSION,
     homepage: "https://www.npmjs.com/package/openai",
     dialects: ["openai-responses"],
+    policy_doc: "https://platform.openai.com/docs/api-reference/responses/object#responses/object-status",
   },
 
   begin(ctx) {
@@ -47,7 +52,8 @@ serve({
     });
     stream.on("response.output_text.delta", (e) => ctx.text(e.delta));
     stream.on("error", () => {});
-    const done = stream.finalResponse().then((response) => {
+    const done = stream.finalResponse();
+    const map = (response) => {
       const outcomes = [];
       const layout = [];
       for (const item of response.output ?? []) {
@@ -63,9 +69,10 @@ serve({
           else outcomes.push(fromText(item.call_id, item.name, text));
         }
       }
-      return { outcomes, layout };
-    });
-    return { done, cancel: () => stream.abort() };
+      const stop = response.status === "completed" ? "complete" : response.status === "incomplete" ? "truncated" : "abandoned";
+      return { outcomes, layout, stop };
+    };
+    return { done, map, cancel: () => stream.abort() };
   },
 
   classify(e) {

@@ -67,6 +67,11 @@ serve({
     version: `${VERSIONS.ai} (@ai-sdk/openai ${VERSIONS.openai}, @ai-sdk/anthropic ${VERSIONS.anthropic})`,
     homepage: "https://www.npmjs.com/package/ai",
     dialects: ["openai-chat", "openai-responses", "anthropic"],
+    quirks: ["chat_index_zero", "chat_repeat_fields"],
+    // streamText runs the tools itself, as each tool-call part arrives: no check a caller
+    // makes afterwards can keep a call from running, so both caller policies give the same
+    // outcomes (the SDK's documentation: tools run when the model calls them).
+    policy_doc: "https://ai-sdk.dev/docs/ai-sdk-core/tools-and-tool-calling",
   },
 
   begin(ctx) {
@@ -158,6 +163,11 @@ serve({
       } catch (e) {
         if (error === undefined) error = { class: classify(e), detail: summary(e), at: ctx.stamp() };
       }
+      return { calls, layout, finishReason, error };
+    })();
+    // The adapter's own mapping, apart from the SDK's iteration: an exception here is the
+    // adapter's (a crash), not a turn error.
+    const map = ({ calls, layout, finishReason, error }) => {
       const outcomes = [];
       for (const call of calls) {
         const id = call.toolCallId;
@@ -178,8 +188,8 @@ serve({
         }
       }
       return error === undefined ? { outcomes, layout } : { outcomes, error };
-    })();
-    return { done, cancel: () => abort.abort() };
+    };
+    return { done, map, cancel: () => abort.abort() };
   },
 
   classify,

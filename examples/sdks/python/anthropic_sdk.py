@@ -25,17 +25,18 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from toolcert_adapter import (  # noqa: E402
-    SDK_FAILURES,
+from sdk_harness import (  # noqa: E402
+    SdkCall,
+    main,
     Outcome,
     SdkAdapter,
-    TurnError,
     classify_common,
-    describe,
     dispatch,
     exception_chain,
     httpx2_client,
-    serve,
+    ANTHROPIC_COMPLETE,
+    ANTHROPIC_CUT,
+    stop_signal,
 )
 
 
@@ -57,6 +58,7 @@ class AnthropicAdapter(SdkAdapter):
     sdk_package = "anthropic"
     homepage = "https://pypi.org/project/anthropic/"
     preload_modules = ("anthropic",)
+    policy_doc = "https://docs.anthropic.com/en/api/handling-stop-reasons"
 
     def setup(self, slot) -> None:
         import anthropic
@@ -76,7 +78,7 @@ class AnthropicAdapter(SdkAdapter):
         params = {}
         if tools:
             params["tools"] = tool_params(tools)
-        try:
+        with SdkCall(self, out, shown):
             with self.client.messages.stream(
                 model="claude-sonnet-4-5",
                 max_tokens=4096,
@@ -87,21 +89,25 @@ class AnthropicAdapter(SdkAdapter):
                     if event.type == "text":
                         shown.append(event.text)
                 message = stream.get_final_message()
-        except SDK_FAILURES as e:
-            out.error = TurnError(self.classify(e), describe(e))
-            out.text = "".join(shown)
+                # The argument text the SDK accumulated per block index (kept on the stream,
+                # not the block): the raw buffer a call the documented policy withholds had.
+                bufs = getattr(stream, "_MessageStream__json_bufs", None) or {}
+        if out.error is not None:
             return out
+        out.stop = stop_signal(message.stop_reason, ANTHROPIC_COMPLETE, ANTHROPIC_CUT)
 
         text: list[str] = []
         layout: list[dict] = []
-        for block in message.content or []:
+        for position, block in enumerate(message.content or []):
             kind = getattr(block, "type", None)
             if kind == "text":
                 piece = getattr(block, "text", "") or ""
                 text.append(piece)
                 layout.append({"slot": "text", "text": piece})
             elif kind == "tool_use":
-                out.calls.append(dispatch(block.id, block.name, block.input))
+                buf = bufs.get(position)
+                raw = buf.decode("utf-8", "replace") if isinstance(buf, (bytes, bytearray)) else buf
+                out.calls.append(dispatch(block.id, block.name, block.input, raw if isinstance(raw, str) else None))
                 layout.append({"slot": "call", "call_id": block.id})
         out.text = "".join(text)
         out.layout = layout
@@ -109,4 +115,4 @@ class AnthropicAdapter(SdkAdapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(AnthropicAdapter()))
+    sys.exit(main(AnthropicAdapter()))

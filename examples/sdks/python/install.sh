@@ -15,12 +15,15 @@ if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+# The adapters are built on the toolcert-adapter package (python/ in this repository): its
+# protocol loop and strict JSON. Reinstalled each time, so the venv follows the checkout.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$here/../../../python"
 
 # Import everything once: compiles the bytecode now, so that an adapter's first start stays
 # well inside toolcert's request timeout (litellm alone takes seconds to import).
 LITELLM_LOCAL_MODEL_COST_MAP=True "$venv/bin/python" - <<'PY'
 from importlib.metadata import version
-import anthropic, openai, langchain_core, langchain_openai, litellm  # noqa: F401
+import anthropic, openai, langchain_core, langchain_openai, litellm, toolcert_adapter  # noqa: F401
 print("installed:", ", ".join(f"{p} {version(p)}" for p in
-      ("anthropic", "openai", "langchain-core", "langchain-openai", "litellm", "httpx2")))
+      ("anthropic", "openai", "langchain-core", "langchain-openai", "litellm", "httpx2", "toolcert-adapter")))
 PY

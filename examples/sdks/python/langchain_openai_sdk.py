@@ -27,15 +27,16 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from openai_chat import BASE_URL, chat_tools, classify_openai  # noqa: E402
-from toolcert_adapter import (  # noqa: E402
-    SDK_FAILURES,
+from sdk_harness import (  # noqa: E402
+    CHAT_COMPLETE,
+    CHAT_CUT,
+    SdkCall,
+    main,
     Outcome,
     SdkAdapter,
-    TurnError,
-    describe,
     dispatch,
     httpx2_client,
-    serve,
+    stop_signal,
     unparseable,
 )
 
@@ -46,6 +47,8 @@ class LangChainOpenAIAdapter(SdkAdapter):
     sdk_package = "langchain-core langchain-openai openai"
     homepage = "https://pypi.org/project/langchain-openai/"
     preload_modules = ("langchain_openai",)
+    quirks = ("chat_index_zero", "chat_repeat_fields")
+    policy_doc = "https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices"
 
     def setup(self, slot) -> None:
         import openai
@@ -63,18 +66,18 @@ class LangChainOpenAIAdapter(SdkAdapter):
         model = self.llm.bind_tools(chat_tools(tools)) if tools else self.llm
         message = None
         shown: list[str] = []
-        try:
+        with SdkCall(self, out, shown):
             for chunk in model.stream("toolcert"):
                 if isinstance(chunk.content, str):
                     shown.append(chunk.content)
                 message = chunk if message is None else message + chunk
-        except SDK_FAILURES as e:
-            out.error = TurnError(self.classify(e), describe(e))
-            out.text = "".join(shown)
+        if out.error is not None:
             return out
 
         if message is None:
             return out
+        # LangChain hands the provider's finish_reason over in response_metadata.
+        out.stop = stop_signal((message.response_metadata or {}).get("finish_reason"), CHAT_COMPLETE, CHAT_CUT)
         content = message.content
         if isinstance(content, str):
             out.text = content
@@ -92,4 +95,4 @@ class LangChainOpenAIAdapter(SdkAdapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(LangChainOpenAIAdapter()))
+    sys.exit(main(LangChainOpenAIAdapter()))

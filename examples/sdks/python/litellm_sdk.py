@@ -33,15 +33,16 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from openai_chat import BASE_URL, chat_tools, classify_openai  # noqa: E402
-from toolcert_adapter import (  # noqa: E402
-    SDK_FAILURES,
+from sdk_harness import (  # noqa: E402
+    SdkCall,
+    main,
     Outcome,
     SdkAdapter,
-    TurnError,
-    describe,
     from_argument_text,
     httpx2_client,
-    serve,
+    CHAT_COMPLETE,
+    CHAT_CUT,
+    stop_signal,
 )
 
 MESSAGES = [{"role": "user", "content": "toolcert"}]
@@ -53,6 +54,8 @@ class LiteLLMAdapter(SdkAdapter):
     sdk_package = "litellm openai"
     homepage = "https://pypi.org/project/litellm/"
     preload_modules = ("litellm",)
+    quirks = ("chat_index_zero", "chat_repeat_fields")
+    policy_doc = "https://docs.litellm.ai/docs/completion/output"
 
     def setup(self, slot) -> None:
         import litellm
@@ -75,7 +78,7 @@ class LiteLLMAdapter(SdkAdapter):
             params["tools"] = chat_tools(tools)
         chunks = []
         shown: list[str] = []
-        try:
+        with SdkCall(self, out, shown):
             response = self.litellm.completion(
                 model="openai/gpt-4.1",
                 messages=MESSAGES,
@@ -92,14 +95,13 @@ class LiteLLMAdapter(SdkAdapter):
                     if getattr(choice, "index", 0) == 0 and getattr(choice.delta, "content", None):
                         shown.append(choice.delta.content)
             final = self.litellm.stream_chunk_builder(chunks, messages=MESSAGES)
-        except SDK_FAILURES as e:
-            out.error = TurnError(self.classify(e), describe(e))
-            out.text = "".join(shown)
+        if out.error is not None:
             return out
 
         if final is None or not final.choices:
             return out
         message = final.choices[0].message
+        out.stop = stop_signal(final.choices[0].finish_reason, CHAT_COMPLETE, CHAT_CUT)
         out.text = message.content or ""
         for tc in message.tool_calls or []:
             function = tc.function
@@ -108,4 +110,4 @@ class LiteLLMAdapter(SdkAdapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(LiteLLMAdapter()))
+    sys.exit(main(LiteLLMAdapter()))

@@ -30,18 +30,19 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from toolcert_adapter import (  # noqa: E402
-    SDK_FAILURES,
+from sdk_harness import (  # noqa: E402
+    SdkCall,
+    main,
     Outcome,
     SdkAdapter,
-    TurnError,
     classify_common,
-    describe,
     exception_chain,
     ended_early,
     from_argument_text,
     httpx2_client,
-    serve,
+    CHAT_COMPLETE,
+    CHAT_CUT,
+    stop_signal,
 )
 
 BASE_URL = "http://toolcert.invalid/v1"
@@ -85,6 +86,8 @@ class OpenAIChatAdapter(SdkAdapter):
     sdk_package = "openai"
     homepage = "https://pypi.org/project/openai/"
     preload_modules = ("openai",)
+    quirks = ("chat_index_zero", "chat_repeat_fields")
+    policy_doc = "https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices"
 
     def setup(self, slot) -> None:
         import openai
@@ -102,7 +105,7 @@ class OpenAIChatAdapter(SdkAdapter):
         params = {}
         if tools:
             params["tools"] = chat_tools(tools)
-        try:
+        with SdkCall(self, out, shown):
             with self.client.chat.completions.stream(
                 model="gpt-4.1",
                 messages=[{"role": "user", "content": "toolcert"}],
@@ -112,14 +115,13 @@ class OpenAIChatAdapter(SdkAdapter):
                     if event.type == "content.delta":
                         shown.append(event.delta)
                 completion = stream.get_final_completion()
-        except SDK_FAILURES as e:
-            out.error = TurnError(self.classify(e), describe(e))
-            out.text = "".join(shown)
+        if out.error is not None:
             return out
 
         if not completion.choices:
             return out
         message = completion.choices[0].message
+        out.stop = stop_signal(completion.choices[0].finish_reason, CHAT_COMPLETE, CHAT_CUT)
         out.text = message.content or ""
         # Every entry the message hands over with a `function`, whatever its `type` says: the
         # helper keeps entries of an unknown or missing type in `tool_calls` as they came.
@@ -131,4 +133,4 @@ class OpenAIChatAdapter(SdkAdapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(OpenAIChatAdapter()))
+    sys.exit(main(OpenAIChatAdapter()))

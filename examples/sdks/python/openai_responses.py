@@ -29,15 +29,14 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from openai_chat import BASE_URL, classify_openai  # noqa: E402
-from toolcert_adapter import (  # noqa: E402
-    SDK_FAILURES,
+from sdk_harness import (  # noqa: E402
+    SdkCall,
+    main,
     Outcome,
     SdkAdapter,
-    TurnError,
-    describe,
     from_argument_text,
     httpx2_client,
-    serve,
+    stop_signal,
 )
 
 
@@ -61,6 +60,7 @@ class OpenAIResponsesAdapter(SdkAdapter):
     sdk_package = "openai"
     homepage = "https://pypi.org/project/openai/"
     preload_modules = ("openai",)
+    policy_doc = "https://platform.openai.com/docs/api-reference/responses/object#responses/object-status"
 
     def setup(self, slot) -> None:
         import openai
@@ -78,16 +78,15 @@ class OpenAIResponsesAdapter(SdkAdapter):
         params = {}
         if tools:
             params["tools"] = response_tools(tools)
-        try:
+        with SdkCall(self, out, shown):
             with self.client.responses.stream(model="gpt-4.1", input="toolcert", **params) as stream:
                 for event in stream:
                     if event.type == "response.output_text.delta":
                         shown.append(event.delta)
                 response = stream.get_final_response()
-        except SDK_FAILURES as e:
-            out.error = TurnError(self.classify(e), describe(e))
-            out.text = "".join(shown)
+        if out.error is not None:
             return out
+        out.stop = stop_signal(getattr(response, "status", None), {"completed"}, {"incomplete"})
 
         text: list[str] = []
         layout: list[dict] = []
@@ -107,4 +106,4 @@ class OpenAIResponsesAdapter(SdkAdapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(OpenAIResponsesAdapter()))
+    sys.exit(main(OpenAIResponsesAdapter()))

@@ -11,10 +11,21 @@
 //     dialect   the configured dialect
 //     text(s)   report prose the SDK handed its caller while streaming
 //     stamp()   {units, at_finish} now: chunks delivered so far, and whether the stream ended
-//   and returns {done, cancel}: `done` resolves with {outcomes, layout?} when the SDK hands
-//   over its final result (outcomes may carry their own stamps, otherwise they are stamped
-//   when `done` resolves) or rejects with the SDK's exception (a turn error); `cancel()`
-//   cancels the request the way a caller does (the `cancel` ending).
+//   and returns {done, map, cancel}: `done` is the SDK's own promise of its final result,
+//   which rejects with the SDK's exception (a turn error); `map(result)` turns that result
+//   into {outcomes, layout?, stop?} (outcomes may carry their own stamps, otherwise they are
+//   stamped when `done` resolved). `map` is the adapter's code, run apart from the SDK's
+//   promise, so an exception in it is the adapter's: the stream's crash, with its stack
+//   (SUBJECT-CRASH), never a turn error. `stop` is what the SDK's stop signal (stop_reason,
+//   finish_reason, response.status) says: "complete", "truncated" or "abandoned".
+//   `cancel()` cancels the request the way a caller does (the `cancel` ending).
+//
+// The caller policy (docs/CERTIFICATION.md, "Caller policies"): `--policy as-handed-over`
+// (the default, or TOOLCERT_POLICY) dispatches every call the final result offers unless
+// the SDK raised or marked that very call; `--policy documented` also makes the check the
+// SDK's documentation tells a caller to make before running tools: when `stop` is not
+// "complete", every call offered for dispatch is `failed` (`truncated` or `abandoned`).
+// The policy is declared in the handshake (`implementation.policy`).
 //
 // Nothing here reads the SSE bytes: the client does.
 
@@ -22,6 +33,7 @@ import * as readline from "node:readline";
 import { appendFileSync, readFileSync } from "node:fs";
 
 import { encode } from "./json.mjs";
+import { failed } from "./outcomes.mjs";
 
 const PROTOCOL_VERSION = 1;
 
@@ -29,6 +41,20 @@ const PROTOCOL_VERSION = 1;
 const DEMAND_WAIT_MS = 250;
 /** How long a client may take to settle once its stream has ended. */
 const SETTLE_WAIT_MS = 4000;
+
+export const POLICIES = ["as-handed-over", "documented"];
+
+/** `--policy NAME` on the command line, else TOOLCERT_POLICY, else `as-handed-over`. */
+export function policyFrom(argv = process.argv.slice(2)) {
+  let policy = process.env.TOOLCERT_POLICY || "as-handed-over";
+  const i = argv.indexOf("--policy");
+  if (i >= 0) policy = argv[i + 1] ?? "";
+  if (!POLICIES.includes(policy)) {
+    process.stderr.write(`unknown caller policy ${JSON.stringify(policy)} (one of ${POLICIES.join(", ")})\n`);
+    process.exit(2);
+  }
+  return policy;
+}
 
 /** The version of an installed package, read at run time. */
 export function packageVersion(name) {
@@ -192,8 +218,10 @@ class StreamRun {
       },
       stamp: () => this.stamp(),
     };
+    this.policy = config.policy;
     const handle = sdk.begin(ctx);
     this.cancel = handle.cancel;
+    this.map = handle.map ?? ((v) => v);
     this.settled = null;
     this.settledPromise = handle.done.then(
       (value) => {
@@ -262,8 +290,26 @@ class StreamRun {
       r.error = { class: this.sdk.classify(s.error), detail: summary(s.error), units: s.at.units, at_finish: s.at.at_finish };
       return r;
     }
-    const v = s.ok;
-    r.outcomes = (v.outcomes ?? []).map((o) => ({ ...o, units: o.units ?? s.at.units, at_finish: o.at_finish ?? s.at.at_finish }));
+    let v;
+    try {
+      v = this.map(s.ok);
+    } catch (e) {
+      r.crash = `the adapter failed mapping the SDK's result: ${describe(e)}`;
+      return r;
+    }
+    const withheld = this.policy === "documented" && v.stop !== undefined && v.stop !== "complete" ? v.stop : null;
+    r.outcomes = (v.outcomes ?? []).map((o) => {
+      const raw = o.raw_text;
+      delete o.raw_text;
+      // The documented caller does not run the calls of a turn its stop signal says is
+      // unfinished: each call offered for dispatch, or unparseable (the check comes first), is
+      // reported failed for that reason, with the SDK's argument text when it keeps one. A call
+      // the SDK itself marked abandoned or truncated keeps its reason.
+      const offered = o.outcome === "dispatchable" || (o.outcome === "failed" && o.reason === "unparseable");
+      if (withheld === null || !offered) return o;
+      return { ...failed(withheld, o.call_id, o.name, raw ?? o.raw ?? ""), units: o.units, at_finish: o.at_finish };
+    });
+    r.outcomes = r.outcomes.map((o) => ({ ...o, units: o.units ?? s.at.units, at_finish: o.at_finish ?? s.at.at_finish }));
     if (v.layout !== undefined) r.layout = v.layout;
     if (v.error !== undefined) {
       const at = v.error.at ?? s.at;
@@ -289,6 +335,7 @@ async function runCase(c, sdk, config) {
 
 /** Runs the protocol loop on stdin/stdout for one SDK module. */
 export function serve(sdk) {
+  const policy = policyFrom();
   const implementation = {
     language: "javascript",
     language_version: process.version,
@@ -296,6 +343,7 @@ export function serve(sdk) {
     quirks: [],
     capabilities: [],
     ...sdk.implementation,
+    policy,
   };
   let config = null;
   const send = (message) => process.stdout.write(encode(message) + "\n");
@@ -323,11 +371,7 @@ export function serve(sdk) {
           send({ ok: false, reason: `${implementation.name} does not speak ${JSON.stringify(dialect)}` });
           return;
         }
-        if (request.quirks?.chat_index_zero) {
-          send({ ok: false, reason: "the chat_index_zero quirk profile is not certified for this client" });
-          return;
-        }
-        config = { level, dialect, schema: request.profile?.schema ?? false };
+        config = { level, dialect, schema: request.profile?.schema ?? false, policy };
         send({ ok: true });
         return;
       }
@@ -385,6 +429,16 @@ export function serve(sdk) {
 }
 
 // ---- helpers the SDK modules share ----
+
+// The stop signals of each dialect (docs/SPEC.md section 2): what the documented caller
+// reads. Missing, or a value it cannot read as either, is "abandoned": it runs nothing.
+const ANTHROPIC_COMPLETE = new Set(["tool_use", "end_turn", "stop_sequence", "pause_turn"]);
+const ANTHROPIC_CUT = new Set(["max_tokens", "refusal", "model_context_window_exceeded"]);
+const CHAT_COMPLETE = new Set(["tool_calls", "stop", "function_call"]);
+const CHAT_CUT = new Set(["length", "content_filter"]);
+const signal = (complete, cut) => (v) => (complete.has(v) ? "complete" : cut.has(v) ? "truncated" : "abandoned");
+export const anthropicStop = signal(ANTHROPIC_COMPLETE, ANTHROPIC_CUT);
+export const chatStop = signal(CHAT_COMPLETE, CHAT_CUT);
 
 /** Tool names once each, with the first schema given for each. */
 export function uniqueTools(tools) {

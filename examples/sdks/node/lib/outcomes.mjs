@@ -10,10 +10,11 @@ import { present, tryStrictParse } from "./json.mjs";
  * tools without parameters.
  */
 export function fromText(call_id, name, text) {
-  if (text === "") return { outcome: "dispatchable", call_id, name, args: new Map() };
+  // raw_text: kept for the documented policy (lib/harness.mjs), never sent.
+  if (text === "") return { outcome: "dispatchable", call_id, name, args: new Map(), raw_text: "" };
   const parsed = tryStrictParse(text);
   if (parsed === undefined) return { outcome: "failed", reason: "unparseable", call_id, name, raw: String(text) };
-  return { outcome: "dispatchable", call_id, name, args: parsed };
+  return { outcome: "dispatchable", call_id, name, args: parsed, raw_text: String(text) };
 }
 
 /**
@@ -22,7 +23,9 @@ export function fromText(call_id, name, text) {
  * write numbers as the model wrote them where the SDK holds exactly their double (json.mjs).
  */
 export function fromValue(call_id, name, value, raw) {
-  return { outcome: "dispatchable", call_id, name, args: present(value, tryStrictParse(raw)) };
+  const out = { outcome: "dispatchable", call_id, name, args: present(value, tryStrictParse(raw)) };
+  if (typeof raw === "string") out.raw_text = raw;
+  return out;
 }
 
 export function failed(reason, call_id, name, raw) {

@@ -35,6 +35,8 @@ enum NoResults {
 }
 
 fn main() {
+    let policy = policy();
+    sdk::DOCUMENTED.store(policy == "documented", std::sync::atomic::Ordering::Relaxed);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -51,7 +53,7 @@ fn main() {
         let request: Value =
             serde_json::from_str(&line).unwrap_or_else(|e| fatal(&format!("a request is not JSON: {e}")));
         let reply = match request["cmd"].as_str() {
-            Some("start") => start_reply(),
+            Some("start") => start_reply(&policy),
             Some("configure") => configure(&request, &mut dialect),
             Some("run") => {
                 let seq = request["seq"].clone();
@@ -81,7 +83,21 @@ fn fatal(message: &str) -> ! {
     std::process::exit(2);
 }
 
-fn start_reply() -> Value {
+/// The caller policy: `--policy NAME` on the command line, else TOOLCERT_POLICY, else
+/// `as-handed-over` (docs/CERTIFICATION.md, "Caller policies").
+fn policy() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let policy = match args.iter().position(|a| a == "--policy") {
+        Some(i) => args.get(i + 1).cloned().unwrap_or_default(),
+        None => std::env::var("TOOLCERT_POLICY").unwrap_or_else(|_| "as-handed-over".into()),
+    };
+    if policy != "as-handed-over" && policy != "documented" {
+        fatal(&format!("unknown caller policy {policy:?} (one of as-handed-over, documented)"));
+    }
+    policy
+}
+
+fn start_reply(policy: &str) -> Value {
     json!({"version": PROTOCOL_VERSION, "implementation": {
         "name": "genai",
         "language": "rust",
@@ -90,8 +106,11 @@ fn start_reply() -> Value {
         // genai hands over whole responses from an HTTP body: only the bytes level exists.
         "levels": ["bytes"],
         "dialects": sdk::Dialect::ALL.iter().map(|d| d.name()).collect::<Vec<_>>(),
-        // genai keys Chat tool calls by `index` alone.
-        "quirks": [],
+        // An SDK reads whatever bytes come: both Chat quirk profiles can be fed to it (genai
+        // keys Chat tool calls by `index` alone, which is what chat_index_zero tests).
+        "quirks": ["chat_index_zero", "chat_repeat_fields"],
+        "policy": policy,
+        "policy_doc": "https://docs.rs/genai/0.7.2/genai/chat/struct.StreamEnd.html",
         // genai does not validate arguments against tool schemas.
         "capabilities": [],
     }})
@@ -101,9 +120,6 @@ fn configure(request: &Value, dialect: &mut Option<sdk::Dialect>) -> Value {
     *dialect = None;
     if request["level"] != "bytes" {
         return json!({"ok": false, "reason": "genai is fed an HTTP response body: only the bytes level"});
-    }
-    if request["quirks"]["chat_index_zero"] == true {
-        return json!({"ok": false, "reason": "genai keys Chat tool calls by index; the index-zero quirk is not handled"});
     }
     match request["dialect"].as_str().and_then(sdk::Dialect::from_name) {
         Some(d) => {

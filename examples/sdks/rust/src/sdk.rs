@@ -7,9 +7,13 @@
 //!   (genai parsed the buffer) is `dispatchable` with those arguments. One whose
 //!   `fn_arguments` is a JSON string is the raw buffer genai could not parse (genai keeps it as
 //!   a string then): `failed` with that raw text, `truncated` when the captured stop reason
-//!   says the output was cut (`MaxTokens`, `ContentFilter`), else `unparseable`. genai attaches
-//!   no per-call flag, and whether a call is run never depends on the stop reason: genai's
-//!   example runs the captured calls without reading it.
+//!   says the output was cut (`MaxTokens`, `ContentFilter`), else `unparseable`; an empty
+//!   string is no argument bytes, `{}` (docs/SPEC.md section 2), as every other adapter reads
+//!   an empty argument text. genai attaches no per-call flag. Under the `as-handed-over`
+//!   caller policy whether a call is run never depends on the stop reason (genai's example
+//!   runs the captured calls without reading it); under `documented` the caller also reads
+//!   the captured stop reason and runs nothing when it is missing (`failed(abandoned)`) or says
+//!   the output was cut (`failed(truncated)`) (docs/CERTIFICATION.md, "Caller policies").
 //! - A stream that ends without an `End` event hands over no calls: no outcomes.
 //! - The first `Err` the stream yields is a turn error (genai's example stops at it with
 //!   `?`), classed by what genai says went wrong (`error_class`).
@@ -19,7 +23,7 @@
 //!   `at_finish`). An error genai raised on an SSE frame is stamped with the chunk that
 //!   completed that frame (`frames.rs`), so text before it is judged as text before an error.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -278,11 +282,21 @@ async fn consume(
     }
 }
 
+/// The `documented` caller policy is in force (set once, from the command line, by `main`).
+pub static DOCUMENTED: AtomicBool = AtomicBool::new(false);
+
 /// The outcomes and layout of the captured content, in genai's order.
 fn hand_over(end: StreamEnd, units: u32) -> (Vec<Value>, Vec<Value>) {
-    // Only names why a call is not run; whether one is run never depends on it.
+    // Under as-handed-over this only names why a call is not run; under documented a caller
+    // that reads it runs nothing unless the turn finished.
     let truncated =
         matches!(end.captured_stop_reason, Some(StopReason::MaxTokens(_) | StopReason::ContentFilter(_)));
+    let withheld = match (DOCUMENTED.load(Ordering::Relaxed), &end.captured_stop_reason) {
+        (false, _) => None,
+        (true, None) => Some("abandoned"),
+        (true, Some(_)) if truncated => Some("truncated"),
+        (true, Some(_)) => None,
+    };
     let mut outcomes = Vec::new();
     let mut layout = Vec::new();
     for part in end.captured_content.map(|c| c.into_parts()).unwrap_or_default() {
@@ -290,7 +304,19 @@ fn hand_over(end: StreamEnd, units: u32) -> (Vec<Value>, Vec<Value>) {
             ContentPart::Text(text) => layout.push(json!({"slot": "text", "text": text})),
             ContentPart::ToolCall(call) => {
                 layout.push(json!({"slot": "call", "call_id": call.call_id}));
-                outcomes.push(outcome(call, units, truncated));
+                let mut o = outcome(call, units, truncated);
+                // The documented caller withholds every call it would have run, and an
+                // unparseable one too: its check comes first.
+                match (withheld, o["outcome"].as_str()) {
+                    (Some(reason), Some("dispatchable")) => {
+                        let raw = o["args"].to_string();
+                        o = json!({"outcome": "failed", "reason": reason, "call_id": o["call_id"],
+                            "name": o["name"], "raw": raw, "units": units, "at_finish": true});
+                    }
+                    (Some(reason), Some("failed")) => o["reason"] = json!(reason),
+                    _ => {}
+                }
+                outcomes.push(o);
             }
             _ => {}
         }
@@ -302,6 +328,9 @@ fn outcome(call: ToolCall, units: u32, truncated: bool) -> Value {
     let ToolCall { call_id, fn_name, fn_arguments, .. } = call;
     let reason = if truncated { "truncated" } else { "unparseable" };
     match fn_arguments {
+        // No argument bytes: no arguments, as every adapter reads an empty argument text.
+        Value::String(raw) if raw.is_empty() => json!({"outcome": "dispatchable", "call_id": call_id,
+            "name": fn_name, "args": {}, "units": units, "at_finish": true}),
         // genai keeps a buffer it could not parse as the string itself.
         Value::String(raw) => json!({"outcome": "failed", "reason": reason, "call_id": call_id,
             "name": fn_name, "raw": raw, "units": units, "at_finish": true}),

@@ -1,21 +1,21 @@
-"""Shared plumbing for the real-SDK adapters: the toolcert subprocess protocol (version 1,
-docs/PROTOCOL.md) at the `bytes` level, exact-bytes transports, and the mapping of what an
-SDK hands its caller onto outcomes.
+"""Shared plumbing for the real-SDK adapters, on the `toolcert_adapter` package (python/,
+installed into the SDK venv by install.sh): the package's protocol loop (`serve`, bytes level)
+and strict JSON, plus what only a real SDK needs: exact-bytes transports, the caller policy,
+and the mapping of what an SDK hands its caller onto outcomes.
 
-The protocol loop and the strict JSON reading are copied from the stdlib template
-(examples/adapters/python/adapter.py, parts 1 and 5); the accumulator is replaced by a real
-SDK. Each adapter file (anthropic_sdk.py, openai_chat.py, ...) defines a subclass of
-`SdkAdapter` and calls `serve(TheAdapter())`.
+Each adapter file (anthropic_sdk.py, openai_chat.py, ...) defines a subclass of `SdkAdapter`
+and calls `main(TheAdapter())`.
 
 How a stream is run
 -------------------
 The harness delivers a stream's transport chunks one by one, then its end. A real SDK pulls
 its bytes from an HTTP response and hands results only once the stream is over, so the
-adapter collects the chunks and, at the stream's end step, runs the SDK over them in one go:
-the SDK's own HTTP client is given a transport (`httpx2.MockTransport`, or `httpx` for older
-code) whose response body yields exactly those chunks, in order, unchanged. The SDK pulls
-them itself, so it sees every chunk boundary the harness made. Streams of a case are run one
-after another (each at its end step), each as its own request on one shared client.
+adapter collects the chunks (the package's `feed`) and, at the stream's end (`finish`), runs
+the SDK over them in one go: the SDK's own HTTP client is given a transport
+(`httpx2.MockTransport`, or `httpx` for older code) whose response body yields exactly those
+chunks, in order, unchanged. The SDK pulls them itself, so it sees every chunk boundary the
+harness made. Streams of a case are run one after another (each at its end), each as its own
+request on one shared client.
 
 How the body ends (the stream's `end`):
   eof         the body iterator finishes: the server closed the stream;
@@ -25,22 +25,36 @@ How the body ends (the stream's `end`):
   cancel      reading past the last chunk raises `asyncio.CancelledError`, as cancelling the
               task that reads the stream does.
 
+The caller policy (docs/CERTIFICATION.md, "Caller policies")
+-------------------------------------------------------------
+`--policy as-handed-over` (the default; or TOOLCERT_POLICY): every call the SDK's final result
+offers is dispatched, unless the SDK raised or marked that very call. `--policy documented`:
+the caller also makes the check the SDK's documentation tells it to make before running tools
+(the message's stop reason, finish reason or response status, `Outcome.stop`): when that says
+the turn was cut, every call is `failed(truncated)`; when it is missing or says the response
+never finished, `failed(abandoned)`. The policy is declared in the handshake
+(`implementation.policy`).
+
 Mapping onto outcomes
 ---------------------
 - A call in the SDK's final result (its documented final-message API), with an object input
   and no error or flag on it, is `dispatchable` with exactly the input the SDK hands over.
   An input that is not an object is reported as it is handed over (the harness judges it).
 - Where an SDK hands the arguments as a string (OpenAI Chat/Responses, litellm), the caller
-  must parse them: the adapter parses them strictly (RFC 8259, as serde_json reads them, see
-  `strict_loads`), so parsing is never the finding; text that is not one JSON object is
-  reported as `failed(unparseable)` with the string as `raw`.
+  must parse them: the adapter parses them strictly (the package's `loads`: RFC 8259, as
+  serde_json reads them, numbers kept as written), so parsing is never the finding; text that
+  is not one JSON object is `failed(unparseable)` with the string as `raw`; `""` is `{}` (no
+  argument bytes, docs/SPEC.md section 2).
 - Where an SDK flags a call as invalid (LangChain `invalid_tool_calls`), the call is
   `failed(unparseable)` with the SDK's raw string.
-- An exception out of the SDK is a turn error: class `upstream` for an API error event,
+- An exception the SDK raised is a turn error: class `upstream` for an API error event,
   `truncated` for an exception that says the output was cut, `incomplete` for the dropped
   connection or cancel the adapter made (or an SDK error saying the stream ended before its
-  terminal event), `malformed` for undecodable event data, `other` otherwise. Its stamp is the number of chunks the SDK had pulled when it
-  raised, and `at_finish` when it had already read to the end of the body.
+  terminal event), `malformed` for undecodable event data, `other` otherwise. Its stamp is
+  the number of chunks the SDK had pulled when it raised, and `at_finish` when it had
+  already read to the end of the body. An exception raised by the adapter's own code is not
+  the SDK's: it propagates, and the package records it as the stream's crash, with its
+  traceback (SUBJECT-CRASH).
 - Outcomes carry `units` = the stream's chunk count and `at_finish` = true: they are handed
   over only after the body ended.
 - What the SDK leaves out is left out (a missing outcome).
@@ -49,18 +63,32 @@ Mapping onto outcomes
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import math
 import os
-import platform
 import re
 import sys
 import threading
 import traceback
+from decimal import Decimal
 from typing import Any, Iterator
 
-PROTOCOL_VERSION = 1
+import toolcert_adapter
+from toolcert_adapter import TurnError, loads
+
+POLICIES = ("as-handed-over", "documented")
+
+
+def policy_from(argv: list[str]) -> str:
+    """`--policy NAME` on the command line, else TOOLCERT_POLICY, else `as-handed-over`."""
+    policy = os.environ.get("TOOLCERT_POLICY") or "as-handed-over"
+    if "--policy" in argv:
+        i = argv.index("--policy")
+        policy = argv[i + 1] if i + 1 < len(argv) else ""
+    if policy not in POLICIES:
+        print(f"unknown caller policy {policy!r} (one of {', '.join(POLICIES)})", file=sys.stderr)
+        sys.exit(2)
+    return policy
 
 
 # --------------------------------------------------------------------------------------
@@ -76,85 +104,10 @@ def _take_stdout():
 
 
 # --------------------------------------------------------------------------------------
-# Strict JSON, as serde_json reads it (copied from the template, part 1)
-# --------------------------------------------------------------------------------------
-
-class NotJson(ValueError):
-    pass
-
-
-def _refuse_constant(name: str):
-    raise NotJson(f"{name} is not JSON")
-
-
-def _int(text: str):
-    if text == "-0":
-        return -0.0
-    if len(text) <= 20:
-        v = int(text)
-        if -(1 << 63) <= v < (1 << 64):
-            return v
-    f = float(text)
-    if math.isinf(f):
-        raise NotJson(f"number out of range: {text[:40]}")
-    return f
-
-
-def _float(text: str):
-    f = float(text)
-    if math.isinf(f):
-        raise NotJson(f"number out of range: {text[:40]}")
-    return f
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-MAX_DEPTH = 128
-
-
-def _needs_check(text: str) -> bool:
-    return (
-        text.count("[") + text.count("{") >= MAX_DEPTH - 1
-        or _SURROGATE_ESCAPE.search(text) is not None
-    )
-
-
-def _check_tree(value) -> None:
-    stack = [(value, 0)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, str):
-            if not v.isascii() and _SURROGATE.search(v):
-                raise NotJson("lone surrogate in a string")
-        elif isinstance(v, list):
-            if depth + 1 >= MAX_DEPTH:
-                raise NotJson("nested too deeply")
-            stack.extend((x, depth + 1) for x in v)
-        elif isinstance(v, dict):
-            if depth + 1 >= MAX_DEPTH:
-                raise NotJson("nested too deeply")
-            for k, x in v.items():
-                if not k.isascii() and _SURROGATE.search(k):
-                    raise NotJson("lone surrogate in a key")
-                stack.append((x, depth + 1))
-
-
-def strict_loads(text: str):
-    """Exactly one JSON document (RFC 8259), as strictly as serde_json reads it; raises
-    ValueError otherwise."""
-    try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_int, parse_float=_float)
-    except RecursionError as e:
-        raise NotJson("nested too deeply") from e
-    if _needs_check(text):
-        _check_tree(value)
-    return value
-
-
-# --------------------------------------------------------------------------------------
 # Values an SDK hands over, written back as JSON the harness can read
 # --------------------------------------------------------------------------------------
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # The reply may nest at most 192 levels; the envelope around args takes 5.
 _WIRE_DEPTH = 180
 
@@ -167,9 +120,12 @@ def wire_value(value: Any, depth: int = 0) -> Any:
     (`"<non-finite float nan>"`), a string with a lone surrogate (each surrogate becomes
     U+FFFD), an integer beyond what a double holds (its float, or a marker), nesting deeper
     than a reply may carry (`"<nested too deeply>"`), and any other Python object (its repr).
+    Numbers the adapter parsed itself (`JsonNumber`) go out as written.
     """
     if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else f"<non-finite number {value!r}>"
     if isinstance(value, int):
         if -(1 << 63) <= value < (1 << 64):
             return value
@@ -200,23 +156,25 @@ def wire_value(value: Any, depth: int = 0) -> Any:
 # --------------------------------------------------------------------------------------
 
 class Call:
-    """One call as the SDK handed it over."""
+    """One call as the SDK handed it over. `raw`: the SDK's argument text, when it keeps one
+    (reported as the buffer if the caller policy does not run the call)."""
 
-    __slots__ = ("call_id", "name", "kind", "value")
+    __slots__ = ("call_id", "name", "kind", "value", "raw")
 
-    def __init__(self, call_id, name, kind: str, value):
+    def __init__(self, call_id, name, kind: str, value, raw=None):
         self.call_id = call_id
         self.name = name
         self.kind = kind  # "dispatch" (value: the input) or "unparseable" (value: raw text)
         self.value = value
+        self.raw = raw
 
 
-def dispatch(call_id, name, args) -> Call:
-    return Call(call_id, name, "dispatch", args)
+def dispatch(call_id, name, args, raw=None) -> Call:
+    return Call(call_id, name, "dispatch", args, raw)
 
 
 def unparseable(call_id, name, raw) -> Call:
-    return Call(call_id, name, "unparseable", raw)
+    return Call(call_id, name, "unparseable", raw, raw)
 
 
 def from_argument_text(call_id, name, text) -> Call:
@@ -226,31 +184,49 @@ def from_argument_text(call_id, name, text) -> Call:
     if not isinstance(text, str):
         return dispatch(call_id, name, text)
     if text == "":
-        return dispatch(call_id, name, {})  # no argument bytes: no arguments
+        return dispatch(call_id, name, {}, "")  # no argument bytes: no arguments
     try:
-        args = strict_loads(text)
+        args = loads(text)
     except ValueError:
         return unparseable(call_id, name, text)
     if not isinstance(args, dict):
         return unparseable(call_id, name, text)
-    return dispatch(call_id, name, args)
+    return dispatch(call_id, name, args, text)
 
 
-class TurnError(Exception):
-    def __init__(self, cls: str, detail: str):
-        super().__init__(f"{cls}: {detail}")
-        self.cls = cls
-        self.detail = detail
+# What the turn's stop signal (stop_reason, finish_reason, response.status) says, for the
+# `documented` policy.
+COMPLETE, CUT, UNFINISHED = "complete", "truncated", "abandoned"
+
+
+def stop_signal(value, complete: set, cut: set) -> str:
+    """What a stop reason / finish reason / status says: COMPLETE, CUT, or UNFINISHED (missing,
+    or a value a caller cannot read as either: it does not run the calls)."""
+    if value in complete:
+        return COMPLETE
+    if value in cut:
+        return CUT
+    return UNFINISHED
+
+
+# The stop signals of each dialect (docs/SPEC.md section 2).
+ANTHROPIC_COMPLETE = {"tool_use", "end_turn", "stop_sequence", "pause_turn"}
+ANTHROPIC_CUT = {"max_tokens", "refusal", "model_context_window_exceeded"}
+CHAT_COMPLETE = {"tool_calls", "stop", "function_call"}
+CHAT_CUT = {"length", "content_filter"}
 
 
 class Outcome:
     """What one stream gave the caller: the calls of the final result, the text, optionally
-    the block layout, or the error that ended the turn."""
+    the block layout, the turn's stop signal as the SDK hands it (`stop`: COMPLETE, CUT or
+    UNFINISHED, with `stop_detail` the SDK's value), or the error that ended the turn."""
 
     def __init__(self):
         self.calls: list[Call] = []
         self.text = ""
         self.layout: list[dict] | None = None
+        self.stop: str | None = None
+        self.stop_detail = None
         self.error: TurnError | None = None
 
 
@@ -382,13 +358,53 @@ def exception_chain(e: BaseException):
         e = e.__cause__ or e.__context__
 
 
-SDK_FAILURES = (Exception, asyncio.CancelledError)
-"""What a call into an SDK may raise that is a turn error (the cancel is the transport's)."""
-
-
 def describe(e: BaseException) -> str:
     text = f"{type(e).__module__}.{type(e).__qualname__}: {e}"
     return text[:2000]
+
+
+_ADAPTER_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def raised_by_adapter(e: BaseException) -> bool:
+    """The exception was raised by the adapter's own code (its innermost frame is in a file
+    of examples/sdks/python), not by the SDK or what the SDK called."""
+    tb = e.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return False
+    return os.path.dirname(os.path.abspath(last.tb_frame.f_code.co_filename)) == _ADAPTER_DIR
+
+
+def sdk_failure(e: BaseException) -> bool:
+    """A turn error, not an adapter error: the transport end the adapter made (the dropped
+    connection, the cancel) anywhere in the chain, or an exception the SDK itself raised.
+    Anything the adapter's own code raised is an adapter bug."""
+    if any(is_transport_end(x) for x in exception_chain(e)):
+        return True
+    return not raised_by_adapter(e)
+
+
+class SdkCall:
+    """`with SdkCall(adapter, out, shown):` around the calls into the SDK: an exception the
+    SDK raised becomes the turn's error (with the text shown so far); one the adapter raised
+    propagates (the stream's crash)."""
+
+    def __init__(self, adapter: "SdkAdapter", out: Outcome, shown: list[str]):
+        self.adapter, self.out, self.shown = adapter, out, shown
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, e, tb):
+        if e is None or not isinstance(e, (Exception, asyncio.CancelledError)) or not sdk_failure(e):
+            return False
+        self.out.error = TurnError(self.adapter.classify(e), describe(e))
+        self.out.text = "".join(self.shown)
+        return True
 
 
 # --------------------------------------------------------------------------------------
@@ -397,25 +413,30 @@ def describe(e: BaseException) -> str:
 
 class SdkAdapter:
     """Subclass: set `name`, `dialects`, `sdk_package` (the distributions whose versions are
-    reported); implement `setup(slot)` and `run(slot, feed, tools, dialect) -> Outcome` (make
-    the request, consume it, read the final result; an exception out of the SDK is caught and
-    set as the Outcome's error, an exception out of the adapter itself propagates and is
-    answered `errored`); override `classify(exception) -> str` for the SDK's own errors."""
+    reported), `quirks` (the Chat quirk profiles it can be fed: an SDK reads whatever bytes
+    come, so every Chat consumer can); implement `setup(slot)` and `run(slot, feed, tools,
+    dialect) -> Outcome` (make the request inside `with SdkCall(...)`, consume it, read the
+    final result, set `Outcome.stop` from the stop signal the SDK hands over); override
+    `classify(exception) -> str` for the SDK's own errors."""
 
     name = "sdk"
     dialects: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = ()
     sdk_package = ""
     homepage = ""
+    # Where the SDK's documentation tells a caller what to check before running tools.
+    policy_doc = ""
     # Modules imported in the background from the moment the process starts (see `prepare`).
     preload_modules: tuple[str, ...] = ()
+    policy = "as-handed-over"
 
     def prepare(self, slot: "FeedSlot") -> None:
         """Runs in a background thread from the moment the process starts: imports the SDK,
         makes the client (`setup`) and sends one small complete stream through it (`warm_up`),
         so that the SDK's first-call costs are paid before the first case. Some SDKs take
         seconds to import on a loaded machine (LiteLLM ~6-9 s), while every protocol request
-        has its own timeout (10 s by default); `serve` spreads the wait over `start`,
-        `configure` and the first `run`."""
+        has its own timeout (10 s by default): `main` waits for it a while before answering
+        `start`, and the first stream waits for the rest."""
         import importlib
 
         for module in self.preload_modules:
@@ -433,19 +454,6 @@ class SdkAdapter:
             slot.feed = None
         if got.error is not None or got.text != "ok":
             print(f"warm-up stream gave {got.error or repr(got.text)}", file=sys.stderr)
-
-    def implementation(self) -> dict:
-        return {
-            "name": self.name,
-            "language": "python",
-            "version": self.version(),
-            "homepage": self.homepage,
-            "language_version": platform.python_version(),
-            "levels": ["bytes"],
-            "dialects": list(self.dialects),
-            "quirks": [],
-            "capabilities": [],
-        }
 
     def version(self) -> str:
         from importlib.metadata import version
@@ -469,7 +477,8 @@ def is_transport_end(x: BaseException) -> bool:
     if isinstance(x, asyncio.CancelledError):
         return True
     root = type(x).__module__.split(".")[0]
-    return root in ("httpx", "httpx2", "httpcore") and any(c.__name__ == "TransportError" for c in type(x).__mro__)
+    return root in ("httpx", "httpx2", "httpcore", "httpcore2") and any(
+        c.__name__ == "TransportError" for c in type(x).__mro__)
 
 
 # What SDKs say when the body ended before the stream's terminal event.
@@ -493,82 +502,78 @@ def classify_common(e: BaseException) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# The protocol (after the template, part 5)
+# The protocol: the package's loop, at the bytes level
 # --------------------------------------------------------------------------------------
 
-def _bytes_of(payload: dict) -> bytes:
-    text = payload.get("text")
-    if text is not None:
-        return text.encode("utf-8")
-    return base64.b64decode(payload["bytes"], validate=True)
-
-
-def _call_outcome(call: Call, units: int) -> dict:
-    stamp = {"units": units, "at_finish": True}
+def _call_outcome(call: Call, withheld: str | None) -> dict:
     call_id = call.call_id if isinstance(call.call_id, str) else ("" if call.call_id is None else str(call.call_id))
     name = call.name if isinstance(call.name, str) else ("" if call.name is None else str(call.name))
-    if call.kind == "dispatch":
-        return {"outcome": "dispatchable", "call_id": call_id, "name": name,
-                "args": wire_value(call.value), **stamp}
-    raw = call.value if isinstance(call.value, str) else ("" if call.value is None else json.dumps(wire_value(call.value)))
-    return {"outcome": "failed", "reason": "unparseable", "call_id": call_id, "name": name,
-            "raw": wire_value(raw), **stamp}
+    if call.kind == "dispatch" and withheld is None:
+        return toolcert_adapter.dispatchable(call_id, name, wire_value(call.value))
+    raw = call.raw if call.raw is not None else (call.value if call.kind == "unparseable" else None)
+    if not isinstance(raw, str):
+        raw = "" if raw is None else toolcert_adapter.dumps(wire_value(raw))
+    # A call the caller's check withholds is not run whatever its text: the check comes first.
+    reason = withheld if withheld is not None else "unparseable"
+    return toolcert_adapter.failed(reason, call_id, name, wire_value(raw))
 
 
-def run_stream(adapter: SdkAdapter, slot: FeedSlot, stream: dict, chunks: list[bytes], dialect: str) -> dict:
-    feed = Feed(chunks, stream.get("end", "eof"))
-    slot.feed = feed
-    result: dict = {"outcomes": [], "text": ""}
-    try:
-        got = adapter.run(slot, feed, stream.get("tools") or [], dialect)
-    except TurnError as e:
-        units, at_finish = feed.error_stamp()
-        result["error"] = {"class": e.cls, "detail": e.detail[:2000], "units": units, "at_finish": at_finish}
-        return result
-    finally:
-        slot.feed = None
-    units = len(chunks)
-    if got.error is not None:
-        pulled, at_finish = feed.error_stamp()
-        result["error"] = {"class": got.error.cls, "detail": got.error.detail[:2000],
-                           "units": pulled, "at_finish": at_finish}
-    else:
-        result["outcomes"] = [_call_outcome(c, units) for c in got.calls]
+def plain(value: Any) -> Any:
+    """A request's value (the tools' schemas) with the package's exact numbers as Python
+    numbers, so the SDK can serialize it to the provider."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() and "." not in str(value) \
+            and "e" not in str(value).lower() else float(value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+class _Stream:
+    """One stream, as the package's bytes-level accumulator: `feed` keeps the chunks,
+    `finish` runs the SDK over them and reports what it handed over."""
+
+    def __init__(self, adapter: SdkAdapter, slot: "FeedSlot", ready, tools: list, dialect: str):
+        self.adapter, self.slot, self.ready, self.dialect = adapter, slot, ready, dialect
+        self.tools = plain(tools)
+        self.chunks: list[bytes] = []
+
+    def feed(self, chunk: bytes, out) -> None:
+        self.chunks.append(chunk)
+
+    def finish(self, end: str, out) -> None:
+        self.ready()
+        feed = Feed(self.chunks, end)
+        self.slot.feed = feed
+        try:
+            got = self.adapter.run(self.slot, feed, self.tools, self.dialect)
+        finally:
+            self.slot.feed = None
+        if got.error is not None:
+            # Stamped when the SDK raised: the chunks it had pulled, and whether it had read
+            # past the last one.
+            out.units, out.at_finish = feed.error_stamp()
+            out.text(wire_value(got.text or ""))
+            raise TurnError(got.error.cls, got.error.detail[:2000])
+        withheld = None
+        if self.adapter.policy == "documented" and got.stop != COMPLETE:
+            withheld = CUT if got.stop == CUT else UNFINISHED
+        for call in got.calls:
+            out.outcome(_call_outcome(call, withheld))
         if got.layout is not None:
-            result["layout"] = got.layout
-    result["text"] = wire_value(got.text or "")
-    return result
+            out.layout(got.layout)
+        out.text(wire_value(got.text or ""))
 
 
-def run_case(adapter: SdkAdapter, slot: FeedSlot, case: dict, dialect: str) -> list[dict]:
-    streams = case["streams"]
-    chunks: list[list[bytes]] = [[] for _ in streams]
-    results: list[dict | None] = [None] * len(streams)
-    for s, k in case["order"]:
-        units = streams[s]["units"]
-        if k < len(units):
-            chunks[s].append(_bytes_of(units[k]))
-        else:
-            results[s] = run_stream(adapter, slot, streams[s], chunks[s], dialect)
-    for s, r in enumerate(results):
-        if r is None:  # a stream the order never ended (not expected): report what it gave
-            results[s] = run_stream(adapter, slot, streams[s], chunks[s], dialect)
-    return results  # type: ignore[return-value]
-
-
-def serve(adapter: SdkAdapter) -> int:
+def main(adapter: SdkAdapter, argv: list[str] | None = None) -> int:
+    """Serves toolcert's requests with `adapter`, at the bytes level, under the caller policy
+    of the command line (`--policy`) or TOOLCERT_POLICY."""
+    adapter.policy = policy_from(sys.argv[1:] if argv is None else argv)
     proto = _take_stdout()
-    stdin = sys.stdin.buffer
-    dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-
-    def send(message: dict) -> None:
-        proto.write(dumps(message).encode("utf-8") + b"\n")
-
-    dialect = None
     slot = FeedSlot()
-    # Import the SDK, make the client and warm it up while the handshake goes on; each request
-    # waits for it a while, so a slow start is spread over the start, configure and first run
-    # requests' timeouts.
+    # Import the SDK, make the client and warm it up while the handshake goes on.
     failure: list[str] = []
 
     def prepare() -> None:
@@ -579,56 +584,37 @@ def serve(adapter: SdkAdapter) -> int:
 
     loader = threading.Thread(target=prepare, name="prepare", daemon=True)
     loader.start()
-    # For investigating: TOOLCERT_ADAPTER_LOG=FILE appends every run's case and results.
-    log_path = os.environ.get("TOOLCERT_ADAPTER_LOG")
-    log = open(log_path, "a", encoding="utf-8") if log_path else None
-    for line in stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        cmd = request.get("cmd")
-        if cmd == "start":
-            loader.join(timeout=7)
-            if request.get("version") != PROTOCOL_VERSION:
-                print(f"toolcert speaks protocol {request.get('version')}, this adapter {PROTOCOL_VERSION}",
-                      file=sys.stderr)
-            send({"version": PROTOCOL_VERSION, "implementation": adapter.implementation()})
-        elif cmd == "configure":
-            level = request.get("level")
-            wanted = request.get("dialect")
-            if level != "bytes":
-                send({"ok": False, "reason": f"{adapter.name} is a client SDK: it reads raw bytes only (level {level!r})"})
-                continue
-            if wanted not in adapter.dialects:
-                send({"ok": False, "reason": f"{adapter.name} does not speak {wanted!r}"})
-                continue
-            loader.join(timeout=7)
-            if failure:
-                send({"ok": False, "reason": f"the SDK could not be set up: {failure[0]}"})
-                continue
-            dialect = wanted
-            send({"ok": True})
-        elif cmd == "run":
-            seq = request.get("seq")
-            if dialect is None:
-                send({"seq": seq, "skipped": True, "reason": "not configured for a dialect this SDK speaks"})
-                continue
-            try:
-                loader.join()
-                if failure:
-                    raise RuntimeError(f"the SDK could not be set up: {failure[0]}")
-                results = run_case(adapter, slot, request["case"], dialect)
-                if log is not None:
-                    log.write(json.dumps({"case": request["case"], "results": results}) + "\n")
-                    log.flush()
-                send({"seq": seq, "results": results})
-            except Exception as e:
-                send({"seq": seq, "errored": True,
-                      "context": {"message": describe(e), "traceback": traceback.format_exc()[-8000:]}})
-        elif cmd == "stop":
-            return 0
-        else:
-            print(f"unknown command {cmd!r}", file=sys.stderr)
-            send({"seq": request.get("seq"), "errored": True,
-                  "context": {"message": f"unknown command {cmd!r}"}})
-    return 0
+    # The wait is spread over the requests' timeouts: part before `start` is answered, part
+    # before each `configure` is, the rest in the first stream's finish. (The interpreter's
+    # own start counts against `start`'s timeout too: seconds on a loaded machine.)
+    loader.join(timeout=4)
+
+    def requests():
+        for line in sys.stdin.buffer:
+            if b'"configure"' in line:
+                loader.join(timeout=7)
+            yield line
+
+    def ready() -> None:
+        loader.join()
+        if failure:
+            raise RuntimeError(f"the SDK could not be set up: {failure[0]}")
+
+    def factory(tools, config):
+        return _Stream(adapter, slot, ready, tools, config.dialect)
+
+    try:
+        version = adapter.version()
+    except Exception as e:  # a distribution missing from the venv: say so in the handshake
+        version = f"unknown ({e})"
+    return toolcert_adapter.serve(
+        name=adapter.name,
+        bytes=factory,
+        version=version,
+        homepage=adapter.homepage or None,
+        dialects=adapter.dialects,
+        quirks=adapter.quirks,
+        extra={"policy": adapter.policy, "policy_doc": adapter.policy_doc},
+        stdin=requests(),
+        stdout=proto,
+    )

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Regenerates every SDK certification and docs/CERTIFICATION.md from the pinned versions:
+# each subject (the table below) x its dialects x both caller policies (as-handed-over,
+# documented: docs/CERTIFICATION.md, "Caller policies") x, for OpenAI Chat consumers, the
+# plain profile and both quirk profiles. One report per run:
+#   docs/certification/reports/NAME--DIALECT[--QUIRK]--POLICY.jsonl
+#   corpus/findings/NAME/DIALECT[--QUIRK]/POLICY/failures/    reproducers (shrunk)
+# then examples/sdks/certification.py writes docs/CERTIFICATION.md. Each report's header
+# records the toolcert version, the suite digest and the SDK versions the adapter declared
+# in its handshake; examples/sdks/check-digests.sh tells when they go stale.
+#
+#   examples/sdks/certify-all.sh                 install, build, certify everything (hours)
+#   CASES=300 examples/sdks/certify-all.sh python-openai openai-chat   runs matching every word
+#   DRY=1 examples/sdks/certify-all.sh           list the runs only
+# Env: CASES (2000), SEED (1), TOOLCERT (target/release/toolcert), POLICIES (both),
+# INSTALL=0 to skip the install scripts. With no filter the old reports are removed first, so
+# docs/CERTIFICATION.md shows exactly this run.
+# Exit status: 0 every run was judged (toolcert 0 or 1: the SDKs' findings are expected), 1 a
+# run could not be judged (toolcert 2, 3 or 5) or a step failed.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+CASES="${CASES:-2000}"
+SEED="${SEED:-1}"
+TOOLCERT="${TOOLCERT:-target/release/toolcert}"
+POLICIES="${POLICIES:-as-handed-over documented}"
+PY=examples/sdks/python/.venv/bin/python
+N22=examples/sdks/node/v22
+
+# name | command | dialects | chat quirk profiles too (yes/no)
+SUBJECTS="
+python-anthropic|$PY examples/sdks/python/anthropic_sdk.py|anthropic|no
+python-openai|$PY examples/sdks/python/openai_chat.py|openai-chat|yes
+python-openai|$PY examples/sdks/python/openai_responses.py|openai-responses|no
+python-langchain-openai|$PY examples/sdks/python/langchain_openai_sdk.py|openai-chat|yes
+python-litellm|$PY examples/sdks/python/litellm_sdk.py|openai-chat|yes
+anthropic-sdk-typescript|node examples/sdks/node/anthropic.mjs|anthropic|no
+openai-node|node examples/sdks/node/openai-chat.mjs|openai-chat|yes
+openai-node|node examples/sdks/node/openai-responses.mjs|openai-responses|no
+openai-node-6.30.1|env TOOLCERT_NODE_OPENAI=openai-6.30.1 node examples/sdks/node/openai-responses.mjs|openai-responses|no
+vercel-ai|node examples/sdks/node/vercel-ai.mjs|anthropic openai-chat openai-responses|yes
+openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-chat.mjs|openai-chat|yes
+openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-responses.mjs|openai-responses|no
+vercel-ai-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/vercel-ai.mjs|anthropic openai-chat openai-responses|yes
+genai|examples/sdks/rust/target/release/toolcert-genai|anthropic openai-chat openai-responses|yes
+"
+
+runs=()
+while IFS='|' read -r name command dialects quirky; do
+    [ -n "$name" ] || continue
+    for dialect in $dialects; do
+        profiles="plain"
+        [ "$quirky" = yes ] && [ "$dialect" = openai-chat ] && profiles="plain chat-index-zero chat-repeat-fields"
+        for profile in $profiles; do
+            for policy in $POLICIES; do
+                key="$name--$dialect$([ "$profile" = plain ] || echo "--$profile")--$policy"
+                if [ $# -gt 0 ]; then
+                    keep=1
+                    for w in "$@"; do case "$key" in *"$w"*) ;; *) keep=0 ;; esac; done
+                    [ $keep = 1 ] || continue
+                fi
+                runs+=("$key|$command|$dialect|$profile|$policy")
+            done
+        done
+    done
+done <<< "$SUBJECTS"
+total=${#runs[@]}
+[ "$total" -gt 0 ] || { echo "certify-all.sh: no run matches: $*" >&2; exit 1; }
+if [ -n "${DRY:-}" ]; then
+    printf '%s\n' "${runs[@]}" | cut -d'|' -f1
+    exit 0
+fi
+
+if [ "${INSTALL:-1}" = 1 ]; then
+    echo "== install (pinned versions) and build"
+    examples/sdks/python/install.sh || exit 1
+    examples/sdks/node/install.sh || exit 1
+    (cd examples/sdks/rust && cargo build --release --locked) || exit 1
+    [ -x "$TOOLCERT" ] || cargo build --release --bin toolcert || exit 1
+fi
+[ -x "$TOOLCERT" ] || { echo "certify-all.sh: no toolcert binary at $TOOLCERT" >&2; exit 1; }
+
+mkdir -p docs/certification/reports
+[ $# -eq 0 ] && rm -f docs/certification/reports/*.jsonl
+status=0
+i=0
+started=$(date +%s)
+for run in "${runs[@]}"; do
+    IFS='|' read -r key command dialect profile policy <<< "$run"
+    i=$((i + 1))
+    name="${key%%--*}"
+    sub="${key#"$name--"}"
+    out="corpus/findings/$name/${sub%--"$policy"}/$policy"
+    report="docs/certification/reports/$key.jsonl"
+    flags=()
+    [ "$profile" = plain ] || flags+=("--$profile")
+    if [ "${command#"$N22"}" != "$command" ] && [ ! -x "$N22/bin/node" ]; then
+        echo "[$i/$total] $key: skipped: no Node 22 at $N22/bin/node (examples/sdks/node/install.sh could not get it)"
+        continue
+    fi
+    printf '[%d/%d] %s ... ' "$i" "$total" "$key"
+    rm -rf "$out/failures" "$out/report.jsonl"
+    mkdir -p "$out"
+    t0=$(date +%s)
+    "$TOOLCERT" certify --subject "exec:$command --policy $policy" --level bytes --dialect "$dialect" \
+        "${flags[@]}" --cases "$CASES" --seed "$SEED" --no-schema --format jsonl --out "$out/" \
+        > "$report" </dev/null 2> "$out.stderr"
+    code=$?
+    [ -f "$out/report.jsonl" ] && cmp -s "$out/report.jsonl" "$report" && rm -f "$out/report.jsonl"
+    verdict=$(tail -n 1 "$report" | python3 -c '
+import json, sys
+f = json.loads(sys.stdin.read() or "{}")
+print("%s cases, %s failed, %s findings, conforms at %s" % (f.get("cases"), f.get("failed"), len(f.get("findings", [])), f.get("conformance")))
+' 2>/dev/null)
+    elapsed=$(( $(date +%s) - started ))
+    echo "exit $code in $(( $(date +%s) - t0 ))s: ${verdict:-no footer} (${elapsed}s so far)"
+    case $code in
+        0|1) rm -f "$out.stderr" ;;
+        *) status=1; sed 's/^/    /' "$out.stderr" | tail -n 5 ;;
+    esac
+done
+
+echo "== docs/CERTIFICATION.md"
+python3 examples/sdks/certification.py --toolcert "$TOOLCERT" || status=1
+exit $status

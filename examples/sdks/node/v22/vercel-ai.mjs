@@ -1,0 +1,1 @@
+../vercel-ai.mjs
