@@ -34,7 +34,7 @@ fn a_quadratic_accumulator_is_superlinear_where_it_copies_and_linear_elsewhere()
         assert_eq!(report["growth"], "superlinear", "{mutant}");
         let call = series(&report, "call/13");
         assert_eq!(call["growth"], "superlinear", "{mutant}: {call}");
-        assert!(call["exponent"].as_f64().unwrap() > 1.5, "{mutant}: {call}");
+        assert!(call["exponent"].as_f64().unwrap() > 1.3, "{mutant}: {call}");
         // Its bug is in the argument buffer: the text series does not grow faster.
         assert_eq!(series(&report, "text/13")["growth"], "linear", "{mutant}");
         // The budget stopped the 1-byte series before its 512 KiB tier at the latest, and

@@ -178,7 +178,8 @@ fn a_closed_stdout_ends_toolcert_quietly_and_stops_the_subject() {
     let _ = dir;
     for format in ["text", "jsonl"] {
         let mut child = toolcert()
-            .args(["certify", "--subject", &subject, "--format", format])
+            // A few cases: what is tested is the exit on the first write, not the run.
+            .args(["certify", "--subject", &subject, "--cases", "20", "--format", format])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -200,17 +201,17 @@ fn a_full_stdout_is_an_internal_error_in_one_line() {
     let dir = scratch("full-stdout");
     let report = dir.join("report.jsonl");
     let mut cmd = toolcert();
-    cmd.args(["certify", "--format", "jsonl"]);
+    cmd.args(["certify", "--cases", "100", "--format", "jsonl"]);
     let out = run(cmd, Duration::from_secs(60));
     std::fs::write(&report, &out.stdout).unwrap();
     let sse = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/dialect/tests/data/anthropic.sse");
     let report = report.to_str().unwrap();
     let commands: Vec<Vec<&str>> = vec![
-        vec!["certify", "--format", "text"],
-        vec!["certify", "--format", "json"],
-        vec!["certify", "--format", "jsonl"],
-        vec!["certify", "--format", "junit"],
-        vec!["certify", "--format", "markdown"],
+        vec!["certify", "--cases", "100", "--format", "text"],
+        vec!["certify", "--cases", "100", "--format", "json"],
+        vec!["certify", "--cases", "100", "--format", "jsonl"],
+        vec!["certify", "--cases", "100", "--format", "junit"],
+        vec!["certify", "--cases", "100", "--format", "markdown"],
         vec!["merge", report],
         vec!["merge", "--format", "jsonl", report, report],
         vec!["replay", sse],

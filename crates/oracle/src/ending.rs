@@ -147,6 +147,7 @@ mod tests {
             faults: vec![],
             pings: vec![],
             transport: Default::default(),
+            wire: Default::default(),
         }
     }
 
