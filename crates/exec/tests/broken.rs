@@ -64,9 +64,10 @@ fn a_subject_that_crashes_on_every_third_stream_is_restarted_and_reconfigured() 
         let crashes: Vec<&str> = checked.observations.iter().filter_map(|o| o.crash.as_deref()).collect();
         // The third stream can also be one of a re-run (delivered whole, isolation): then the
         // case's own observations are clean and the crash is the re-run's SUBJECT-CRASH.
-        let in_rerun = checked.violations.iter().find(|v| {
-            v.invariant == Invariant::SubjectCrash && v.observed.contains("re-run")
-        });
+        let in_rerun = checked
+            .violations
+            .iter()
+            .find(|v| v.invariant == Invariant::SubjectCrash && v.observed.contains("re-run"));
         if crashes.is_empty() && in_rerun.is_none() {
             assert!(checked.violations.is_empty(), "{}: {:?}", named.id, checked.violations);
             passed += 1;

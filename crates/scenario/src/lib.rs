@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 mod dialect;
 mod wire;
 pub use dialect::{Dialect, Quirks, UnknownDialect};
-pub use wire::{MismatchIn, Unknown, UnknownKind, WireEvents};
 pub use foreign::{ForeignBlock, ForeignKind};
+pub use wire::{MismatchIn, Unknown, UnknownKind, WireEvents};
 
 mod foreign;
 
