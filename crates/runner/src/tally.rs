@@ -2,7 +2,7 @@
 //! findings' signatures and the failures kept in full, with no record per case.
 //!
 //! [`Report::finish`](crate::Report::finish) derives every count, status and finding from a
-//! [`Tally`]. A report that holds every record (read from JSONL, merged, or run keeping its
+//! `Tally`. A report that holds every record (read from JSONL, merged, or run keeping its
 //! records) tallies them at the end; a streamed run ([`crate::Certification::run_streamed`])
 //! tallies each record as it is made, hands it to a [`RecordSink`] (the JSONL stream of
 //! `--out` and `--format jsonl`, written as the run goes) and keeps only the few records a
