@@ -14,7 +14,7 @@
 
 import Anthropic from "@anthropic-ai/sdk";
 
-import { anthropicStop, commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
+import { anthropicStop, commonClass, packageVersion, sdkGet, serve, uniqueTools } from "./lib/harness.mjs";
 import { fromValue } from "./lib/outcomes.mjs";
 
 const VERSION = packageVersion("@anthropic-ai/sdk");
@@ -55,7 +55,9 @@ serve({
         if (block.type === "text") layout.push({ slot: "text", text: block.text ?? "" });
         else if (block.type === "tool_use") {
           layout.push({ slot: "call", call_id: block.id });
-          outcomes.push(fromValue(block.id, block.name, block.input, block.__json_buf));
+          // `input` is a getter that parses the buffer: when it throws, the SDK failed the turn.
+          const input = sdkGet(() => block.input);
+          outcomes.push(fromValue(block.id, block.name, input, block.__json_buf));
         }
       }
       return { outcomes, layout, stop: anthropicStop(message.stop_reason) };

@@ -65,6 +65,25 @@ export function packageVersion(name) {
 /** Marks the error our fetch body raises for the `disconnect` ending. */
 export const DISCONNECT = Symbol.for("toolcert.disconnect");
 
+/** What the SDK's own code threw while the adapter read its result (a getter of the result,
+ * such as @anthropic-ai/sdk's lazily parsed `input`): the SDK failing the turn, not the
+ * adapter. */
+export class SdkRaised extends Error {
+  constructor(cause) {
+    super(String(cause));
+    this.sdkCause = cause;
+  }
+}
+
+/** Reads a value from the SDK's result; an exception there is the SDK's (`SdkRaised`). */
+export function sdkGet(read) {
+  try {
+    return read();
+  } catch (e) {
+    throw new SdkRaised(e);
+  }
+}
+
 // TOOLCERT_ADAPTER_TRACE=FILE appends timings and waits to FILE (toolcert keeps stderr).
 const TRACE = process.env.TOOLCERT_ADAPTER_TRACE;
 const trace = (m) => TRACE && appendFileSync(TRACE, `[${process.pid}] ${m}\n`);
@@ -294,6 +313,11 @@ class StreamRun {
     try {
       v = this.map(s.ok);
     } catch (e) {
+      if (e instanceof SdkRaised) {
+        const cause = e.sdkCause;
+        r.error = { class: this.sdk.classify(cause), detail: summary(cause), units: s.at.units, at_finish: s.at.at_finish };
+        return r;
+      }
       r.crash = `the adapter failed mapping the SDK's result: ${describe(e)}`;
       return r;
     }
