@@ -66,7 +66,7 @@ done
 # 3. The same input, the same outcome: every installed adapter of a dialect (Node ones too,
 #    when node_modules is there), under both caller policies, on the same truncated,
 #    abandoned and empty-argument cases (examples/sdks/same-input.py).
-for dialect in ${SAME_INPUT:-openai-chat openai-responses anthropic}; do
+for dialect in ${SAME_INPUT-openai-chat openai-responses anthropic}; do
     if TOOLCERT="$TOOLCERT" python3 "$here/../same-input.py" "$dialect" > "$tmp/same-$dialect.txt" 2>&1; then
         pass "same input $dialect ($(tail -n 1 "$tmp/same-$dialect.txt"))"
     else
