@@ -454,28 +454,50 @@ fn main() -> ExitCode {
     }
 }
 
+/// What `open_subject` learned from a subprocess's handshake.
+struct ExecFacts {
+    cmd: String,
+    language: String,
+    /// It validates schemas.
+    schema: bool,
+}
+
+/// Resolves a subject name (`exec:CMD` started with `options`); the exit code and a line on
+/// stderr when it cannot: 3 for a subprocess that did not start, 2 for an unknown name.
+fn open_subject(
+    name: &str,
+    options: toolcert::exec::ExecOptions,
+) -> Result<(Box<dyn toolcert::subject::Subject>, Option<ExecFacts>), ExitCode> {
+    match toolcert::exec::parse_subject(name) {
+        Some(cmd) => match toolcert::exec::ExecSubject::spawn(cmd, options) {
+            Ok(s) => {
+                let facts = ExecFacts {
+                    cmd: cmd.to_string(),
+                    language: s.implementation().language.clone(),
+                    schema: s.supports_schema(),
+                };
+                Ok((Box::new(s), Some(facts)))
+            }
+            Err(e) => {
+                eprintln!("toolcert: {e}");
+                Err(ExitCode::from(exit::CRASHED))
+            }
+        },
+        None => toolcert::subject_by_name(name).map(|s| (s, None)).map_err(|e| {
+            eprintln!("toolcert: {e}");
+            ExitCode::from(exit::USAGE)
+        }),
+    }
+}
+
 fn certify(args: CertifyArgs) -> ExitCode {
     // A subprocess says whether it validates schemas; judge schemas only if it does.
     let mut schema = !args.no_schema;
-    let subject: Box<dyn toolcert::subject::Subject> = match toolcert::exec::parse_subject(&args.subject) {
-        Some(cmd) => match toolcert::exec::ExecSubject::spawn(cmd, Default::default()) {
-            Ok(s) => {
-                schema &= s.supports_schema();
-                Box::new(s)
-            }
-            Err(e) => {
-                eprintln!("toolcert: {e}");
-                return ExitCode::from(exit::CRASHED);
-            }
-        },
-        None => match toolcert::subject_by_name(&args.subject) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("toolcert: {e}");
-                return ExitCode::from(exit::USAGE);
-            }
-        },
+    let (subject, exec) = match open_subject(&args.subject, Default::default()) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
+    schema &= exec.is_none_or(|e| e.schema);
     let grade = match args.grade {
         GradeArg::Must => Grade::Must,
         GradeArg::Should => Grade::Should,
@@ -1351,26 +1373,11 @@ fn bench(args: BenchArgs) -> ExitCode {
         timeout: budget * 3 + std::time::Duration::from_secs(30),
         ..Default::default()
     };
-    let mut exec_language = None;
-    let subject: Box<dyn toolcert::subject::Subject> = match toolcert::exec::parse_subject(&args.subject) {
-        Some(cmd) => match toolcert::exec::ExecSubject::spawn(cmd, exec_options()) {
-            Ok(s) => {
-                exec_language = Some((cmd.to_string(), s.implementation().language.clone()));
-                Box::new(s)
-            }
-            Err(e) => {
-                eprintln!("toolcert: {e}");
-                return ExitCode::from(exit::CRASHED);
-            }
-        },
-        None => match toolcert::subject_by_name(&args.subject) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("toolcert: {e}");
-                return ExitCode::from(exit::USAGE);
-            }
-        },
+    let (subject, exec) = match open_subject(&args.subject, exec_options()) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
+    let exec_language = exec.map(|e| (e.cmd, e.language));
     let settings = subject.settings();
     let level = args.level.unwrap_or_else(|| {
         if settings.iter().any(|(l, _)| *l == toolcert::subject::Level::Events) {
