@@ -18,7 +18,7 @@ use toolcert_scenario::{
     Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn, WireDefect,
 };
 use toolcert_subject::driver::{drive, Input, Speech, Units};
-use toolcert_subject::{ErrorClass, Level, Observation, Subject};
+use toolcert_subject::{ErrorClass, Level, Observation, Subject, WireMessage};
 
 /// One corpus case: its id, the scenario, and what it is for.
 #[derive(Clone, Debug)]
@@ -67,7 +67,7 @@ pub fn cases() -> Vec<CorpusCase> {
                     Some(t) => t,
                     None => continue,
                 },
-                (d, shape) if !d.carries(shape) => continue,
+                (d, shape) if !toolcert_dialect::def(d).carries(shape) => continue,
                 _ => turn.clone(),
             };
             // Only what the dialect can say faithfully (Responses alone repeats arguments in
@@ -93,7 +93,7 @@ pub fn cases() -> Vec<CorpusCase> {
                     Some(t) => t,
                     None => continue,
                 },
-                (d, shape) if !d.carries(shape) => continue,
+                (d, shape) if !toolcert_dialect::def(d).carries(shape) => continue,
                 _ => d.turn.clone(),
             };
             out.push(CorpusCase {
@@ -130,11 +130,12 @@ pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String>
             (wire, exp)
         }
         Some(d) => {
-            let (wire, before) = defect(&wire, c.dialect, d).map_err(|e| format!("{}: {e}", c.id))?;
-            (wire, expect_defect(&c.turn, &neutral, Profile { schema: true }, before, defect_class(d)))
+            let sse = wire.to_sse().ok_or_else(|| format!("{}: a wire defect needs an SSE dialect", c.id))?;
+            let (wire, before) = defect(&sse, c.dialect, d).map_err(|e| format!("{}: {e}", c.id))?;
+            (wire.into(), expect_defect(&c.turn, &neutral, Profile { schema: true }, before, defect_class(d)))
         }
     };
-    let bytes = render_bytes(&wire, &transport).chunks.concat();
+    let bytes = render_bytes(c.dialect, &wire, &transport).chunks.concat();
     let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
     file.seed.clone_from(&c.seed);
     file.about.clone_from(&c.about);
@@ -274,7 +275,7 @@ pub fn replay(
         })?;
         any_event = true;
         if detected.is_none() {
-            detected = detect(std::slice::from_ref(&ev));
+            detected = detect(&[WireMessage::Sse(ev)]);
         }
     }
     let exp_path = expectation_path(path);
@@ -309,13 +310,13 @@ pub fn replay(
     let mut sink = Vec::new();
     let mut refused = None;
     for ev in sse_events(&bytes).map_while(Result::ok) {
-        let ev = &ev;
+        let message = WireMessage::Sse(ev);
         if !keep_events {
             terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
             sink.clear();
         }
-        if let Err(e) = d.decode(ev, &mut sink) {
-            let needle = ev.data.lines().next().unwrap_or_default();
+        if let Err(e) = d.decode(&message, &mut sink) {
+            let needle = message.as_sse().and_then(|ev| ev.data.lines().next()).unwrap_or_default();
             let offset = find(&bytes, needle.as_bytes()).unwrap_or(0);
             refused = Some(format!(
                 "{}:{}: {} event: {}",

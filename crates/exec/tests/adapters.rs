@@ -8,7 +8,7 @@ mod common;
 use std::time::Instant;
 
 use common::{python_adapter, python_command, root, typescript_adapter};
-use toolcert_exec::{smoke, ExecOptions, ExecSubject};
+use toolcert_exec::{ExecOptions, ExecSubject};
 use toolcert_oracle::Invariant;
 use toolcert_runner::{check, Certification, Setting};
 use toolcert_scenario::{Block, Case, Dialect};
@@ -283,6 +283,14 @@ fn a_template_with_a_seeded_bug_fails_certification() {
     assert!(!report.conforms, "a per-chunk UTF-8 decode is caught at the bytes level");
     let events = Certification { cases: 300, profile: per_chunk.profile(), ..Certification::default() };
     assert!(events.run(&per_chunk).conforms, "and is invisible at the events level");
+}
+
+/// `toolcert smoke`'s report of an adapter.
+fn smoke(subject: &ExecSubject) -> toolcert_runner::SmokeReport {
+    let mut report = toolcert_runner::smoke_with(subject, &subject.settings(), subject.profile());
+    report.implementation = Some(subject.implementation().to_string());
+    report.stats = Some(subject.stats().to_string());
+    report
 }
 
 #[test]

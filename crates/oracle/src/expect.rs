@@ -317,7 +317,7 @@ fn expect_with(
         // Registers the tools' shared schemas by address, so that `judge` finds them without
         // comparing schemas by value.
         for schema in turn.tools.iter().filter_map(|t| t.schema.as_ref()) {
-            toolcert_subject::schema::compiled_shared(schema);
+            toolcert_schema::compiled_shared(schema);
         }
     }
     for e in &mut calls {
@@ -436,7 +436,7 @@ pub fn depth(document: &str) -> usize {
 
 /// Whether `args` satisfy `schema`. A schema that does not compile accepts nothing.
 fn schema_accepts(schema: &Value, args: &Value) -> bool {
-    toolcert_subject::schema::compiled(schema).accepts(args)
+    toolcert_schema::compiled(schema).accepts(args)
 }
 
 /// The block of call number `call` (among the turn's calls, modulo their count), as the

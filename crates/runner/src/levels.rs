@@ -228,7 +228,7 @@ fn splits_a_char(case: &Case, setting: Setting) -> bool {
         else {
             return false;
         };
-        let b = toolcert_dialect::render_bytes(&wire, &t.transport);
+        let b = toolcert_dialect::render_bytes(setting.speech.dialect, &wire, &t.transport);
         let bytes = b.chunks.concat();
         b.cuts.iter().any(|&c| bytes.get(c).is_some_and(|x| x & 0xC0 == 0x80))
     })
@@ -242,7 +242,7 @@ fn snapped(case: &Case, setting: Setting) -> Option<Case> {
         let neutral = toolcert_render::render(t);
         let wire =
             toolcert_dialect::render_wire(t, &neutral, setting.speech.dialect, setting.speech.quirks).ok()?;
-        let b = toolcert_dialect::render_bytes(&wire, &t.transport);
+        let b = toolcert_dialect::render_bytes(setting.speech.dialect, &wire, &t.transport);
         let bytes = b.chunks.concat();
         let cuts = b
             .cuts

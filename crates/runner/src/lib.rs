@@ -29,6 +29,7 @@ mod minimize;
 pub mod out;
 pub mod report;
 mod shard;
+pub mod smoke;
 pub mod suite;
 pub mod tally;
 pub use combined::Combined;
@@ -37,6 +38,7 @@ pub use jobs::MoreSubjects;
 pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
 pub use shard::Shard;
+pub use smoke::{smoke_with, SmokeLine, SmokeReport, SmokeStatus, SMOKE_CASES};
 pub use tally::{Discard, RecordSink};
 
 /// What running one case gave.
@@ -130,7 +132,7 @@ fn lower<'n, 'a>(
     }
     let wire = render_wire(turn, neutral, setting.speech.dialect, setting.speech.quirks)
         .map_err(|e| e.to_string())?;
-    let bytes = (setting.level == Level::Bytes).then(|| render_bytes(&wire, &turn.transport));
+    let bytes = (setting.level == Level::Bytes).then(|| render_bytes(setting.speech.dialect, &wire, &turn.transport));
     Ok(Lowered { neutral, wire: Some(wire), bytes })
 }
 

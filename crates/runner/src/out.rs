@@ -32,7 +32,7 @@ pub fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Result<Vec<Ve
         .map(|turn| {
             let neutral = render(turn);
             let wire = render_wire(turn, &neutral, dialect, quirks).map_err(|e| e.to_string())?;
-            Ok(render_bytes(&wire, &turn.transport).chunks.concat())
+            Ok(render_bytes(dialect, &wire, &turn.transport).chunks.concat())
         })
         .collect()
 }
