@@ -308,7 +308,7 @@ fn the_smoke_test_passes_both_templates_and_fails_a_broken_one() {
         assert!(text.contains("pass  bytes/openai-chat"), "{text}");
     }
     // Any subject: the reference, in process.
-    let reference = toolcert_exec::smoke_with(
+    let reference = toolcert_runner::smoke_with(
         &toolcert_reference::ReferenceSubject,
         &[
             (Level::Events, Speech::default()),

@@ -246,7 +246,7 @@ fn expect_with(
                     // A terminal that repeats arguments other than the fragments is a fault.
                     let mismatch = turn.faults.iter().any(|f| match &f.kind {
                         FaultKind::DoneMismatch { call, arguments } => {
-                            mismatch_block(turn, *call) == Some(block) && *arguments != e.raw
+                            turn.fault_call_block(*call) == Some(block) && *arguments != e.raw
                         }
                         _ => false,
                     });
@@ -287,7 +287,7 @@ fn expect_with(
                     // same event is just as truly "after stop".
                     let replayed_stopped = match kind {
                         FaultKind::ReplayAnnouncement { call } => {
-                            let block = mismatch_block(turn, *call);
+                            let block = turn.fault_call_block(*call);
                             calls.iter().any(|e| Some(e.block) == block && e.terminal_at.is_some())
                         }
                         _ => false,
@@ -439,15 +439,3 @@ fn schema_accepts(schema: &Value, args: &Value) -> bool {
     toolcert_schema::compiled(schema).accepts(args)
 }
 
-/// The block of call number `call` (among the turn's calls, modulo their count), as the
-/// renderer picks it.
-fn mismatch_block(turn: &Turn, call: u16) -> Option<u32> {
-    let blocks: Vec<u32> = turn
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, Block::Call(_)))
-        .map(|(i, _)| i as u32)
-        .collect();
-    (!blocks.is_empty()).then(|| blocks[call as usize % blocks.len()])
-}

@@ -244,13 +244,6 @@ fn interleave<'a>(turn: &'a Turn, order: &[u16], body: &mut Vec<(Event<'a>, Orig
 /// be placed (it names a call of a turn with none, or follows a terminal the stream never
 /// sends) is not rendered.
 fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
-    let call_blocks: Vec<u32> = turn
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, Block::Call(_)))
-        .map(|(i, _)| i as u32)
-        .collect();
     // Past every call's index and every foreign block's: a foreign block's index is taken, and
     // a fragment there would read as its delta in the dialects that key deltas by index.
     let unused_index = turn
@@ -263,10 +256,7 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Vec<(Event<'a>, Origin)>) {
     for (k, fault) in turn.faults.iter().enumerate() {
         let origin = Origin::Fault { fault: k as u32 };
         let call_of = |call: u16| -> Option<(u32, &'a toolcert_scenario::Call)> {
-            if call_blocks.is_empty() {
-                return None;
-            }
-            let block = call_blocks[call as usize % call_blocks.len()];
+            let block = turn.fault_call_block(call)?;
             match &turn.blocks[block as usize] {
                 Block::Call(c) => Some((block, c)),
                 Block::Text(_) | Block::Foreign(_) => None,

@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod build;
 mod dialect;
 mod wire;
 pub use dialect::{Dialect, Quirks, UnknownDialect};
@@ -501,6 +502,19 @@ impl<'a> Iterator for Fragments<'a> {
 }
 
 impl Turn {
+    /// The block position of call number `call` (among the turn's calls, modulo their
+    /// count): the call a fault names. The one placement rule the renderer and the oracle
+    /// both follow; `None` for a turn without calls.
+    pub fn fault_call_block(&self, call: u16) -> Option<u32> {
+        let count = self.calls().count();
+        if count == 0 {
+            return None;
+        }
+        let nth = call as usize % count;
+        let mut calls = self.blocks.iter().enumerate().filter(|(_, b)| matches!(b, Block::Call(_)));
+        calls.nth(nth).map(|(i, _)| i as u32)
+    }
+
     /// The turn's calls in block order.
     pub fn calls(&self) -> impl Iterator<Item = &Call> {
         self.blocks.iter().filter_map(|b| match b {

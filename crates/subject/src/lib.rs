@@ -129,6 +129,19 @@ pub enum ErrorClass {
 }
 
 impl ErrorClass {
+    /// Every class, in declaration order.
+    pub const ALL: [ErrorClass; 9] = [
+        ErrorClass::UnannouncedIndex,
+        ErrorClass::DuplicateAnnouncement,
+        ErrorClass::FragmentAfterStop,
+        ErrorClass::DoneMismatch,
+        ErrorClass::Malformed,
+        ErrorClass::Upstream,
+        ErrorClass::Truncated,
+        ErrorClass::Incomplete,
+        ErrorClass::Other,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorClass::UnannouncedIndex => "unannounced_index",

@@ -6,49 +6,12 @@ use std::collections::HashMap;
 
 use toolcert_dialect::{decoder, Dialect, Quirks, SseStream as WireStream, Unsupported};
 use toolcert_render::{render, Event, Rendered};
-use toolcert_scenario::{Block, Call, Ending, Interleave, Shape, TextBlock, Turn};
+use toolcert_scenario::{Block, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::{TurnError, WireMessage};
 
-/// A call sent as exactly these fragments.
-pub fn call(index: u32, call_id: &str, name: &str, fragments: &[&str]) -> Block {
-    let mut splits = Vec::new();
-    let mut at = 0;
-    for f in &fragments[..fragments.len().saturating_sub(1)] {
-        at += f.len();
-        splits.push(at);
-    }
-    Block::Call(Call {
-        index,
-        call_id: call_id.into(),
-        name: name.into(),
-        arguments: fragments.concat(),
-        splits,
-    })
-}
-
-/// A text block sent as exactly these deltas.
-pub fn text(deltas: &[&str]) -> Block {
-    let Block::Call(c) = call(0, "", "", deltas) else { unreachable!() };
-    Block::Text(TextBlock { text: c.arguments, splits: c.splits })
-}
-
-pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
-    Turn {
-        tools: vec![],
-        blocks,
-        shape: Shape::PerCall,
-        ending,
-        faults: vec![],
-        pings: vec![],
-        transport: Default::default(),
-        wire: Default::default(),
-    }
-}
-
-pub fn interleaved(blocks: Vec<Block>, order: Vec<u16>, joins: Vec<bool>, ending: Ending) -> Turn {
-    Turn { shape: Shape::Interleaved(Interleave { order, joins }), ..per_call(blocks, ending) }
-}
+#[allow(unused_imports)] // Each test binary uses some.
+pub use toolcert_scenario::build::{call, interleaved, per_call, text};
 
 /// The seed's lookup_order turn (deltas chapter): prose, then the call in three fragments.
 pub fn lookup_order(index: u32, call_id: &str) -> Vec<Block> {
