@@ -39,7 +39,7 @@ mod responses;
 pub use anthropic::AnthropicDecoder;
 pub use bytes::{resolve, tail_len, BytesStream};
 pub use json::Ids;
-pub use registry::{def, registry, Deframer, DialectDef};
+pub use registry::{def, registry, Attribution, Deframer, DialectDef};
 pub use chat::ChatDecoder;
 pub use defect::defect;
 pub use responses::ResponsesDecoder;
