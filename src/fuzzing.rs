@@ -380,7 +380,8 @@ fn dialect_tag(d: Dialect, q: Quirks) -> String {
 fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Option<Vec<u8>> {
     let turn = case.streams.first()?;
     let wire = render_wire(turn, &render(turn), dialect, quirks).ok()?;
-    let events: Vec<&SseEvent> = wire.events.iter().filter_map(toolcert_subject::WireMessage::as_sse).collect();
+    let events: Vec<&SseEvent> =
+        wire.events.iter().filter_map(toolcert_subject::WireMessage::as_sse).collect();
     Some(encode(&events, &Framing::default()).bytes)
 }
 

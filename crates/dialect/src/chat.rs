@@ -652,7 +652,13 @@ impl crate::DialectDef for OpenAiChat {
         &[Quirks::PLAIN, Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS]
     }
 
-    fn render(&self, turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Result<crate::WireStream, String> {
+    fn render(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        quirks: Quirks,
+        ids: &Ids,
+    ) -> Result<crate::WireStream, String> {
         let mut wire = render(turn, neutral, quirks, ids)?;
         crate::extra::add(&mut wire, turn, Dialect::OpenAiChat);
         Ok(wire.into())

@@ -65,7 +65,13 @@ pub trait DialectDef: Sync {
 
     /// Its wire messages for an already-rendered neutral stream that [`crate::render_wire`]
     /// has checked it can express; `Err` says why it cannot after all.
-    fn render(&self, turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Result<WireStream, String>;
+    fn render(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        quirks: Quirks,
+        ids: &Ids,
+    ) -> Result<WireStream, String>;
 
     /// A fresh decoder for one stream.
     fn decoder(&self, quirks: Quirks) -> Box<dyn WireDecoder>;

@@ -391,7 +391,8 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 let mut output = std::mem::take(&mut r.done);
                 output.sort_by_key(|(i, _)| *i);
                 let output: Vec<Item> = output.into_iter().map(|(_, i)| i).collect();
-                let truncated = crate::DialectDef::stop_reason(&OpenAiResponses, *reason) == StopReason::Incomplete;
+                let truncated =
+                    crate::DialectDef::stop_reason(&OpenAiResponses, *reason) == StopReason::Incomplete;
                 let (name, status) = if truncated {
                     ("response.incomplete", "incomplete")
                 } else {

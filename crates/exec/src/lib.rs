@@ -35,8 +35,8 @@ use toolcert_oracle::Profile;
 use toolcert_scenario::{Case, Quirks};
 use toolcert_subject::driver::{Input, Speech};
 use toolcert_subject::{
-    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd, WireMessage,
-    StreamSpec, Subject, Timed, TurnError, WireAccumulator,
+    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd,
+    StreamSpec, Subject, Timed, TurnError, WireAccumulator, WireMessage,
 };
 
 mod base64;

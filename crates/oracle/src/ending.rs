@@ -14,7 +14,8 @@ use crate::{ending_name, Grade, Invariant, Judge};
 /// Whether `said` is a spelling of `reason`: its own, or any dialect's reason of the same
 /// meaning (a wire-level subject reports the dialect's spelling of the scenario's reason).
 fn spells(said: &str, reason: StopReason) -> bool {
-    reason.wire_name() == said || toolcert_dialect::registry().iter().any(|d| d.stop_reason(reason).wire_name() == said)
+    reason.wire_name() == said
+        || toolcert_dialect::registry().iter().any(|d| d.stop_reason(reason).wire_name() == said)
 }
 
 /// A stop reason some dialect spells `said`.

@@ -132,7 +132,8 @@ fn lower<'n, 'a>(
     }
     let wire = render_wire(turn, neutral, setting.speech.dialect, setting.speech.quirks)
         .map_err(|e| e.to_string())?;
-    let bytes = (setting.level == Level::Bytes).then(|| render_bytes(setting.speech.dialect, &wire, &turn.transport));
+    let bytes =
+        (setting.level == Level::Bytes).then(|| render_bytes(setting.speech.dialect, &wire, &turn.transport));
     Ok(Lowered { neutral, wire: Some(wire), bytes })
 }
 
@@ -412,11 +413,12 @@ impl Certification {
     pub fn gen_config(&self) -> GenConfig {
         let def = toolcert_dialect::def(self.speech.dialect);
         let interleaved = toolcert_scenario::Shape::Interleaved(Default::default());
-        let shape_mix = match (self.level, def.carries(&toolcert_scenario::Shape::PerCall), def.carries(&interleaved)) {
-            (Level::Events, _, _) | (_, true, true) => ShapeMix::Both,
-            (_, false, true) => ShapeMix::Interleaved,
-            _ => ShapeMix::PerCall,
-        };
+        let shape_mix =
+            match (self.level, def.carries(&toolcert_scenario::Shape::PerCall), def.carries(&interleaved)) {
+                (Level::Events, _, _) | (_, true, true) => ShapeMix::Both,
+                (_, false, true) => ShapeMix::Interleaved,
+                _ => ShapeMix::PerCall,
+            };
         GenConfig {
             schema: self.profile.schema,
             shape_mix,
