@@ -1324,7 +1324,7 @@ fn corpus_check(dir: &Path) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
-    match toolcert::corpus::check(dir) {
+    match toolcert::corpus::check(dir, &toolcert::reference::ReferenceSubject) {
         Ok(checked) => {
             let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
             for c in &bad {

@@ -18,6 +18,7 @@ use toolcert_subject::{Level, Observation, Subject};
 
 pub mod baseline;
 pub mod combined;
+pub mod corpus;
 pub mod findings;
 pub mod formats;
 mod jobs;
@@ -27,6 +28,7 @@ pub mod matrix;
 mod merge;
 mod minimize;
 pub mod out;
+pub mod regressions;
 pub mod report;
 mod shard;
 pub mod smoke;
