@@ -690,6 +690,9 @@ pub fn classify(case: &Case) -> Coverage {
             } else {
                 cov.enter(Scope::HasArgumentBytes);
                 match schema {
+                    // serde_json's default parse stops at 128 levels: a valid document that
+                    // deep fails there, after building an error at every level it unwinds.
+                    Some(_) if nests_past_serde_limit(args) => false,
                     Some(schema) => match serde_json::from_str::<serde_json::Value>(args) {
                         Ok(v) => {
                             if doc::violates(schema, &v) {
@@ -723,6 +726,44 @@ pub fn classify(case: &Case) -> Coverage {
         }
     }
     cov
+}
+
+/// Whether a document the lexer found valid nests 128 levels or more (serde_json's default
+/// recursion limit). The count of opening brackets bounds the depth and runs sixteen bytes at
+/// a time, so the depth is walked only for documents with that many brackets.
+fn nests_past_serde_limit(args: &str) -> bool {
+    const LIMIT: usize = 128;
+    let openers: usize = (args.as_bytes().chunks(255))
+        .map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + u8::from((b == b'[') | (b == b'{')))))
+        .sum();
+    if openers < LIMIT {
+        return false;
+    }
+    // Outside strings (the document is lexically valid, so quotes pair up).
+    let (mut d, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in args.as_bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                d += 1;
+                if d >= LIMIT {
+                    return true;
+                }
+            }
+            b']' | b'}' => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The dialect events a turn's wire rendering sends ([`toolcert_scenario::WireEvents`]),
@@ -1254,6 +1295,28 @@ impl fmt::Display for CoverageStats {
 mod tests {
     use super::*;
     use toolcert_scenario::{Call, Ending, StopReason, StreamEnd, TextBlock, Turn};
+
+    /// The shortcut past 128 levels says exactly what serde_json's default parse says of a
+    /// lexically valid document, around the limit and with brackets inside strings.
+    #[test]
+    fn the_depth_shortcut_agrees_with_the_default_parse() {
+        let mut docs = Vec::new();
+        for n in [1, 126, 127, 128, 129, 300] {
+            docs.push(format!("{}{}", "[".repeat(n), "]".repeat(n)));
+            docs.push(format!("{}1{}", "{\"a\":[".repeat(n / 2), "]}".repeat(n / 2)));
+            docs.push(format!(
+                "{{\"s\": \"{}\", \"t\": {}{}}}",
+                "[{\\\"".repeat(n),
+                "[".repeat(n.min(100)),
+                "]".repeat(n.min(100))
+            ));
+        }
+        for doc in &docs {
+            assert_eq!(lex::scan(doc).status, Status::Valid, "{doc}");
+            let refused = serde_json::from_str::<serde_json::Value>(doc).is_err();
+            assert_eq!(nests_past_serde_limit(doc), refused, "{doc}");
+        }
+    }
 
     fn one_call(args: &str, splits: Vec<usize>, ending: Ending) -> Case {
         let call = Call {

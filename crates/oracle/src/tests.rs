@@ -622,3 +622,42 @@ fn foreign_flags_a_dispatched_server_tool_thinking_in_the_text_and_foreign_bytes
     let v = judge_one(&t, &o);
     assert_eq!(v[0].invariant, Invariant::AccForeign, "{v:?}");
 }
+
+/// The shortcut for documents nested past serde_json's default limit gives what the limited
+/// parse and its retry without the limit give: deep valid documents parse up to
+/// [`MAX_DEPTH`], cut or broken ones never do.
+#[test]
+fn deep_documents_parse_as_with_the_limit_and_its_retry() {
+    use serde::Deserialize as _;
+    fn retried(doc: &str) -> Option<serde_json::Value> {
+        match serde_json::from_str::<serde_json::Value>(doc) {
+            Ok(v) => Some(v),
+            Err(e)
+                if e.to_string().starts_with("recursion limit exceeded")
+                    && expect::depth(doc) <= MAX_DEPTH =>
+            {
+                let mut de = serde_json::Deserializer::from_str(doc);
+                de.disable_recursion_limit();
+                let v = serde_json::Value::deserialize(&mut de).ok()?;
+                de.end().ok()?;
+                Some(v)
+            }
+            Err(_) => None,
+        }
+    }
+    let mut docs = Vec::new();
+    for n in [1, 127, 128, 129, 300, 511, 512, 513, 700] {
+        let whole = format!("{}{}", "[".repeat(n), "]".repeat(n));
+        docs.push(format!("{}{}", "{\"a\":".repeat(n), "1".to_string() + &"}".repeat(n)));
+        docs.push(whole[..whole.len() - 1].to_string());
+        docs.push(format!("{whole} x"));
+        docs.push(format!("[1,]{whole}"));
+        docs.push(format!("[\"{}\"]", "[".repeat(n)));
+        docs.push(whole);
+    }
+    for doc in &docs {
+        assert_eq!(expect::parse_nested(doc), retried(doc), "{}", &doc[..doc.len().min(40)]);
+    }
+    assert!(expect::parse_nested(&format!("{}{}", "[".repeat(512), "]".repeat(512))).is_some());
+    assert!(expect::parse_nested(&format!("{}{}", "[".repeat(513), "]".repeat(513))).is_none());
+}
