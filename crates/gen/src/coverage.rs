@@ -550,6 +550,9 @@ impl Coverage {
     }
 }
 
+/// serde_json's default recursion limit: its parse refuses a document nested this deep.
+const SERDE_DEPTH_LIMIT: usize = 128;
+
 /// Labels what `case` exercises; see the module docs.
 pub fn classify(case: &Case) -> Coverage {
     let mut cov = Coverage::default();
@@ -692,7 +695,7 @@ pub fn classify(case: &Case) -> Coverage {
                 match schema {
                     // serde_json's default parse stops at 128 levels: a valid document that
                     // deep fails there, after building an error at every level it unwinds.
-                    Some(_) if nests_past_serde_limit(args) => false,
+                    Some(_) if scan.deepest >= SERDE_DEPTH_LIMIT => false,
                     Some(schema) => match serde_json::from_str::<serde_json::Value>(args) {
                         Ok(v) => {
                             if doc::violates(schema, &v) {
@@ -726,44 +729,6 @@ pub fn classify(case: &Case) -> Coverage {
         }
     }
     cov
-}
-
-/// Whether a document the lexer found valid nests 128 levels or more (serde_json's default
-/// recursion limit). The count of opening brackets bounds the depth and runs sixteen bytes at
-/// a time, so the depth is walked only for documents with that many brackets.
-fn nests_past_serde_limit(args: &str) -> bool {
-    const LIMIT: usize = 128;
-    let openers: usize = (args.as_bytes().chunks(255))
-        .map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + u8::from((b == b'[') | (b == b'{')))))
-        .sum();
-    if openers < LIMIT {
-        return false;
-    }
-    // Outside strings (the document is lexically valid, so quotes pair up).
-    let (mut d, mut in_string, mut escaped) = (0usize, false, false);
-    for &b in args.as_bytes() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                d += 1;
-                if d >= LIMIT {
-                    return true;
-                }
-            }
-            b']' | b'}' => d = d.saturating_sub(1),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// The dialect events a turn's wire rendering sends ([`toolcert_scenario::WireEvents`]),
@@ -1312,9 +1277,10 @@ mod tests {
             ));
         }
         for doc in &docs {
-            assert_eq!(lex::scan(doc).status, Status::Valid, "{doc}");
+            let scan = lex::scan_at(doc, &[]);
+            assert_eq!(scan.status, Status::Valid, "{doc}");
             let refused = serde_json::from_str::<serde_json::Value>(doc).is_err();
-            assert_eq!(nests_past_serde_limit(doc), refused, "{doc}");
+            assert_eq!(scan.deepest >= SERDE_DEPTH_LIMIT, refused, "{doc}");
         }
     }
 

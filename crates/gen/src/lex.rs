@@ -54,6 +54,8 @@ pub(crate) struct Scan {
     pub status: Status,
     /// Byte ranges of the top-level object's keys (their raw, escaped text).
     pub top_keys: Vec<std::ops::Range<usize>>,
+    /// The most containers open at once (before any lexical error).
+    pub deepest: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -129,6 +131,8 @@ struct Stack {
     bits: u64,
     depth: usize,
     deep: Vec<Container>,
+    /// The greatest `depth` reached.
+    deepest: usize,
 }
 
 impl Stack {
@@ -152,6 +156,7 @@ impl Stack {
             self.deep.push(c);
         }
         self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
     }
 
     fn last(&self) -> Option<Container> {
@@ -409,16 +414,16 @@ fn string_run(bytes: &[u8]) -> usize {
 #[cfg(test)]
 pub(crate) fn scan(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys) = scan_impl(doc, false, &mut sink);
-    Scan { flags: sink.0, status, top_keys }
+    let (status, top_keys, deepest) = scan_impl(doc, false, &mut sink);
+    Scan { flags: sink.0, status, top_keys, deepest }
 }
 
 /// [`scan`], also recording the top-level keys.
 #[cfg(test)]
 pub(crate) fn scan_with_keys(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys) = scan_impl(doc, true, &mut sink);
-    Scan { flags: sink.0, status, top_keys }
+    let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
+    Scan { flags: sink.0, status, top_keys, deepest }
 }
 
 /// [`scan_with_keys`] that keeps the flags of the offsets `at` only (sorted, each in
@@ -427,8 +432,8 @@ pub(crate) fn scan_with_keys(doc: &str) -> Scan {
 pub(crate) fn scan_at(doc: &str, at: &[usize]) -> Scan {
     debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
     let mut sink = Only { at, next: 0, flags: Vec::with_capacity(at.len()) };
-    let (status, top_keys) = scan_impl(doc, true, &mut sink);
-    Scan { flags: sink.flags, status, top_keys }
+    let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
+    Scan { flags: sink.flags, status, top_keys, deepest }
 }
 
 /// Where the scan puts the flags of each offset.
@@ -659,7 +664,7 @@ impl Sink for Questions {
     }
 }
 
-fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>) {
+fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>, usize) {
     let bytes = doc.as_bytes();
     let mut top_keys = keys.then(Vec::new);
     let mut lx = Lexer {
@@ -728,7 +733,7 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
     } else {
         Status::Incomplete
     };
-    (status, top_keys.unwrap_or_default())
+    (status, top_keys.unwrap_or_default(), lx.stack.deepest)
 }
 
 #[cfg(test)]

@@ -391,46 +391,20 @@ pub fn parse_document(document: &str) -> Option<Value> {
 /// [`parse_document`] without the number checks of the number rule: the JSON grammar and
 /// the depth limit.
 pub(crate) fn parse_nested(document: &str) -> Option<Value> {
-    // Nested past serde_json's default limit, the limited parse below can only fail (a valid
-    // document that deep hits the limit), after building an error at every level it unwinds
-    // (each counting lines from the start for its position): go to the unlimited parse
-    // directly, with the same result.
-    if past_default_limit(document) {
-        return if depth(document) <= MAX_DEPTH { unlimited(document) } else { None };
-    }
+    use serde::Deserialize as _;
     match serde_json::from_str::<Value>(document) {
         Ok(v) => Some(v),
         // serde_json stops at 128 levels by default; between that and ours, parse again
         // without its limit (the depth is checked first, so the recursion stays bounded).
         Err(e) if e.to_string().starts_with("recursion limit exceeded") && depth(document) <= MAX_DEPTH => {
-            unlimited(document)
+            let mut de = serde_json::Deserializer::from_str(document);
+            de.disable_recursion_limit();
+            let v = Value::deserialize(&mut de).ok()?;
+            de.end().ok()?;
+            Some(v)
         }
         Err(_) => None,
     }
-}
-
-/// The whole document parsed without serde_json's recursion limit (bound it first).
-fn unlimited(document: &str) -> Option<Value> {
-    use serde::Deserialize as _;
-    let mut de = serde_json::Deserializer::from_str(document);
-    de.disable_recursion_limit();
-    let v = Value::deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(v)
-}
-
-/// serde_json's default recursion limit: a document nested this deep fails to parse with it.
-const SERDE_DEFAULT_DEPTH: usize = 128;
-
-/// Whether `document` nests [`SERDE_DEFAULT_DEPTH`] levels or more. The count of opening
-/// brackets bounds the depth and vectorizes, so [`depth`]'s byte loop runs only on
-/// documents with that many brackets.
-fn past_default_limit(document: &str) -> bool {
-    // Byte counters over chunks of 255, so the count runs sixteen bytes at a time.
-    let openers: usize = (document.as_bytes().chunks(255))
-        .map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + u8::from((b == b'[') | (b == b'{')))))
-        .sum();
-    openers >= SERDE_DEFAULT_DEPTH && depth(document) >= SERDE_DEFAULT_DEPTH
 }
 
 /// The deepest nesting of arrays and objects outside strings, without parsing (so it can bound

@@ -380,38 +380,18 @@ fn finite(v: &serde_json::Value) -> bool {
 }
 
 fn parse_nested(args: &str) -> Option<serde_json::Value> {
-    // Nested past serde_json's default limit (128 levels), its parse can only fail, after
-    // building an error at every level it unwinds: parse without the limit directly.
-    // (Byte counters over chunks of 255: the count runs sixteen bytes at a time.)
-    let openers: usize = (args.as_bytes().chunks(255))
-        .map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + u8::from((b == b'[') | (b == b'{')))))
-        .sum();
-    if openers >= SERDE_DEFAULT_DEPTH {
-        let d = depth(args);
-        if d >= SERDE_DEFAULT_DEPTH {
-            return if d <= MAX_DEPTH { unlimited(args) } else { None };
-        }
-    }
+    use serde::Deserialize as _;
     match serde_json::from_str::<serde_json::Value>(args) {
         Ok(v) => Some(v),
         Err(e) if e.to_string().starts_with("recursion limit exceeded") && depth(args) <= MAX_DEPTH => {
-            unlimited(args)
+            let mut de = serde_json::Deserializer::from_str(args);
+            de.disable_recursion_limit();
+            let v = serde_json::Value::deserialize(&mut de).ok()?;
+            de.end().ok()?;
+            Some(v)
         }
         Err(_) => None,
     }
-}
-
-/// serde_json's default recursion limit: a document nested this deep fails to parse with it.
-const SERDE_DEFAULT_DEPTH: usize = 128;
-
-/// The whole buffer parsed without serde_json's recursion limit (bound it first).
-fn unlimited(args: &str) -> Option<serde_json::Value> {
-    use serde::Deserialize as _;
-    let mut de = serde_json::Deserializer::from_str(args);
-    de.disable_recursion_limit();
-    let v = serde_json::Value::deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(v)
 }
 
 /// The deepest nesting of arrays and objects outside strings.
