@@ -650,11 +650,12 @@ impl Sink for Questions {
         if !self.qs.iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
             return;
         }
-        for s in i.max(1)..self.len {
+        let from = i.max(1);
+        for (s, &b) in bytes.iter().enumerate().take(self.len).skip(from) {
             if self.open == 0 {
                 return;
             }
-            self.put(s, boundary(bytes[s]));
+            self.put(s, boundary(b));
         }
     }
 
