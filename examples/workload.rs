@@ -10,7 +10,14 @@
 //! target/release/examples/workload table
 //! # wall-clock medians, the impls interleaved round by round (ratios paired per round):
 //! target/release/examples/workload time-table 13 64
+//! # the reference against the floor and the raw parses (issue 17 point 5):
+//! target/release/examples/workload parse-table 13
 //! ```
+//!
+//! Besides the impls, two parses with no accumulator around them, counted in their own loop
+//! (`--toggle-collect=toolcert_workload_parses`): `raw-parse`, one strict parse of the whole
+//! document, and `event-parse`, one strict parse of the JSON of every SSE event the wire
+//! level sends (Anthropic), the least a wire- or bytes-level accumulator can do.
 //!
 //! Impls: floor, reference-events, reference-wire, reference-bytes, naive-reparse,
 //! naive-tolerant, rebuilt-buffer. Sizes: 28B, 610B, 64KiB, 1MiB. Uses mimalloc, as the
@@ -35,9 +42,40 @@ fn toolcert_workload_iterations(p: &Prepared<'_>, n: usize) {
     }
 }
 
+/// The loop callgrind counts for the parses (`--toggle-collect=toolcert_workload_parses`):
+/// every document parsed strictly into a value and dropped, `n` times.
+#[no_mangle]
+#[inline(never)]
+fn toolcert_workload_parses(docs: &[&str], n: usize) {
+    for _ in 0..n {
+        for d in std::hint::black_box(docs) {
+            let v: serde_json::Value = serde_json::from_str(d).unwrap_or_else(|e| panic!("{e}"));
+            std::hint::black_box(v);
+        }
+    }
+}
+
+/// The JSON payloads of the SSE events `w` is sent as at the wire level (Anthropic).
+fn event_payloads(w: &toolcert::bench::Workload) -> Vec<String> {
+    use toolcert::subject::driver::Units;
+    let stream = w.stream(toolcert::subject::Level::Wire, toolcert::scenario::Dialect::Anthropic);
+    match stream.input().units {
+        Units::Wire(events) => events.iter().map(|e| e.data.clone()).collect(),
+        _ => unreachable!("a wire stream"),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [parse @ ("raw-parse" | "event-parse"), size, frag, n] => {
+            let w =
+                workload(size, frag.parse().expect("a fragment size")).expect("a size: 28B 610B 64KiB 1MiB");
+            let docs = if parse == "raw-parse" { vec![w.document.clone()] } else { event_payloads(&w) };
+            let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+            toolcert_workload_parses(&docs, n.parse().expect("an iteration count"));
+        }
+        ["parse-table", frag] => parse_table(frag.parse().expect("a fragment size")),
         ["table"] => table(13),
         ["time-table", ref frags @ ..] => time_table(frags),
         ["table", frag] => table(frag.parse().expect("a fragment size")),
@@ -93,6 +131,63 @@ fn table(frag: usize) {
             let per = total / iters as u64;
             let base = *floor.get_or_insert(per);
             println!("| {size}-{frag} | {} | {per} | {:.3} |", imp.name(), per as f64 / base as f64);
+        }
+    }
+}
+
+/// Instructions per iteration of `args` under callgrind, counted in `toggle` only.
+fn count(args: &[&str], toggle: &str, iters: usize) -> u64 {
+    let me = std::env::current_exe().expect("own path");
+    let out = std::env::temp_dir().join(format!("toolcert-callgrind-{}.out", std::process::id()));
+    let status = Command::new("valgrind")
+        .args(["--tool=callgrind", "--collect-atstart=no", &format!("--toggle-collect={toggle}")])
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(&me)
+        .args(args)
+        .arg(iters.to_string())
+        .output()
+        .expect("valgrind runs");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let text = std::fs::read_to_string(&out).expect("callgrind output");
+    let _ = std::fs::remove_file(&out);
+    let total: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("a callgrind total");
+    total / iters as u64
+}
+
+/// Issue 17 point 5: the reference (fed directly, and behind the driver) against the floor
+/// and the raw parse of the document; its wire and bytes levels against the parse of every
+/// SSE event's JSON. Instructions per iteration, under callgrind.
+fn parse_table(frag: usize) {
+    println!("| workload | impl | instructions / iteration | × floor | × raw parse | × event parse |");
+    println!("|---|---|---:|---:|---:|---:|");
+    for (size, iters) in [("610B", 2000), ("64KiB", 20), ("1MiB", 2)] {
+        let f = frag.to_string();
+        let run = |imp: &str| count(&[imp, size, &f], "toolcert_workload_iterations", iters);
+        let parse = |which: &str| count(&[which, size, &f], "toolcert_workload_parses", iters);
+        let raw = parse("raw-parse");
+        let events = parse("event-parse");
+        let floor = run("floor");
+        let rows = [
+            ("raw-parse", raw),
+            ("floor", floor),
+            ("reference", run("reference")),
+            ("reference-events", run("reference-events")),
+            ("event-parse", events),
+            ("reference-wire", run("reference-wire")),
+            ("reference-bytes", run("reference-bytes")),
+        ];
+        for (name, per) in rows {
+            let ratio = |base: u64| format!("{:.3}", per as f64 / base as f64);
+            let to_events = if name.starts_with("reference-") && name != "reference-events" {
+                ratio(events)
+            } else {
+                "—".into()
+            };
+            println!("| {size}-{frag} | {name} | {per} | {} | {} | {to_events} |", ratio(floor), ratio(raw));
         }
     }
 }

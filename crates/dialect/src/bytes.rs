@@ -62,8 +62,17 @@ pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
     if len < 2 {
         return out;
     }
+    // The places of each aim, found once however many cuts share the aim.
+    let mut found: Vec<(CutAim, Vec<usize>)> = Vec::new();
     for cut in cuts {
-        let places = places(bytes, cut.aim);
+        let at = match found.iter().position(|(aim, _)| *aim == cut.aim) {
+            Some(at) => at,
+            None => {
+                found.push((cut.aim, places(bytes, cut.aim)));
+                found.len() - 1
+            }
+        };
+        let places = &found[at].1;
         match cut.aim {
             CutAim::Every => {
                 let step = (cut.pick % 16 + 1) as usize;
@@ -75,7 +84,10 @@ pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
         }
     }
     out.retain(|&o| o > 0 && o < len);
-    out.sort_unstable();
+    // Often sorted already (one cut, or one run of `Every`): checking is a pass, sorting more.
+    if !out.is_sorted() {
+        out.sort_unstable();
+    }
     out.dedup();
     out
 }
@@ -85,13 +97,24 @@ fn places(bytes: &[u8], aim: CutAim) -> Vec<usize> {
     match aim {
         CutAim::Anywhere | CutAim::Every => Vec::new(),
         // A continuation byte starts inside a character.
-        CutAim::InsideChar => (1..bytes.len()).filter(|&i| bytes[i] & 0xC0 == 0x80).collect(),
+        CutAim::InsideChar => {
+            // Mostly ASCII: skip a block of 32 bytes with no high bit at once.
+            let mut out = Vec::new();
+            for (c, block) in bytes.chunks(32).enumerate() {
+                if block.iter().fold(0, |a, &b| a | b) < 0x80 {
+                    continue;
+                }
+                let at = c * 32;
+                out.extend((at.max(1)..at + block.len()).filter(|&i| bytes[i] & 0xC0 == 0x80));
+            }
+            out
+        }
         CutAim::InsideDataPrefix => memchr_all(bytes, b"data:")
             .into_iter()
             .flat_map(|at| (at + 1..=at + 5).filter(|&o| o < bytes.len()))
             .collect(),
         CutAim::BetweenCrLf => {
-            (1..bytes.len()).filter(|&i| bytes[i - 1] == b'\r' && bytes[i] == b'\n').collect()
+            memchr::memchr_iter(b'\n', bytes).filter(|&i| i > 0 && bytes[i - 1] == b'\r').collect()
         }
     }
 }
@@ -120,8 +143,10 @@ pub fn tail_len(event: &[u8], tail: Tail, eol: usize) -> usize {
     places[pick % places.len()]
 }
 
+/// Every offset where `needle` starts in `hay`. (`memmem` finds matches that do not overlap;
+/// the needles here, `data:`, cannot overlap themselves, so that is every match.)
 fn memchr_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
-    hay.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect()
+    memchr::memmem::find_iter(hay, needle).collect()
 }
 
 #[cfg(test)]

@@ -497,56 +497,42 @@ fn cut_document(doc: &mut String, mode: u8, pos: u8) {
 /// `fraction`/256 of the way through the document, wrapping around. (A position, not the
 /// n-th candidate: one partial pass instead of a count and a pass.)
 fn nth_with(doc: &str, f: u16, fraction: u8) -> Option<usize> {
-    let scan = lex::scan(doc);
-    nth_flagged(&scan.flags, f, fraction)
-}
-
-fn nth_flagged(flags: &[u16], f: u16, fraction: u8) -> Option<usize> {
-    let len = flags.len() - 1;
-    if len < 2 {
-        return None;
-    }
-    let want = f | flag::BOUNDARY;
-    let start = 1 + usize::from(fraction) * (len - 1) / 256;
-    let ok = |s: &usize| flags[*s] & want == want;
-    (start..len).find(ok).or_else(|| (1..start).find(ok))
+    lex::first_flagged(doc, &[(f, fraction)])[0]
 }
 
 /// Resolves split plans to sorted byte offsets on char boundaries.
 pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan]) -> Vec<usize> {
     let len = doc.len();
     let bytes = doc.as_bytes();
-    let needs_scan = plans.iter().any(|p| {
-        matches!(
-            p.class(),
-            SplitClass::NextToSpace
-                | SplitClass::Escape
-                | SplitClass::Unicode
-                | SplitClass::Nested
-                | SplitClass::KeyColon
-                | SplitClass::AfterBrace
-        )
-    });
-    let scan = if needs_scan && len > 0 { Some(lex::scan(doc)) } else { None };
+    // Every plan's question of the lexer, answered in one pass (see `lex::first_flagged`).
+    let wanted = |p: &SplitPlan| match p.class() {
+        SplitClass::NextToSpace => Some(flag::NEXT_TO_SPACE),
+        SplitClass::Escape => Some(flag::ESCAPE),
+        SplitClass::Unicode => Some(flag::UNICODE),
+        SplitClass::Nested => Some(flag::NESTED),
+        SplitClass::KeyColon => Some(flag::KEY_COLON),
+        SplitClass::AfterBrace => Some(flag::PREFIX_PARSES),
+        _ => None,
+    };
+    let questions: Vec<(u16, u8)> = plans.iter().filter_map(|p| Some((wanted(p)?, p.pick))).collect();
+    let mut answers = lex::first_flagged(doc, &questions).into_iter();
     let mut out = Vec::with_capacity(
         2 * plans.len() + if plans.iter().any(|p| p.class() == SplitClass::Chunked) { len / 2 } else { 0 },
     );
     for p in plans {
-        let flagged =
-            |f: u16| scan.as_ref().filter(|s| s.any & f != 0).and_then(|s| nth_flagged(&s.flags, f, p.pick));
+        // This plan's answer, taken in plan order whether or not the plan reads it.
+        let answer = if wanted(p).is_some() { answers.next().flatten() } else { None };
         let uniform = || Some(interior(doc, p.pick)).filter(|&s| s > 0);
         let one = match p.class() {
             SplitClass::Uniform => uniform(),
-            SplitClass::NextToSpace => flagged(flag::NEXT_TO_SPACE).or_else(uniform),
-            SplitClass::Escape => flagged(flag::ESCAPE).or_else(uniform),
+            SplitClass::NextToSpace => answer.or_else(uniform),
+            SplitClass::Escape => answer.or_else(uniform),
             // One in three between the two escapes of a surrogate pair, where there is one.
-            SplitClass::Unicode if p.arg % 3 == 0 => {
-                surrogate_gap(doc, p.pick).or_else(|| flagged(flag::UNICODE)).or_else(uniform)
-            }
-            SplitClass::Unicode => flagged(flag::UNICODE).or_else(uniform),
-            SplitClass::Nested => flagged(flag::NESTED).or_else(uniform),
-            SplitClass::KeyColon => flagged(flag::KEY_COLON).or_else(uniform),
-            SplitClass::AfterBrace => flagged(flag::PREFIX_PARSES).or_else(uniform),
+            SplitClass::Unicode if p.arg % 3 == 0 => surrogate_gap(doc, p.pick).or(answer).or_else(uniform),
+            SplitClass::Unicode => answer.or_else(uniform),
+            SplitClass::Nested => answer.or_else(uniform),
+            SplitClass::KeyColon => answer.or_else(uniform),
+            SplitClass::AfterBrace => answer.or_else(uniform),
             SplitClass::OneByteRun => {
                 // Consecutive one-byte fragments from an ASCII byte on.
                 let from = usize::from(p.pick) * len / 256;

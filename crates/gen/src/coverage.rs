@@ -550,6 +550,9 @@ impl Coverage {
     }
 }
 
+/// serde_json's default recursion limit: its parse refuses a document nested this deep.
+const SERDE_DEPTH_LIMIT: usize = 128;
+
 /// Labels what `case` exercises; see the module docs.
 pub fn classify(case: &Case) -> Coverage {
     let mut cov = Coverage::default();
@@ -690,6 +693,9 @@ pub fn classify(case: &Case) -> Coverage {
             } else {
                 cov.enter(Scope::HasArgumentBytes);
                 match schema {
+                    // serde_json's default parse stops at 128 levels: a valid document that
+                    // deep fails there, after building an error at every level it unwinds.
+                    Some(_) if scan.deepest >= SERDE_DEPTH_LIMIT => false,
                     Some(schema) => match serde_json::from_str::<serde_json::Value>(args) {
                         Ok(v) => {
                             if doc::violates(schema, &v) {
@@ -1254,6 +1260,29 @@ impl fmt::Display for CoverageStats {
 mod tests {
     use super::*;
     use toolcert_scenario::{Call, Ending, StopReason, StreamEnd, TextBlock, Turn};
+
+    /// The shortcut past 128 levels says exactly what serde_json's default parse says of a
+    /// lexically valid document, around the limit and with brackets inside strings.
+    #[test]
+    fn the_depth_shortcut_agrees_with_the_default_parse() {
+        let mut docs = Vec::new();
+        for n in [1, 126, 127, 128, 129, 300] {
+            docs.push(format!("{}{}", "[".repeat(n), "]".repeat(n)));
+            docs.push(format!("{}1{}", "{\"a\":[".repeat(n / 2), "]}".repeat(n / 2)));
+            docs.push(format!(
+                "{{\"s\": \"{}\", \"t\": {}{}}}",
+                "[{\\\"".repeat(n),
+                "[".repeat(n.min(100)),
+                "]".repeat(n.min(100))
+            ));
+        }
+        for doc in &docs {
+            let scan = lex::scan_at(doc, &[]);
+            assert_eq!(scan.status, Status::Valid, "{doc}");
+            let refused = serde_json::from_str::<serde_json::Value>(doc).is_err();
+            assert_eq!(scan.deepest >= SERDE_DEPTH_LIMIT, refused, "{doc}");
+        }
+    }
 
     fn one_call(args: &str, splits: Vec<usize>, ending: Ending) -> Case {
         let call = Call {

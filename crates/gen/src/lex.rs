@@ -3,9 +3,10 @@
 //! Split points are byte offsets; what makes one adversarial is the lexical context it cuts
 //! (inside a string next to a space, between `\` and the escaped character, inside `\uXXXX`,
 //! inside a nested object, between a key and its colon, right after a closing brace whose
-//! prefix already parses). [`scan`] walks a document once and records that context for each
-//! offset `0..=len`. The builder uses it to place splits in a chosen class on purpose, and
-//! [`crate::coverage`] uses it to classify the splits of any case, whoever made it.
+//! prefix already parses). One pass over a document gives that context for each offset
+//! `0..=len`, kept as the caller needs it: the builder asks [`first_flagged`] where an offset
+//! of a chosen class is, to place splits there on purpose (the pass stops once it knows), and
+//! [`crate::coverage`] asks [`scan_at`] about the splits of any case, whoever made it.
 //!
 //! The lexer follows RFC 8259 closely (number grammar, escapes, control characters) but is
 //! not the judge of validity: the oracle parses with serde_json, and so does the coverage
@@ -53,8 +54,8 @@ pub(crate) struct Scan {
     pub status: Status,
     /// Byte ranges of the top-level object's keys (their raw, escaped text).
     pub top_keys: Vec<std::ops::Range<usize>>,
-    /// Every flag some offset carries (to skip looking for a class the document lacks).
-    pub any: u16,
+    /// The most containers open at once (before any lexical error).
+    pub deepest: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -130,6 +131,8 @@ struct Stack {
     bits: u64,
     depth: usize,
     deep: Vec<Container>,
+    /// The greatest `depth` reached.
+    deepest: usize,
 }
 
 impl Stack {
@@ -153,6 +156,7 @@ impl Stack {
             self.deep.push(c);
         }
         self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
     }
 
     fn last(&self) -> Option<Container> {
@@ -405,21 +409,21 @@ fn string_run(bytes: &[u8]) -> usize {
     n
 }
 
-/// Scans `doc` once; see the module docs. `top_keys` is left empty.
+/// Scans `doc` once; see the module docs. `top_keys` is left empty. (The builder asks
+/// [`first_flagged`] and coverage [`scan_at`]: a flag per byte is for the tests.)
+#[cfg(test)]
 pub(crate) fn scan(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys) = scan_impl(doc, false, &mut sink);
-    let any = sink.0.iter().fold(0, |a, f| a | f);
-    Scan { flags: sink.0, status, top_keys, any }
+    let (status, top_keys, deepest) = scan_impl(doc, false, &mut sink);
+    Scan { flags: sink.0, status, top_keys, deepest }
 }
 
 /// [`scan`], also recording the top-level keys.
 #[cfg(test)]
 pub(crate) fn scan_with_keys(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys) = scan_impl(doc, true, &mut sink);
-    let any = sink.0.iter().fold(0, |a, f| a | f);
-    Scan { flags: sink.0, status, top_keys, any }
+    let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
+    Scan { flags: sink.0, status, top_keys, deepest }
 }
 
 /// [`scan_with_keys`] that keeps the flags of the offsets `at` only (sorted, each in
@@ -428,9 +432,8 @@ pub(crate) fn scan_with_keys(doc: &str) -> Scan {
 pub(crate) fn scan_at(doc: &str, at: &[usize]) -> Scan {
     debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
     let mut sink = Only { at, next: 0, flags: Vec::with_capacity(at.len()) };
-    let (status, top_keys) = scan_impl(doc, true, &mut sink);
-    let any = sink.flags.iter().fold(0, |a, f| a | f);
-    Scan { flags: sink.flags, status, top_keys, any }
+    let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
+    Scan { flags: sink.flags, status, top_keys, deepest }
 }
 
 /// Where the scan puts the flags of each offset.
@@ -442,9 +445,15 @@ trait Sink {
     fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16);
     /// Offsets `i..len` past a lexical error: only the boundary flag.
     fn after_error(&mut self, bytes: &[u8], i: usize);
+    /// Nothing more is wanted: the scan may stop (its status is then meaningless).
+    #[inline(always)]
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 /// Every offset's flags.
+#[cfg(test)]
 struct Every(Vec<u16>);
 
 /// `s` is a char boundary unless byte `s` continues a multi-byte character.
@@ -456,6 +465,7 @@ fn boundary(b: u8) -> u16 {
     }
 }
 
+#[cfg(test)]
 impl Sink for Every {
     #[inline(always)]
     fn wants(&self, _: usize) -> bool {
@@ -529,7 +539,133 @@ impl Sink for Only<'_> {
     }
 }
 
-fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>) {
+/// For each `(f, fraction)`: the first interior offset (`1..len`) carrying `f` and the
+/// boundary flag at or after `fraction`/256 of the way through `doc`, wrapping around to the
+/// first one before that point; `None` if no offset carries them (or `doc` is shorter than two
+/// bytes). What `scan(doc).flags` says of those offsets, in one pass that keeps no flag per
+/// byte and stops once every question has its answer after its point.
+pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<usize>> {
+    let len = doc.len();
+    if len < 2 {
+        return vec![None; questions.len()];
+    }
+    let mut sink = Questions {
+        len,
+        open: questions.len(),
+        qs: questions
+            .iter()
+            .map(|&(f, fraction)| Question {
+                want: f | flag::BOUNDARY,
+                start: 1 + usize::from(fraction) * (len - 1) / 256,
+                after: None,
+                before: None,
+            })
+            .collect(),
+    };
+    scan_impl(doc, false, &mut sink);
+    sink.qs.iter().map(|q| q.after.or(q.before)).collect()
+}
+
+/// One question of [`first_flagged`]: offsets carrying all of `want`, the first at or after
+/// `start` and the first before it.
+struct Question {
+    want: u16,
+    start: usize,
+    after: Option<usize>,
+    before: Option<usize>,
+}
+
+impl Question {
+    /// Offset `s` carries `want`.
+    #[inline(always)]
+    fn hit(&mut self, s: usize) -> bool {
+        if s >= self.start {
+            self.after = Some(s);
+            true
+        } else {
+            self.before.get_or_insert(s);
+            false
+        }
+    }
+}
+
+/// The sink of [`first_flagged`].
+struct Questions {
+    len: usize,
+    /// Questions without their answer at or after their start.
+    open: usize,
+    qs: Vec<Question>,
+}
+
+impl Sink for Questions {
+    #[inline(always)]
+    fn wants(&self, s: usize) -> bool {
+        s > 0 && s < self.len
+    }
+
+    #[inline(always)]
+    fn put(&mut self, s: usize, f: u16) {
+        if s == 0 || s >= self.len {
+            return;
+        }
+        for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
+            if f & q.want == q.want && q.hit(s) {
+                self.open -= 1;
+            }
+        }
+    }
+
+    fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
+        // As `Every::string_run` flags them: `base`, the boundary, and NEXT_TO_SPACE where
+        // byte `s` or byte `s - 1` is a space (such an offset is always a boundary: a space
+        // is followed by no continuation byte).
+        let end = end.min(self.len);
+        for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
+            let need = q.want & !base;
+            if need & !(flag::BOUNDARY | flag::NEXT_TO_SPACE) != 0 {
+                continue;
+            }
+            let hit = |s: usize| {
+                if need & flag::NEXT_TO_SPACE != 0 {
+                    bytes[s] == b' ' || bytes[s - 1] == b' '
+                } else {
+                    need & flag::BOUNDARY == 0 || (bytes[s] as i8) >= -0x40
+                }
+            };
+            let from = i.max(1);
+            if q.before.is_none() {
+                if let Some(s) = (from..end.min(q.start)).find(|&s| hit(s)) {
+                    q.before = Some(s);
+                }
+            }
+            if let Some(s) = (from.max(q.start)..end).find(|&s| hit(s)) {
+                q.after = Some(s);
+                self.open -= 1;
+            }
+        }
+    }
+
+    fn after_error(&mut self, bytes: &[u8], i: usize) {
+        // Only the boundary flag: only a question for the boundary alone is answered here.
+        if !self.qs.iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
+            return;
+        }
+        let from = i.max(1);
+        for (s, &b) in bytes.iter().enumerate().take(self.len).skip(from) {
+            if self.open == 0 {
+                return;
+            }
+            self.put(s, boundary(b));
+        }
+    }
+
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.open == 0
+    }
+}
+
+fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>, usize) {
     let bytes = doc.as_bytes();
     let mut top_keys = keys.then(Vec::new);
     let mut lx = Lexer {
@@ -545,6 +681,9 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
     let mut started = false;
     let mut i = 0;
     while i < len {
+        if sink.done() {
+            break;
+        }
         if lx.error {
             // Past an error nothing is classified.
             sink.after_error(bytes, i);
@@ -595,7 +734,7 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
     } else {
         Status::Incomplete
     };
-    (status, top_keys.unwrap_or_default())
+    (status, top_keys.unwrap_or_default(), lx.stack.deepest)
 }
 
 #[cfg(test)]
@@ -604,6 +743,63 @@ mod tests {
 
     fn at(doc: &str, s: usize) -> u16 {
         scan(doc).flags[s]
+    }
+
+    /// What the builder asked of the full scan's flags before `first_flagged` answered it.
+    fn first_in_flags(flags: &[u16], f: u16, fraction: u8) -> Option<usize> {
+        let len = flags.len() - 1;
+        if len < 2 {
+            return None;
+        }
+        let want = f | flag::BOUNDARY;
+        let start = 1 + usize::from(fraction) * (len - 1) / 256;
+        let ok = |s: &usize| flags[*s] & want == want;
+        (start..len).find(ok).or_else(|| (1..start).find(ok))
+    }
+
+    /// On hand-made documents (broken ones too) and on generated ones, every flag and point.
+    #[test]
+    fn questions_get_what_the_full_scan_says() {
+        let docs = [
+            "",
+            "{",
+            "{}",
+            r#"{"note": "shipped on the 3 rd of March", "a": {"b": [1, 2.5e3, "x y"]}}"#,
+            r#"{"city": "M\u00e9rida \ud83d\ude00", "k" : {"n": {"m": " é 東京 "}}}  "#,
+            r#"{"a": 1} {"b": 2}"#,
+            r#"{"a": "x\qy z", "b": 1}"#,
+            r#"{"a": 01, "b": " c "}"#,
+            r#"[" a ", {"k": "v"}, tru"#,
+            "{\"a\": \"  \"}",
+            r#"{"unterminated": "a b c"#,
+        ];
+        let all = [
+            flag::NEXT_TO_SPACE,
+            flag::ESCAPE,
+            flag::UNICODE,
+            flag::NESTED,
+            flag::KEY_COLON,
+            flag::PREFIX_PARSES,
+            flag::IN_VALUE_STRING,
+            flag::IN_STRING,
+        ];
+        let mut generated: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
+        for case in crate::cases(&crate::GenConfig::default(), 11).take(1500) {
+            generated.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
+        }
+        for doc in generated.iter().map(String::as_str) {
+            let flags = scan(doc).flags;
+            for fraction in [0u8, 1, 37, 128, 200, 255] {
+                let questions: Vec<(u16, u8)> = all.iter().map(|&f| (f, fraction)).collect();
+                let answers = first_flagged(doc, &questions);
+                for (&(f, fr), got) in questions.iter().zip(&answers) {
+                    assert_eq!(*got, first_in_flags(&flags, f, fr), "{doc:?} flag {f} at {fr}");
+                }
+                for &f in &all {
+                    assert_eq!(first_flagged(doc, &[(f, fraction)])[0], first_in_flags(&flags, f, fraction));
+                }
+            }
+        }
     }
 
     #[test]

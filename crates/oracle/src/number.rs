@@ -61,13 +61,14 @@ pub fn same_value(a: &Value, b: &Value) -> bool {
 }
 
 fn numbers(x: &Number, y: &Number) -> Agreement {
-    let (sx, sy) = (x.to_string(), y.to_string());
+    // The decimal text as parsed (`arbitrary_precision`), without formatting a copy.
+    let (sx, sy) = (x.as_str(), y.as_str());
     if sx == sy {
         return Agreement::Same;
     }
-    match (Decimal::parse(&sx), Decimal::parse(&sy)) {
+    match (Decimal::parse(sx), Decimal::parse(sy)) {
         (Some(a), Some(b)) if a == b => {
-            if is_integer_literal(&sx) == is_integer_literal(&sy) {
+            if is_integer_literal(sx) == is_integer_literal(sy) {
                 Agreement::Respelled
             } else {
                 Agreement::Retyped

@@ -130,7 +130,7 @@ fn lines(s: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(s);
     std::iter::from_fn(move || {
         let r = rest?;
-        match r.find(['\r', '\n']) {
+        match memchr::memchr2(b'\r', b'\n', r.as_bytes()) {
             Some(i) => {
                 let skip = if r[i..].starts_with("\r\n") { 2 } else { 1 };
                 rest = Some(&r[i + skip..]);
