@@ -11,10 +11,12 @@
 //!   same run, the growth exponent of each series and a verdict, linear or superlinear.
 //!   [`render_text`] prints a [`CostReport`]; it serialises to JSON as it is.
 
+pub mod floor;
 pub mod measure;
 pub mod suite;
 pub mod workload;
 
+pub use floor::default_floor;
 pub use measure::{price, CostOptions, CostReport, Floor, Growth, SeriesCost, WorkloadCost};
 pub use suite::{suite, CostWorkload, SUITE_VERSION};
 

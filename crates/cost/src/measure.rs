@@ -12,12 +12,12 @@
 
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use toolcert_subject::driver::{drive, Input, Speech};
 use toolcert_subject::{Factory, Level, Observation, Outcome, Subject};
 
 use crate::suite::{suite, CostWorkload, SUITE_VERSION};
 use crate::workload::OwnedUnits;
+pub use toolcert_runner::cost::{CostReport, Growth, SeriesCost, Timing, WorkloadCost};
 
 /// A growth exponent above this is superlinear. Linear accumulators fit 0.9–1.1 over the
 /// suite's tiers (per-turn constants pull small tiers up, caches large ones); one that
@@ -55,94 +55,6 @@ impl Default for CostOptions {
     }
 }
 
-/// How a series' cost grows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Growth {
-    Linear,
-    Superlinear,
-    /// Fewer than two tiers ran.
-    Inconclusive,
-}
-
-impl std::fmt::Display for Growth {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Growth::Linear => "linear",
-            Growth::Superlinear => "SUPERLINEAR",
-            Growth::Inconclusive => "inconclusive",
-        })
-    }
-}
-
-/// A time in nanoseconds with its spread over the samples.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Timing {
-    pub median_ns: u64,
-    pub min_ns: u64,
-    pub max_ns: u64,
-    pub samples: usize,
-}
-
-/// One workload's price.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WorkloadCost {
-    pub name: String,
-    pub series: String,
-    /// The tier's size along its series, in bytes.
-    pub size: usize,
-    /// Argument and text bytes in the turn.
-    pub bytes: usize,
-    pub fragment: usize,
-    /// Units fed (events, SSE events or chunks).
-    pub units: usize,
-    /// `None`: not run (the series stopped before it; see the series' `stopped`).
-    pub subject: Option<Timing>,
-    pub floor: Option<Timing>,
-    /// Subject ns per argument/text byte, from its fastest sample.
-    pub ns_per_byte: Option<f64>,
-    /// The subject's fastest sample over the floor's. The fastest, not the median, prices
-    /// both here and in the growth fit: on a shared machine noise only ever adds time.
-    pub ratio: Option<f64>,
-    /// The subject's result differed from what the turn says (certify says why); the price
-    /// is still given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wrong: Option<String>,
-    pub growth: Growth,
-}
-
-/// One series' growth.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesCost {
-    pub series: String,
-    /// The least-squares slope of log time over log size across the tiers that ran.
-    pub exponent: Option<f64>,
-    /// The same for the floor, for comparison.
-    pub floor_exponent: Option<f64>,
-    pub growth: Growth,
-    /// Why the series stopped early, if it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<String>,
-}
-
-/// A whole cost run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CostReport {
-    pub suite_version: u32,
-    pub subject: String,
-    pub level: Level,
-    /// Below the events level.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dialect: Option<String>,
-    /// What the floor is (or why there is none).
-    pub floor: String,
-    pub budget_s: f64,
-    pub workloads: Vec<WorkloadCost>,
-    pub series: Vec<SeriesCost>,
-    /// Superlinear if any series is; linear if every series is; inconclusive otherwise.
-    pub growth: Growth,
-}
-
 /// The floor a subject is priced against.
 pub enum Floor<'a> {
     /// In process: [`RustFloor`] fed the turn's neutral events.
@@ -172,6 +84,8 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
         let mut floor_points: Vec<(f64, f64)> = Vec::new();
         let mut rows = Vec::new();
         for w in tiers {
+            let spoken = spoken(w, opts);
+            let w = spoken.as_ref().unwrap_or(w);
             let (units, end) = OwnedUnits::render(&w.case.streams[0], opts.level, opts.speech);
             let input = Input { units: units.units(), end };
             let mut row = WorkloadCost {
@@ -276,6 +190,23 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
         series: series_out,
         growth,
     })
+}
+
+/// `w` as the dialect below the events level can send it: OpenAI Chat has no per-call
+/// terminal, so its turns go interleaved (in block order: the same bytes, one terminal);
+/// `None` when the suite's own shape is spoken.
+fn spoken(w: &CostWorkload, opts: &CostOptions) -> Option<CostWorkload> {
+    if opts.level == Level::Events {
+        return None;
+    }
+    let turn = &w.case.streams[0];
+    let neutral = toolcert_render::render(turn);
+    if toolcert_dialect::render_wire(turn, &neutral, opts.speech.dialect, opts.speech.quirks).is_ok() {
+        return None;
+    }
+    let mut w = w.clone();
+    w.case.streams[0].shape = toolcert_scenario::Shape::Interleaved(Default::default());
+    Some(w)
 }
 
 enum Timer<'a> {

@@ -18,6 +18,7 @@ use toolcert_subject::{Level, Observation, Subject};
 
 pub mod baseline;
 pub mod combined;
+pub mod cost;
 pub mod findings;
 pub mod formats;
 mod jobs;
