@@ -1418,7 +1418,7 @@ fn cost_exec_options(budget: std::time::Duration) -> toolcert::exec::ExecOptions
 /// Rust in process, the adapter package's reference for an `exec:` subject's language).
 enum Floor {
     Rust,
-    Exec(toolcert::exec::ExecSubject, String),
+    Exec(Box<toolcert::exec::ExecSubject>, String),
     None(String),
 }
 
@@ -1446,7 +1446,7 @@ impl Floor {
             (None, None) => return Ok(Floor::Rust),
         };
         match toolcert::exec::ExecSubject::spawn(&cmd, options) {
-            Ok(s) => Ok(Floor::Exec(s, cmd)),
+            Ok(s) => Ok(Floor::Exec(Box::new(s), cmd)),
             Err(e) => {
                 eprintln!("toolcert: the floor `{cmd}`: {e}");
                 Err(ExitCode::from(exit::CRASHED))
@@ -1459,7 +1459,7 @@ impl Floor {
         match self {
             Floor::Rust => cost::Floor::Rust,
             Floor::Exec(s, cmd) => {
-                cost::Floor::Subject(s, format!("exec:{cmd} (join + one strict parse, same language)"))
+                cost::Floor::Subject(&**s, format!("exec:{cmd} (join + one strict parse, same language)"))
             }
             Floor::None(why) => cost::Floor::None(why.clone()),
         }

@@ -84,10 +84,12 @@ pub fn render_text(r: &CostReport) -> String {
         let exp = |e: Option<f64>| e.map_or("-".into(), |e| format!("{e:.2}"));
         let _ = writeln!(
             out,
-            "{:<10} growth exponent {} (floor {}): {}{}",
+            "{:<10} growth exponent {}, {} at the top (floor {}, {}): {}{}",
             s.series,
             exp(s.exponent),
+            exp(s.top_exponent),
             exp(s.floor_exponent),
+            exp(s.floor_top_exponent),
             s.growth,
             s.stopped.as_ref().map_or(String::new(), |why| format!("; {why}"))
         );

@@ -147,11 +147,19 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
         }
         let exponent = fit(&points);
         let floor_exponent = fit(&floor_points);
+        // The slope between the two largest tiers: what the cost tends to. A subject with a
+        // large cost per turn (an SDK building a request and an HTTP client) looks flat over
+        // the small tiers, which pulls the fit over all tiers toward 1 however steep the top.
+        let top_exponent = top_slope(&points);
+        let floor_top_exponent = top_slope(&floor_points);
         // Superlinear: above the bound, and clearly steeper than the floor measured beside
         // it (the floor is linear by construction, so a steep floor means the machine, its
-        // caches or its load, bent both curves alike).
+        // caches or its load, bent both curves alike), over all tiers or at the top.
+        let steep = |e: Option<f64>, f: Option<f64>| {
+            e.is_some_and(|e| e > SUPERLINEAR_ABOVE && f.is_none_or(|f| e - f > STEEPER_THAN_FLOOR))
+        };
         let growth = match exponent {
-            Some(e) if e > SUPERLINEAR_ABOVE && floor_exponent.is_none_or(|f| e - f > STEEPER_THAN_FLOOR) => {
+            Some(_) if steep(exponent, floor_exponent) || steep(top_exponent, floor_top_exponent) => {
                 Growth::Superlinear
             }
             Some(_) => Growth::Linear,
@@ -161,7 +169,15 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
             r.growth = growth;
         }
         out.extend(rows);
-        series_out.push(SeriesCost { series: series.into(), exponent, floor_exponent, growth, stopped });
+        series_out.push(SeriesCost {
+            series: series.into(),
+            exponent,
+            floor_exponent,
+            growth,
+            stopped,
+            top_exponent,
+            floor_top_exponent,
+        });
     }
     let growth = if series_out.iter().any(|s| s.growth == Growth::Superlinear) {
         Growth::Superlinear
@@ -227,9 +243,9 @@ impl Timer<'_> {
     ) -> Result<(Duration, Observation), String> {
         let case = &w.case;
         let timed = |factory: &dyn Factory| {
-            let started = Instant::now();
+            let started = thread_cpu();
             let obs = drive(factory, case, &[input], speech).pop().expect("one stream, one observation");
-            (started.elapsed(), obs)
+            (thread_cpu().saturating_sub(started), obs)
         };
         let (elapsed, obs) = match self {
             Timer::Factory(f) => timed(*f),
@@ -264,6 +280,25 @@ impl Timer<'_> {
             Timer::Subject { subject, .. } => subject.last_elapsed().is_none(),
         }
     }
+}
+
+/// The calling thread's CPU time: what an in-process run costs, without the time other
+/// processes preempted it for (on a shared machine the wall clock prices their work too). The
+/// subprocess adapters report their process's CPU time the same way (`elapsed_ns`).
+#[cfg(unix)]
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer; this clock exists on
+    // every Unix toolcert runs on, and a failure leaves the zero written above.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+}
+
+/// Elsewhere, the monotonic clock from a fixed start.
+#[cfg(not(unix))]
+fn thread_cpu() -> Duration {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
 }
 
 /// Runs `w` until the sampling time is spent (3 to 15 samples; one when a single run takes
@@ -320,6 +355,11 @@ fn check(w: &CostWorkload, obs: &Observation) -> Option<String> {
     for (o, (id, args)) in obs.outcomes.iter().zip(&w.calls) {
         match &o.value {
             Outcome::Dispatchable { call_id, args: got, .. } if call_id == id && got == args => {}
+            Outcome::Dispatchable { call_id, .. } if call_id == id => {
+                return Some(format!(
+                    "{id}: dispatched with arguments other than the document's (certify says how they differ)"
+                ))
+            }
             other => return Some(format!("{id}: {} instead of its arguments", other.label())),
         }
     }
@@ -339,6 +379,15 @@ fn fit(points: &[(f64, f64)]) -> Option<f64> {
     let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
     let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
     (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// The slope of ln(time) over ln(size) between the two largest tiers; `None` under two
+/// points.
+fn top_slope(points: &[(f64, f64)]) -> Option<f64> {
+    match points {
+        [.., (x0, y0), (x1, y1)] => Some((y1.max(1.0) / y0.max(1.0)).ln() / (x1 / x0).ln()),
+        _ => None,
+    }
 }
 
 /// The time of one run at `size`, extrapolated from the last two tiers at their local slope
@@ -425,6 +474,18 @@ mod tests {
         assert!((fit(&lin).unwrap() - 1.0).abs() < 1e-9);
         assert!((fit(&quad).unwrap() - 2.0).abs() < 1e-9);
         assert_eq!(fit(&lin[..1]), None);
+    }
+
+    #[test]
+    fn the_top_slope_sees_a_quadratic_under_a_large_cost_per_turn() {
+        // 1 ms a turn, then quadratic: flat at first, steep at the top.
+        let t = |x: f64| 1e6 + 1e-2 * x * x;
+        let points: Vec<(f64, f64)> = [1e3, 8e3, 64e3].iter().map(|&x| (x, t(x))).collect();
+        let all = fit(&points).unwrap();
+        let top = top_slope(&points).unwrap();
+        assert!(all < 1.3, "the fit over all tiers misses it: {all}");
+        assert!(top > 1.5, "{top}");
+        assert_eq!(top_slope(&points[..1]), None);
     }
 
     #[test]

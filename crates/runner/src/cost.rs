@@ -85,6 +85,13 @@ pub struct SeriesCost {
     /// Why the series stopped early, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// The slope between the two largest tiers that ran: what the cost tends to, where a
+    /// large cost per turn flattens the small tiers.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "number::opt_f64")]
+    pub top_exponent: Option<f64>,
+    /// The same for the floor.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "number::opt_f64")]
+    pub floor_top_exponent: Option<f64>,
 }
 
 /// A whole cost run.
@@ -129,7 +136,14 @@ impl CostReport {
                     .series
                     .iter()
                     .filter(|s| s.growth == Growth::Superlinear)
-                    .map(|s| format!("{} (exponent {})", s.series, exponent(s.exponent)))
+                    .map(|s| {
+                        format!(
+                            "{} (exponent {}, {} at the top)",
+                            s.series,
+                            exponent(s.exponent),
+                            exponent(s.top_exponent)
+                        )
+                    })
                     .collect();
                 format!("SUPERLINEAR: {}", steep.join(", "))
             }
@@ -139,7 +153,7 @@ impl CostReport {
 
     /// The largest tier of `series` that ran.
     fn last_run(&self, series: &str) -> Option<&WorkloadCost> {
-        self.workloads.iter().filter(|w| w.series == series && w.subject.is_some()).last()
+        self.workloads.iter().rfind(|w| w.series == series && w.subject.is_some())
     }
 
     /// The cost section of a text report: the verdict, then a line per series with its
@@ -156,11 +170,13 @@ impl CostReport {
         for s in &self.series {
             let _ = write!(
                 out,
-                "  {:<10} {:<12} exponent {} (floor {})",
+                "  {:<10} {:<12} exponent {}, {} at the top (floor {}, {})",
                 s.series,
                 s.growth.to_string(),
                 exponent(s.exponent),
-                exponent(s.floor_exponent)
+                exponent(s.top_exponent),
+                exponent(s.floor_exponent),
+                exponent(s.floor_top_exponent)
             );
             if let Some(w) = self.last_run(&s.series) {
                 let _ = write!(out, "; {}: {}", w.name, price(w));
@@ -213,7 +229,7 @@ impl CostReport {
         match self.series.iter().find(|s| s.series == name) {
             None => "—".into(),
             Some(s) => {
-                let mut c = format!("{} {}", s.growth, exponent(s.exponent));
+                let mut c = format!("{} {}/{}", s.growth, exponent(s.exponent), exponent(s.top_exponent));
                 if let Some(r) = self.last_run(name).and_then(|w| w.ratio) {
                     let _ = write!(c, " · {r:.1}× floor");
                 }

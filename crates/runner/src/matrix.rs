@@ -254,7 +254,7 @@ impl Matrix {
             out.push('\n');
         }
         if !self.cost_rows().is_empty() {
-            out += "\nCost rows (`certify --cost`, docs/COST.md): each series' growth verdict and exponent, \
+            out += "\nCost rows (`certify --cost`, docs/COST.md): each series' growth verdict and exponent (over all tiers / between the two largest), \
                     and its largest priced tier as a multiple of the floor in the subject's language; \
                     a superlinear cost counts against the verdict.\n";
         }
