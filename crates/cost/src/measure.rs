@@ -72,6 +72,20 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
     let workloads = suite(opts.large);
     let factory = subject.factory();
     let rust_floor = RustFloorFactory;
+    // One untimed run of the smallest turn each: a subprocess's first run pays its lazy
+    // imports and set-up (an SDK building its models: seconds), which would price the first
+    // tier and, through the prediction, stop its series.
+    if let Some(first) = workloads.first().map(|w| spoken(w, opts).unwrap_or_else(|| w.clone())) {
+        let (units, end) = OwnedUnits::render(&first.case.streams[0], opts.level, opts.speech);
+        let input = Input { units: units.units(), end };
+        Timer::Subject { subject, factory: &*factory }.once(&first, input, opts.speech)?;
+        if let Floor::Subject(f, _) = &floor {
+            let floor_factory = f.factory();
+            Timer::Subject { subject: *f, factory: &*floor_factory }
+                .once(&first, input, opts.speech)
+                .map_err(|e| format!("the floor: {e}"))?;
+        }
+    }
     let mut out = Vec::new();
     let mut series_out = Vec::new();
     let mut i = 0;
