@@ -10,7 +10,7 @@
 //! from the tiers before it) is not run, and the report says so: a quadratic subject would
 //! otherwise take minutes.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use toolcert_subject::driver::{drive, Input, Speech};
 use toolcert_subject::{Factory, Level, Observation, Outcome, Subject};
@@ -311,8 +311,8 @@ fn thread_cpu() -> Duration {
 /// Elsewhere, the monotonic clock from a fixed start.
 #[cfg(not(unix))]
 fn thread_cpu() -> Duration {
-    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    START.get_or_init(Instant::now).elapsed()
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed()
 }
 
 /// Runs `w` until the sampling time is spent (3 to 15 samples; one when a single run takes
