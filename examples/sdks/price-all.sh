@@ -14,9 +14,9 @@
 # subject's venv) for Python subjects, the npm package's (`node node/src/floor.js`, with the
 # subject's Node) for Node subjects. The Rust subject (genai) is driven through the mock
 # provider and sends no `elapsed_ns`, so it cannot be priced and is left out.
-# Exit status: 0 every run was priced (toolcert bench 0 linear or 1 superlinear: a finding, not
-# a failure); 1 a run could not be priced (2 usage or inconclusive, 3 crashed or cannot be
-# timed), its stderr kept beside the report as NAME--DIALECT.err.
+# Exit status: 0 every run was priced (toolcert bench 0 linear, 1 superlinear: a finding, not
+# a failure, or 2 with a report: inconclusive); 1 a run could not be priced (2 usage, 3 crashed,
+# timed out or cannot be timed), its stderr kept beside the report as NAME--DIALECT.err.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -84,6 +84,8 @@ for run in "${runs[@]}"; do
         --budget "$BUDGET" --format json > "$OUT/$key.json.tmp" 2> "$OUT/$key.err" </dev/null
     code=$?
     secs=$(( $(date +%s) - t0 ))
+    # 2 is also what an inconclusive price exits with (a series under two tiers): its JSON is a result.
+    [ $code = 2 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/$key.json.tmp" 2>/dev/null && code=0
     case $code in
         0|1)
             mv "$OUT/$key.json.tmp" "$OUT/$key.json"
