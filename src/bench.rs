@@ -6,5 +6,5 @@ pub use toolcert_cost::workload::*;
 /// The cost certification (`toolcert bench`).
 pub mod cost {
     pub use toolcert_cost::measure::*;
-    pub use toolcert_cost::{render_text, suite, CostWorkload, SUITE_VERSION};
+    pub use toolcert_cost::{default_floor, render_text, suite, CostWorkload, SUITE_VERSION};
 }

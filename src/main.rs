@@ -272,6 +272,19 @@ struct CertifyArgs {
     /// that --out wrote), at the --level and --dialect given.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
+    /// Also price the subject on the cost suite, as `toolcert bench` does (docs/COST.md), at
+    /// one setting: events if it is among those run, else the first. The cost goes into that
+    /// setting's report (every format, and the JSONL footer); a superlinear cost counts
+    /// against the verdict (exit 1).
+    #[arg(long)]
+    cost: bool,
+    /// With --cost: seconds one run of a cost tier may be predicted to take before its series
+    /// stops.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    cost_budget: f64,
+    /// With --cost: the floor, exec:COMMAND or `none` (default: as `toolcert bench`).
+    #[arg(long, value_name = "FLOOR")]
+    cost_floor: Option<String>,
 }
 
 /// How a report is printed, saved and judged.
@@ -497,7 +510,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    schema &= exec.is_none_or(|e| e.schema);
+    schema &= exec.as_ref().is_none_or(|e| e.schema);
     let grade = match args.grade {
         GradeArg::Must => Grade::Must,
         GradeArg::Should => Grade::Should,
@@ -515,6 +528,10 @@ fn certify(args: CertifyArgs) -> ExitCode {
         regressions: Vec::new(),
         args_size: args.args_size as usize,
     };
+    if args.scenario.is_some() && args.cost {
+        eprintln!("toolcert: --cost prices the subject on the cost suite; it does not go with --scenario");
+        return ExitCode::from(exit::USAGE);
+    }
     if let Some(path) = &args.scenario {
         // One saved case, at the level and dialect given (events and anthropic by default).
         let speech = toolcert::subject::driver::Speech {
@@ -550,6 +567,13 @@ fn certify(args: CertifyArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    // Priced before the cases run: a streamed run writes its footer, which carries the cost,
+    // as it ends.
+    let priced = settings.iter().position(|(l, _)| *l == toolcert::subject::Level::Events).unwrap_or(0);
+    let cost = match args.cost.then(|| certify_cost(&args, settings[priced], exec.as_ref())).transpose() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let started = std::time::Instant::now();
     // The progress bar is for people at a terminal: never with machine-readable output.
@@ -565,6 +589,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
         let run = run_in(level, speech);
         let label = setting_name(level, speech);
         let setting_started = std::time::Instant::now();
+        let this_cost = cost.as_ref().filter(|_| k == priced).cloned();
         // The JSONL stream is written as the run goes (to --out and, with --format jsonl, to
         // stdout), so the run keeps no record per case.
         let mut sink = StreamOut {
@@ -572,8 +597,10 @@ fn certify(args: CertifyArgs) -> ExitCode {
             file: None,
             stdout: (args.output.format == Format::Jsonl).then(|| {
                 toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(std::io::stdout()))
+                    .with_cost(this_cost.clone())
             }),
             error: None,
+            cost: this_cost.clone(),
         };
         let report = run.run_streamed(
             &*subject,
@@ -607,6 +634,8 @@ fn certify(args: CertifyArgs) -> ExitCode {
         if let Err(code) = sink.finish() {
             return code;
         }
+        let mut report = report;
+        report.cost = this_cost;
         reports.push(report);
     }
     if let Some(b) = bar {
@@ -631,6 +660,36 @@ fn certify(args: CertifyArgs) -> ExitCode {
     emit_combined(toolcert::runner::Combined::new(ran), &args.output)
 }
 
+/// `certify --cost`: prices a fresh copy of the subject at `setting` (the floor and timeouts
+/// of `toolcert bench`); the exit code when it cannot be priced.
+fn certify_cost(
+    args: &CertifyArgs,
+    (level, speech): (toolcert::subject::Level, toolcert::subject::driver::Speech),
+    exec: Option<&ExecFacts>,
+) -> Result<toolcert::runner::cost::CostReport, ExitCode> {
+    use toolcert::bench::cost;
+    if !(args.cost_budget > 0.0 && args.cost_budget.is_finite()) {
+        eprintln!("toolcert: --cost-budget must be a positive number of seconds (got {})", args.cost_budget);
+        return Err(ExitCode::from(exit::USAGE));
+    }
+    let budget = std::time::Duration::from_secs_f64(args.cost_budget);
+    let (subject, _) = open_subject(&args.subject, cost_exec_options(budget))?;
+    let exec_language = exec.map(|e| (e.cmd.clone(), e.language.clone()));
+    let floor = Floor::open(args.cost_floor.as_deref(), exec_language.as_ref(), cost_exec_options(budget))?;
+    let opts = cost::CostOptions { level, speech, budget, ..Default::default() };
+    eprintln!(
+        "toolcert: pricing {} on cost suite v{} at the {} level (a tier predicted over {} s is skipped)",
+        subject.name(),
+        cost::SUITE_VERSION,
+        setting_name(level, speech),
+        args.cost_budget
+    );
+    cost::price(&*subject, floor.as_floor(), &opts).map_err(|e| {
+        eprintln!("toolcert: cannot price {}: {e}", subject.name());
+        ExitCode::from(exit::CRASHED)
+    })
+}
+
 /// Where a streamed run's JSONL goes: `--out DIR`'s report.jsonl (DIR/SETTING/report.jsonl
 /// over several settings), and stdout with `--format jsonl`.
 struct StreamOut {
@@ -640,6 +699,8 @@ struct StreamOut {
     stdout: Option<toolcert::runner::jsonl::JsonlWriter<std::io::BufWriter<std::io::Stdout>>>,
     /// The --out file could not be opened.
     error: Option<String>,
+    /// The price its footer carries (`--cost`, at this setting).
+    cost: Option<toolcert::runner::cost::CostReport>,
 }
 
 impl toolcert::runner::RecordSink for StreamOut {
@@ -652,7 +713,10 @@ impl toolcert::runner::RecordSink for StreamOut {
             let path = dir.join("report.jsonl");
             match std::fs::create_dir_all(&dir).and_then(|()| std::fs::File::create(&path)) {
                 Ok(f) => {
-                    self.file = Some(toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(f)))
+                    self.file = Some(
+                        toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(f))
+                            .with_cost(self.cost.clone()),
+                    )
                 }
                 Err(e) => self.error = Some(format!("cannot write {}: {e}", path.display())),
             }
@@ -1343,23 +1407,65 @@ fn corpus_check(dir: &Path) -> ExitCode {
     }
 }
 
-/// The floor command for an exec: subject, from the language it declares: the adapter
-/// package's reference in that language, run the way the subject is.
-fn default_floor(subject_cmd: &str, language: &str) -> Result<String, String> {
-    let lang = language.to_ascii_lowercase();
-    if lang.starts_with("python") {
-        let first = subject_cmd.split_whitespace().next().unwrap_or("python3");
-        let base = std::path::Path::new(first).file_name().and_then(|f| f.to_str()).unwrap_or("");
-        let interp = if base.starts_with("python") { first } else { "python3" };
-        return Ok(format!("{interp} -m toolcert_adapter.floor"));
+/// How a priced subprocess is started: a run may take a budget's worth of accumulation, plus
+/// shipping a 512 KiB turn in 1-byte events through a pipe.
+fn cost_exec_options(budget: std::time::Duration) -> toolcert::exec::ExecOptions {
+    toolcert::exec::ExecOptions {
+        timeout: budget * 3 + std::time::Duration::from_secs(30),
+        ..Default::default()
     }
-    if ["javascript", "typescript", "node", "js", "ts"].contains(&lang.as_str()) {
-        return Ok("node --input-type=module -e \"await import('toolcert-adapter/floor')\"".into());
+}
+
+/// The floor a subject is priced against, opened (`--floor exec:CMD|none`, else the default:
+/// Rust in process, the adapter package's reference for an `exec:` subject's language).
+enum Floor {
+    Rust,
+    Exec(Box<toolcert::exec::ExecSubject>, String),
+    None(String),
+}
+
+impl Floor {
+    /// `exec` is the subject's command and language when it is a subprocess; the exit code
+    /// (and a line on stderr) when `floor` is malformed or the floor does not start.
+    fn open(
+        floor: Option<&str>,
+        exec: Option<&(String, String)>,
+        options: toolcert::exec::ExecOptions,
+    ) -> Result<Floor, ExitCode> {
+        let cmd = match (floor, exec) {
+            (Some("none"), _) => return Ok(Floor::None("--floor none".into())),
+            (Some(f), _) => match toolcert::exec::parse_subject(f) {
+                Some(cmd) => cmd.to_string(),
+                None => {
+                    eprintln!("toolcert: --floor takes exec:COMMAND or none (got {f:?})");
+                    return Err(ExitCode::from(exit::USAGE));
+                }
+            },
+            (None, Some((cmd, language))) => match toolcert::bench::cost::default_floor(cmd, language) {
+                Ok(cmd) => cmd,
+                Err(why) => return Ok(Floor::None(why)),
+            },
+            (None, None) => return Ok(Floor::Rust),
+        };
+        match toolcert::exec::ExecSubject::spawn(&cmd, options) {
+            Ok(s) => Ok(Floor::Exec(Box::new(s), cmd)),
+            Err(e) => {
+                eprintln!("toolcert: the floor `{cmd}`: {e}");
+                Err(ExitCode::from(exit::CRASHED))
+            }
+        }
     }
-    Err(format!(
-        "no floor for a subject in {language:?}: give --floor exec:COMMAND (an adapter that joins \
-         fragments and parses once, in the same language), or --floor none"
-    ))
+
+    fn as_floor(&self) -> toolcert::bench::cost::Floor<'_> {
+        use toolcert::bench::cost;
+        match self {
+            Floor::Rust => cost::Floor::Rust,
+            Floor::Exec(s, cmd) => {
+                cost::Floor::Subject(&**s, format!("exec:{cmd} (join + one strict parse, same language)"))
+            }
+            Floor::None(why) => cost::Floor::None(why.clone()),
+        }
+    }
 }
 
 fn bench(args: BenchArgs) -> ExitCode {
@@ -1369,12 +1475,7 @@ fn bench(args: BenchArgs) -> ExitCode {
         return ExitCode::from(exit::USAGE);
     }
     let budget = std::time::Duration::from_secs_f64(args.budget);
-    // A run may take a budget's worth of accumulation, plus shipping a 512 KiB turn in
-    // 1-byte events through a pipe.
-    let exec_options = || toolcert::exec::ExecOptions {
-        timeout: budget * 3 + std::time::Duration::from_secs(30),
-        ..Default::default()
-    };
+    let exec_options = || cost_exec_options(budget);
     let (subject, exec) = match open_subject(&args.subject, exec_options()) {
         Ok(s) => s,
         Err(code) => return code,
@@ -1406,36 +1507,11 @@ fn bench(args: BenchArgs) -> ExitCode {
         );
         return ExitCode::from(exit::USAGE);
     };
-    let floor_cmd = match (args.floor.as_deref(), &exec_language) {
-        (Some("none"), _) => Err("--floor none".to_string()),
-        (Some(f), _) => match toolcert::exec::parse_subject(f) {
-            Some(cmd) => Ok(Some(cmd.to_string())),
-            None => {
-                eprintln!("toolcert: --floor takes exec:COMMAND or none (got {f:?})");
-                return ExitCode::from(exit::USAGE);
-            }
-        },
-        (None, Some((cmd, language))) => default_floor(cmd, language).map(Some),
-        (None, None) => Ok(None),
+    let floor = match Floor::open(args.floor.as_deref(), exec_language.as_ref(), exec_options()) {
+        Ok(f) => f,
+        Err(code) => return code,
     };
-    let floor_subject = match &floor_cmd {
-        Ok(Some(cmd)) => match toolcert::exec::ExecSubject::spawn(cmd, exec_options()) {
-            Ok(s) => Some((s, cmd.clone())),
-            Err(e) => {
-                eprintln!("toolcert: the floor `{cmd}`: {e}");
-                return ExitCode::from(exit::CRASHED);
-            }
-        },
-        _ => None,
-    };
-    let floor = match (&floor_cmd, &floor_subject) {
-        (Ok(None), _) => cost::Floor::Rust,
-        (Ok(Some(_)), Some((s, cmd))) => {
-            cost::Floor::Subject(s, format!("exec:{cmd} (join + one strict parse, same language)"))
-        }
-        (Err(why), _) => cost::Floor::None(why.clone()),
-        (Ok(Some(_)), None) => unreachable!("spawned above"),
-    };
+    let floor = floor.as_floor();
     let opts = cost::CostOptions { level, speech, budget, large: args.large, ..Default::default() };
     eprintln!(
         "toolcert {} pricing {} on cost suite v{} ({} workloads; a tier predicted over {} s is skipped)",

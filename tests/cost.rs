@@ -84,3 +84,85 @@ fn bad_options_are_usage_errors() {
         assert!(err.starts_with("toolcert: ") || err.contains("error:"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn certify_cost_puts_the_price_in_every_format_and_a_superlinear_cost_fails_the_verdict() {
+    let dir = std::env::temp_dir().join(format!("toolcert-certify-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let common = [
+        "certify",
+        "--subject",
+        "builtin:mutant/rebuilt-buffer",
+        "--level",
+        "events",
+        "--cases",
+        "10",
+        "--cost",
+        "--cost-budget",
+        "0.5",
+    ];
+    let with =
+        |extra: &[&str]| -> Vec<String> { common.iter().chain(extra).map(|s| s.to_string()).collect() };
+    let args = with(&["--format", "jsonl"]);
+    let (code, jsonl, err) = toolcert(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // Its outcomes are right (it conforms), its cost is not: exit 1.
+    assert_eq!(code, 1, "{err}");
+    let footer: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    assert_eq!(footer["record"], "footer");
+    assert_eq!(footer["conforms"], true);
+    assert_eq!(footer["cost"]["growth"], "superlinear", "{footer}");
+    assert_eq!(series(&footer["cost"], "call/13")["growth"], "superlinear");
+    // The JSONL reads back with its cost: the matrix shows the cost rows, merge keeps the verdict.
+    let path = dir.join("rebuilt.jsonl");
+    std::fs::write(&path, &jsonl).unwrap();
+    let (code, matrix, err) = toolcert(&["matrix", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(matrix.contains("| **cost** | SUPERLINEAR (events) |"), "{matrix}");
+    assert!(matrix.contains("| cost call/13 | SUPERLINEAR "), "{matrix}");
+    let (code, _, _) = toolcert(&["merge", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "a merged report keeps the cost verdict");
+    // Text and Markdown say it; JSON carries it.
+    let args = with(&[]);
+    let (code, text, _) = toolcert(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1);
+    assert!(text.contains("cost (suite v1, events level"), "{text}");
+    assert!(text.contains("; cost SUPERLINEAR: call/13"), "{text}");
+    let args = with(&["--format", "markdown"]);
+    let (_, md, _) = toolcert(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(md.contains("## Cost: SUPERLINEAR"), "{md}");
+    let args = with(&["--format", "junit"]);
+    let (_, junit, _) = toolcert(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(junit.contains("type=\"cost-superlinear\""), "{junit}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_cost_a_report_carries_none() {
+    let (code, out, err) = toolcert(&[
+        "certify",
+        "--subject",
+        "builtin:mutant/rebuilt-buffer",
+        "--level",
+        "events",
+        "--cases",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(report.get("cost").is_none());
+}
+
+#[test]
+fn bad_cost_options_are_usage_errors() {
+    for args in [
+        &["certify", "--cost", "--cost-budget", "0", "--cases", "1"][..],
+        &["certify", "--cost", "--scenario", "x.json"],
+        &["certify", "--cost", "--cost-floor", "python3 floor.py", "--cases", "1"],
+    ] {
+        let (code, _, err) = toolcert(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("toolcert: "), "{args:?}: {err}");
+    }
+}

@@ -214,3 +214,43 @@ fn shared_definitions_agree() {
         }
     }
 }
+
+/// A report priced by `certify --cost`: the summary and the JSONL footer carry the cost, each
+/// matches its schema, and the footer reads back to the same price.
+#[test]
+fn a_priced_report_matches_both_schemas_and_reads_back() {
+    use toolcert::bench::cost::{price, CostOptions, Floor};
+    let reference = toolcert::reference::ReferenceSubject;
+    // A short budget and sampling: the shape of the report is checked here, not its figures.
+    let opts = CostOptions {
+        budget: std::time::Duration::from_millis(20),
+        sampling: std::time::Duration::from_millis(1),
+        ..Default::default()
+    };
+    let cost = price(&reference, Floor::Rust, &opts).expect("the reference can be priced");
+    assert!(cost.workloads.iter().any(|w| w.subject.is_none()), "the budget stopped some tier");
+    let mut report = run(&reference, Certification { cases: 5, ..Default::default() });
+    report.cost = Some(cost);
+    let summary = serde_json::to_value(&report).unwrap();
+    assert!(summary["cost"]["series"].is_array());
+    assert_valid(&validator("report"), "a priced report", &summary);
+    let text = jsonl::to_jsonl(&report).unwrap();
+    let rec = validator("report-record");
+    for (n, line) in text.lines().enumerate() {
+        assert_valid(&rec, &format!("a priced report, line {}", n + 1), &serde_json::from_str(line).unwrap());
+    }
+    let footer: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(footer["cost"], summary["cost"]);
+    let back = jsonl::from_jsonl(&text).unwrap();
+    assert_eq!(back.cost, report.cost);
+    // A cost without its verdict is refused by both.
+    let mut bad = summary.clone();
+    bad["cost"].as_object_mut().unwrap().remove("growth");
+    assert!(
+        !errors(&validator("report"), &bad).is_empty(),
+        "the report schema accepts a cost without growth"
+    );
+    let mut bad = footer.clone();
+    bad["cost"]["series"][0]["growth"] = "quadratic".into();
+    assert!(!errors(&rec, &bad).is_empty(), "the record schema accepts an unknown growth");
+}

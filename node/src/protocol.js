@@ -257,10 +257,12 @@ export function serve(options) {
                 case "run":
                     try {
                         // elapsed_ns: the accumulation alone (toolcert bench prices it), not
-                        // parsing the request or writing the reply.
-                        const started = process.hrtime.bigint();
+                        // parsing the request or writing the reply; the process's CPU time, not
+                        // the wall clock, so that other work preempting it is not priced.
+                        const started = process.cpuUsage();
                         const results = runCase(request.case, config, factories);
-                        const elapsed = Number(process.hrtime.bigint() - started);
+                        const used = process.cpuUsage(started);
+                        const elapsed = (used.user + used.system) * 1000;
                         send({ seq: request.seq, results, elapsed_ns: elapsed });
                     } catch (e) {
                         if (e instanceof Skip) {

@@ -11,10 +11,12 @@
 //!   same run, the growth exponent of each series and a verdict, linear or superlinear.
 //!   [`render_text`] prints a [`CostReport`]; it serialises to JSON as it is.
 
+pub mod floor;
 pub mod measure;
 pub mod suite;
 pub mod workload;
 
+pub use floor::default_floor;
 pub use measure::{price, CostOptions, CostReport, Floor, Growth, SeriesCost, WorkloadCost};
 pub use suite::{suite, CostWorkload, SUITE_VERSION};
 
@@ -82,10 +84,12 @@ pub fn render_text(r: &CostReport) -> String {
         let exp = |e: Option<f64>| e.map_or("-".into(), |e| format!("{e:.2}"));
         let _ = writeln!(
             out,
-            "{:<10} growth exponent {} (floor {}): {}{}",
+            "{:<10} growth exponent {}, {} at the top (floor {}, {}): {}{}",
             s.series,
             exp(s.exponent),
+            exp(s.top_exponent),
             exp(s.floor_exponent),
+            exp(s.floor_top_exponent),
             s.growth,
             s.stopped.as_ref().map_or(String::new(), |why| format!("; {why}"))
         );

@@ -10,14 +10,14 @@
 //! from the tiers before it) is not run, and the report says so: a quadratic subject would
 //! otherwise take minutes.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use toolcert_subject::driver::{drive, Input, Speech};
 use toolcert_subject::{Factory, Level, Observation, Outcome, Subject};
 
 use crate::suite::{suite, CostWorkload, SUITE_VERSION};
 use crate::workload::OwnedUnits;
+pub use toolcert_runner::cost::{CostReport, Growth, SeriesCost, Timing, WorkloadCost};
 
 /// A growth exponent above this is superlinear. Linear accumulators fit 0.9–1.1 over the
 /// suite's tiers (per-turn constants pull small tiers up, caches large ones); one that
@@ -55,94 +55,6 @@ impl Default for CostOptions {
     }
 }
 
-/// How a series' cost grows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Growth {
-    Linear,
-    Superlinear,
-    /// Fewer than two tiers ran.
-    Inconclusive,
-}
-
-impl std::fmt::Display for Growth {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Growth::Linear => "linear",
-            Growth::Superlinear => "SUPERLINEAR",
-            Growth::Inconclusive => "inconclusive",
-        })
-    }
-}
-
-/// A time in nanoseconds with its spread over the samples.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Timing {
-    pub median_ns: u64,
-    pub min_ns: u64,
-    pub max_ns: u64,
-    pub samples: usize,
-}
-
-/// One workload's price.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WorkloadCost {
-    pub name: String,
-    pub series: String,
-    /// The tier's size along its series, in bytes.
-    pub size: usize,
-    /// Argument and text bytes in the turn.
-    pub bytes: usize,
-    pub fragment: usize,
-    /// Units fed (events, SSE events or chunks).
-    pub units: usize,
-    /// `None`: not run (the series stopped before it; see the series' `stopped`).
-    pub subject: Option<Timing>,
-    pub floor: Option<Timing>,
-    /// Subject ns per argument/text byte, from its fastest sample.
-    pub ns_per_byte: Option<f64>,
-    /// The subject's fastest sample over the floor's. The fastest, not the median, prices
-    /// both here and in the growth fit: on a shared machine noise only ever adds time.
-    pub ratio: Option<f64>,
-    /// The subject's result differed from what the turn says (certify says why); the price
-    /// is still given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wrong: Option<String>,
-    pub growth: Growth,
-}
-
-/// One series' growth.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesCost {
-    pub series: String,
-    /// The least-squares slope of log time over log size across the tiers that ran.
-    pub exponent: Option<f64>,
-    /// The same for the floor, for comparison.
-    pub floor_exponent: Option<f64>,
-    pub growth: Growth,
-    /// Why the series stopped early, if it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<String>,
-}
-
-/// A whole cost run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CostReport {
-    pub suite_version: u32,
-    pub subject: String,
-    pub level: Level,
-    /// Below the events level.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dialect: Option<String>,
-    /// What the floor is (or why there is none).
-    pub floor: String,
-    pub budget_s: f64,
-    pub workloads: Vec<WorkloadCost>,
-    pub series: Vec<SeriesCost>,
-    /// Superlinear if any series is; linear if every series is; inconclusive otherwise.
-    pub growth: Growth,
-}
-
 /// The floor a subject is priced against.
 pub enum Floor<'a> {
     /// In process: [`RustFloor`] fed the turn's neutral events.
@@ -160,6 +72,20 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
     let workloads = suite(opts.large);
     let factory = subject.factory();
     let rust_floor = RustFloorFactory;
+    // One untimed run of the smallest turn each: a subprocess's first run pays its lazy
+    // imports and set-up (an SDK building its models: seconds), which would price the first
+    // tier and, through the prediction, stop its series.
+    if let Some(first) = workloads.first().map(|w| spoken(w, opts).unwrap_or_else(|| w.clone())) {
+        let (units, end) = OwnedUnits::render(&first.case.streams[0], opts.level, opts.speech);
+        let input = Input { units: units.units(), end };
+        Timer::Subject { subject, factory: &*factory }.once(&first, input, opts.speech)?;
+        if let Floor::Subject(f, _) = &floor {
+            let floor_factory = f.factory();
+            Timer::Subject { subject: *f, factory: &*floor_factory }
+                .once(&first, input, opts.speech)
+                .map_err(|e| format!("the floor: {e}"))?;
+        }
+    }
     let mut out = Vec::new();
     let mut series_out = Vec::new();
     let mut i = 0;
@@ -172,6 +98,8 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
         let mut floor_points: Vec<(f64, f64)> = Vec::new();
         let mut rows = Vec::new();
         for w in tiers {
+            let spoken = spoken(w, opts);
+            let w = spoken.as_ref().unwrap_or(w);
             let (units, end) = OwnedUnits::render(&w.case.streams[0], opts.level, opts.speech);
             let input = Input { units: units.units(), end };
             let mut row = WorkloadCost {
@@ -233,11 +161,19 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
         }
         let exponent = fit(&points);
         let floor_exponent = fit(&floor_points);
+        // The slope between the two largest tiers: what the cost tends to. A subject with a
+        // large cost per turn (an SDK building a request and an HTTP client) looks flat over
+        // the small tiers, which pulls the fit over all tiers toward 1 however steep the top.
+        let top_exponent = top_slope(&points);
+        let floor_top_exponent = top_slope(&floor_points);
         // Superlinear: above the bound, and clearly steeper than the floor measured beside
         // it (the floor is linear by construction, so a steep floor means the machine, its
-        // caches or its load, bent both curves alike).
+        // caches or its load, bent both curves alike), over all tiers or at the top.
+        let steep = |e: Option<f64>, f: Option<f64>| {
+            e.is_some_and(|e| e > SUPERLINEAR_ABOVE && f.is_none_or(|f| e - f > STEEPER_THAN_FLOOR))
+        };
         let growth = match exponent {
-            Some(e) if e > SUPERLINEAR_ABOVE && floor_exponent.is_none_or(|f| e - f > STEEPER_THAN_FLOOR) => {
+            Some(_) if steep(exponent, floor_exponent) || steep(top_exponent, floor_top_exponent) => {
                 Growth::Superlinear
             }
             Some(_) => Growth::Linear,
@@ -247,7 +183,15 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
             r.growth = growth;
         }
         out.extend(rows);
-        series_out.push(SeriesCost { series: series.into(), exponent, floor_exponent, growth, stopped });
+        series_out.push(SeriesCost {
+            series: series.into(),
+            exponent,
+            floor_exponent,
+            growth,
+            stopped,
+            top_exponent,
+            floor_top_exponent,
+        });
     }
     let growth = if series_out.iter().any(|s| s.growth == Growth::Superlinear) {
         Growth::Superlinear
@@ -278,6 +222,23 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
     })
 }
 
+/// `w` as the dialect below the events level can send it: OpenAI Chat has no per-call
+/// terminal, so its turns go interleaved (in block order: the same bytes, one terminal);
+/// `None` when the suite's own shape is spoken.
+fn spoken(w: &CostWorkload, opts: &CostOptions) -> Option<CostWorkload> {
+    if opts.level == Level::Events {
+        return None;
+    }
+    let turn = &w.case.streams[0];
+    let neutral = toolcert_render::render(turn);
+    if toolcert_dialect::render_wire(turn, &neutral, opts.speech.dialect, opts.speech.quirks).is_ok() {
+        return None;
+    }
+    let mut w = w.clone();
+    w.case.streams[0].shape = toolcert_scenario::Shape::Interleaved(Default::default());
+    Some(w)
+}
+
 enum Timer<'a> {
     /// A subject: its own `observe` (timed by its `elapsed_ns`) or, in process, its
     /// factory through the driver.
@@ -296,9 +257,9 @@ impl Timer<'_> {
     ) -> Result<(Duration, Observation), String> {
         let case = &w.case;
         let timed = |factory: &dyn Factory| {
-            let started = Instant::now();
+            let started = thread_cpu();
             let obs = drive(factory, case, &[input], speech).pop().expect("one stream, one observation");
-            (started.elapsed(), obs)
+            (thread_cpu().saturating_sub(started), obs)
         };
         let (elapsed, obs) = match self {
             Timer::Factory(f) => timed(*f),
@@ -333,6 +294,25 @@ impl Timer<'_> {
             Timer::Subject { subject, .. } => subject.last_elapsed().is_none(),
         }
     }
+}
+
+/// The calling thread's CPU time: what an in-process run costs, without the time other
+/// processes preempted it for (on a shared machine the wall clock prices their work too). The
+/// subprocess adapters report their process's CPU time the same way (`elapsed_ns`).
+#[cfg(unix)]
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer; this clock exists on
+    // every Unix toolcert runs on, and a failure leaves the zero written above.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+}
+
+/// Elsewhere, the monotonic clock from a fixed start.
+#[cfg(not(unix))]
+fn thread_cpu() -> Duration {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed()
 }
 
 /// Runs `w` until the sampling time is spent (3 to 15 samples; one when a single run takes
@@ -389,6 +369,11 @@ fn check(w: &CostWorkload, obs: &Observation) -> Option<String> {
     for (o, (id, args)) in obs.outcomes.iter().zip(&w.calls) {
         match &o.value {
             Outcome::Dispatchable { call_id, args: got, .. } if call_id == id && got == args => {}
+            Outcome::Dispatchable { call_id, .. } if call_id == id => {
+                return Some(format!(
+                    "{id}: dispatched with arguments other than the document's (certify says how they differ)"
+                ))
+            }
             other => return Some(format!("{id}: {} instead of its arguments", other.label())),
         }
     }
@@ -408,6 +393,15 @@ fn fit(points: &[(f64, f64)]) -> Option<f64> {
     let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
     let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
     (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// The slope of ln(time) over ln(size) between the two largest tiers; `None` under two
+/// points.
+fn top_slope(points: &[(f64, f64)]) -> Option<f64> {
+    match points {
+        [.., (x0, y0), (x1, y1)] => Some((y1.max(1.0) / y0.max(1.0)).ln() / (x1 / x0).ln()),
+        _ => None,
+    }
 }
 
 /// The time of one run at `size`, extrapolated from the last two tiers at their local slope
@@ -494,6 +488,18 @@ mod tests {
         assert!((fit(&lin).unwrap() - 1.0).abs() < 1e-9);
         assert!((fit(&quad).unwrap() - 2.0).abs() < 1e-9);
         assert_eq!(fit(&lin[..1]), None);
+    }
+
+    #[test]
+    fn the_top_slope_sees_a_quadratic_under_a_large_cost_per_turn() {
+        // 1 ms a turn, then quadratic: flat at first, steep at the top.
+        let t = |x: f64| 1e6 + 1e-2 * x * x;
+        let points: Vec<(f64, f64)> = [1e3, 8e3, 64e3].iter().map(|&x| (x, t(x))).collect();
+        let all = fit(&points).unwrap();
+        let top = top_slope(&points).unwrap();
+        assert!(all < 1.3, "the fit over all tiers misses it: {all}");
+        assert!(top > 1.5, "{top}");
+        assert_eq!(top_slope(&points[..1]), None);
     }
 
     #[test]

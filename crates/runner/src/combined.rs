@@ -122,12 +122,13 @@ impl Combined {
             format!("INCOMPLETE: shards missing ({}); ", list.join(", "))
         };
         format!(
-            "{incomplete}{verdict} at the {} grade in {} (passes: {}); {} in {failing} of {}{na}",
+            "{incomplete}{verdict} at the {} grade in {} (passes: {}); {} in {failing} of {}{na}{}",
             self.grade.as_str(),
             plural(self.settings.len(), "setting", "settings"),
             self.conformance,
             plural(self.counted_findings().count(), "distinct finding", "distinct findings"),
             plural(self.cases, "case", "cases"),
+            crate::cost::verdict_suffix(&self.settings),
         )
     }
 
@@ -170,6 +171,9 @@ impl Combined {
             }
         }
         let _ = write!(out, "\n{}", self.table_text());
+        for cost in self.settings.iter().filter_map(|r| r.cost.as_ref()) {
+            let _ = write!(out, "\n{}", cost.to_text());
+        }
         let _ = writeln!(out, "\n{}", self.verdict_line());
         out
     }
@@ -243,6 +247,9 @@ impl Combined {
                 let _ = write!(out, " {} |", r.invariants.get(i).map_or_else(|| "n/a".to_string(), cell));
             }
             out.push('\n');
+        }
+        for cost in self.settings.iter().filter_map(|r| r.cost.as_ref()) {
+            let _ = write!(out, "\n{}", cost.to_markdown());
         }
         out
     }

@@ -309,6 +309,35 @@ fn junit_suites(r: &Report, prefix: &str, suites: &mut String, totals: &mut (usi
             n = b.stale.len()
         );
     }
+    if let Some(cost) = &r.cost {
+        // One test per cost series: a superlinear one fails, as the verdict counts it.
+        let mut cases = String::new();
+        let mut f = 0;
+        for s in &cost.series {
+            let _ =
+                write!(cases, "    <testcase classname=\"toolcert.cost\" name=\"{}\"", escape_xml(&s.series));
+            if s.growth == crate::cost::Growth::Superlinear {
+                f += 1;
+                let _ = write!(
+                    cases,
+                    ">\n      <failure message=\"{}\" type=\"cost-superlinear\">{}</failure>\n    </testcase>\n",
+                    escape_xml(&format!("superlinear: growth exponent {:.2}", s.exponent.unwrap_or(f64::NAN))),
+                    xml_text(&cost.to_text())
+                );
+            } else {
+                cases += "/>\n";
+            }
+        }
+        tests += cost.series.len();
+        failures += f;
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"{}cost\" package=\"toolcert\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"0\">\n{}{cases}  </testsuite>\n",
+            escape_xml(prefix),
+            cost.series.len(),
+            props(&[("cost suite", cost.suite_version.to_string()), ("floor", cost.floor.clone())]),
+        );
+    }
     if !r.skipped.is_empty() {
         let mut cases = String::new();
         for s in &r.skipped {
@@ -429,6 +458,9 @@ pub fn to_markdown(r: &Report, max_failures: usize) -> String {
         for s in &r.skipped {
             let _ = writeln!(out, "- {}: {}", md_inline(&s.case), s.reason);
         }
+    }
+    if let Some(cost) = &r.cost {
+        let _ = write!(out, "\n{}", cost.to_markdown());
     }
     for f in findings.iter().take(max_failures) {
         let _ = writeln!(out, "\n### {} {}\n", md_inline(&f.id), md_cell(&f.title));

@@ -114,6 +114,9 @@ struct Footer {
     /// the records (which is how merged streams get theirs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     findings: Vec<crate::Finding>,
+    /// The price on the cost suite (`certify --cost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cost: Option<crate::cost::CostReport>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -138,6 +141,7 @@ fn footer(r: &Report) -> Footer {
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
         findings: r.findings.clone(),
+        cost: r.cost.clone(),
     }
 }
 
@@ -212,17 +216,35 @@ pub fn footer_line(r: &Report) -> String {
     line(&Line::Footer(footer(r)))
 }
 
+/// [`footer_line`] with `cost` in place of the report's own: a streamed run writes its footer
+/// before the report it returns can be given the price made beside it.
+pub fn footer_line_with_cost(r: &Report, cost: Option<&crate::cost::CostReport>) -> String {
+    let mut f = footer(r);
+    if cost.is_some() {
+        f.cost = cost.cloned();
+    }
+    line(&Line::Footer(f))
+}
+
 /// A [`RecordSink`] writing the JSONL stream to `out` as the run goes (`--out DIR`'s
 /// `report.jsonl`, `--format jsonl` on stdout). The first write error stops the writing and
 /// is kept for [`JsonlWriter::finish`].
 pub struct JsonlWriter<W: std::io::Write> {
     out: W,
     error: Option<std::io::Error>,
+    /// Written into the footer (`certify --cost` prices before it runs the cases).
+    cost: Option<crate::cost::CostReport>,
 }
 
 impl<W: std::io::Write> JsonlWriter<W> {
     pub fn new(out: W) -> Self {
-        JsonlWriter { out, error: None }
+        JsonlWriter { out, error: None, cost: None }
+    }
+
+    /// The cost the footer carries.
+    pub fn with_cost(mut self, cost: Option<crate::cost::CostReport>) -> Self {
+        self.cost = cost;
+        self
     }
 
     fn write(&mut self, line: &str) {
@@ -252,7 +274,8 @@ impl<W: std::io::Write> RecordSink for JsonlWriter<W> {
     }
 
     fn footer(&mut self, report: &Report) {
-        self.write(&footer_line(report));
+        let line = footer_line_with_cost(report, self.cost.as_ref());
+        self.write(&line);
     }
 
     fn stopped(&self) -> bool {
@@ -337,6 +360,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     legacy: false,
                     tally: Default::default(),
                     streamed: None,
+                    cost: None,
                 });
             }
             (Line::Header(_), Some(_)) => return Err(format!("line {at}: a second header")),
@@ -372,6 +396,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     report.finish();
     report.coverage = end.coverage.clone();
     report.coverage_text = end.coverage_text.clone();
+    report.cost = end.cost.clone();
     let counted = footer(&report);
     if counted != end {
         return Err(format!(

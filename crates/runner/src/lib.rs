@@ -19,6 +19,7 @@ use toolcert_subject::{Level, Observation, Subject};
 pub mod baseline;
 pub mod combined;
 pub mod corpus;
+pub mod cost;
 pub mod findings;
 pub mod formats;
 mod jobs;

@@ -246,6 +246,18 @@ impl Matrix {
             }
             out.push('\n');
         }
+        for series in self.cost_rows() {
+            let _ = write!(out, "| {} |", cost_row_name(series.as_deref()));
+            for r in &self.columns {
+                let _ = write!(out, " {} |", md_cell(&cost_cell(r, series.as_deref())));
+            }
+            out.push('\n');
+        }
+        if !self.cost_rows().is_empty() {
+            out += "\nCost rows (`certify --cost`, docs/COST.md): each series' growth verdict and exponent (over all tiers / between the two largest), \
+                    and its largest priced tier as a multiple of the floor in the subject's language; \
+                    a superlinear cost counts against the verdict.\n";
+        }
         out += "\nEach cell: the must and the should part of the invariant, with the number of cases that broke \
                 it and the distinct findings among them (✅ passes, ❌ fails, ➖ n/a: no case of that run could break it). A subject conforms at the highest grade \
                 whose parts it passes everywhere.\n";
@@ -313,6 +325,28 @@ impl Matrix {
             }
             out += "</tr>\n";
         }
+        for series in self.cost_rows() {
+            let _ = write!(
+                out,
+                "<tr><th scope=\"row\">{}</th>",
+                escape_xml(&cost_row_name(series.as_deref()).replace("**", ""))
+            );
+            for r in &self.columns {
+                let class = match r.cost.as_ref().map(|c| (c, series.as_deref())) {
+                    None => "na",
+                    Some((c, None)) => growth_class(c.growth),
+                    Some((c, Some(s))) => {
+                        c.series.iter().find(|x| x.series == s).map_or("na", |x| growth_class(x.growth))
+                    }
+                };
+                let _ = write!(
+                    out,
+                    "<td class=\"{class}\">{}</td>",
+                    escape_xml(&cost_cell(r, series.as_deref()))
+                );
+            }
+            out += "</tr>\n";
+        }
         let version = self.columns.first().map(|r| r.version.as_str()).unwrap_or(env!("CARGO_PKG_VERSION"));
         let _ = write!(
             out,
@@ -345,6 +379,55 @@ tr.summary td, tr.summary th { font-weight: 600; }
 .must { background: #f5b5b0; }
 .na { background: #e6e8eb; color: #666; }
 ";
+
+impl Matrix {
+    /// The cost rows: none when no column was priced, else the verdict (`None`) and then
+    /// each series any column has, in order of first appearance.
+    pub fn cost_rows(&self) -> Vec<Option<String>> {
+        let mut rows = Vec::new();
+        for c in self.columns.iter().filter_map(|r| r.cost.as_ref()) {
+            if rows.is_empty() {
+                rows.push(None);
+            }
+            for s in &c.series {
+                if !rows.iter().any(|r| r.as_deref() == Some(s.series.as_str())) {
+                    rows.push(Some(s.series.clone()));
+                }
+            }
+        }
+        rows
+    }
+}
+
+fn cost_row_name(series: Option<&str>) -> String {
+    match series {
+        None => "**cost**".into(),
+        Some(s) => format!("cost {s}"),
+    }
+}
+
+/// A cost cell: the column's verdict or a series' growth, or that it was not priced.
+fn cost_cell(r: &Report, series: Option<&str>) -> String {
+    match &r.cost {
+        None => "not priced".into(),
+        Some(c) => {
+            let cell = c.cell(series);
+            if series.is_none() {
+                format!("{cell} ({})", c.setting())
+            } else {
+                cell
+            }
+        }
+    }
+}
+
+fn growth_class(g: crate::cost::Growth) -> &'static str {
+    match g {
+        crate::cost::Growth::Linear => "pass",
+        crate::cost::Growth::Superlinear => "must",
+        crate::cost::Growth::Inconclusive => "na",
+    }
+}
 
 /// A column's name: the implementation the subject said it is (name and version), with the
 /// caller policy it declared (docs/PROTOCOL.md), else the subject.

@@ -89,6 +89,10 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
     first.coverage_text = coverage.as_ref().and_then(coverage_text);
     first.coverage = coverage;
     first.baseline = None;
+    // A price is of the subject, not of its cases: shards priced once carry it once.
+    if first.cost.is_none() {
+        first.cost = rest.iter().find_map(|r| r.cost.clone());
+    }
     Ok(first)
 }
 

@@ -224,6 +224,10 @@ pub struct Report {
     /// `records` keeps only the named, failing and skipped ones.
     #[serde(skip)]
     pub(crate) streamed: Option<Streamed>,
+    /// The subject's price on the cost suite (`certify --cost`), at this setting; a
+    /// superlinear cost counts against the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::CostReport>,
 }
 
 /// How far a streamed run has handed its records on.
@@ -322,6 +326,7 @@ impl Report {
             legacy: false,
             tally: Tally::default(),
             streamed: None,
+            cost: None,
         }
     }
 
@@ -701,6 +706,10 @@ impl Report {
     /// those the baseline does not list) are violations, or a crash when every one of them is
     /// SUBJECT-CRASH; then a stale baseline entry; otherwise the subject conforms.
     pub fn verdict(&self) -> Verdict {
+        // A superlinear cost (`certify --cost`) is a violation, whatever the cases say.
+        if self.cost.as_ref().is_some_and(crate::cost::CostReport::superlinear) {
+            return Verdict::Violations;
+        }
         let crash = |i: Invariant| i == Invariant::SubjectCrash;
         let (unexpected, crash_only) = match &self.baseline {
             Some(b) => {
@@ -825,12 +834,13 @@ impl Report {
             format!("INCOMPLETE: shards missing ({}); ", list.join(", "))
         };
         format!(
-            "{incomplete}{verdict} at the {} grade (passes: {}); {} in {} of {}{na}",
+            "{incomplete}{verdict} at the {} grade (passes: {}); {} in {} of {}{na}{}",
             self.grade.as_str(),
             self.conformance,
             plural(self.counted_findings().count(), "distinct finding", "distinct findings"),
             self.failures.len() + self.more_failures,
             plural(self.cases, "case failed", "cases failed").replace(" failed", ""),
+            crate::cost::verdict_suffix(std::slice::from_ref(self)),
         )
     }
 
@@ -862,6 +872,9 @@ impl Report {
             let _ = writeln!(out, "\ncoverage of the generated cases:\n{coverage}");
         }
         let _ = write!(out, "\n{}", self.table_text());
+        if let Some(cost) = &self.cost {
+            let _ = write!(out, "\n{}", cost.to_text());
+        }
         for s in &self.skipped {
             let _ = writeln!(out, "skipped {}: {}", s.case, s.reason);
         }

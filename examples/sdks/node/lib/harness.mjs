@@ -411,9 +411,16 @@ export function serve(sdk) {
         }
         try {
           const t0 = performance.now();
+          // elapsed_ns: the SDK's run over the case's bytes alone (toolcert bench prices it),
+          // not decoding the request or writing the reply. CPU time, not the wall clock: the
+          // harness's idle waits for a read, and other work preempting the process, are not
+          // the SDK's cost.
+          const started = process.cpuUsage();
           const results = await runCase(request.case, sdk, config);
+          const used = process.cpuUsage(started);
+          const elapsed = (used.user + used.system) * 1000;
           trace(`run ${request.seq}: ${(performance.now() - t0).toFixed(1)} ms`);
-          send({ seq: request.seq, results });
+          send({ seq: request.seq, results, elapsed_ns: elapsed });
         } catch (e) {
           send({ seq: request.seq, errored: true, context: { message: String(e), traceback: describe(e) } });
         }
