@@ -22,8 +22,12 @@ pub struct BytesStream {
     pub cuts: Vec<usize>,
 }
 
-/// Encodes `wire` as SSE bytes framed and cut as `transport` says.
+/// Encodes `wire` as SSE bytes framed and cut as `transport` says (a binary-framed stream:
+/// as event stream messages, [`crate::bedrock::render_bytes`]).
 pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
+    if wire.binary {
+        return crate::bedrock::render_bytes(wire, transport);
+    }
     let mut encoded = encode(&wire.events, &framing(transport));
     // A connection dropped inside the next event: its first bytes, never its blank line.
     // Counted as delivering nothing (`delivered_by` reads only the delivered events' ends).

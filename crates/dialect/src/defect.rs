@@ -76,6 +76,11 @@ fn wrong_typed(dialect: Dialect, v: &Value) -> Option<Value> {
             });
             copy["choices"] = json!([choice]);
         }
+        Dialect::Bedrock => {
+            let delta = copy.pointer_mut("/delta/toolUse")?;
+            nonempty(delta.get("input")?).then_some(())?;
+            delta["input"] = json!(42);
+        }
     }
     Some(copy)
 }

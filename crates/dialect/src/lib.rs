@@ -26,14 +26,17 @@ use toolcert_sse::{Framing, SseEvent};
 use toolcert_subject::{ErrorClass, TurnError};
 
 mod anthropic;
+pub mod bedrock;
 mod bytes;
 mod chat;
 mod defect;
+pub mod eventstream;
 mod extra;
 mod json;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
+pub use bedrock::{BedrockDecoder, BedrockFrames};
 pub use bytes::{render_bytes, resolve, tail_len, BytesStream};
 pub use chat::ChatDecoder;
 pub use defect::defect;
@@ -53,6 +56,10 @@ pub struct WireStream {
     /// of which the bytes level sends a part that never reaches its blank line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<SseEvent>,
+    /// The events stand for binary event stream messages (Bedrock: see [`bedrock`]), which
+    /// the bytes level frames as such instead of as SSE.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub binary: bool,
 }
 
 impl WireStream {
@@ -128,6 +135,7 @@ pub fn render_wire(
             Dialect::Anthropic => anthropic::render(neutral, &ids),
             Dialect::OpenAiChat => chat::render(turn, neutral, quirks, &ids).map_err(unsupported)?,
             Dialect::OpenAiResponses => responses::render(turn, neutral, &ids),
+            Dialect::Bedrock => bedrock::render(neutral, &ids),
         };
         extra::add(&mut wire, turn, dialect);
         Ok(wire)
@@ -167,13 +175,14 @@ pub fn decoder(dialect: Dialect, quirks: Quirks) -> Box<dyn WireDecoder> {
         Dialect::Anthropic => Box::new(AnthropicDecoder::new()),
         Dialect::OpenAiChat => Box::new(ChatDecoder::new(quirks)),
         Dialect::OpenAiResponses => Box::new(ResponsesDecoder::new()),
+        Dialect::Bedrock => Box::new(BedrockDecoder::new()),
     }
 }
 
 /// Which dialect a recorded stream speaks, from its event names or its chunks' shape;
 /// `None` when no event says (for instance only `ping`s or `error`s).
 pub fn detect(events: &[SseEvent]) -> Option<Dialect> {
-    events.iter().find_map(json::detect_one)
+    events.iter().find_map(|e| json::detect_one(e).or_else(|| bedrock::detect_one(e)))
 }
 
 /// The SSE framing a scenario's transport asks for.

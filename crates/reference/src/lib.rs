@@ -51,11 +51,11 @@ impl Factory for ReferenceFactory {
         Some(Box::new(ReferenceWire::for_spec(spec)))
     }
     fn make_bytes(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn BytesAccumulator>> {
-        Some(Box::new(ReferenceBytes {
-            sse: toolcert_sse::Decoder::new(),
-            events: Vec::new(),
-            wire: ReferenceWire::for_spec(spec),
-        }))
+        let sse = match spec.dialect.binary() {
+            false => Frames::Sse(toolcert_sse::Decoder::new()),
+            true => Frames::Binary(toolcert_dialect::BedrockFrames::new()),
+        };
+        Some(Box::new(ReferenceBytes { sse, events: Vec::new(), wire: ReferenceWire::for_spec(spec) }))
     }
 }
 
@@ -94,10 +94,35 @@ impl WireAccumulator for ReferenceWire {
 /// The most bytes [`ReferenceBytes`] hands its SSE decoder at once.
 const FEED_PIECE: usize = 64 << 10;
 
-/// The reference at the bytes level: an incremental SSE decoder (with incremental UTF-8)
-/// into the wire level.
+/// The framing decoder under the wire level: SSE, or a binary dialect's event stream.
+enum Frames {
+    Sse(toolcert_sse::Decoder),
+    Binary(toolcert_dialect::BedrockFrames),
+}
+
+impl Frames {
+    fn feed(&mut self, piece: &[u8], out: &mut Vec<SseEvent>) -> Result<(), TurnError> {
+        match self {
+            Frames::Sse(d) => d.feed(piece, out).map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string())),
+            Frames::Binary(d) => d.feed(piece, out),
+        }
+    }
+
+    /// The end of the stream; `Err` only for what is a defect of the bytes themselves.
+    fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), TurnError> {
+        match self {
+            Frames::Sse(d) => d.finish(out).map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string())),
+            // A message the stream ended inside is dropped, as SSE drops an event whose
+            // blank line never came.
+            Frames::Binary(_) => Ok(()),
+        }
+    }
+}
+
+/// The reference at the bytes level: an incremental SSE decoder (with incremental UTF-8),
+/// or a binary dialect's event stream decoder, into the wire level.
 pub struct ReferenceBytes {
-    sse: toolcert_sse::Decoder,
+    sse: Frames,
     events: Vec<SseEvent>,
     wire: ReferenceWire,
 }
@@ -116,7 +141,7 @@ impl BytesAccumulator for ReferenceBytes {
             for e in &self.events {
                 self.wire.on_wire(e, out)?;
             }
-            fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))?;
+            fed?;
         }
         Ok(())
     }
@@ -129,7 +154,7 @@ impl BytesAccumulator for ReferenceBytes {
         }
         // A character cut by a dropped connection is the drop's doing, not a malformed stream.
         if let (Err(e), StreamEnd::Eof) = (closed, end) {
-            return Err(TurnError::new(ErrorClass::Malformed, e.to_string()));
+            return Err(e);
         }
         self.wire.finish(end, out)
     }

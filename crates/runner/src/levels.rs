@@ -64,7 +64,9 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
         }
         let bookkeeping =
             dialect == Dialect::OpenAiChat && matches!(turn.ending, toolcert_scenario::Ending::Stop(_));
-        if !turn.pings.is_empty() || bookkeeping || chat_bookkeeping(turn, dialect) {
+        // A binary-framed dialect sends no keep-alive: its pings are never on the wire.
+        let pinged = !turn.pings.is_empty() && !dialect.binary();
+        if pinged || bookkeeping || chat_bookkeeping(turn, dialect) {
             set.insert(Invariant::WireKeepalive);
         }
         if dialect == Dialect::Anthropic && !turn.wire.unknown.is_empty() {
@@ -76,6 +78,9 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
             }
             if b.chunks.windows(2).any(|w| w[1].first().is_some_and(|x| x & 0xC0 == 0x80)) {
                 set.insert(Invariant::BytesUtf8);
+            }
+            if turn.transport.corrupt.is_some() {
+                set.insert(Invariant::BytesChecksum);
             }
         }
     }
@@ -91,6 +96,13 @@ fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: 
             }
         }
     };
+    if setting.level == Level::Bytes && case.streams.iter().any(|t| t.transport.corrupt.is_some()) {
+        let sound = with_turns(case, |t| t.transport.corrupt = None);
+        if passes(&sound) {
+            label(violations, Invariant::BytesChecksum, "passes with every message's checksums and lengths right");
+            return;
+        }
+    }
     if setting.level == Level::Bytes && case.streams.iter().any(|t| !t.transport.is_plain()) {
         // The same chunks with every boundary moved back to the start of its character
         // isolates UTF-8 handling from the rest of the framing.
@@ -180,6 +192,8 @@ fn dialect_events(
             |t| t.wire.item_done_only.clear(),
             "passes with every call sent with its own announcement and deltas",
         ),
+        // Bedrock has no dialect events of its own (`WireEvents`).
+        Dialect::Bedrock => return false,
     };
     if !case.streams.iter().any(has) || !passes(&with_turns(case, strip)) {
         return false;

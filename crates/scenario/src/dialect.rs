@@ -21,10 +21,15 @@ pub enum Dialect {
     /// OpenAI Responses (`event: response.function_call_arguments.delta` ...).
     #[serde(rename = "openai-responses")]
     OpenAiResponses,
+    /// AWS Bedrock ConverseStream (`application/vnd.amazon.eventstream`: binary messages
+    /// with `:event-type` headers and JSON payloads, `contentBlockDelta` ...).
+    #[serde(rename = "bedrock")]
+    Bedrock,
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 3] = [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses];
+    pub const ALL: [Dialect; 4] =
+        [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses, Dialect::Bedrock];
 
     /// The name used on the command line, in reports and in corpus paths.
     pub fn name(self) -> &'static str {
@@ -32,6 +37,7 @@ impl Dialect {
             Dialect::Anthropic => "anthropic",
             Dialect::OpenAiChat => "openai-chat",
             Dialect::OpenAiResponses => "openai-responses",
+            Dialect::Bedrock => "bedrock",
         }
     }
 
@@ -41,7 +47,7 @@ impl Dialect {
         matches!(
             (self, shape),
             (Dialect::OpenAiChat, Shape::Interleaved(_))
-                | (Dialect::Anthropic | Dialect::OpenAiResponses, Shape::PerCall)
+                | (Dialect::Anthropic | Dialect::OpenAiResponses | Dialect::Bedrock, Shape::PerCall)
         )
     }
 
@@ -67,7 +73,31 @@ impl Dialect {
             },
             Dialect::OpenAiResponses if reason.is_truncating() => Incomplete,
             Dialect::OpenAiResponses => Completed,
+            // Bedrock's guardrail_intervened and content_filtered are its refusal and filter.
+            Dialect::Bedrock => match reason {
+                ToolUse | EndTurn | StopSequence | MaxTokens | Refusal | ContentFilter => reason,
+                ToolCalls => ToolUse,
+                Stop | Completed => EndTurn,
+                Length | Incomplete => MaxTokens,
+            },
         }
+    }
+
+    /// How this dialect spells one of its own reasons ([`Dialect::stop_reason`]) on the
+    /// wire: [`StopReason::wire_name`], except where the dialect has its own word.
+    pub fn spell(self, reason: StopReason) -> &'static str {
+        match (self, reason) {
+            (Dialect::Bedrock, StopReason::Refusal) => "guardrail_intervened",
+            (Dialect::Bedrock, StopReason::ContentFilter) => "content_filtered",
+            _ => reason.wire_name(),
+        }
+    }
+
+    /// Whether the dialect frames its stream in binary messages with checksums (Bedrock's
+    /// `application/vnd.amazon.eventstream`) rather than as SSE: only such a stream can
+    /// carry a [`crate::Corrupt`] message.
+    pub fn binary(self) -> bool {
+        self == Dialect::Bedrock
     }
 }
 
@@ -83,7 +113,7 @@ pub struct UnknownDialect(pub String);
 
 impl fmt::Display for UnknownDialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown dialect `{}` (expected anthropic, openai-chat or openai-responses)", self.0)
+        write!(f, "unknown dialect `{}` (expected anthropic, openai-chat, openai-responses or bedrock)", self.0)
     }
 }
 

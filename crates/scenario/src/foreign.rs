@@ -125,6 +125,8 @@ impl ForeignKind {
             Dialect::OpenAiResponses => {
                 matches!(self, Thinking | RedactedThinking | WebSearchCall | Refusal | CustomToolCall)
             }
+            // `reasoningContent` deltas: text, or redacted content.
+            Dialect::Bedrock => matches!(self, Thinking | RedactedThinking),
         }
     }
 
