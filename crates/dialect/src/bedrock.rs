@@ -254,8 +254,21 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
             Event::CallStop { index, .. } => {
                 out.json(Some("contentBlockStop"), &BlockStop { content_block_index: *index, p: p() }, k + 1);
             }
-            // Reasoning has no start on the wire: it is delivered with the block's first delta.
-            Event::ForeignStart { .. } => {}
+            // Reasoning has no start on the wire: it is delivered with the block's first delta,
+            // unless another block's event comes first (a fault's): then the signature opens it.
+            Event::ForeignStart { index, .. } => {
+                let next = neutral.events[k + 1..].iter().find(|e| !matches!(e, Event::Ping));
+                let own = match next {
+                    Some(Event::ForeignDelta { index: i, .. } | Event::ForeignStop { index: i }) => i == index,
+                    Some(_) => false,
+                    None => true,
+                };
+                if !own {
+                    let reasoning = ReasoningDelta { signature: Some(SIGNATURE.into()), ..Default::default() };
+                    let body = DeltaBody { reasoning_content: Some(reasoning), ..DeltaBody::default() };
+                    delta(&mut out, *index, body, p(), k + 1);
+                }
+            }
             Event::ForeignDelta { index, fragment, .. } => {
                 let reasoning = ReasoningDelta { text: Some(Cow::Borrowed(fragment)), ..Default::default() };
                 let body = DeltaBody { reasoning_content: Some(reasoning), ..DeltaBody::default() };

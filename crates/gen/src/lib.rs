@@ -15,6 +15,7 @@
 mod build;
 mod doc;
 mod lex;
+pub mod named_binary;
 mod named_foreign;
 mod plan;
 mod source;

@@ -702,7 +702,7 @@ pub fn zoo() -> Vec<Mutant> {
             "bedrock-exception-as-end",
             FINAL_ABSENCE,
             "a Bedrock exception message (modelStreamErrorException, throttlingException, ...) read as a clean end_turn",
-            &[AccAbandon, AccTruncation, AccEnding, AccProtocol],
+            &[AccAbandon, AccEnding],
             (Level::Wire, Dialect::Bedrock),
             || Box::new(BedrockFactory(BedrockDefect::ExceptionAsEnd)),
         ),

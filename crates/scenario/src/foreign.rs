@@ -125,8 +125,9 @@ impl ForeignKind {
             Dialect::OpenAiResponses => {
                 matches!(self, Thinking | RedactedThinking | WebSearchCall | Refusal | CustomToolCall)
             }
-            // `reasoningContent` deltas: text, or redacted content.
-            Dialect::Bedrock => matches!(self, Thinking | RedactedThinking),
+            // `reasoningContent` text deltas. (Its `redactedContent` is a base64 blob: not
+            // rendered here, so a redacted block is a turn Bedrock cannot express.)
+            Dialect::Bedrock => matches!(self, Thinking),
         }
     }
 
