@@ -175,7 +175,7 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
 /// below a binary-framed dialect's bytes level (nothing renders it there), and otherwise
 /// placed at exactly the neutral events complete before the damaged message, which is what
 /// the oracle reads (the same message is damaged either way).
-fn place_corrupt(case: &Case, setting: Setting) -> Case {
+pub(crate) fn place_corrupt(case: &Case, setting: Setting) -> Case {
     let mut case = case.clone();
     for turn in &mut case.streams {
         let Some(mut c) = turn.transport.corrupt else { continue };
