@@ -3,9 +3,10 @@
 //! Where it sits in the data flow: scenario → render events → **wire (dialect SSE events)**
 //! → bytes (SSE chunks) → subject. [`render_wire`] maps a turn's already-rendered neutral
 //! stream ([`toolcert_render::Rendered`], faults and cuts applied) to the full event stream
-//! one provider sends for it: Anthropic Messages, OpenAI Chat Completions or OpenAI
-//! Responses, with the envelope events, ids, usage and terminal markers those APIs put
-//! around the content, so a real SDK client accepts it. [`WireStream::upto`] says how many
+//! one provider sends for it: Anthropic Messages, OpenAI Chat Completions, OpenAI
+//! Responses or AWS Bedrock ConverseStream ([`bedrock`], binary framed: [`eventstream`]),
+//! with the envelope events, ids, usage and terminal markers those APIs put around the
+//! content, so a real SDK client accepts it. [`WireStream::upto`] says how many
 //! neutral events each wire event completes, so the oracle's timing stays in neutral units.
 //!
 //! Going the other way, the [`WireDecoder`]s are the middle layer of the reference stack
