@@ -18,7 +18,7 @@ use toolcert_scenario::{
     Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn, WireDefect,
 };
 use toolcert_subject::driver::{drive, Input, Speech, Units};
-use toolcert_subject::{ErrorClass, Level, Observation, Subject};
+use toolcert_subject::{ErrorClass, Level, Observation, Subject, WireMessage};
 
 /// One corpus case: its id, the scenario, and what it is for.
 #[derive(Clone, Debug)]
@@ -67,7 +67,7 @@ pub fn cases() -> Vec<CorpusCase> {
                     Some(t) => t,
                     None => continue,
                 },
-                (d, shape) if !d.carries(shape) => continue,
+                (d, shape) if !toolcert_dialect::def(d).carries(shape) => continue,
                 _ => turn.clone(),
             };
             // Only what the dialect can say faithfully (Responses alone repeats arguments in
@@ -85,7 +85,8 @@ pub fn cases() -> Vec<CorpusCase> {
             });
         }
         for d in toolcert_gen::named::defects() {
-            if d.chat_only && dialect != Dialect::OpenAiChat {
+            // The wire defects are SSE events (`toolcert_dialect::defect`).
+            if (d.chat_only && dialect != Dialect::OpenAiChat) || toolcert_dialect::def(dialect).binary() {
                 continue;
             }
             let turn = match (dialect, &d.turn.shape) {
@@ -93,7 +94,7 @@ pub fn cases() -> Vec<CorpusCase> {
                     Some(t) => t,
                     None => continue,
                 },
-                (d, shape) if !d.carries(shape) => continue,
+                (d, shape) if !toolcert_dialect::def(d).carries(shape) => continue,
                 _ => d.turn.clone(),
             };
             out.push(CorpusCase {
@@ -106,7 +107,8 @@ pub fn cases() -> Vec<CorpusCase> {
             });
         }
         // Damaged messages exist only where messages carry checksums.
-        for named in toolcert_gen::named_binary::cases().into_iter().filter(|_| dialect.binary()) {
+        let binary = toolcert_dialect::def(dialect).binary();
+        for named in toolcert_gen::named_binary::cases().into_iter().filter(|_| binary) {
             let [turn] = named.case.streams.as_slice() else { continue };
             out.push(CorpusCase {
                 id: format!("{}/{}", dialect.name(), named.id),
@@ -127,15 +129,17 @@ pub const EVENTSTREAM_EXT: &str = "eventstream";
 /// The file a case's stream is stored in: `<id>.sse`, or `<id>.eventstream` for a
 /// binary-framed dialect.
 pub fn stream_file(dir: &Path, c: &CorpusCase) -> PathBuf {
-    let ext = if c.dialect.binary() { EVENTSTREAM_EXT } else { "sse" };
+    let ext = if toolcert_dialect::def(c.dialect).binary() { EVENTSTREAM_EXT } else { "sse" };
     dir.join(format!("{}.{ext}", c.id))
 }
 
-/// The wire events of a binary-framed stream, decoded a piece at a time (as `sse_events`);
-/// ends after the first framing error, its `Err`.
-fn frame_events(bytes: &[u8]) -> impl Iterator<Item = Result<toolcert_sse::SseEvent, String>> + '_ {
+/// The wire messages of a binary-framed stream, read by `deframer` a piece at a time (as
+/// `sse_events`); ends after the first framing error, its `Err`.
+fn frame_events(
+    bytes: &[u8],
+    mut deframer: Box<dyn toolcert_dialect::Deframer>,
+) -> impl Iterator<Item = Result<WireMessage, String>> + '_ {
     const PIECE: usize = 64 << 10;
-    let mut frames = toolcert_dialect::BedrockFrames::new();
     let mut pieces = bytes.chunks(PIECE);
     let mut ready = std::collections::VecDeque::new();
     let mut ended = false;
@@ -151,10 +155,10 @@ fn frame_events(bytes: &[u8]) -> impl Iterator<Item = Result<toolcert_sse::SseEv
             continue;
         };
         let mut out = Vec::new();
-        let fed = frames.feed(piece, &mut out);
+        let fed = deframer.feed(piece, &mut out);
         ready.extend(out.into_iter().map(Ok));
         if let Err(e) = fed {
-            // The events completed before the error first.
+            // The messages completed before the error first.
             ended = true;
             ready.push_back(Err(e.detail));
         }
@@ -189,11 +193,12 @@ pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String>
             (wire, exp)
         }
         Some(d) => {
-            let (wire, before) = defect(&wire, c.dialect, d).map_err(|e| format!("{}: {e}", c.id))?;
-            (wire, expect_defect(&c.turn, &neutral, Profile { schema: true }, before, defect_class(d)))
+            let sse = wire.to_sse().ok_or_else(|| format!("{}: a wire defect needs an SSE dialect", c.id))?;
+            let (wire, before) = defect(&sse, c.dialect, d).map_err(|e| format!("{}: {e}", c.id))?;
+            (wire.into(), expect_defect(&c.turn, &neutral, Profile { schema: true }, before, defect_class(d)))
         }
     };
-    let bytes = render_bytes(&wire, &transport).chunks.concat();
+    let bytes = render_bytes(c.dialect, &wire, &transport).chunks.concat();
     let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
     file.seed.clone_from(&c.seed);
     file.about.clone_from(&c.about);
@@ -319,12 +324,20 @@ pub fn replay(
     chunk: usize,
 ) -> Result<Replayed, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // A binary-framed stream (Bedrock's event stream) by its extension or the dialect given.
-    let binary = path.extension().is_some_and(|e| e == EVENTSTREAM_EXT) || dialect.is_some_and(Dialect::binary);
-    let units = |bytes| -> Box<dyn Iterator<Item = Result<toolcert_sse::SseEvent, String>> + '_> {
-        match binary {
-            true => Box::new(frame_events(bytes)),
-            false => Box::new(sse_events(bytes).map(|e| e.map_err(|e| e.to_string()))),
+    // A binary-framed stream (Bedrock's event stream) by the dialect given, or else by its
+    // extension: the registry's binary-framed dialect.
+    let framed = match dialect {
+        Some(d) => Some(toolcert_dialect::def(d)).filter(|d| d.binary()),
+        None if path.extension().is_some_and(|e| e == EVENTSTREAM_EXT) => {
+            toolcert_dialect::registry().iter().copied().find(|d| d.binary())
+        }
+        None => None,
+    };
+    let binary = framed.is_some();
+    let units = |bytes| -> Box<dyn Iterator<Item = Result<WireMessage, String>> + '_> {
+        match framed {
+            Some(d) => Box::new(frame_events(bytes, d.deframer())),
+            None => Box::new(sse_events(bytes).map(|e| e.map(WireMessage::Sse).map_err(|e| e.to_string()))),
         }
     };
     // A first pass checks the framing and finds the dialect; neither this pass nor the next
@@ -332,7 +345,7 @@ pub fn replay(
     let (mut any_event, mut detected) = (false, None);
     if binary {
         // A damaged message is the stream's fault: fed to the subject and judged as any fault.
-        for ev in frame_events(&bytes).map_while(Result::ok) {
+        for ev in units(&bytes).map_while(Result::ok) {
             any_event = true;
             detected = detected.or_else(|| detect(std::slice::from_ref(&ev)));
         }
@@ -348,7 +361,7 @@ pub fn replay(
         })?;
         any_event = true;
         if detected.is_none() {
-            detected = detect(std::slice::from_ref(&ev));
+            detected = detect(&[WireMessage::Sse(ev)]);
         }
     }
     let exp_path = expectation_path(path);
@@ -382,22 +395,21 @@ pub fn replay(
     let mut d = decoder(dialect, Quirks::default());
     let mut sink = Vec::new();
     let mut refused = None;
-    for ev in units(&bytes) {
-        let ev = match ev {
-            Ok(ev) => ev,
+    for message in units(&bytes) {
+        let message = match message {
+            Ok(m) => m,
             // Only a binary stream gets here with an error (the first pass refused SSE's).
             Err(e) => {
                 refused = Some(format!("{}: {dialect} framing: {e}", path.display()));
                 break;
             }
         };
-        let ev = &ev;
         if !keep_events {
             terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
             sink.clear();
         }
-        if let Err(e) = d.decode(ev, &mut sink) {
-            let needle = ev.data.lines().next().unwrap_or_default();
+        if let Err(e) = d.decode(&message, &mut sink) {
+            let needle = message.as_sse().and_then(|ev| ev.data.lines().next()).unwrap_or_default();
             let offset = find(&bytes, needle.as_bytes()).unwrap_or(0);
             refused = Some(format!(
                 "{}:{}: {} event: {}",

@@ -376,7 +376,8 @@ fn dialect_tag(d: Dialect, q: Quirks) -> String {
 fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Option<Vec<u8>> {
     let turn = case.streams.first()?;
     let wire = render_wire(turn, &render(turn), dialect, quirks).ok()?;
-    Some(encode(&wire.events, &Framing::default()).bytes)
+    let events: Vec<&SseEvent> = wire.events.iter().filter_map(toolcert_subject::WireMessage::as_sse).collect();
+    Some(encode(&events, &Framing::default()).bytes)
 }
 
 /// The dialects a [`dialect_decode`] selector byte chooses, with the byte.
@@ -544,7 +545,7 @@ pub fn dialect_decode(data: &[u8]) {
     let mut core_live = true;
     for (k, e) in events.iter().enumerate() {
         neutral.clear();
-        if let Err(err) = dec.decode(e, &mut neutral) {
+        if let Err(err) = dec.decode(&toolcert_subject::WireMessage::Sse(e.clone()), &mut neutral) {
             // Unreadable input is `malformed`; the one fault a decoder sees by itself is the
             // Responses `output_item.done` that contradicts `function_call_arguments.done`.
             let decoder_class = matches!(err.class, ErrorClass::Malformed | ErrorClass::DoneMismatch);

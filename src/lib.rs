@@ -45,6 +45,7 @@ pub use toolcert_reference as reference;
 pub use toolcert_render as render;
 pub use toolcert_runner as runner;
 pub use toolcert_scenario as scenario;
+pub use toolcert_schema as schema;
 pub use toolcert_subject as subject;
 
 pub use toolcert_oracle::{Grade, Invariant, Profile, Violation};
@@ -203,7 +204,7 @@ impl<S: Subject> Certify<S> {
         if !words.is_empty() {
             eprintln!("toolcert: from the environment: {}", words.join(" "));
         }
-        if run.profile.schema && !subject::schema::AVAILABLE {
+        if run.profile.schema && !toolcert_schema::AVAILABLE {
             // The light dependency has no validator: the run judges no schemas, and says so.
             run.profile.schema = false;
             eprintln!(

@@ -1479,7 +1479,9 @@ fn smoke(args: SmokeArgs) -> ExitCode {
             return ExitCode::from(exit::CRASHED);
         }
     };
-    let report = toolcert::exec::smoke(&subject);
+    let mut report = toolcert::runner::smoke_with(&subject, &subject.settings(), subject.profile());
+    report.implementation = Some(subject.implementation().to_string());
+    report.stats = Some(subject.stats().to_string());
     out!("{report}");
     ExitCode::from(if report.ok { exit::CONFORMS } else { exit::VIOLATIONS })
 }
@@ -1691,7 +1693,7 @@ Examples:
     fn render(turn: &Turn, dialect: Dialect, chunk: usize) -> Option<Vec<Vec<u8>>> {
         let neutral = toolcert::render::render(turn);
         let wire = toolcert_dialect::render_wire(turn, &neutral, dialect, Quirks::default()).ok()?;
-        let chunks = toolcert_dialect::render_bytes(&wire, &turn.transport).chunks;
+        let chunks = toolcert_dialect::render_bytes(dialect, &wire, &turn.transport).chunks;
         if chunk == 0 {
             return Some(chunks);
         }
@@ -1711,12 +1713,13 @@ Examples:
             return Ok((d, bytes));
         }
         if path.extension().is_some_and(|e| e == toolcert::corpus::EVENTSTREAM_EXT) {
-            if let Some(d) = Dialect::ALL.into_iter().find(|d| d.binary()) {
+            if let Some(d) = toolcert_dialect::registry().iter().find(|d| d.binary()).map(|d| d.id()) {
                 return Ok((d, bytes));
             }
         }
         let events = toolcert_sse::decode_all(&bytes)
             .map_err(|e| format!("{}: not a readable SSE stream: {e}", path.display()))?;
+        let events: Vec<_> = events.into_iter().map(toolcert::subject::WireMessage::Sse).collect();
         let d = toolcert_dialect::detect(&events).ok_or_else(|| {
             format!("{}: cannot tell the dialect from the stream; pass --dialect", path.display())
         })?;

@@ -169,7 +169,8 @@ fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: 
     let dialect: toolcert::scenario::Dialect = dialect.parse().unwrap();
     let turn = &case.streams[0];
     let wire = toolcert_dialect::render_wire(turn, &render(turn), dialect, Default::default()).unwrap();
-    let sse: String = wire.events.iter().map(|e| format!("{}\n", e.data)).collect();
+    let sse: String =
+        wire.events.iter().filter_map(|m| m.as_sse()).map(|e| format!("{}\n", e.data)).collect();
     assert!(sse.contains(carries), "{id}: the {dialect} stream carries {carries}:\n{sse}");
     if id == "dialect/done-alone" {
         assert_eq!(sse, "[DONE]\n", "{id}: [DONE] is the whole stream");
@@ -297,7 +298,8 @@ fn foreign_blocks_are_neither_calls_nor_text(#[case] id: &str, #[case] calls: &[
     assert_eq!(e.text(), text, "{id}");
     let mut settings = vec![Setting::default()];
     for dialect in toolcert::scenario::Dialect::ALL {
-        if !dialect.carries(&turn.shape) || turn.foreign().any(|f| !f.kind.spoken_by(dialect)) {
+        let def = toolcert_dialect::def(dialect);
+        if !def.carries(&turn.shape) || turn.foreign().any(|f| !def.speaks_foreign(f.kind)) {
             continue;
         }
         for level in [Level::Wire, Level::Bytes] {

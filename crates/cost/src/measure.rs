@@ -478,8 +478,8 @@ impl toolcert_subject::Accumulator for RustFloor {
 struct RustFloorFactory;
 
 impl Factory for RustFloorFactory {
-    fn make(&self, _: &toolcert_subject::StreamSpec<'_>) -> Box<dyn toolcert_subject::Accumulator> {
-        Box::new(RustFloor::default())
+    fn make(&self, _: &toolcert_subject::StreamSpec<'_>) -> Option<Box<dyn toolcert_subject::Accumulator>> {
+        Some(Box::new(RustFloor::default()))
     }
 }
 

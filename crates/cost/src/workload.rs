@@ -48,7 +48,7 @@ use toolcert_render::render;
 use toolcert_scenario::{Block, Call, Case, Ending, Shape, StopReason, StreamEnd, Turn};
 use toolcert_sse::{encode, Framing, SseEvent};
 use toolcert_subject::driver::{drive, Input, Speech, Units};
-use toolcert_subject::{Dialect, Event, Factory, Level, Observation, Outcome, Quirks};
+use toolcert_subject::{Dialect, Event, Factory, Level, Observation, Outcome, Quirks, WireMessage};
 
 /// The argument document sizes: name and length in bytes.
 pub const SIZES: [(&str, usize); 4] = [("28B", 28), ("610B", 610), ("64KiB", 64 << 10), ("1MiB", 1 << 20)];
@@ -260,7 +260,7 @@ pub struct Stream {
 #[derive(Debug)]
 pub(crate) enum OwnedUnits {
     Events(Vec<Event<'static>>),
-    Wire(Vec<SseEvent>),
+    Wire(Vec<WireMessage>),
     Bytes(Vec<Vec<u8>>),
 }
 
@@ -279,7 +279,10 @@ impl OwnedUnits {
             }
             Level::Wire => OwnedUnits::Wire(wire().events),
             Level::Bytes => {
-                let encoded = encode(&wire().events, &Framing::default());
+                // Cost turns are spoken in SSE dialects (`Impl` uses Anthropic).
+                let wire = wire();
+                let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
+                let encoded = encode(&events, &Framing::default());
                 let mut start = 0;
                 let chunks = encoded
                     .ends

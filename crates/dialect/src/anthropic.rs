@@ -11,7 +11,7 @@ use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
-use crate::{malformed, Dialect, WireStream};
+use crate::{malformed, Dialect, SseStream as WireStream};
 
 const MODEL: &str = "claude-sonnet-4-5-20250929";
 const INPUT_TOKENS: u32 = 1187;
@@ -292,7 +292,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                 let delta = MessageDelta {
                     kind: "message_delta",
                     delta: StopDelta {
-                        stop_reason: Dialect::Anthropic.stop_reason(*reason).wire_name(),
+                        stop_reason: crate::DialectDef::stop_reason(&Anthropic, *reason).wire_name(),
                         stop_sequence: None,
                     },
                     usage: DeltaUsage { output_tokens: tokens(&neutral.events) },
@@ -468,7 +468,7 @@ fn foreign_start(index: u32, kind: ForeignKind, b: BlockIn<'_>) -> Event<'static
     Event::ForeignStart { index, kind, id, name, content }
 }
 
-impl crate::WireDecoder for AnthropicDecoder {
+impl crate::SseDecoder for AnthropicDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
         let name = event_name(event)?;
         let name = name.as_ref();
@@ -578,5 +578,59 @@ impl crate::WireDecoder for AnthropicDecoder {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Anthropic Messages in the [`crate::registry`].
+pub struct Anthropic;
+
+impl crate::DialectDef for Anthropic {
+    fn id(&self) -> Dialect {
+        Dialect::Anthropic
+    }
+
+    /// Every call is closed by its own `content_block_stop`: only the per-call shape.
+    fn carries(&self, shape: &toolcert_scenario::Shape) -> bool {
+        matches!(shape, toolcert_scenario::Shape::PerCall)
+    }
+
+    fn speaks_foreign(&self, kind: ForeignKind) -> bool {
+        use ForeignKind::*;
+        matches!(kind, Thinking | RedactedThinking | ServerToolUse | ServerToolResult)
+    }
+
+    fn stop_reason(&self, reason: StopReason) -> StopReason {
+        use StopReason::*;
+        match reason {
+            ToolUse | EndTurn | StopSequence | MaxTokens | Refusal => reason,
+            ToolCalls => ToolUse,
+            Stop | Completed => EndTurn,
+            Length | Incomplete => MaxTokens,
+            ContentFilter => Refusal,
+        }
+    }
+
+    fn render(
+        &self,
+        turn: &toolcert_scenario::Turn,
+        neutral: &Rendered<'_>,
+        _quirks: crate::Quirks,
+        ids: &Ids,
+    ) -> Result<crate::WireStream, String> {
+        let mut wire = render(neutral, ids);
+        crate::extra::add(&mut wire, turn, Dialect::Anthropic);
+        Ok(wire.into())
+    }
+
+    fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {
+        Box::new(crate::OverSse(AnthropicDecoder::new()))
+    }
+
+    fn detects(&self, message: &toolcert_subject::WireMessage) -> bool {
+        message.as_sse().and_then(crate::json::detect_one) == Some(Dialect::Anthropic)
+    }
+
+    fn endpoint(&self) -> &'static str {
+        "/v1/messages"
     }
 }

@@ -11,10 +11,9 @@
 //! `throttlingException`, ...) and the stream closes after it. Every payload carries a `p`
 //! field of padding (letters and digits) that hides its length; a decoder ignores it.
 //!
-//! **The wire unit.** Until the wire unit is not SSE, a Bedrock message travels through the
-//! wire level as a [`SseEvent`] whose `event` is the message's `:event-type` (or, for an
-//! exception, its `:exception-type`, which always ends in `Exception`) and whose `data` is
-//! its payload; [`to_message`] and [`from_message`] are the one mapping between the two.
+//! **The wire unit** is the message itself, a [`Frame`] (its headers as strings, its
+//! payload), as the [`eventstream`] decoder gives it back once its lengths and checksums are
+//! checked; [`to_message`] and [`from_message`] map a frame to the codec's message and back.
 //!
 //! **The bytes level.** [`render_bytes`] encodes each message ([`crate::eventstream`]) and
 //! cuts the bytes where the scenario's [`Transport`] aims, read for binary framing: `inside
@@ -29,12 +28,14 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{Corrupt, CorruptWhat, Cut, CutAim, ForeignKind, StopReason, Tail, TailAim, Transport};
-use toolcert_sse::SseEvent;
-use toolcert_subject::{ErrorClass, TurnError};
+use toolcert_scenario::{
+    Corrupt, CorruptWhat, Cut, CutAim, ForeignKind, Shape, StopReason, StreamEnd, Tail, TailAim, Transport, Turn,
+};
+use toolcert_subject::{ErrorClass, Frame, TurnError, WireMessage};
 
 use crate::eventstream::{self, HeaderValue, Message};
-use crate::json::{parse, Ids, Out};
+use crate::DialectDef;
+use crate::json::{parse, Ids};
 use crate::{malformed, BytesStream, Dialect, WireStream};
 
 /// The exceptions ConverseStream sends mid-stream, in the order an errored turn picks them.
@@ -194,6 +195,47 @@ fn pad(ids: &Ids, n: usize) -> Option<Cow<'static, str>> {
     Some(Cow::Owned(ids.base62("", &format!("p{n}"), len)))
 }
 
+/// An event message: its `:event-type` and JSON payload.
+fn event_frame(name: &str, payload: String) -> Frame {
+    Frame {
+        headers: vec![
+            (":event-type".into(), name.into()),
+            (":content-type".into(), "application/json".into()),
+            (":message-type".into(), "event".into()),
+        ],
+        payload: payload.into_bytes(),
+    }
+}
+
+/// An exception message: its `:exception-type` and JSON payload.
+fn exception_frame(name: &str, payload: String) -> Frame {
+    Frame {
+        headers: vec![
+            (":exception-type".into(), name.into()),
+            (":content-type".into(), "application/json".into()),
+            (":message-type".into(), "exception".into()),
+        ],
+        payload: payload.into_bytes(),
+    }
+}
+
+/// The wire stream being built, with how many neutral events each message completes.
+#[derive(Default)]
+struct Out {
+    wire: WireStream,
+}
+
+impl Out {
+    fn json<T: Serialize>(&mut self, name: Option<&str>, payload: &T, delivered: usize) {
+        let name = name.unwrap_or_default();
+        let payload = crate::json::to_json(payload);
+        let frame = if is_exception(name) { exception_frame(name, payload) } else { event_frame(name, payload) };
+        debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
+        self.wire.events.push(WireMessage::Frame(frame));
+        self.wire.upto.push(delivered as u32);
+    }
+}
+
 pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     let mut out = Out::default();
     let mut n = 0;
@@ -283,7 +325,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
             }
             Event::Stop { reason } => {
                 has_stop = true;
-                let stop_reason = Dialect::Bedrock.spell(Dialect::Bedrock.stop_reason(*reason)).into();
+                let stop_reason = Bedrock.spell(Bedrock.stop_reason(*reason)).into();
                 out.json(Some("messageStop"), &MessageStop { stop_reason, p: p() }, k + 1);
             }
             Event::Error { message } => {
@@ -304,7 +346,6 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
         let metadata = Metadata { usage, metrics: Metrics { latency_ms: 312 + output_tokens }, p: p() };
         out.json(Some("metadata"), &metadata, neutral.events.len());
     }
-    out.wire.binary = true;
     out.wire
 }
 
@@ -318,7 +359,7 @@ enum Kind {
     Other,
 }
 
-/// Decodes Bedrock ConverseStream messages (as [`SseEvent`]s, see the module docs).
+/// Decodes Bedrock ConverseStream messages ([`Frame`]s).
 #[derive(Debug, Default)]
 pub struct BedrockDecoder {
     kinds: HashMap<u32, Kind>,
@@ -352,12 +393,36 @@ pub fn is_exception(name: &str) -> bool {
     name.ends_with("Exception")
 }
 
+/// A message's name (its `:event-type`, or an exception's `:exception-type`; a service
+/// error's `:error-code`) and its payload as text.
+pub fn name_and_data(frame: &Frame) -> Result<(String, Cow<'_, str>), TurnError> {
+    let header = |name: &str| frame.header(name).ok_or_else(|| malformed(format!("a message without `{name}`")));
+    let name = match header(":message-type")? {
+        "event" => header(":event-type")?.to_owned(),
+        "exception" => header(":exception-type")?.to_owned(),
+        // The service's own error (not modelled by ConverseStream): an exception named by its
+        // code, its message as the payload's.
+        "error" => {
+            let code = header(":error-code")?;
+            let text = frame.header(":error-message").unwrap_or_default();
+            let body = ExceptionBody { message: Some(text.into()), original_status_code: None };
+            let name = if is_exception(code) { code.to_owned() } else { format!("{code}Exception") };
+            return Ok((name, Cow::Owned(crate::json::to_json(&body))));
+        }
+        other => return Err(malformed(format!(":message-type `{other}` is none of event, exception, error"))),
+    };
+    let data = std::str::from_utf8(&frame.payload)
+        .map_err(|e| malformed(format!("{name}: the payload is not UTF-8 ({e})")))?;
+    Ok((name, Cow::Borrowed(data)))
+}
+
 impl crate::WireDecoder for BedrockDecoder {
-    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
-        let Some(name) = event.event.as_deref() else {
-            return Err(malformed("a Bedrock message without an :event-type".into()));
+    fn decode(&mut self, message: &WireMessage, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        let Some(frame) = message.as_frame() else {
+            return Err(malformed("an SSE event in a Bedrock event stream".into()));
         };
-        let data = event.data.as_str();
+        let (name, data) = name_and_data(frame)?;
+        let (name, data) = (name.as_str(), data.as_ref());
         let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
         match name {
             "contentBlockStart" => {
@@ -430,57 +495,25 @@ impl crate::WireDecoder for BedrockDecoder {
     }
 }
 
-/// The dialect one wire event shows, if it shows Bedrock's.
-pub(crate) fn detect_one(event: &SseEvent) -> Option<Dialect> {
-    let name = event.event.as_deref()?;
-    (EVENTS.contains(&name) || EXCEPTIONS.contains(&name)).then_some(Dialect::Bedrock)
+/// Whether one wire message shows Bedrock's dialect: a frame naming one of its events or
+/// exceptions.
+fn detect_one(message: &WireMessage) -> bool {
+    let Some(f) = message.as_frame() else { return false };
+    let named = |h: &str, names: &[&str]| f.header(h).is_some_and(|n| names.contains(&n));
+    named(":event-type", &EVENTS) || named(":exception-type", &EXCEPTIONS)
 }
 
-fn string(v: &str) -> HeaderValue {
-    HeaderValue::String(v.to_owned())
+/// The event stream message of a frame (its headers as string headers).
+pub fn to_message(frame: &Frame) -> Message {
+    let headers = frame.headers.iter().map(|(n, v)| (n.clone(), HeaderValue::String(v.clone()))).collect();
+    Message { headers, payload: frame.payload.clone() }
 }
 
-/// The event stream message a wire event stands for.
-pub fn to_message(event: &SseEvent) -> Message {
-    let name = event.event.as_deref().unwrap_or_default();
-    let headers = if is_exception(name) {
-        vec![
-            (":exception-type".into(), string(name)),
-            (":content-type".into(), string("application/json")),
-            (":message-type".into(), string("exception")),
-        ]
-    } else {
-        vec![
-            (":event-type".into(), string(name)),
-            (":content-type".into(), string("application/json")),
-            (":message-type".into(), string("event")),
-        ]
-    };
-    Message { headers, payload: event.data.as_bytes().to_vec() }
-}
-
-/// The wire event an event stream message stands for; a message without the headers its
-/// `:message-type` needs, or whose payload is not UTF-8, is `Malformed`.
-pub fn from_message(message: Message) -> Result<SseEvent, TurnError> {
-    let header = |name: &str| {
-        message.string(name).map(str::to_owned).ok_or_else(|| malformed(format!("a message without `{name}`")))
-    };
-    let name = match header(":message-type")?.as_str() {
-        "event" => header(":event-type")?,
-        "exception" => header(":exception-type")?,
-        // The service's own error (not modelled by ConverseStream): its code is the name.
-        "error" => {
-            let code = header(":error-code")?;
-            let text = message.string(":error-message").unwrap_or_default();
-            let data = crate::json::to_json(&ExceptionBody { message: Some(text.into()), original_status_code: None });
-            let code = if is_exception(&code) { code } else { format!("{code}Exception") };
-            return Ok(SseEvent::named(code, data));
-        }
-        other => return Err(malformed(format!(":message-type `{other}` is none of event, exception, error"))),
-    };
-    let data = String::from_utf8(message.payload)
-        .map_err(|e| malformed(format!("{name}: the payload is not UTF-8 ({e})")))?;
-    Ok(SseEvent::named(name, data))
+/// The frame of a decoded event stream message: its headers as strings (a header of another
+/// type written as its value), its payload.
+pub fn from_message(message: Message) -> Frame {
+    let headers = message.headers.into_iter().map(|(n, v)| (n, v.to_string())).collect();
+    Frame { headers, payload: message.payload }
 }
 
 /// The bytes level's first layer for Bedrock: transport chunks to wire events.
@@ -495,14 +528,12 @@ impl BedrockFrames {
         BedrockFrames::default()
     }
 
-    /// Decodes `chunk`, appending the wire events it completes; events completed before a
+    /// Decodes `chunk`, appending the messages it completes; messages completed before a
     /// framing error are appended before the error is returned (`Malformed`).
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), TurnError> {
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
         self.messages.clear();
         let fed = self.decoder.feed(chunk, &mut self.messages);
-        for m in self.messages.drain(..) {
-            out.push(from_message(m)?);
-        }
+        out.extend(self.messages.drain(..).map(|m| WireMessage::Frame(from_message(m))));
         fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
     }
 
@@ -510,6 +541,17 @@ impl BedrockFrames {
     /// whose blank line never came: the turn is judged as the messages before it left it).
     pub fn pending(&self) -> usize {
         self.decoder.in_message()
+    }
+}
+
+impl crate::Deframer for BedrockFrames {
+    fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
+        BedrockFrames::feed(self, chunk, out)
+    }
+
+    /// A message the stream ended inside is dropped, whatever the end (see `pending`).
+    fn finish(&mut self, _end: StreamEnd, _out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
+        Ok(())
     }
 }
 
@@ -555,7 +597,9 @@ fn damage(m: &mut [u8], what: CorruptWhat) {
 
 /// Encodes `wire` as event stream messages cut as `transport` says (see the module docs).
 pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
-    let mut encoded: Vec<Vec<u8>> = wire.events.iter().map(|e| eventstream::encode(&to_message(e))).collect();
+    // A message that is not a frame is not sent: Bedrock renders none.
+    let mut encoded: Vec<Vec<u8>> =
+        wire.events.iter().filter_map(WireMessage::as_frame).map(|f| eventstream::encode(&to_message(f))).collect();
     let bad = transport.corrupt.and_then(|c| Some((corrupted(wire, c)?, c.what)));
     if let Some((k, what)) = bad {
         damage(&mut encoded[k], what);
@@ -569,7 +613,7 @@ pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
         // A damaged message, and all after it, are never delivered.
         ends.push(if bad.is_some_and(|(k, _)| w >= k) { usize::MAX } else { bytes.len() });
     }
-    if let (Some(tail), Some(next)) = (transport.tail, &wire.next) {
+    if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_frame)) {
         let next = eventstream::encode(&to_message(next));
         starts.push(bytes.len());
         bytes.extend_from_slice(&next[..tail_len(&next, tail)]);
@@ -646,24 +690,103 @@ fn next_start(starts: &[usize], s: usize, len: usize) -> usize {
     starts.iter().copied().find(|&x| x > s).unwrap_or(len)
 }
 
+/// The dialect's definition (one line of [`crate::registry::REGISTRY`]).
+pub struct Bedrock;
+
+impl crate::DialectDef for Bedrock {
+    fn id(&self) -> Dialect {
+        Dialect::Bedrock
+    }
+
+    /// Every block ends with its own `contentBlockStop`: only the per-call shape.
+    fn carries(&self, shape: &Shape) -> bool {
+        matches!(shape, Shape::PerCall)
+    }
+
+    /// `reasoningContent` text deltas. (Its `redactedContent` is a base64 blob: not rendered
+    /// here, so a redacted block is a turn Bedrock cannot express.)
+    fn speaks_foreign(&self, kind: ForeignKind) -> bool {
+        kind == ForeignKind::Thinking
+    }
+
+    /// `guardrail_intervened` and `content_filtered` are its refusal and its filter.
+    fn stop_reason(&self, reason: StopReason) -> StopReason {
+        use StopReason::*;
+        match reason {
+            ToolUse | EndTurn | StopSequence | MaxTokens | Refusal | ContentFilter => reason,
+            ToolCalls => ToolUse,
+            Stop | Completed => EndTurn,
+            Length | Incomplete => MaxTokens,
+        }
+    }
+
+    fn spell(&self, reason: StopReason) -> &'static str {
+        match reason {
+            StopReason::Refusal => "guardrail_intervened",
+            StopReason::ContentFilter => "content_filtered",
+            _ => reason.wire_name(),
+        }
+    }
+
+    fn render(&self, _turn: &Turn, neutral: &Rendered<'_>, _quirks: crate::Quirks, ids: &Ids) -> Result<WireStream, String> {
+        Ok(render(neutral, ids))
+    }
+
+    fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {
+        Box::new(BedrockDecoder::new())
+    }
+
+    fn detects(&self, message: &WireMessage) -> bool {
+        detect_one(message)
+    }
+
+    fn render_bytes(&self, wire: &WireStream, transport: &Transport) -> BytesStream {
+        render_bytes(wire, transport)
+    }
+
+    fn deframer(&self) -> Box<dyn crate::Deframer> {
+        Box::new(BedrockFrames::new())
+    }
+
+    fn binary(&self) -> bool {
+        true
+    }
+
+    fn damaged_before(&self, wire: &WireStream, corrupt: Corrupt) -> Option<u32> {
+        Some(corrupt_before(wire, corrupt))
+    }
+
+    /// One model's path; any model id is served (`serves`).
+    fn endpoint(&self) -> &'static str {
+        "/model/toolcert.mock-v1%3A0/converse-stream"
+    }
+
+    fn serves(&self, path: &str) -> bool {
+        let model = path.strip_prefix("/model/").and_then(|p| p.strip_suffix("/converse-stream"));
+        model.is_some_and(|m| !m.is_empty() && !m.contains('/'))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn named(name: &str, data: &str) -> SseEvent {
-        SseEvent::named(name, data)
+    fn named(name: &str, data: &str) -> WireMessage {
+        let frame = if is_exception(name) { exception_frame(name, data.into()) } else { event_frame(name, data.into()) };
+        WireMessage::Frame(frame)
     }
 
     #[test]
-    fn a_message_maps_to_its_wire_event_and_back() {
+    fn a_frame_maps_to_its_message_and_back() {
         for e in [named("contentBlockDelta", r#"{"contentBlockIndex":0}"#), named("throttlingException", "{}")] {
-            let m = to_message(&e);
-            let kind = m.string(":message-type").unwrap().to_owned();
-            assert_eq!(kind, if is_exception(e.event.as_deref().unwrap()) { "exception" } else { "event" });
-            assert_eq!(from_message(m).unwrap(), e);
+            let f = e.as_frame().unwrap();
+            let m = to_message(f);
+            let (name, _) = name_and_data(f).unwrap();
+            assert_eq!(m.string(":message-type"), Some(if is_exception(&name) { "exception" } else { "event" }));
+            assert_eq!(from_message(m), *f);
         }
-        let no_type = Message { headers: Vec::new(), payload: b"{}".to_vec() };
-        assert_eq!(from_message(no_type).unwrap_err().class, ErrorClass::Malformed);
+        let no_type = Frame { headers: Vec::new(), payload: b"{}".to_vec() };
+        assert_eq!(name_and_data(&no_type).unwrap_err().class, ErrorClass::Malformed);
     }
 
     #[test]
@@ -672,7 +795,6 @@ mod tests {
             events: vec![named("messageStart", r#"{"role":"assistant","p":"abcd"}"#), named("metadata", r#"{"p":"xyzw"}"#)],
             upto: vec![0, 1],
             next: None,
-            binary: true,
         };
         for what in CorruptWhat::ALL {
             let transport = Transport { corrupt: Some(Corrupt { after: 0, what }), ..Transport::default() };
@@ -690,7 +812,7 @@ mod tests {
 
     #[test]
     fn aimed_cuts_land_in_preludes_and_crcs() {
-        let m = eventstream::encode(&to_message(&named("messageStart", "{}")));
+        let m = eventstream::encode(&to_message(named("messageStart", "{}").as_frame().unwrap()));
         let bytes = [m.clone(), m.clone()].concat();
         let starts = [0, m.len()];
         for pick in 0..40 {
@@ -706,5 +828,15 @@ mod tests {
                 assert!(n >= 1 && n < m.len(), "{aim:?} {pick}: {n}");
             }
         }
+    }
+
+    #[test]
+    fn the_endpoint_takes_any_model_id() {
+        use crate::DialectDef;
+        assert!(Bedrock.serves(Bedrock.endpoint()));
+        assert!(Bedrock.serves("/model/anthropic.claude-3-5-sonnet-20241022-v2%3A0/converse-stream"));
+        assert!(!Bedrock.serves("/model//converse-stream"));
+        assert!(!Bedrock.serves("/model/a/b/converse-stream"));
+        assert!(!Bedrock.serves("/model/a/converse"));
     }
 }

@@ -1,4 +1,6 @@
-//! The bytes level: a wire stream encoded as SSE bytes and cut into transport chunks.
+//! The bytes level of the SSE dialects: a wire stream encoded as SSE bytes and cut into
+//! transport chunks (a dialect with a binary framing brings its own
+//! [`crate::DialectDef::render_bytes`], and may reuse [`resolve`] for its cuts).
 //!
 //! Where it sits: scenario → events → wire → **bytes** → subject. The scenario's
 //! [`Transport`] says the line end, comment lines, multi-line data and where the transport
@@ -6,7 +8,8 @@
 //! between `\r` and `\n`) and resolved here against the actual bytes.
 
 use toolcert_scenario::{Cut, CutAim, Tail, TailAim, Transport};
-use toolcert_sse::encode;
+use toolcert_sse::{encode, SseEvent};
+use toolcert_subject::WireMessage;
 
 use toolcert_sse::Framing;
 
@@ -22,16 +25,14 @@ pub struct BytesStream {
     pub cuts: Vec<usize>,
 }
 
-/// Encodes `wire` as SSE bytes framed and cut as `transport` says (a binary-framed stream:
-/// as event stream messages, [`crate::bedrock::render_bytes`]).
-pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
-    if wire.binary {
-        return crate::bedrock::render_bytes(wire, transport);
-    }
-    let mut encoded = encode(&wire.events, &framing(transport));
+/// Encodes `wire` as SSE bytes framed and cut as `transport` says (a message that is not an
+/// SSE event is not sent: an SSE dialect renders none).
+pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
+    let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
+    let mut encoded = encode(&events, &framing(transport));
     // A connection dropped inside the next event: its first bytes, never its blank line.
     // Counted as delivering nothing (`delivered_by` reads only the delivered events' ends).
-    if let (Some(tail), Some(next)) = (transport.tail, &wire.next) {
+    if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_sse)) {
         let f = framing(transport);
         let next = encode(std::slice::from_ref(next), &Framing { comments: &[], multiline: &[], ..f });
         let keep = tail_len(&next.bytes, tail, line_end(transport.line_end).as_bytes().len());

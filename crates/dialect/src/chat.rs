@@ -15,7 +15,7 @@ use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use crate::json::{own, parse, to_json, tokens, Ids, Out, Str};
-use crate::{malformed, Dialect, Quirks, WireStream};
+use crate::{malformed, Dialect, Quirks, SseStream as WireStream};
 
 const MODEL: &str = "gpt-4o-2024-08-06";
 const CREATED: u64 = 1_754_000_000;
@@ -372,7 +372,7 @@ pub(crate) fn render(
             (Event::Ping, _) => r.alone(DeltaOut::default(), None, k + 1),
             (Event::Stop { reason }, _) => {
                 has_stop = true;
-                let reason = Dialect::OpenAiChat.stop_reason(*reason).wire_name();
+                let reason = crate::DialectDef::stop_reason(&OpenAiChat, *reason).wire_name();
                 r.alone(DeltaOut::default(), Some(reason), k + 1);
             }
             (Event::Error { message }, _) => {
@@ -568,7 +568,7 @@ impl ChatDecoder {
     }
 }
 
-impl crate::WireDecoder for ChatDecoder {
+impl crate::SseDecoder for ChatDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
         if event.data == "[DONE]" {
             return Ok(());
@@ -616,5 +616,57 @@ impl crate::WireDecoder for ChatDecoder {
             }
         }
         Ok(())
+    }
+}
+
+/// OpenAI Chat Completions in the [`crate::registry`], with the quirk profiles of the
+/// servers that speak it their own way.
+pub struct OpenAiChat;
+
+impl crate::DialectDef for OpenAiChat {
+    fn id(&self) -> Dialect {
+        Dialect::OpenAiChat
+    }
+
+    /// No per-call terminal: only the interleaved shape.
+    fn carries(&self, shape: &Shape) -> bool {
+        matches!(shape, Shape::Interleaved(_))
+    }
+
+    fn speaks_foreign(&self, kind: ForeignKind) -> bool {
+        matches!(kind, ForeignKind::Thinking | ForeignKind::Refusal)
+    }
+
+    fn stop_reason(&self, reason: StopReason) -> StopReason {
+        use StopReason::*;
+        match reason {
+            ToolCalls | Stop | Length | ContentFilter => reason,
+            ToolUse => ToolCalls,
+            EndTurn | StopSequence | Completed => Stop,
+            MaxTokens | Incomplete => Length,
+            Refusal => ContentFilter,
+        }
+    }
+
+    fn quirk_profiles(&self) -> &'static [Quirks] {
+        &[Quirks::PLAIN, Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS]
+    }
+
+    fn render(&self, turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Result<crate::WireStream, String> {
+        let mut wire = render(turn, neutral, quirks, ids)?;
+        crate::extra::add(&mut wire, turn, Dialect::OpenAiChat);
+        Ok(wire.into())
+    }
+
+    fn decoder(&self, quirks: Quirks) -> Box<dyn crate::WireDecoder> {
+        Box::new(crate::OverSse(ChatDecoder::new(quirks)))
+    }
+
+    fn detects(&self, message: &toolcert_subject::WireMessage) -> bool {
+        message.as_sse().and_then(crate::json::detect_one) == Some(Dialect::OpenAiChat)
+    }
+
+    fn endpoint(&self) -> &'static str {
+        "/v1/chat/completions"
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use toolcert_scenario::{Dialect, WireDefect};
 use toolcert_sse::SseEvent;
 
-use crate::WireStream;
+use crate::SseStream as WireStream;
 
 /// `wire` with `defect` inserted, and how many neutral events are complete before the
 /// inserted event (the defect arrives as the next one would).
@@ -131,7 +131,7 @@ mod tests {
     fn refused(dialect: Dialect, wire: &WireStream) -> Option<(usize, ErrorClass)> {
         let mut d = decoder(dialect, Quirks::default());
         let mut sink = Vec::new();
-        wire.events.iter().enumerate().find_map(|(k, e)| d.decode(e, &mut sink).err().map(|e| (k, e.class)))
+        wire.events.iter().enumerate().find_map(|(k, e)| d.decode(&toolcert_subject::WireMessage::Sse(e.clone()), &mut sink).err().map(|e| (k, e.class)))
     }
 
     #[test]
@@ -143,7 +143,7 @@ mod tests {
             };
             let t = turn(shape);
             let neutral = render(&t);
-            let wire = render_wire(&t, &neutral, dialect, Quirks::default()).unwrap();
+            let wire = render_wire(&t, &neutral, dialect, Quirks::default()).unwrap().to_sse().unwrap();
             assert_eq!(refused(dialect, &wire), None);
             for d in [WireDefect::NotJson, WireDefect::WrongType] {
                 let (w, before) = defect(&wire, dialect, d).unwrap();

@@ -10,7 +10,7 @@ use toolcert_scenario::{Dialect, Turn, UnknownKind, WireEvents};
 use toolcert_sse::SseEvent;
 
 use crate::json::to_json;
-use crate::WireStream;
+use crate::SseStream as WireStream;
 
 /// `wire` (of `turn`, in `dialect`) with the turn's dialect events added.
 pub(crate) fn add(wire: &mut WireStream, turn: &Turn, dialect: Dialect) {

@@ -11,7 +11,7 @@ use toolcert_scenario::{Block, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use crate::{malformed, Dialect, WireStream};
+use crate::{malformed, Dialect, SseStream as WireStream};
 
 /// The wire stream being built, with how many neutral events each wire event completes.
 #[derive(Default)]
@@ -131,7 +131,7 @@ pub(crate) fn own(s: Str<'_>) -> Cow<'static, str> {
 }
 
 /// Deterministic provider-looking ids, seeded from the turn so different turns differ.
-pub(crate) struct Ids {
+pub struct Ids {
     seed: u64,
 }
 

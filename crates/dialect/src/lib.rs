@@ -1,7 +1,9 @@
 //! Provider dialects: the wire level.
 //!
-//! Where it sits in the data flow: scenario → render events → **wire (dialect SSE events)**
-//! → bytes (SSE chunks) → subject. [`render_wire`] maps a turn's already-rendered neutral
+//! Where it sits in the data flow: scenario → render events → **wire (dialect messages)**
+//! → bytes (transport chunks) → subject. Each dialect is one module here and one line of the
+//! [`registry`] (see [`registry`]'s docs for how a dialect is added); this file holds only
+//! what every dialect shares. [`render_wire`] maps a turn's already-rendered neutral
 //! stream ([`toolcert_render::Rendered`], faults and cuts applied) to the full event stream
 //! one provider sends for it: Anthropic Messages, OpenAI Chat Completions, OpenAI
 //! Responses or AWS Bedrock ConverseStream ([`bedrock`], binary framed: [`eventstream`]),
@@ -24,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
 use toolcert_scenario::{Shape, StopReason, Transport, Turn};
 use toolcert_sse::{Framing, SseEvent};
-use toolcert_subject::{ErrorClass, TurnError};
+use toolcert_subject::{ErrorClass, TurnError, WireMessage};
 
 mod anthropic;
 pub mod bedrock;
@@ -34,21 +36,25 @@ mod defect;
 pub mod eventstream;
 mod extra;
 mod json;
+pub mod registry;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
 pub use bedrock::{BedrockDecoder, BedrockFrames};
-pub use bytes::{render_bytes, resolve, tail_len, BytesStream};
+pub use bytes::{resolve, tail_len, BytesStream};
+pub use json::Ids;
+pub use registry::{def, registry, Deframer, DialectDef};
 pub use chat::ChatDecoder;
 pub use defect::defect;
 pub use responses::ResponsesDecoder;
 
 pub use toolcert_scenario::{Dialect, Quirks, UnknownDialect};
 
-/// A turn as one dialect streams it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WireStream {
-    pub events: Vec<SseEvent>,
+/// A turn as one dialect streams it: its wire messages (`U`, [`WireMessage`] unless a
+/// dialect module works in its own framing's unit, as the SSE ones do with [`SseStream`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireStream<U = WireMessage> {
+    pub events: Vec<U>,
     /// `upto[w]`: how many of the neutral events have been delivered in full once wire events
     /// `0..=w` have (non-decreasing; the last entry is the neutral event count).
     pub upto: Vec<u32>,
@@ -56,14 +62,43 @@ pub struct WireStream {
     /// the provider would have sent next had the stream gone on (the one carrying its stop),
     /// of which the bytes level sends a part that never reaches its blank line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<SseEvent>,
-    /// The events stand for binary event stream messages (Bedrock: see [`bedrock`]), which
-    /// the bytes level frames as such instead of as SSE.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub binary: bool,
+    pub next: Option<U>,
+}
+
+/// A wire stream of SSE events, as the SSE dialects render it.
+pub type SseStream = WireStream<SseEvent>;
+
+impl<U> Default for WireStream<U> {
+    fn default() -> Self {
+        WireStream { events: Vec::new(), upto: Vec::new(), next: None }
+    }
+}
+
+impl From<SseStream> for WireStream {
+    fn from(s: SseStream) -> WireStream {
+        WireStream {
+            events: s.events.into_iter().map(WireMessage::Sse).collect(),
+            upto: s.upto,
+            next: s.next.map(WireMessage::Sse),
+        }
+    }
 }
 
 impl WireStream {
+    /// The stream as SSE events, when every message is one.
+    pub fn to_sse(&self) -> Option<SseStream> {
+        Some(SseStream {
+            events: self.events.iter().map(|m| m.as_sse().cloned()).collect::<Option<_>>()?,
+            upto: self.upto.clone(),
+            next: match &self.next {
+                Some(m) => Some(m.as_sse()?.clone()),
+                None => None,
+            },
+        })
+    }
+}
+
+impl<U> WireStream<U> {
     /// How many neutral events are delivered once the first `bytes` bytes of this stream's
     /// SSE encoding are, given the encoding's [`toolcert_sse::Encoded::ends`]: the count of
     /// the last wire event whose terminating blank line is within those bytes.
@@ -105,20 +140,22 @@ pub fn render_wire(
             neutral.origins.len()
         )));
     }
-    if !dialect.carries(&turn.shape) {
+    let def = registry::def(dialect);
+    if !def.carries(&turn.shape) {
         let shape = match turn.shape {
             Shape::PerCall => "per-call",
             Shape::Interleaved(_) => "interleaved",
         };
         return Err(unsupported(format!("it has no {shape} shape")));
     }
-    if quirks.chat_index_zero && dialect != Dialect::OpenAiChat {
+    let profiles = def.quirk_profiles();
+    if quirks.chat_index_zero && !profiles.iter().any(|q| q.chat_index_zero) {
         return Err(unsupported("the index-zero quirk is a Chat quirk".into()));
     }
-    if quirks.chat_repeat_fields && dialect != Dialect::OpenAiChat {
+    if quirks.chat_repeat_fields && !profiles.iter().any(|q| q.chat_repeat_fields) {
         return Err(unsupported("the repeated-fields quirk is a Chat quirk".into()));
     }
-    if dialect != Dialect::OpenAiResponses {
+    if !def.repeats_arguments() {
         if let Some(i) =
             neutral.events.iter().position(|e| matches!(e, Event::CallStop { arguments: Some(_), .. }))
         {
@@ -127,27 +164,19 @@ pub fn render_wire(
             )));
         }
     }
-    if let Some(f) = turn.foreign().find(|f| !f.kind.spoken_by(dialect)) {
+    if let Some(f) = turn.foreign().find(|f| !def.speaks_foreign(f.kind)) {
         return Err(unsupported(format!("it has no {} block", f.kind.name())));
     }
     let ids = json::Ids::new(turn);
-    let speak = |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> {
-        let mut wire = match dialect {
-            Dialect::Anthropic => anthropic::render(neutral, &ids),
-            Dialect::OpenAiChat => chat::render(turn, neutral, quirks, &ids).map_err(unsupported)?,
-            Dialect::OpenAiResponses => responses::render(turn, neutral, &ids),
-            Dialect::Bedrock => bedrock::render(neutral, &ids),
-        };
-        extra::add(&mut wire, turn, dialect);
-        Ok(wire)
-    };
+    let speak =
+        |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> { def.render(turn, neutral, quirks, &ids).map_err(unsupported) };
     let mut wire = speak(neutral)?;
     let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));
     if turn.transport.tail.is_some() && !ended {
         // The stream as it would have gone on: the same events, then the stop the turn's
         // calls ask for. Its event carrying that stop is what the connection dropped inside.
         let has_calls = neutral.events.iter().any(|e| matches!(e, Event::CallStart { .. }));
-        let reason = dialect.stop_reason(if has_calls { StopReason::ToolUse } else { StopReason::EndTurn });
+        let reason = def.stop_reason(if has_calls { StopReason::ToolUse } else { StopReason::EndTurn });
         let mut events = neutral.events.clone();
         events.push(Event::Stop { reason });
         let mut origins = neutral.origins.clone();
@@ -160,30 +189,49 @@ pub fn render_wire(
     Ok(wire)
 }
 
-/// Maps one dialect's events back to neutral events (the reference stack's middle layer).
+/// Maps one dialect's wire messages back to neutral events (the reference stack's middle
+/// layer).
 ///
 /// It keeps only what routing needs (which block an index holds, which id an index was
 /// announced with), never argument bytes: accumulating is the core's job.
 pub trait WireDecoder {
-    /// Decodes one SSE event, appending the neutral events it carries (often none, sometimes
-    /// several) to `out`. Input it cannot read is `ErrorClass::Malformed`.
+    /// Decodes one wire message, appending the neutral events it carries (often none,
+    /// sometimes several) to `out`. Input it cannot read is `ErrorClass::Malformed`.
+    fn decode(&mut self, message: &WireMessage, out: &mut Vec<Event<'static>>) -> Result<(), TurnError>;
+}
+
+/// A [`WireDecoder`] of an SSE dialect: one SSE event at a time.
+pub trait SseDecoder {
+    /// Decodes one SSE event, as [`WireDecoder::decode`].
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError>;
+}
+
+/// An [`SseDecoder`] as a [`WireDecoder`]: a message that is not an SSE event is malformed.
+pub struct OverSse<D>(pub D);
+
+impl<D: SseDecoder> WireDecoder for OverSse<D> {
+    fn decode(&mut self, message: &WireMessage, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        match message {
+            WireMessage::Sse(event) => self.0.decode(event, out),
+            WireMessage::Frame(_) => Err(malformed("a binary frame in an SSE dialect's stream".into())),
+        }
+    }
 }
 
 /// A fresh decoder for one stream of `dialect`.
 pub fn decoder(dialect: Dialect, quirks: Quirks) -> Box<dyn WireDecoder> {
-    match dialect {
-        Dialect::Anthropic => Box::new(AnthropicDecoder::new()),
-        Dialect::OpenAiChat => Box::new(ChatDecoder::new(quirks)),
-        Dialect::OpenAiResponses => Box::new(ResponsesDecoder::new()),
-        Dialect::Bedrock => Box::new(BedrockDecoder::new()),
-    }
+    registry::def(dialect).decoder(quirks)
 }
 
-/// Which dialect a recorded stream speaks, from its event names or its chunks' shape;
-/// `None` when no event says (for instance only `ping`s or `error`s).
-pub fn detect(events: &[SseEvent]) -> Option<Dialect> {
-    events.iter().find_map(|e| json::detect_one(e).or_else(|| bedrock::detect_one(e)))
+/// Which dialect a recorded stream speaks, from its messages' names or shape; `None` when no
+/// message says (for instance only `ping`s or `error`s).
+pub fn detect(messages: &[WireMessage]) -> Option<Dialect> {
+    messages.iter().find_map(|m| registry().iter().find(|d| d.detects(m)).map(|d| d.id()))
+}
+
+/// Encodes `wire` as `dialect` frames it, cut into transport chunks as `transport` says.
+pub fn render_bytes(dialect: Dialect, wire: &WireStream, transport: &Transport) -> BytesStream {
+    registry::def(dialect).render_bytes(wire, transport)
 }
 
 /// The SSE framing a scenario's transport asks for.

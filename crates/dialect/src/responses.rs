@@ -18,7 +18,7 @@ use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
-use crate::{malformed, Dialect, WireStream};
+use crate::{malformed, Dialect, SseStream as WireStream};
 
 const MODEL: &str = "gpt-4.1-2025-04-14";
 const CREATED: u64 = 1_754_000_000;
@@ -391,7 +391,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 let mut output = std::mem::take(&mut r.done);
                 output.sort_by_key(|(i, _)| *i);
                 let output: Vec<Item> = output.into_iter().map(|(_, i)| i).collect();
-                let truncated = Dialect::OpenAiResponses.stop_reason(*reason) == StopReason::Incomplete;
+                let truncated = crate::DialectDef::stop_reason(&OpenAiResponses, *reason) == StopReason::Incomplete;
                 let (name, status) = if truncated {
                     ("response.incomplete", "incomplete")
                 } else {
@@ -582,7 +582,7 @@ struct OtherIn<'a> {
     kind: Option<Str<'a>>,
 }
 
-impl crate::WireDecoder for ResponsesDecoder {
+impl crate::SseDecoder for ResponsesDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
         let name = event_name(event)?;
         let name = name.as_ref();
@@ -960,4 +960,61 @@ fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Resu
         _ => {}
     }
     Ok(())
+}
+
+/// OpenAI Responses in the [`crate::registry`].
+pub struct OpenAiResponses;
+
+impl crate::DialectDef for OpenAiResponses {
+    fn id(&self) -> Dialect {
+        Dialect::OpenAiResponses
+    }
+
+    /// Every call is closed by its own `function_call_arguments.done`: only the per-call shape.
+    fn carries(&self, shape: &toolcert_scenario::Shape) -> bool {
+        matches!(shape, toolcert_scenario::Shape::PerCall)
+    }
+
+    fn speaks_foreign(&self, kind: ForeignKind) -> bool {
+        use ForeignKind::*;
+        matches!(kind, Thinking | RedactedThinking | WebSearchCall | Refusal | CustomToolCall)
+    }
+
+    /// Two terminal events: `response.incomplete` for every truncating reason,
+    /// `response.completed` for the rest.
+    fn stop_reason(&self, reason: StopReason) -> StopReason {
+        if reason.is_truncating() {
+            StopReason::Incomplete
+        } else {
+            StopReason::Completed
+        }
+    }
+
+    fn repeats_arguments(&self) -> bool {
+        true
+    }
+
+    fn render(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        _quirks: toolcert_scenario::Quirks,
+        ids: &Ids,
+    ) -> Result<crate::WireStream, String> {
+        let mut wire = render(turn, neutral, ids);
+        crate::extra::add(&mut wire, turn, Dialect::OpenAiResponses);
+        Ok(wire.into())
+    }
+
+    fn decoder(&self, _quirks: toolcert_scenario::Quirks) -> Box<dyn crate::WireDecoder> {
+        Box::new(crate::OverSse(ResponsesDecoder::new()))
+    }
+
+    fn detects(&self, message: &toolcert_subject::WireMessage) -> bool {
+        message.as_sse().and_then(crate::json::detect_one) == Some(Dialect::OpenAiResponses)
+    }
+
+    fn endpoint(&self) -> &'static str {
+        "/v1/responses"
+    }
 }

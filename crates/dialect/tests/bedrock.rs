@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use proptest::strategy::ValueTree;
-use toolcert_dialect::bedrock::{corrupt_before, from_message, to_message, EXCEPTIONS};
+use toolcert_dialect::bedrock::{corrupt_before, from_message, name_and_data, to_message, EXCEPTIONS};
 use toolcert_dialect::eventstream::{self, Message};
 use toolcert_dialect::{decoder, render_bytes, render_wire, BedrockFrames, Dialect, Quirks, WireStream};
 use toolcert_render::{render, Event, Rendered};
@@ -14,8 +14,7 @@ use toolcert_scenario::{
     Block, Corrupt, CorruptWhat, Cut, CutAim, Ending, Fault, FaultKind, ForeignBlock, ForeignKind, StopReason,
     StreamEnd, Transport, Turn,
 };
-use toolcert_sse::SseEvent;
-use toolcert_subject::ErrorClass;
+use toolcert_subject::{ErrorClass, Frame, WireMessage};
 
 const B: Dialect = Dialect::Bedrock;
 const PLAIN: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: false };
@@ -28,7 +27,7 @@ fn expected(neutral: &Rendered<'_>, wire: &WireStream) -> Vec<Event<'static>> {
         .iter()
         .filter(|e| !matches!(e, Event::Ping))
         .map(|e| match e.clone().into_owned() {
-            Event::Stop { reason } => Event::Stop { reason: B.stop_reason(reason) },
+            Event::Stop { reason } => Event::Stop { reason: toolcert_dialect::def(B).stop_reason(reason) },
             e => e,
         })
         .collect()
@@ -42,7 +41,7 @@ fn non_pings(neutral: &Rendered<'_>, upto: u32) -> usize {
 fn round_trip(turn: &Turn) -> WireStream {
     let neutral = render(turn);
     let wire = render_wire(turn, &neutral, B, PLAIN).unwrap_or_else(|e| panic!("{e}"));
-    assert!(wire.binary);
+    assert!(wire.events.iter().all(|m| m.as_frame().is_some()));
     assert!(wire.upto.windows(2).all(|w| w[0] <= w[1]), "{:?}", wire.upto);
     // Only pings, or a reasoning start no message has carried yet, may be left over.
     let last = wire.upto.last().copied().unwrap_or(0) as usize;
@@ -117,14 +116,12 @@ fn turns_round_trip_through_the_wire() {
 fn the_messages_have_the_api_reference_shapes() {
     let t = &turns()[0];
     let wire = round_trip(t);
+    let named = |m: &WireMessage| name_and_data(m.as_frame().unwrap()).unwrap().0;
+    let data = |m: &WireMessage| name_and_data(m.as_frame().unwrap()).unwrap().1.into_owned();
     let json = |name: &str| -> Vec<serde_json::Value> {
-        wire.events
-            .iter()
-            .filter(|e| e.event.as_deref() == Some(name))
-            .map(|e| serde_json::from_str(&e.data).unwrap())
-            .collect()
+        wire.events.iter().filter(|e| named(e) == name).map(|e| serde_json::from_str(&data(e)).unwrap()).collect()
     };
-    assert_eq!(wire.events[0].event.as_deref(), Some("messageStart"));
+    assert_eq!(named(&wire.events[0]), "messageStart");
     assert_eq!(json("messageStart")[0]["role"], "assistant");
     let start = &json("contentBlockStart")[0];
     assert_eq!(start["contentBlockIndex"], 2);
@@ -143,24 +140,24 @@ fn the_messages_have_the_api_reference_shapes() {
     assert!(meta["usage"]["inputTokens"].is_u64() && meta["usage"]["totalTokens"].is_u64());
     assert!(meta["metrics"]["latencyMs"].is_u64());
     // Every payload is padded.
-    assert!(wire.events.iter().all(|e| e.data.contains("\"p\":\"")));
+    assert!(wire.events.iter().all(|e| data(e).contains("\"p\":\"")));
 
     let refused = round_trip(&turns()[2]);
-    assert!(refused.events.iter().any(|e| e.data.contains("\"stopReason\":\"guardrail_intervened\"")));
+    assert!(refused.events.iter().any(|e| data(e).contains("\"stopReason\":\"guardrail_intervened\"")));
     let filtered = round_trip(&turns()[3]);
-    assert!(filtered.events.iter().any(|e| e.data.contains("\"stopReason\":\"content_filtered\"")));
+    assert!(filtered.events.iter().any(|e| data(e).contains("\"stopReason\":\"content_filtered\"")));
     let errored = round_trip(&turns()[7]);
     let last = errored.events.last().unwrap();
-    assert!(EXCEPTIONS.contains(&last.event.as_deref().unwrap()), "{last:?}");
-    let m = to_message(last);
+    assert!(EXCEPTIONS.contains(&named(last).as_str()), "{last:?}");
+    let m = to_message(last.as_frame().unwrap());
     assert_eq!(m.string(":message-type"), Some("exception"));
-    assert_eq!(m.string(":exception-type"), last.event.as_deref());
+    assert_eq!(m.string(":exception-type"), Some(named(last).as_str()));
     assert_eq!(m.string(":content-type"), Some("application/json"));
 }
 
 /// The bytes of `turn`, whole and cut at `cut`, through the frames decoder and the dialect
 /// decoder: the same neutral events as the wire round trip.
-fn through_bytes(chunks: &[Vec<u8>]) -> Result<Vec<SseEvent>, ErrorClass> {
+fn through_bytes(chunks: &[Vec<u8>]) -> Result<Vec<WireMessage>, ErrorClass> {
     let mut frames = BedrockFrames::new();
     let mut out = Vec::new();
     for c in chunks {
@@ -174,7 +171,7 @@ fn bytes_cut_at_every_position_give_the_same_messages() {
     for t in turns() {
         let neutral = render(&t);
         let wire = render_wire(&t, &neutral, B, PLAIN).unwrap();
-        let whole = render_bytes(&wire, &Transport::default()).chunks.concat();
+        let whole = render_bytes(B, &wire, &Transport::default()).chunks.concat();
         assert_eq!(through_bytes(std::slice::from_ref(&whole)).unwrap(), wire.events);
         for at in 1..whole.len() {
             let chunks = [whole[..at].to_vec(), whole[at..].to_vec()];
@@ -184,7 +181,7 @@ fn bytes_cut_at_every_position_give_the_same_messages() {
         for aim in [CutAim::Anywhere, CutAim::InsideChar, CutAim::InsideDataPrefix, CutAim::BetweenCrLf, CutAim::Every] {
             for pick in [0, 5, 17, 200] {
                 let transport = Transport { cuts: vec![Cut { aim, pick }; 3], ..Transport::default() };
-                let b = render_bytes(&wire, &transport);
+                let b = render_bytes(B, &wire, &transport);
                 assert_eq!(b.chunks.concat(), whole);
                 assert_eq!(through_bytes(&b.chunks).unwrap(), wire.events);
                 let mut frames = BedrockFrames::new();
@@ -209,7 +206,7 @@ fn every_damaged_message_is_refused_and_nothing_after_it_taken() {
             for what in CorruptWhat::ALL {
                 let corrupt = Corrupt { after, what };
                 let transport = Transport { corrupt: Some(corrupt), ..Transport::default() };
-                let b = render_bytes(&wire, &transport);
+                let b = render_bytes(B, &wire, &transport);
                 let mut frames = BedrockFrames::new();
                 let mut seen = Vec::new();
                 let err = frames.feed(&b.chunks.concat(), &mut seen).unwrap_err();
@@ -226,13 +223,20 @@ fn every_damaged_message_is_refused_and_nothing_after_it_taken() {
 
 #[test]
 fn a_message_maps_back_and_a_headerless_one_is_malformed() {
-    let e = SseEvent::named("contentBlockStop", r#"{"contentBlockIndex":0}"#);
-    let bytes = eventstream::encode(&to_message(&e));
+    let f = Frame {
+        headers: vec![
+            (":event-type".into(), "contentBlockStop".into()),
+            (":content-type".into(), "application/json".into()),
+            (":message-type".into(), "event".into()),
+        ],
+        payload: br#"{"contentBlockIndex":0}"#.to_vec(),
+    };
+    let bytes = eventstream::encode(&to_message(&f));
     let mut out: Vec<Message> = Vec::new();
     eventstream::Decoder::new().feed(&bytes, &mut out).unwrap();
-    assert_eq!(from_message(out.pop().unwrap()).unwrap(), e);
-    let bad = Message { headers: vec![], payload: b"{}".to_vec() };
-    assert_eq!(from_message(bad).unwrap_err().class, ErrorClass::Malformed);
+    assert_eq!(from_message(out.pop().unwrap()), f);
+    let bad = Frame { headers: vec![], payload: b"{}".to_vec() };
+    assert_eq!(name_and_data(&bad).unwrap_err().class, ErrorClass::Malformed);
 }
 
 #[test]
@@ -254,7 +258,7 @@ fn generated_cases_round_trip_at_the_wire_and_bytes_levels() {
             let Ok(wire) = render_wire(t, &neutral, B, PLAIN) else { continue };
             tried += 1;
             round_trip(t);
-            let b = render_bytes(&wire, &t.transport);
+            let b = render_bytes(B, &wire, &t.transport);
             match (through_bytes(&b.chunks), t.transport.corrupt) {
                 (Ok(events), None) => assert_eq!(events, wire.events),
                 (Err(class), Some(_)) => {

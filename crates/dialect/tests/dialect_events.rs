@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{call, decode_checked, decode_events, expected, interleaved, per_call, text};
-use toolcert_dialect::{render_wire, Dialect, Quirks};
+use common::{call, decode_checked, decode_events, expected, interleaved, per_call, render_wire, text};
+use toolcert_dialect::{Dialect, Quirks};
 use toolcert_render::{render, Event};
 use toolcert_scenario::{
     Ending, Fault, FaultKind, MismatchIn, StopReason, StreamEnd, Turn, Unknown, UnknownKind,
@@ -23,7 +23,7 @@ fn two_calls(ending: Ending) -> Turn {
     )
 }
 
-fn wire(turn: &Turn, dialect: Dialect) -> toolcert_dialect::WireStream {
+fn wire(turn: &Turn, dialect: Dialect) -> toolcert_dialect::SseStream {
     render_wire(turn, &render(turn), dialect, Quirks::default()).unwrap()
 }
 

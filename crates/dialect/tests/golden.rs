@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use toolcert_dialect::{render_wire, Dialect, Quirks};
+use toolcert_dialect::{Dialect, Quirks};
 use toolcert_render::render;
 use toolcert_scenario::{Ending, StopReason, Turn};
 use toolcert_sse::{encode, Framing};

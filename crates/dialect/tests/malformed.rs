@@ -398,7 +398,7 @@ proptest! {
                 let mut d = decoder(dialect, quirks);
                 let mut out = Vec::new();
                 for e in &events {
-                    if let Err(err) = d.decode(e, &mut out) {
+                    if let Err(err) = d.decode(&toolcert_subject::WireMessage::Sse(e.clone()), &mut out) {
                         prop_assert_eq!(err.class, ErrorClass::Malformed);
                         prop_assert!(!err.detail.is_empty());
                     }

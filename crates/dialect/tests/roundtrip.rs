@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use toolcert_dialect::{framing, render_wire, Dialect, Quirks};
+use toolcert_dialect::{framing, Dialect, Quirks};
 use toolcert_render::{render, Event};
 use toolcert_scenario::{
     Block, Call, Ending, Fault, FaultKind, Interleave, LineEnd, Shape, StopReason, StreamEnd, TextBlock,
@@ -487,7 +487,7 @@ proptest! {
                 let before = events.len();
                 sse.feed(&enc.bytes[b..b + 1], &mut events).unwrap();
                 for e in &events[before..] {
-                    dialect_decoder.decode(e, &mut neutral_out).unwrap();
+                    dialect_decoder.decode(&toolcert_subject::WireMessage::Sse(e.clone()), &mut neutral_out).unwrap();
                 }
                 let lo = wire.delivered_by(&enc.ends, b + 1) as usize;
                 let hi = wire.delivered_by(&enc.ends, b + 2) as usize;
@@ -595,7 +595,7 @@ fn foreign_blocks_round_trip_where_their_dialect_has_them() {
             round_trip(&t, dialect, PLAIN);
         }
         // Each other dialect of the same shape lacks some kind: refused, not dropped.
-        for other in Dialect::ALL.into_iter().filter(|d| *d != dialect && d.carries(&turn.shape)) {
+        for other in Dialect::ALL.into_iter().filter(|d| *d != dialect && toolcert_dialect::def(*d).carries(&turn.shape)) {
             let err = render_wire(&turn, &render(&turn), other, PLAIN).unwrap_err();
             assert!(err.reason.contains("block"), "{err}");
         }

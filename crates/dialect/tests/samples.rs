@@ -8,6 +8,7 @@ mod common;
 use std::borrow::Cow;
 
 use toolcert_dialect::{decoder, detect, Dialect, Quirks};
+use toolcert_subject::WireMessage;
 use toolcert_render::Event;
 use toolcert_scenario::StopReason;
 use toolcert_sse::{Decoder, SseEvent};
@@ -78,6 +79,7 @@ fn load(file: &str, dialect: Dialect) -> Summary {
     let bytes = std::fs::read(&path).unwrap();
     let events = sse(&bytes, bytes.len());
     assert_eq!(sse(&bytes, 7), events, "chunking changed the SSE events of {file}");
+    let events: Vec<WireMessage> = events.into_iter().map(WireMessage::Sse).collect();
     assert_eq!(detect(&events), Some(dialect), "{file}");
     let mut d = decoder(dialect, Quirks::default());
     let mut out = Vec::new();
@@ -146,19 +148,20 @@ fn openai_responses_sample() {
 
 #[test]
 fn detect_needs_a_telling_event() {
-    assert_eq!(detect(&[]), None);
-    assert_eq!(detect(&[SseEvent::named("ping", r#"{"type":"ping"}"#)]), None);
-    assert_eq!(detect(&[SseEvent::data("[DONE]")]), Some(Dialect::OpenAiChat));
+    let det = |events: &[SseEvent]| detect(&events.iter().cloned().map(WireMessage::Sse).collect::<Vec<_>>());
+    assert_eq!(det(&[]), None);
+    assert_eq!(det(&[SseEvent::named("ping", r#"{"type":"ping"}"#)]), None);
+    assert_eq!(det(&[SseEvent::data("[DONE]")]), Some(Dialect::OpenAiChat));
     assert_eq!(
-        detect(&[SseEvent::data(r#"{"type":"message_start","message":{}}"#)]),
+        det(&[SseEvent::data(r#"{"type":"message_start","message":{}}"#)]),
         Some(Dialect::Anthropic)
     );
     assert_eq!(
-        detect(&[SseEvent::data(r#"{"type":"response.created","sequence_number":0}"#)]),
+        det(&[SseEvent::data(r#"{"type":"response.created","sequence_number":0}"#)]),
         Some(Dialect::OpenAiResponses)
     );
     assert_eq!(
-        detect(&[SseEvent::data("not json"), SseEvent::data(r#"{"choices":[]}"#)]),
+        det(&[SseEvent::data("not json"), SseEvent::data(r#"{"choices":[]}"#)]),
         Some(Dialect::OpenAiChat)
     );
 }

@@ -21,8 +21,9 @@
 //! is spent every further case is a crash at once, so a run always finishes. The counters
 //! are on [`ExecSubject::stats`].
 //!
-//! [`smoke`] runs a few named cases at every level and dialect the subject declares: the
-//! proof that an adapter works before anyone reads its conformance.
+//! An `ExecSubject` is a subject like any other: the runner certifies it, and
+//! `toolcert_runner::smoke` is the proof that an adapter works before anyone reads its
+//! conformance.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -34,14 +35,13 @@ use toolcert_oracle::Profile;
 use toolcert_scenario::{Case, Quirks};
 use toolcert_subject::driver::{Input, Speech};
 use toolcert_subject::{
-    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, SseEvent, StreamEnd,
+    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd, WireMessage,
     StreamSpec, Subject, Timed, TurnError, WireAccumulator,
 };
 
 mod base64;
 mod process;
 pub mod protocol;
-mod smoke;
 
 pub use process::{kill_live_groups, kill_subjects_on_signals};
 use process::{Proc, RecvError};
@@ -49,7 +49,6 @@ pub use protocol::{delivery_order, Implementation, PROTOCOL_VERSION};
 use protocol::{
     Configure, ConfigureReply, ProfileMsg, Request, Run, RunBody, RunReply, Start, StartReply, StreamResult,
 };
-pub use smoke::{smoke, smoke_with, SmokeLine, SmokeReport, SmokeStatus, SMOKE_CASES};
 
 /// The command of an `exec:` subject name: `parse_subject("exec:python3 a.py")` is
 /// `Some("python3 a.py")`; any other name, or an empty command, is `None`.
@@ -729,7 +728,7 @@ impl Accumulator for Refuse {
 }
 
 impl WireAccumulator for Refuse {
-    fn on_wire(&mut self, _: &SseEvent, _: &mut Emit) -> Result<(), TurnError> {
+    fn on_wire(&mut self, _: &WireMessage, _: &mut Emit) -> Result<(), TurnError> {
         Err(self.error())
     }
     fn finish(&mut self, _: StreamEnd, _: &mut Emit) -> Result<(), TurnError> {
@@ -747,8 +746,8 @@ impl BytesAccumulator for Refuse {
 }
 
 impl Factory for Unfed {
-    fn make(&self, _: &StreamSpec<'_>) -> Box<dyn Accumulator> {
-        Box::new(Refuse { name: self.name.clone() })
+    fn make(&self, _: &StreamSpec<'_>) -> Option<Box<dyn Accumulator>> {
+        Some(Box::new(Refuse { name: self.name.clone() }))
     }
     fn make_wire(&self, _: &StreamSpec<'_>) -> Option<Box<dyn WireAccumulator>> {
         Some(Box::new(Refuse { name: self.name.clone() }))
@@ -789,5 +788,31 @@ mod tests {
         let order = delivery_order(&StreamSchedule::Concurrent(vec![1, 1, 3, 0]), &[2, 3, 0]);
         // Stream 2 is empty: it finishes when made; entry 3 names stream 3 % 3 = 0.
         assert_eq!(order, [[2, 0], [1, 0], [1, 1], [0, 0], [0, 1], [0, 2], [1, 2], [1, 3]]);
+    }
+}
+
+/// `name version (language language_version)` and, on a second line, its levels, dialects
+/// and capabilities: how `toolcert smoke` introduces an adapter.
+impl std::fmt::Display for Implementation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fn list(items: &[String]) -> String {
+            if items.is_empty() {
+                "none".into()
+            } else {
+                items.join(", ")
+            }
+        }
+        write!(f, "{} {} ({}", self.name, self.version, self.language)?;
+        if let Some(v) = &self.language_version {
+            write!(f, " {v}")?;
+        }
+        writeln!(f, ")")?;
+        write!(
+            f,
+            "  levels {}; dialects {}; capabilities {}",
+            list(&self.levels),
+            list(&self.dialects),
+            list(&self.capabilities)
+        )
     }
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use toolcert_render::Event;
 use toolcert_scenario::{Case, Dialect, Quirks, StreamEnd, StreamSchedule, Tool};
 use toolcert_subject::driver::{Input, Units};
-use toolcert_subject::{ErrorClass, Level, Outcome, ReportedEnding, Slot, SseEvent, TurnError};
+use toolcert_subject::{ErrorClass, Level, Outcome, ReportedEnding, Slot, TurnError, WireMessage};
 
 /// The protocol version this crate speaks. A subject that answers `start` with another one
 /// is refused: the version changes exactly when a message changes meaning.
@@ -106,8 +106,18 @@ pub enum Unit<'a> {
     Event(Event<'a>),
     /// Wire level: one decoded SSE event of the dialect.
     Wire(WireUnit<'a>),
-    /// Bytes level: one transport chunk of the SSE byte stream.
+    /// Bytes level: one transport chunk of the byte stream.
     Bytes(Payload<'a>),
+    /// Wire level, a dialect with a binary framing: one decoded frame.
+    Frame(FrameUnit<'a>),
+}
+
+/// A binary framing's message: `{"headers": [[":event-type", "messageStart"], ...],
+/// "payload": {"text": "{...}"}}` (the payload as [`Payload`]: text when it is UTF-8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameUnit<'a> {
+    pub headers: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    pub payload: Payload<'a>,
 }
 
 /// An SSE event: `{"event": "content_block_delta", "data": "{...}", "id": null}`.
@@ -174,12 +184,16 @@ fn units<'a>(units: Units<'a>) -> Vec<Unit<'a>> {
         Units::Events(events) => events.iter().map(|e| Unit::Event(e.clone())).collect(),
         Units::Wire(events) => events
             .iter()
-            .map(|e: &'a SseEvent| {
-                Unit::Wire(WireUnit {
+            .map(|m: &'a WireMessage| match m {
+                WireMessage::Sse(e) => Unit::Wire(WireUnit {
                     event: e.event.as_deref().map(Cow::Borrowed),
                     data: Cow::Borrowed(&e.data),
                     id: e.id.as_deref().map(Cow::Borrowed),
-                })
+                }),
+                WireMessage::Frame(f) => Unit::Frame(FrameUnit {
+                    headers: f.headers.iter().map(|(n, v)| (Cow::Borrowed(&n[..]), Cow::Borrowed(&v[..]))).collect(),
+                    payload: Payload::of(&f.payload),
+                }),
             })
             .collect(),
         Units::Bytes(chunks) => chunks.iter().map(|c| Unit::Bytes(Payload::of(c))).collect(),
@@ -442,17 +456,7 @@ impl<T> Emitted<T> {
 }
 
 /// The error classes a reply may name, for documents and schemas.
-pub const ERROR_CLASSES: [ErrorClass; 9] = [
-    ErrorClass::UnannouncedIndex,
-    ErrorClass::DuplicateAnnouncement,
-    ErrorClass::FragmentAfterStop,
-    ErrorClass::DoneMismatch,
-    ErrorClass::Malformed,
-    ErrorClass::Upstream,
-    ErrorClass::Truncated,
-    ErrorClass::Incomplete,
-    ErrorClass::Other,
-];
+pub const ERROR_CLASSES: [ErrorClass; 9] = ErrorClass::ALL;
 
 #[cfg(test)]
 mod tests {

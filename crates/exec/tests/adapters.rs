@@ -8,7 +8,7 @@ mod common;
 use std::time::Instant;
 
 use common::{python_adapter, python_command, root, typescript_adapter};
-use toolcert_exec::{smoke, ExecOptions, ExecSubject};
+use toolcert_exec::{ExecOptions, ExecSubject};
 use toolcert_oracle::Invariant;
 use toolcert_runner::{check, Certification, Setting};
 use toolcert_scenario::{Block, Case, Dialect};
@@ -285,6 +285,14 @@ fn a_template_with_a_seeded_bug_fails_certification() {
     assert!(events.run(&per_chunk).conforms, "and is invisible at the events level");
 }
 
+/// `toolcert smoke`'s report of an adapter.
+fn smoke(subject: &ExecSubject) -> toolcert_runner::SmokeReport {
+    let mut report = toolcert_runner::smoke_with(subject, &subject.settings(), subject.profile());
+    report.implementation = Some(subject.implementation().to_string());
+    report.stats = Some(subject.stats().to_string());
+    report
+}
+
 #[test]
 fn the_smoke_test_passes_both_templates_and_fails_a_broken_one() {
     if common::cross_lang_skipped() {
@@ -300,7 +308,7 @@ fn the_smoke_test_passes_both_templates_and_fails_a_broken_one() {
         assert!(text.contains("pass  bytes/openai-chat"), "{text}");
     }
     // Any subject: the reference, in process.
-    let reference = toolcert_exec::smoke_with(
+    let reference = toolcert_runner::smoke_with(
         &toolcert_reference::ReferenceSubject,
         &[
             (Level::Events, Speech::default()),

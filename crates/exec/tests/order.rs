@@ -26,10 +26,10 @@ struct Recording {
 }
 
 impl Factory for Recorder {
-    fn make(&self, _: &StreamSpec<'_>) -> Box<dyn Accumulator> {
+    fn make(&self, _: &StreamSpec<'_>) -> Option<Box<dyn Accumulator>> {
         let mut made = self.made.borrow_mut();
         *made += 1;
-        Box::new(Recording { log: Rc::clone(&self.log), stream: *made - 1, seen: 0 })
+        Some(Box::new(Recording { log: Rc::clone(&self.log), stream: *made - 1, seen: 0 }))
     }
 }
 

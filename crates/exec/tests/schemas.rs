@@ -70,7 +70,7 @@ fn run_value(case: &Case, level: Level, dialect: Dialect) -> Option<Value> {
         .streams
         .iter()
         .zip(&wire)
-        .map(|(t, w)| toolcert_dialect::render_bytes(w, &t.transport))
+        .map(|(t, w)| toolcert_dialect::render_bytes(dialect, w, &t.transport))
         .collect();
     let inputs: Vec<Input<'_>> = (0..case.streams.len())
         .map(|s| Input {

@@ -7,7 +7,7 @@
 
 use toolcert_scenario::{
     Block, Call, Case, Ending, Fault, FaultKind, Interleave, Shape, StopReason, StreamEnd, StreamSchedule,
-    Tail, TailAim, TextBlock, Tool, Turn, WireDefect,
+    Tail, TailAim, Tool, Turn, WireDefect,
 };
 
 /// A case from the seeds, with where it comes from.
@@ -28,42 +28,7 @@ const KEYING: &str = "000 Keying the argument accumulator";
 const DELTAS: &str = "002 Argument deltas and text deltas";
 const FINAL: &str = "003 Finalising a streamed tool call";
 
-/// A call sent as exactly these fragments.
-pub fn call(index: u32, call_id: &str, name: &str, fragments: &[&str]) -> Block {
-    let mut splits = Vec::new();
-    let mut at = 0;
-    for f in &fragments[..fragments.len().saturating_sub(1)] {
-        at += f.len();
-        splits.push(at);
-    }
-    Block::Call(Call {
-        index,
-        call_id: call_id.into(),
-        name: name.into(),
-        arguments: fragments.concat(),
-        splits,
-    })
-}
-
-/// A text block sent as exactly these deltas.
-pub fn text(deltas: &[&str]) -> Block {
-    let Block::Call(c) = call(0, "", "", deltas) else { unreachable!() };
-    Block::Text(TextBlock { text: c.arguments, splits: c.splits })
-}
-
-/// An Anthropic-shaped turn.
-pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
-    Turn {
-        tools: vec![],
-        blocks,
-        shape: Shape::PerCall,
-        ending,
-        faults: vec![],
-        pings: vec![],
-        transport: Default::default(),
-        wire: Default::default(),
-    }
-}
+pub use toolcert_scenario::build::{call, per_call, text};
 
 /// An OpenAI-Chat-shaped turn whose pieces are sent in `order` (block positions).
 pub fn interleaved(blocks: Vec<Block>, order: Vec<u16>, ending: Ending) -> Turn {

@@ -12,6 +12,7 @@
 //! bug is the only code it has.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde_json::Value;
 use toolcert_scenario::{StopReason, StreamEnd, Tool};
@@ -54,19 +55,17 @@ pub struct Calls {
     pub errored: bool,
 }
 
-/// The tools' compiled schemas for one stream.
+/// The tools' compiled schemas for one stream, from the cache the oracle and the reference
+/// validate through.
 #[derive(Default)]
-pub struct Schemas(Vec<(String, Result<jsonschema::Validator, String>)>);
+pub struct Schemas(Vec<(String, Rc<toolcert_schema::Compiled>)>);
 
 impl Schemas {
     pub fn new(tools: &[Tool]) -> Schemas {
         Schemas(
             tools
                 .iter()
-                .filter_map(|t| {
-                    let schema = t.schema.as_ref()?;
-                    Some((t.name.clone(), jsonschema::validator_for(schema).map_err(|e| e.to_string())))
-                })
+                .filter_map(|t| Some((t.name.clone(), toolcert_schema::compiled_shared(t.schema.as_ref()?))))
                 .collect(),
         )
     }
@@ -75,8 +74,7 @@ impl Schemas {
     pub fn errors(&self, name: &str, args: &Value) -> Vec<String> {
         match self.0.iter().find(|(tool, _)| tool == name) {
             None => Vec::new(),
-            Some((_, Ok(v))) => v.iter_errors(args).map(|e| e.to_string()).collect(),
-            Some((_, Err(e))) => vec![format!("the tool's schema does not compile: {e}")],
+            Some((_, c)) => c.errors(args),
         }
     }
 }

@@ -6,8 +6,8 @@
 use toolcert_dialect::eventstream::{self, Message};
 use toolcert_dialect::WireDecoder;
 use toolcert_subject::{
-    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, SseEvent, StreamEnd, StreamSpec, TurnError,
-    WireAccumulator,
+    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, StreamEnd, StreamSpec, TurnError,
+    WireAccumulator, WireMessage,
 };
 
 use crate::{Base, Correct};
@@ -28,10 +28,8 @@ pub(crate) enum Defect {
 
 pub(crate) struct BedrockFactory(pub Defect);
 
+// Wire and bytes levels only: the bug lives below the events.
 impl Factory for BedrockFactory {
-    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
-        Box::new(Base::<Correct>::new(spec))
-    }
     fn make_wire(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn WireAccumulator>> {
         Some(Box::new(Stack::new(spec, self.0)))
     }
@@ -65,8 +63,8 @@ impl Stack {
         }
     }
 
-    fn wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError> {
-        let exception = event.event.as_deref().is_some_and(toolcert_dialect::bedrock::is_exception);
+    fn wire(&mut self, event: &WireMessage, out: &mut Emit) -> Result<(), TurnError> {
+        let exception = event.as_frame().and_then(|f| f.header(":exception-type")).is_some();
         if self.defect == Defect::ExceptionAsEnd && exception {
             return self.core.on_event(&Event::Stop { reason: toolcert_scenario::StopReason::EndTurn }, out);
         }
@@ -116,7 +114,7 @@ impl Stack {
                 .feed(&m, &mut messages)
                 .map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))?;
             for message in messages {
-                let e = toolcert_dialect::bedrock::from_message(message)?;
+                let e = WireMessage::Frame(toolcert_dialect::bedrock::from_message(message));
                 self.wire(&e, out)?;
             }
         }
@@ -133,7 +131,7 @@ impl Stack {
 }
 
 impl WireAccumulator for Stack {
-    fn on_wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError> {
+    fn on_wire(&mut self, event: &WireMessage, out: &mut Emit) -> Result<(), TurnError> {
         self.wire(event, out)
     }
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {

@@ -561,9 +561,9 @@ impl OneForAll {
 }
 
 impl Factory for OneForAll {
-    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
+    fn make(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn Accumulator>> {
         self.acc.borrow_mut().set_tools(spec.tools);
-        Box::new(Handle { acc: self.acc.clone(), clear_at_end: self.clear_at_end })
+        Some(Box::new(Handle { acc: self.acc.clone(), clear_at_end: self.clear_at_end }))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use toolcert_dialect::WireDecoder;
 use toolcert_subject::{
-    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Outcome, Slot, SseEvent, StreamEnd,
+    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Outcome, Slot, SseEvent, StreamEnd, WireMessage,
     StreamSpec, TurnError, WireAccumulator,
 };
 
@@ -60,8 +60,8 @@ pub(crate) enum Defect {
 pub(crate) struct StackFactory(pub Defect);
 
 impl Factory for StackFactory {
-    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
-        Box::new(Base::<Correct>::new(spec))
+    fn make(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn Accumulator>> {
+        Some(Box::new(Base::<Correct>::new(spec)))
     }
     fn make_wire(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn WireAccumulator>> {
         Some(Box::new(Stack::new(spec, self.0)))
@@ -206,7 +206,7 @@ impl Stack {
             return done;
         }
         self.events.clear();
-        self.decoder.decode(&event, &mut self.events)?;
+        self.decoder.decode(&WireMessage::Sse(event), &mut self.events)?;
         for mut e in std::mem::take(&mut self.events) {
             match (&mut e, self.defect) {
                 (Event::CallStart { index, .. }, Defect::ChatKeyedById) => self.last_call = Some(*index),
@@ -234,8 +234,20 @@ impl Stack {
 }
 
 impl WireAccumulator for Stack {
-    fn on_wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError> {
-        self.wire(event, out)
+    fn on_wire(&mut self, message: &WireMessage, out: &mut Emit) -> Result<(), TurnError> {
+        match message {
+            WireMessage::Sse(event) => self.wire(event, out),
+            // The defects are SSE dialects'; another framing's messages go through the
+            // correct stack.
+            WireMessage::Frame(_) => {
+                self.events.clear();
+                self.decoder.decode(message, &mut self.events)?;
+                for e in std::mem::take(&mut self.events) {
+                    self.core.on_event(&e, out)?;
+                }
+                Ok(())
+            }
+        }
     }
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
         self.finish_core(end, out)

@@ -229,19 +229,5 @@ pub fn outcome_to_file(o: &Outcome) -> serde_json::Value {
 
 /// The error class names, for documentation.
 pub fn error_classes() -> Vec<&'static str> {
-    use ErrorClass::*;
-    [
-        UnannouncedIndex,
-        DuplicateAnnouncement,
-        FragmentAfterStop,
-        DoneMismatch,
-        Malformed,
-        Upstream,
-        Truncated,
-        Incomplete,
-        Other,
-    ]
-    .iter()
-    .map(|c| c.as_str())
-    .collect()
+    ErrorClass::ALL.iter().map(|c| c.as_str()).collect()
 }

@@ -7,7 +7,7 @@
 //!
 //! [`Observation::ending`]: toolcert_subject::Observation
 
-use toolcert_scenario::{Dialect, EndingKind, StopReason};
+use toolcert_scenario::{EndingKind, StopReason};
 
 use crate::{ending_name, Grade, Invariant, Judge};
 
@@ -15,7 +15,7 @@ use crate::{ending_name, Grade, Invariant, Judge};
 /// meaning (a wire-level subject reports the dialect's spelling of the scenario's reason).
 fn spells(said: &str, reason: StopReason) -> bool {
     reason.wire_name() == said
-        || Dialect::ALL.iter().any(|d| {
+        || toolcert_dialect::registry().iter().any(|d| {
             let own = d.stop_reason(reason);
             own.wire_name() == said || d.spell(own) == said
         })
@@ -26,7 +26,7 @@ fn parse_reason(said: &str) -> Option<StopReason> {
     StopReason::ALL
         .iter()
         .copied()
-        .find(|r| r.wire_name() == said || Dialect::ALL.iter().any(|d| d.spell(*r) == said))
+        .find(|r| r.wire_name() == said || toolcert_dialect::registry().iter().any(|d| d.spell(*r) == said))
 }
 
 impl Judge<'_> {

@@ -253,7 +253,7 @@ fn expect_with(
                     // A terminal that repeats arguments other than the fragments is a fault.
                     let mismatch = turn.faults.iter().any(|f| match &f.kind {
                         FaultKind::DoneMismatch { call, arguments } => {
-                            mismatch_block(turn, *call) == Some(block) && *arguments != e.raw
+                            turn.fault_call_block(*call) == Some(block) && *arguments != e.raw
                         }
                         _ => false,
                     });
@@ -294,7 +294,7 @@ fn expect_with(
                     // same event is just as truly "after stop".
                     let replayed_stopped = match kind {
                         FaultKind::ReplayAnnouncement { call } => {
-                            let block = mismatch_block(turn, *call);
+                            let block = turn.fault_call_block(*call);
                             calls.iter().any(|e| Some(e.block) == block && e.terminal_at.is_some())
                         }
                         _ => false,
@@ -324,7 +324,7 @@ fn expect_with(
         // Registers the tools' shared schemas by address, so that `judge` finds them without
         // comparing schemas by value.
         for schema in turn.tools.iter().filter_map(|t| t.schema.as_ref()) {
-            toolcert_subject::schema::compiled_shared(schema);
+            toolcert_schema::compiled_shared(schema);
         }
     }
     for e in &mut calls {
@@ -443,18 +443,6 @@ pub fn depth(document: &str) -> usize {
 
 /// Whether `args` satisfy `schema`. A schema that does not compile accepts nothing.
 fn schema_accepts(schema: &Value, args: &Value) -> bool {
-    toolcert_subject::schema::compiled(schema).accepts(args)
+    toolcert_schema::compiled(schema).accepts(args)
 }
 
-/// The block of call number `call` (among the turn's calls, modulo their count), as the
-/// renderer picks it.
-fn mismatch_block(turn: &Turn, call: u16) -> Option<u32> {
-    let blocks: Vec<u32> = turn
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, Block::Call(_)))
-        .map(|(i, _)| i as u32)
-        .collect();
-    (!blocks.is_empty()).then(|| blocks[call as usize % blocks.len()])
-}

@@ -16,12 +16,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use toolcert_dialect::WireDecoder;
+use toolcert_schema as schema;
 use toolcert_scenario::{StopReason, StreamEnd, Tool};
 use toolcert_subject::{
-    schema, Accumulator, Emit, EndingKind, ErrorClass, Event, Factory, FailReason, Outcome, ReportedEnding,
+    Accumulator, Emit, EndingKind, ErrorClass, Event, Factory, FailReason, Outcome, ReportedEnding,
     Slot, StreamSpec, Subject, TurnError,
 };
-use toolcert_subject::{BytesAccumulator, Level, SseEvent, WireAccumulator};
+use toolcert_subject::{BytesAccumulator, Level, WireAccumulator, WireMessage};
 
 /// The subject `builtin:reference`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,18 +45,18 @@ impl Subject for ReferenceSubject {
 pub struct ReferenceFactory;
 
 impl Factory for ReferenceFactory {
-    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
-        Box::new(Reference::for_spec(spec))
+    fn make(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn Accumulator>> {
+        Some(Box::new(Reference::for_spec(spec)))
     }
     fn make_wire(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn WireAccumulator>> {
         Some(Box::new(ReferenceWire::for_spec(spec)))
     }
     fn make_bytes(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn BytesAccumulator>> {
-        let sse = match spec.dialect.binary() {
-            false => Frames::Sse(toolcert_sse::Decoder::new()),
-            true => Frames::Binary(toolcert_dialect::BedrockFrames::new()),
-        };
-        Some(Box::new(ReferenceBytes { sse, events: Vec::new(), wire: ReferenceWire::for_spec(spec) }))
+        Some(Box::new(ReferenceBytes {
+            frames: toolcert_dialect::def(spec.dialect).deframer(),
+            events: Vec::new(),
+            wire: ReferenceWire::for_spec(spec),
+        }))
     }
 }
 
@@ -77,9 +78,9 @@ impl ReferenceWire {
 }
 
 impl WireAccumulator for ReferenceWire {
-    fn on_wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError> {
+    fn on_wire(&mut self, message: &WireMessage, out: &mut Emit) -> Result<(), TurnError> {
         self.events.clear();
-        self.decoder.decode(event, &mut self.events)?;
+        self.decoder.decode(message, &mut self.events)?;
         for e in &self.events {
             self.core.on_event(e, out)?;
         }
@@ -91,39 +92,14 @@ impl WireAccumulator for ReferenceWire {
     }
 }
 
-/// The most bytes [`ReferenceBytes`] hands its SSE decoder at once.
+/// The most bytes [`ReferenceBytes`] hands its framing's decoder at once.
 const FEED_PIECE: usize = 64 << 10;
 
-/// The framing decoder under the wire level: SSE, or a binary dialect's event stream.
-enum Frames {
-    Sse(toolcert_sse::Decoder),
-    Binary(toolcert_dialect::BedrockFrames),
-}
-
-impl Frames {
-    fn feed(&mut self, piece: &[u8], out: &mut Vec<SseEvent>) -> Result<(), TurnError> {
-        match self {
-            Frames::Sse(d) => d.feed(piece, out).map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string())),
-            Frames::Binary(d) => d.feed(piece, out),
-        }
-    }
-
-    /// The end of the stream; `Err` only for what is a defect of the bytes themselves.
-    fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), TurnError> {
-        match self {
-            Frames::Sse(d) => d.finish(out).map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string())),
-            // A message the stream ended inside is dropped, as SSE drops an event whose
-            // blank line never came.
-            Frames::Binary(_) => Ok(()),
-        }
-    }
-}
-
-/// The reference at the bytes level: an incremental SSE decoder (with incremental UTF-8),
-/// or a binary dialect's event stream decoder, into the wire level.
+/// The reference at the bytes level: the dialect framing's incremental decoder (for SSE,
+/// with incremental UTF-8) into the wire level.
 pub struct ReferenceBytes {
-    sse: Frames,
-    events: Vec<SseEvent>,
+    frames: Box<dyn toolcert_dialect::Deframer>,
+    events: Vec<WireMessage>,
     wire: ReferenceWire,
 }
 
@@ -136,7 +112,7 @@ impl BytesAccumulator for ReferenceBytes {
         let pieces = chunk.chunks(FEED_PIECE).chain(chunk.is_empty().then_some(chunk));
         for piece in pieces {
             self.events.clear();
-            let fed = self.sse.feed(piece, &mut self.events);
+            let fed = self.frames.feed(piece, &mut self.events);
             // Events completed before a framing error are still the stream's.
             for e in &self.events {
                 self.wire.on_wire(e, out)?;
@@ -148,14 +124,13 @@ impl BytesAccumulator for ReferenceBytes {
 
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
         self.events.clear();
-        let closed = self.sse.finish(&mut self.events);
+        // A character cut by a dropped connection is the drop's doing, not a malformed stream
+        // (the deframer errs only at a clean end).
+        let closed = self.frames.finish(end, &mut self.events);
         for e in &self.events {
             self.wire.on_wire(e, out)?;
         }
-        // A character cut by a dropped connection is the drop's doing, not a malformed stream.
-        if let (Err(e), StreamEnd::Eof) = (closed, end) {
-            return Err(e);
-        }
+        closed?;
         self.wire.finish(end, out)
     }
 }

@@ -1,5 +1,5 @@
 use super::*;
-use toolcert_scenario::{Call, Fault, Interleave, TextBlock};
+use toolcert_scenario::{Call, Fault, Interleave, StopReason, TextBlock};
 
 fn call(index: u32, id: &str, args: &str, splits: &[usize]) -> Block {
     Block::Call(Call {

@@ -65,7 +65,7 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
         let bookkeeping =
             dialect == Dialect::OpenAiChat && matches!(turn.ending, toolcert_scenario::Ending::Stop(_));
         // A binary-framed dialect sends no keep-alive: its pings are never on the wire.
-        let pinged = !turn.pings.is_empty() && !dialect.binary();
+        let pinged = !turn.pings.is_empty() && !toolcert_dialect::def(dialect).binary();
         if pinged || bookkeeping || chat_bookkeeping(turn, dialect) {
             set.insert(Invariant::WireKeepalive);
         }
@@ -242,7 +242,7 @@ fn splits_a_char(case: &Case, setting: Setting) -> bool {
         else {
             return false;
         };
-        let b = toolcert_dialect::render_bytes(&wire, &t.transport);
+        let b = toolcert_dialect::render_bytes(setting.speech.dialect, &wire, &t.transport);
         let bytes = b.chunks.concat();
         b.cuts.iter().any(|&c| bytes.get(c).is_some_and(|x| x & 0xC0 == 0x80))
     })
@@ -256,7 +256,7 @@ fn snapped(case: &Case, setting: Setting) -> Option<Case> {
         let neutral = toolcert_render::render(t);
         let wire =
             toolcert_dialect::render_wire(t, &neutral, setting.speech.dialect, setting.speech.quirks).ok()?;
-        let b = toolcert_dialect::render_bytes(&wire, &t.transport);
+        let b = toolcert_dialect::render_bytes(setting.speech.dialect, &wire, &t.transport);
         let bytes = b.chunks.concat();
         let cuts = b
             .cuts

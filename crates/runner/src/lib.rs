@@ -29,6 +29,7 @@ mod minimize;
 pub mod out;
 pub mod report;
 mod shard;
+pub mod smoke;
 pub mod suite;
 pub mod tally;
 pub use combined::Combined;
@@ -37,6 +38,7 @@ pub use jobs::MoreSubjects;
 pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
 pub use shard::Shard;
+pub use smoke::{smoke_with, SmokeLine, SmokeReport, SmokeStatus, SMOKE_CASES};
 pub use tally::{Discard, RecordSink};
 
 /// What running one case gave.
@@ -130,7 +132,7 @@ fn lower<'n, 'a>(
     }
     let wire = render_wire(turn, neutral, setting.speech.dialect, setting.speech.quirks)
         .map_err(|e| e.to_string())?;
-    let bytes = (setting.level == Level::Bytes).then(|| render_bytes(&wire, &turn.transport));
+    let bytes = (setting.level == Level::Bytes).then(|| render_bytes(setting.speech.dialect, &wire, &turn.transport));
     Ok(Lowered { neutral, wire: Some(wire), bytes })
 }
 
@@ -178,16 +180,16 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
 pub(crate) fn place_corrupt(case: &Case, setting: Setting) -> Case {
     let mut case = case.clone();
     for turn in &mut case.streams {
-        let Some(mut c) = turn.transport.corrupt else { continue };
-        if setting.level != Level::Bytes || !setting.speech.dialect.binary() {
-            turn.transport.corrupt = None;
-            continue;
-        }
+        let Some(c) = turn.transport.corrupt else { continue };
+        let def = toolcert_dialect::def(setting.speech.dialect);
         let neutral = render(turn);
-        if let Ok(wire) = render_wire(turn, &neutral, setting.speech.dialect, setting.speech.quirks) {
-            c.after = toolcert_dialect::bedrock::corrupt_before(&wire, c);
-        }
-        turn.transport.corrupt = Some(c);
+        let placed = match render_wire(turn, &neutral, setting.speech.dialect, setting.speech.quirks) {
+            Ok(wire) if setting.level == Level::Bytes => def.damaged_before(&wire, c),
+            // Unrendered: nothing to place (the run reports the turn unsupported).
+            Err(_) if setting.level == Level::Bytes && def.binary() => Some(c.after),
+            _ => None,
+        };
+        turn.transport.corrupt = placed.map(|after| toolcert_scenario::Corrupt { after, ..c });
     }
     case
 }
@@ -451,7 +453,7 @@ impl Certification {
             done_mismatch: self.level == Level::Events || self.speech.dialect == Dialect::OpenAiResponses,
             transport: self.level == Level::Bytes,
             max_args_size: self.args_size,
-            corrupt: self.level == Level::Bytes && self.speech.dialect.binary(),
+            corrupt: self.level == Level::Bytes && toolcert_dialect::def(self.speech.dialect).binary(),
             ..GenConfig::default()
         }
     }

@@ -33,7 +33,7 @@ pub fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Result<Vec<Ve
         .map(|turn| {
             let neutral = render(turn);
             let wire = render_wire(turn, &neutral, dialect, quirks).map_err(|e| e.to_string())?;
-            Ok(render_bytes(&wire, &turn.transport).chunks.concat())
+            Ok(render_bytes(dialect, &wire, &turn.transport).chunks.concat())
         })
         .collect()
 }
@@ -87,7 +87,7 @@ pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, St
             _ => None,
         };
         // A binary-framed dialect's bytes are no SSE (corpus/README.md).
-        let ext = if report.dialect.is_some_and(Dialect::binary) { "eventstream" } else { "sse" };
+        let ext = if report.dialect.is_some_and(|d| toolcert_dialect::def(d).binary()) { "eventstream" } else { "sse" };
         match sse {
             Some(streams) if streams.len() == 1 => {
                 write(failures.join(format!("{stem}.{ext}")), &streams[0])?;

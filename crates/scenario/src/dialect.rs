@@ -1,12 +1,13 @@
 //! Dialects: the providers' streaming APIs a turn can be spoken in, and quirk profiles of
-//! servers that speak one their own way. Vocabulary shared by every level.
+//! servers that speak one their own way. Vocabulary shared by every level: only the ids and
+//! names live here; everything a dialect is (what it expresses, how it spells a stop reason,
+//! its wire messages and framing) is its module in `toolcert-dialect`, found through that
+//! crate's registry.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-
-use crate::{Shape, StopReason};
 
 /// A provider's streaming API.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -39,65 +40,6 @@ impl Dialect {
             Dialect::OpenAiResponses => "openai-responses",
             Dialect::Bedrock => "bedrock",
         }
-    }
-
-    /// Whether the dialect can carry a turn of this shape: Chat has no per-call terminal, so
-    /// only the interleaved shape; Anthropic and Responses close every call, so only per-call.
-    pub fn carries(self, shape: &Shape) -> bool {
-        matches!(
-            (self, shape),
-            (Dialect::OpenAiChat, Shape::Interleaved(_))
-                | (Dialect::Anthropic | Dialect::OpenAiResponses | Dialect::Bedrock, Shape::PerCall)
-        )
-    }
-
-    /// The reason this dialect sends for `reason`: the same reason when it is one of the
-    /// dialect's own, otherwise the dialect's reason of the same meaning (a complete reason
-    /// stays complete, a truncating one stays truncating). A decoder gives back this one.
-    pub fn stop_reason(self, reason: StopReason) -> StopReason {
-        use StopReason::*;
-        match self {
-            Dialect::Anthropic => match reason {
-                ToolUse | EndTurn | StopSequence | MaxTokens | Refusal => reason,
-                ToolCalls => ToolUse,
-                Stop | Completed => EndTurn,
-                Length | Incomplete => MaxTokens,
-                ContentFilter => Refusal,
-            },
-            Dialect::OpenAiChat => match reason {
-                ToolCalls | Stop | Length | ContentFilter => reason,
-                ToolUse => ToolCalls,
-                EndTurn | StopSequence | Completed => Stop,
-                MaxTokens | Incomplete => Length,
-                Refusal => ContentFilter,
-            },
-            Dialect::OpenAiResponses if reason.is_truncating() => Incomplete,
-            Dialect::OpenAiResponses => Completed,
-            // Bedrock's guardrail_intervened and content_filtered are its refusal and filter.
-            Dialect::Bedrock => match reason {
-                ToolUse | EndTurn | StopSequence | MaxTokens | Refusal | ContentFilter => reason,
-                ToolCalls => ToolUse,
-                Stop | Completed => EndTurn,
-                Length | Incomplete => MaxTokens,
-            },
-        }
-    }
-
-    /// How this dialect spells one of its own reasons ([`Dialect::stop_reason`]) on the
-    /// wire: [`StopReason::wire_name`], except where the dialect has its own word.
-    pub fn spell(self, reason: StopReason) -> &'static str {
-        match (self, reason) {
-            (Dialect::Bedrock, StopReason::Refusal) => "guardrail_intervened",
-            (Dialect::Bedrock, StopReason::ContentFilter) => "content_filtered",
-            _ => reason.wire_name(),
-        }
-    }
-
-    /// Whether the dialect frames its stream in binary messages with checksums (Bedrock's
-    /// `application/vnd.amazon.eventstream`) rather than as SSE: only such a stream can
-    /// carry a [`crate::Corrupt`] message.
-    pub fn binary(self) -> bool {
-        self == Dialect::Bedrock
     }
 }
 
@@ -144,6 +86,8 @@ pub struct Quirks {
 }
 
 impl Quirks {
+    /// No quirk: the dialect as its provider speaks it.
+    pub const PLAIN: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: false };
     /// The profile that reuses index 0 for every parallel call.
     pub const INDEX_ZERO: Quirks = Quirks { chat_index_zero: true, chat_repeat_fields: false };
     /// The profile that repeats id, type and name on every entry.

@@ -4,12 +4,12 @@
 //! a call's argument buffer or the text the user reads: the model's thinking, a tool the
 //! server runs itself and its result, a refusal, and (Responses) a custom tool's freeform
 //! input. The scenario says which kind a block is and what it carries; each dialect spells
-//! only the kinds it has (`ForeignKind::spoken_by`), and the oracle holds every subject to
+//! only the kinds it has (its `DialectDef::speaks_foreign` in `toolcert-dialect`), and the oracle holds every subject to
 //! ACC-FOREIGN (docs/SPEC.md §6).
 
 use serde::{Deserialize, Serialize};
 
-use crate::Dialect;
+
 
 /// A foreign block as the model (or the server) wrote it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,27 +112,5 @@ impl ForeignKind {
     /// Whether its blocks name a tool (`ForeignKind::name`); the others' names are not sent.
     pub fn carries_name(self) -> bool {
         matches!(self, ForeignKind::ServerToolUse | ForeignKind::CustomToolCall)
-    }
-
-    /// Whether `dialect` has this kind of block.
-    pub fn spoken_by(self, dialect: Dialect) -> bool {
-        use ForeignKind::*;
-        match dialect {
-            Dialect::Anthropic => {
-                matches!(self, Thinking | RedactedThinking | ServerToolUse | ServerToolResult)
-            }
-            Dialect::OpenAiChat => matches!(self, Thinking | Refusal),
-            Dialect::OpenAiResponses => {
-                matches!(self, Thinking | RedactedThinking | WebSearchCall | Refusal | CustomToolCall)
-            }
-            // `reasoningContent` text deltas. (Its `redactedContent` is a base64 blob: not
-            // rendered here, so a redacted block is a turn Bedrock cannot express.)
-            Dialect::Bedrock => matches!(self, Thinking),
-        }
-    }
-
-    /// The dialects that have this kind of block.
-    pub fn dialects(self) -> impl Iterator<Item = Dialect> {
-        Dialect::ALL.into_iter().filter(move |d| self.spoken_by(*d))
     }
 }

@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod build;
 mod dialect;
 mod wire;
 pub use dialect::{Dialect, Quirks, UnknownDialect};
@@ -133,7 +134,7 @@ pub struct Transport {
     /// is resolved against that event's bytes and never reaches its blank line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<Tail>,
-    /// A binary-framed dialect only ([`Dialect::binary`]): one message sent with a wrong
+    /// A binary-framed dialect only (`toolcert_dialect::DialectDef::binary`): one message sent with a wrong
     /// checksum or length, which a subject must refuse (docs/SPEC.md, BYTES-CHECKSUM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corrupt: Option<Corrupt>,
@@ -533,6 +534,19 @@ impl<'a> Iterator for Fragments<'a> {
 }
 
 impl Turn {
+    /// The block position of call number `call` (among the turn's calls, modulo their
+    /// count): the call a fault names. The one placement rule the renderer and the oracle
+    /// both follow; `None` for a turn without calls.
+    pub fn fault_call_block(&self, call: u16) -> Option<u32> {
+        let count = self.calls().count();
+        if count == 0 {
+            return None;
+        }
+        let nth = call as usize % count;
+        let mut calls = self.blocks.iter().enumerate().filter(|(_, b)| matches!(b, Block::Call(_)));
+        calls.nth(nth).map(|(i, _)| i as u32)
+    }
+
     /// The turn's calls in block order.
     pub fn calls(&self) -> impl Iterator<Item = &Call> {
         self.blocks.iter().filter_map(|b| match b {

@@ -25,32 +25,8 @@ use serde::{Deserialize, Serialize};
 
 mod pretty;
 
-/// One server-sent event, as a dialect produces it and as the decoder dispatches it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct SseEvent {
-    /// The `event:` field (the event type). `None` when absent or empty (the specification
-    /// treats both as the default type `message`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event: Option<String>,
-    /// The `data` lines joined with `\n`.
-    pub data: String,
-    /// The event's own `id:` field. Unlike the specification's last-event-id, which persists
-    /// across events for reconnection, this is the field of this event only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-}
-
-impl SseEvent {
-    /// An event with a type line and data.
-    pub fn named(event: impl Into<String>, data: impl Into<String>) -> SseEvent {
-        SseEvent { event: Some(event.into()), data: data.into(), id: None }
-    }
-
-    /// An event with data only (the OpenAI Chat style).
-    pub fn data(data: impl Into<String>) -> SseEvent {
-        SseEvent { event: None, data: data.into(), id: None }
-    }
-}
+/// One server-sent event: defined at the subject seam (a wire unit), framed here.
+pub use toolcert_subject::SseEvent;
 
 /// The line end the encoder writes (all three are legal SSE).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -107,13 +83,13 @@ pub const KEEP_ALIVE: &str = ": keep-alive";
 /// and a blank line. What SSE cannot carry is normalised rather than corrupting the framing:
 /// a CR, LF or CRLF in `data` becomes a line break between `data:` lines, so it decodes as LF;
 /// a line break inside `event` or `id` is written as a space.
-pub fn encode(events: &[SseEvent], framing: &Framing<'_>) -> Encoded {
+pub fn encode<E: std::borrow::Borrow<SseEvent>>(events: &[E], framing: &Framing<'_>) -> Encoded {
     let eol = framing.line_end.as_bytes();
     let mut comments: Vec<usize> = framing.comments.iter().map(|&c| (c as usize).min(events.len())).collect();
     comments.sort_unstable();
     let mut comments = comments.into_iter().peekable();
     let mut out = Encoded {
-        bytes: Vec::with_capacity(events.iter().map(|e| e.data.len() + 32).sum()),
+        bytes: Vec::with_capacity(events.iter().map(|e| e.borrow().data.len() + 32).sum()),
         ends: Vec::with_capacity(events.len()),
     };
     let b = &mut out.bytes;
@@ -122,7 +98,7 @@ pub fn encode(events: &[SseEvent], framing: &Framing<'_>) -> Encoded {
             b.extend_from_slice(KEEP_ALIVE.as_bytes());
             b.extend_from_slice(eol);
         }
-        let Some(e) = events.get(k) else { break };
+        let Some(e) = events.get(k).map(std::borrow::Borrow::borrow) else { break };
         if let Some(name) = e.event.as_deref().filter(|n| !n.is_empty()) {
             field(b, "event", name, eol);
         }

@@ -1,7 +1,7 @@
 //! Feeds streams to accumulators and records what they report.
 //!
 //! The driver knows only "deliver unit `k` of stream `s`" and "finish stream `s`". A unit is
-//! one [`Event`] at the events level, one [`SseEvent`] at the wire level and
+//! one [`Event`] at the events level, one [`WireMessage`] at the wire level and
 //! one transport chunk at the bytes level; stamps count units of the level fed.
 
 use std::cell::Cell;
@@ -10,15 +10,15 @@ use std::panic::AssertUnwindSafe;
 use toolcert_scenario::{Case, Dialect, Quirks, StreamEnd, StreamSchedule};
 
 use crate::{
-    Accumulator, BytesAccumulator, Emit, Event, Factory, Level, Observation, SseEvent, StreamSpec, Timed,
-    TurnError, WireAccumulator,
+    Accumulator, BytesAccumulator, Emit, Event, Factory, Level, Observation, StreamSpec, Timed,
+    TurnError, WireAccumulator, WireMessage,
 };
 
 /// One stream's units, at one level.
 #[derive(Clone, Copy, Debug)]
 pub enum Units<'a> {
     Events(&'a [Event<'a>]),
-    Wire(&'a [SseEvent]),
+    Wire(&'a [WireMessage]),
     Bytes(&'a [Vec<u8>]),
 }
 
@@ -221,7 +221,7 @@ pub fn drive(factory: &dyn Factory, case: &Case, inputs: &[Input<'_>], speech: S
             quirks: speech.quirks,
         };
         let made = guarded(AssertUnwindSafe(|| match input.units {
-            Units::Events(_) => Some(Acc::Events(factory.make(&spec))),
+            Units::Events(_) => factory.make(&spec).map(Acc::Events),
             Units::Wire(_) => factory.make_wire(&spec).map(Acc::Wire),
             Units::Bytes(_) => factory.make_bytes(&spec).map(Acc::Bytes),
         }));

@@ -1,8 +1,12 @@
 //! Subjects: the implementations under test, and what they report.
 //!
-//! The third stage of the data flow. A subject is fed at one of three [`Level`]s: provider-
-//! neutral events ([`Accumulator`]), one dialect's decoded SSE events ([`WireAccumulator`]),
-//! or raw SSE bytes in transport chunks ([`BytesAccumulator`]). A [`Factory`] makes one fresh
+//! The seam every implementation plugs into, and a leaf: it depends on no toolcert crate but
+//! the vocabulary of `toolcert-scenario`, so renderers, decoders, the oracle and every
+//! subject depend on it, never the other way round. A subject is fed at one of three
+//! [`Level`]s: provider-neutral events ([`Accumulator`], [`Event`]), one dialect's decoded
+//! wire messages ([`WireAccumulator`], [`WireMessage`]: an SSE event or a binary frame), or
+//! the raw bytes in transport chunks ([`BytesAccumulator`]); the levels are independent, and
+//! a subject implements only those it declares. A [`Factory`] makes one fresh
 //! accumulator per stream, and a [`Subject`] makes one fresh factory per case (so a factory
 //! that shares state between its accumulators can be caught, and a case never inherits
 //! another case's state). The [`driver`] feeds streams to accumulators and records an
@@ -11,12 +15,14 @@
 //! the oracle can judge early dispatch.
 
 use serde::{Deserialize, Serialize};
-pub use toolcert_render::Event;
 pub use toolcert_scenario::{Dialect, EndingKind, Quirks, StreamEnd, Tool};
-pub use toolcert_sse::SseEvent;
 
 pub mod driver;
-pub mod schema;
+mod event;
+pub mod wire;
+
+pub use event::Event;
+pub use wire::{Frame, SseEvent, WireMessage};
 
 /// What an accumulator decides about one announced call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -123,6 +129,19 @@ pub enum ErrorClass {
 }
 
 impl ErrorClass {
+    /// Every class, in declaration order.
+    pub const ALL: [ErrorClass; 9] = [
+        ErrorClass::UnannouncedIndex,
+        ErrorClass::DuplicateAnnouncement,
+        ErrorClass::FragmentAfterStop,
+        ErrorClass::DoneMismatch,
+        ErrorClass::Malformed,
+        ErrorClass::Upstream,
+        ErrorClass::Truncated,
+        ErrorClass::Incomplete,
+        ErrorClass::Other,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorClass::UnannouncedIndex => "unannounced_index",
@@ -182,9 +201,10 @@ pub enum Level {
     /// Provider-neutral events ([`Event`]).
     #[default]
     Events,
-    /// One dialect's SSE events, decoded from the bytes ([`SseEvent`]).
+    /// One dialect's wire messages, decoded from the bytes ([`WireMessage`]: SSE events or
+    /// binary frames).
     Wire,
-    /// Raw SSE bytes in transport chunks cut anywhere.
+    /// Raw bytes (SSE or a binary framing) in transport chunks cut anywhere.
     Bytes,
 }
 
@@ -216,14 +236,15 @@ impl std::str::FromStr for Level {
     }
 }
 
-/// A wire-level accumulator: takes one dialect's SSE events in order.
+/// A wire-level accumulator: takes one dialect's wire messages in order.
 pub trait WireAccumulator {
-    fn on_wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError>;
+    fn on_wire(&mut self, message: &WireMessage, out: &mut Emit) -> Result<(), TurnError>;
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError>;
 }
 
-/// A bytes-level accumulator: takes the raw SSE byte stream, in transport chunks cut
-/// anywhere (inside a UTF-8 character, inside `data:`, between `\r` and `\n`).
+/// A bytes-level accumulator: takes the raw byte stream (SSE, or the dialect's binary
+/// framing), in transport chunks cut anywhere (inside a UTF-8 character, inside `data:`,
+/// between `\r` and `\n`, inside a frame's prelude, headers, payload or checksum).
 pub trait BytesAccumulator {
     fn on_bytes(&mut self, chunk: &[u8], out: &mut Emit) -> Result<(), TurnError>;
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError>;
@@ -252,10 +273,13 @@ impl<A: Accumulator + ?Sized> Accumulator for Box<A> {
 }
 
 /// Makes one fresh accumulator per stream, at the level the stream is fed at. Only the
-/// levels the [`Subject`] declares are asked for.
+/// levels the [`Subject`] declares are asked for, so a factory implements only those (a
+/// bytes-only subject, only [`Factory::make_bytes`]).
 pub trait Factory {
     /// An events-level accumulator.
-    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator>;
+    fn make(&self, _spec: &StreamSpec<'_>) -> Option<Box<dyn Accumulator>> {
+        None
+    }
 
     /// A wire-level accumulator for `spec.dialect`.
     fn make_wire(&self, _spec: &StreamSpec<'_>) -> Option<Box<dyn WireAccumulator>> {
@@ -273,8 +297,8 @@ where
     F: Fn(&StreamSpec<'_>) -> A,
     A: Accumulator + 'static,
 {
-    fn make(&self, spec: &StreamSpec<'_>) -> Box<dyn Accumulator> {
-        Box::new(self(spec))
+    fn make(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn Accumulator>> {
+        Some(Box::new(self(spec)))
     }
 }
 

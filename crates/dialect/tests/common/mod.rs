@@ -4,51 +4,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use toolcert_dialect::{decoder, render_wire, Dialect, Quirks, WireStream};
+use toolcert_dialect::{decoder, Dialect, Quirks, SseStream as WireStream, Unsupported};
 use toolcert_render::{render, Event, Rendered};
-use toolcert_scenario::{Block, Call, Ending, Interleave, Shape, TextBlock, Turn};
+use toolcert_scenario::{Block, Turn};
 use toolcert_sse::SseEvent;
-use toolcert_subject::TurnError;
+use toolcert_subject::{TurnError, WireMessage};
 
-/// A call sent as exactly these fragments.
-pub fn call(index: u32, call_id: &str, name: &str, fragments: &[&str]) -> Block {
-    let mut splits = Vec::new();
-    let mut at = 0;
-    for f in &fragments[..fragments.len().saturating_sub(1)] {
-        at += f.len();
-        splits.push(at);
-    }
-    Block::Call(Call {
-        index,
-        call_id: call_id.into(),
-        name: name.into(),
-        arguments: fragments.concat(),
-        splits,
-    })
-}
-
-/// A text block sent as exactly these deltas.
-pub fn text(deltas: &[&str]) -> Block {
-    let Block::Call(c) = call(0, "", "", deltas) else { unreachable!() };
-    Block::Text(TextBlock { text: c.arguments, splits: c.splits })
-}
-
-pub fn per_call(blocks: Vec<Block>, ending: Ending) -> Turn {
-    Turn {
-        tools: vec![],
-        blocks,
-        shape: Shape::PerCall,
-        ending,
-        faults: vec![],
-        pings: vec![],
-        transport: Default::default(),
-        wire: Default::default(),
-    }
-}
-
-pub fn interleaved(blocks: Vec<Block>, order: Vec<u16>, joins: Vec<bool>, ending: Ending) -> Turn {
-    Turn { shape: Shape::Interleaved(Interleave { order, joins }), ..per_call(blocks, ending) }
-}
+#[allow(unused_imports)] // Each test binary uses some.
+pub use toolcert_scenario::build::{call, interleaved, per_call, text};
 
 /// The seed's lookup_order turn (deltas chapter): prose, then the call in three fragments.
 pub fn lookup_order(index: u32, call_id: &str) -> Vec<Block> {
@@ -63,13 +26,18 @@ pub fn lookup_order(index: u32, call_id: &str) -> Vec<Block> {
     ]
 }
 
+/// `toolcert_dialect::render_wire` for the SSE dialects these tests read: the SSE events.
+pub fn render_wire(turn: &Turn, neutral: &Rendered<'_>, dialect: Dialect, quirks: Quirks) -> Result<WireStream, Unsupported> {
+    toolcert_dialect::render_wire(turn, neutral, dialect, quirks).map(|w| w.to_sse().expect("an SSE dialect"))
+}
+
 /// Decodes wire events one by one; after each, checks that exactly `upto[w]` neutral events
 /// have come out.
 pub fn decode_checked(dialect: Dialect, quirks: Quirks, wire: &WireStream) -> Vec<Event<'static>> {
     let mut d = decoder(dialect, quirks);
     let mut out = Vec::new();
     for (w, e) in wire.events.iter().enumerate() {
-        d.decode(e, &mut out).unwrap_or_else(|err| panic!("wire event {w} {e:?}: {err}"));
+        d.decode(&WireMessage::Sse(e.clone()), &mut out).unwrap_or_else(|err| panic!("wire event {w} {e:?}: {err}"));
         assert_eq!(out.len(), wire.upto[w] as usize, "after wire event {w} ({e:?}): {out:?}");
     }
     out
@@ -83,7 +51,7 @@ pub fn decode_events(
     let mut d = decoder(dialect, quirks);
     let mut out = Vec::new();
     for e in events {
-        d.decode(e, &mut out)?;
+        d.decode(&WireMessage::Sse(e.clone()), &mut out)?;
     }
     Ok(out)
 }
@@ -101,7 +69,7 @@ pub fn expected(dialect: Dialect, quirks: Quirks, neutral: &Rendered<'_>) -> Vec
         .events
         .iter()
         .map(|e| match e.clone().into_owned() {
-            Event::Stop { reason } => Event::Stop { reason: dialect.stop_reason(reason) },
+            Event::Stop { reason } => Event::Stop { reason: toolcert_dialect::def(dialect).stop_reason(reason) },
             Event::CallStart { index, call_id, name } => {
                 let kept = calls.remove(&index).filter(|(id, _)| *id == call_id).map(|(_, a)| a);
                 calls.insert(index, (call_id.to_string(), kept.unwrap_or_default()));

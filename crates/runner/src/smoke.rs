@@ -1,16 +1,16 @@
 //! The smoke test: a few named cases at every level and dialect a subject declares, so an
 //! adapter is proven to work (it starts, speaks the protocol, and gets the easy cases right)
-//! before anyone reads its conformance.
+//! before anyone reads its conformance. Any subject can be smoke-tested; `toolcert smoke`
+//! runs it on an `exec:` adapter (whose self-description and counters it adds to the report).
 
 use std::fmt;
 
 use serde::Serialize;
 use toolcert_oracle::Profile;
-use toolcert_runner::{check, Setting};
 use toolcert_subject::driver::Speech;
 use toolcert_subject::{Level, Subject};
 
-use crate::{ExecStats, ExecSubject, Implementation};
+use crate::{check, Setting};
 
 /// The named cases the smoke test runs, by id (`toolcert_gen::named`): a plain call, the
 /// classic splits, the endings, a fault, and the schema profile. Each runs wherever its
@@ -56,13 +56,14 @@ pub struct SmokeLine {
 #[derive(Clone, Debug, Serialize)]
 pub struct SmokeReport {
     pub subject: String,
-    /// What an `exec:` subject said about itself.
+    /// What the subject said about itself (an `exec:` subject's implementation, as
+    /// `toolcert_exec::Implementation` prints it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub implementation: Option<Implementation>,
+    pub implementation: Option<String>,
     pub lines: Vec<SmokeLine>,
-    /// An `exec:` subject's counters after the test.
+    /// The subject's counters after the test (an `exec:` subject's `ExecStats`, printed).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stats: Option<ExecStats>,
+    pub stats: Option<String>,
     /// Every case run passed, and at least one ran.
     pub ok: bool,
 }
@@ -71,15 +72,6 @@ impl SmokeReport {
     pub fn count(&self, status: SmokeStatus) -> usize {
         self.lines.iter().filter(|l| l.status == status).count()
     }
-}
-
-/// Runs [`SMOKE_CASES`] at every level and dialect `subject` declares, with the schema
-/// profile when it validates schemas.
-pub fn smoke(subject: &ExecSubject) -> SmokeReport {
-    let mut report = smoke_with(subject, &subject.settings(), subject.profile());
-    report.implementation = Some(subject.implementation().clone());
-    report.stats = Some(subject.stats());
-    report
 }
 
 /// Runs [`SMOKE_CASES`] against any subject at the given settings (level and speech).
@@ -130,18 +122,7 @@ impl fmt::Display for SmokeReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "smoke test of {}", self.subject)?;
         if let Some(imp) = &self.implementation {
-            write!(f, ": {} {} ({}", imp.name, imp.version, imp.language)?;
-            if let Some(v) = &imp.language_version {
-                write!(f, " {v}")?;
-            }
-            writeln!(f, ")")?;
-            writeln!(
-                f,
-                "  levels {}; dialects {}; capabilities {}",
-                list(&imp.levels),
-                list(&imp.dialects),
-                list(&imp.capabilities)
-            )?;
+            writeln!(f, ": {imp}")?;
         } else {
             writeln!(f)?;
         }
@@ -170,13 +151,5 @@ impl fmt::Display for SmokeReport {
             self.count(SmokeStatus::Fail),
             self.count(SmokeStatus::Skip)
         )
-    }
-}
-
-fn list(items: &[String]) -> String {
-    if items.is_empty() {
-        "none".into()
-    } else {
-        items.join(", ")
     }
 }

@@ -1,8 +1,9 @@
 //! Compiled tool schemas, cached per thread.
 //!
 //! Compiling a JSON Schema costs far more than validating against it, and a run meets the
-//! same few tool schemas in every case. Both the reference accumulator and the oracle
-//! validate through this cache (neither consults the other: this is only a compiler).
+//! same few tool schemas in every case. The oracle, the reference accumulator and the
+//! mutants' base validate through this cache (none consults another: this is only a
+//! compiler). A leaf: it knows nothing of the project but JSON.
 //!
 //! Without the `schema` feature (the light dev-dependency) there is no validator: every
 //! document is accepted, and [`AVAILABLE`] tells a runner not to use the schema profile.
@@ -65,7 +66,7 @@ pub fn compiled(schema: &Value) -> Rc<Compiled> {
     lookup(schema, || Arc::new(schema.clone()))
 }
 
-/// The compiled form of a shared schema (a [`Tool`](toolcert_scenario::Tool)'s): found by
+/// The compiled form of a shared schema (a `toolcert_scenario::Tool`'s): found by
 /// address first, since the cases of a run share a handful of schema allocations, and
 /// comparing two schemas by value costs more than everything else a case does with them.
 pub fn compiled_shared(schema: &Arc<Value>) -> Rc<Compiled> {

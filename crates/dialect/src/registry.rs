@@ -1,0 +1,199 @@
+//! The registry: every dialect toolcert speaks, each defined in one module of this crate.
+//!
+//! A [`DialectDef`] is everything about one provider's streaming API: its name, what it can
+//! express (shapes, foreign blocks, quirk profiles, a terminal that repeats the arguments),
+//! how it spells each stop reason, its wire messages (rendered from a turn's neutral stream
+//! and decoded back), its framing at the bytes level (SSE, or a binary framing of its own),
+//! how a recording of it is recognised, the mock provider's endpoint for it, its corpus
+//! directory and its fuzz selectors. Everything above this crate (the runner, the fuzz
+//! helpers, the mock provider, the subprocess protocol, the corpus and the CLI) iterates
+//! [`registry`] or asks [`def`], and never matches on a dialect's name.
+//!
+//! # Adding a dialect
+//!
+//! 1. Add its id to [`toolcert_scenario::Dialect`] (a variant, its `name`, and its entry in
+//!    `Dialect::ALL`, all at the end): the id is what cases, reports and the command line
+//!    carry, so it lives in the vocabulary crate.
+//! 2. Write one module `crates/dialect/src/<dialect>.rs` with its wire types (one set, used
+//!    to render and, leniently, to decode), its renderer, its decoder and a unit struct that
+//!    implements [`DialectDef`] (override the framing methods if it is not SSE: its bytes
+//!    are then whatever [`DialectDef::render_bytes`] makes and [`DialectDef::deframer`]
+//!    reads back into [`WireMessage::Frame`]s).
+//! 3. Add one line to [`REGISTRY`] below.
+//!
+//! Its corpus files go under `corpus/<corpus_dir>/` (`toolcert corpus write`).
+
+use toolcert_render::Rendered;
+use toolcert_scenario::{Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn};
+use toolcert_subject::{ErrorClass, TurnError, WireMessage};
+
+use crate::json::Ids;
+use crate::{BytesStream, WireDecoder, WireStream};
+
+/// Everything about one dialect. Implemented by one unit struct per dialect module.
+pub trait DialectDef: Sync {
+    /// Its id in cases, reports and on the command line.
+    fn id(&self) -> Dialect;
+
+    /// Its name (`anthropic`, `openai-chat`, ...).
+    fn name(&self) -> &'static str {
+        self.id().name()
+    }
+
+    /// Whether it can carry a turn of this shape (a dialect with a per-call terminal has only
+    /// the per-call shape; one without, only the interleaved shape).
+    fn carries(&self, shape: &Shape) -> bool;
+
+    /// Whether it has this kind of foreign block.
+    fn speaks_foreign(&self, kind: ForeignKind) -> bool;
+
+    /// The reason it sends for `reason`: the same reason when it is one of its own,
+    /// otherwise its reason of the same meaning (complete stays complete, truncating stays
+    /// truncating). Its decoder gives back this one.
+    fn stop_reason(&self, reason: StopReason) -> StopReason;
+
+    /// The quirk profiles it is spoken in, the plain one first; a run over all settings
+    /// certifies each.
+    fn quirk_profiles(&self) -> &'static [Quirks] {
+        &[Quirks::PLAIN]
+    }
+
+    /// Whether a call's terminal repeats the whole argument string (Responses' `done`).
+    fn repeats_arguments(&self) -> bool {
+        false
+    }
+
+    /// Its wire messages for an already-rendered neutral stream that [`crate::render_wire`]
+    /// has checked it can express; `Err` says why it cannot after all.
+    fn render(&self, turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Result<WireStream, String>;
+
+    /// A fresh decoder for one stream.
+    fn decoder(&self, quirks: Quirks) -> Box<dyn WireDecoder>;
+
+    /// Whether one recorded message shows this dialect (`false` when it says nothing, as a
+    /// `ping` or an `error` does).
+    fn detects(&self, message: &WireMessage) -> bool;
+
+    /// The bytes of a wire stream, framed and cut into transport chunks as `transport` says.
+    fn render_bytes(&self, wire: &WireStream, transport: &Transport) -> BytesStream {
+        crate::bytes::render_sse_bytes(wire, transport)
+    }
+
+    /// A fresh reader of its framing: transport chunks back into wire messages.
+    fn deframer(&self) -> Box<dyn Deframer> {
+        Box::new(SseDeframer::default())
+    }
+
+    /// The mock provider's request path for it (`/v1/messages`).
+    fn endpoint(&self) -> &'static str;
+
+    /// Whether the mock provider serves it at `path` (for a path with parameters, such as a
+    /// model id, more than [`DialectDef::endpoint`] itself).
+    fn serves(&self, path: &str) -> bool {
+        path == self.endpoint()
+    }
+
+    /// Its directory under `corpus/`.
+    fn corpus_dir(&self) -> &'static str {
+        self.name()
+    }
+
+    /// How it spells one of its own reasons ([`DialectDef::stop_reason`]) on the wire:
+    /// [`StopReason::wire_name`], unless it has its own word (Bedrock's
+    /// `guardrail_intervened`).
+    fn spell(&self, reason: StopReason) -> &'static str {
+        reason.wire_name()
+    }
+
+    /// Whether its framing is binary (length-prefixed, checksummed messages) rather than
+    /// SSE: its recorded streams are `.eventstream` files, it has no keep-alives, and its
+    /// generated bytes-level turns may carry a damaged message ([`DialectDef::damaged_before`]).
+    fn binary(&self) -> bool {
+        false
+    }
+
+    /// For a framing with checksums: how many neutral events are complete before the message
+    /// `corrupt` damages in `wire` (where the oracle places that fault, docs/SPEC.md
+    /// BYTES-CHECKSUM). `None`: it has no checksums, and no damaged message is sent.
+    fn damaged_before(&self, _wire: &WireStream, _corrupt: Corrupt) -> Option<u32> {
+        None
+    }
+}
+
+/// Every dialect, in [`Dialect::ALL`] order. Adding a dialect adds one line here.
+pub static REGISTRY: &[&dyn DialectDef] = &[
+    &crate::anthropic::Anthropic,
+    &crate::chat::OpenAiChat,
+    &crate::responses::OpenAiResponses,
+    &crate::bedrock::Bedrock,
+];
+
+/// Every dialect.
+pub fn registry() -> &'static [&'static dyn DialectDef] {
+    REGISTRY
+}
+
+/// The definition of `dialect`.
+pub fn def(dialect: Dialect) -> &'static dyn DialectDef {
+    REGISTRY.iter().copied().find(|d| d.id() == dialect).expect("every Dialect has a registry entry")
+}
+
+/// Every (dialect, quirk profile) a wire or bytes level is certified in, in registry order:
+/// the fuzz selectors and a run's settings.
+pub fn speeches() -> impl Iterator<Item = (Dialect, Quirks)> {
+    REGISTRY.iter().flat_map(|d| d.quirk_profiles().iter().map(move |&q| (d.id(), q)))
+}
+
+/// Reads one stream's bytes, in transport chunks cut anywhere, back into wire messages.
+pub trait Deframer {
+    /// Appends the messages `chunk` completes. Messages completed before a framing error are
+    /// still appended; the error is `ErrorClass::Malformed`, and the same in every chunking.
+    fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError>;
+
+    /// The stream ended as `end` says: appends what the end completes. A message cut by a
+    /// dropped connection is the drop's doing (no error unless `end` is a clean end).
+    fn finish(&mut self, end: StreamEnd, out: &mut Vec<WireMessage>) -> Result<(), TurnError>;
+}
+
+/// The SSE framing's reader: `toolcert-sse`'s incremental decoder.
+#[derive(Default)]
+pub struct SseDeframer {
+    sse: toolcert_sse::Decoder,
+    events: Vec<toolcert_sse::SseEvent>,
+}
+
+impl Deframer for SseDeframer {
+    fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
+        self.events.clear();
+        let fed = self.sse.feed(chunk, &mut self.events);
+        out.extend(self.events.drain(..).map(WireMessage::Sse));
+        fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
+    }
+
+    fn finish(&mut self, end: StreamEnd, out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
+        self.events.clear();
+        let closed = self.sse.finish(&mut self.events);
+        out.extend(self.events.drain(..).map(WireMessage::Sse));
+        match (closed, end) {
+            (Err(e), StreamEnd::Eof) => Err(TurnError::new(ErrorClass::Malformed, e.to_string())),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_holds_every_dialect_once_in_order() {
+        let ids: Vec<Dialect> = REGISTRY.iter().map(|d| d.id()).collect();
+        assert_eq!(ids, Dialect::ALL);
+        for d in Dialect::ALL {
+            assert_eq!(def(d).name(), d.name());
+            assert_eq!(def(d).quirk_profiles()[0], Quirks::PLAIN, "{d}: the plain profile first");
+        }
+        let paths: std::collections::BTreeSet<&str> = REGISTRY.iter().map(|d| d.endpoint()).collect();
+        assert_eq!(paths.len(), REGISTRY.len(), "one endpoint per dialect");
+    }
+}
