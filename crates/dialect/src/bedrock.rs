@@ -29,13 +29,14 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
 use toolcert_scenario::{
-    Corrupt, CorruptWhat, Cut, CutAim, ForeignKind, Shape, StopReason, StreamEnd, Tail, TailAim, Transport, Turn,
+    Corrupt, CorruptWhat, Cut, CutAim, ForeignKind, Shape, StopReason, StreamEnd, Tail, TailAim, Transport,
+    Turn,
 };
 use toolcert_subject::{ErrorClass, Frame, TurnError, WireMessage};
 
 use crate::eventstream::{self, HeaderValue, Message};
-use crate::DialectDef;
 use crate::json::{parse, Ids};
+use crate::DialectDef;
 use crate::{malformed, BytesStream, Dialect, WireStream};
 
 /// The exceptions ConverseStream sends mid-stream, in the order an errored turn picks them.
@@ -229,7 +230,8 @@ impl Out {
     fn json<T: Serialize>(&mut self, name: Option<&str>, payload: &T, delivered: usize) {
         let name = name.unwrap_or_default();
         let payload = crate::json::to_json(payload);
-        let frame = if is_exception(name) { exception_frame(name, payload) } else { event_frame(name, payload) };
+        let frame =
+            if is_exception(name) { exception_frame(name, payload) } else { event_frame(name, payload) };
         debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
         self.wire.events.push(WireMessage::Frame(frame));
         self.wire.upto.push(delivered as u32);
@@ -301,12 +303,15 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
             Event::ForeignStart { index, .. } => {
                 let next = neutral.events[k + 1..].iter().find(|e| !matches!(e, Event::Ping));
                 let own = match next {
-                    Some(Event::ForeignDelta { index: i, .. } | Event::ForeignStop { index: i }) => i == index,
+                    Some(Event::ForeignDelta { index: i, .. } | Event::ForeignStop { index: i }) => {
+                        i == index
+                    }
                     Some(_) => false,
                     None => true,
                 };
                 if !own {
-                    let reasoning = ReasoningDelta { signature: Some(SIGNATURE.into()), ..Default::default() };
+                    let reasoning =
+                        ReasoningDelta { signature: Some(SIGNATURE.into()), ..Default::default() };
                     let body = DeltaBody { reasoning_content: Some(reasoning), ..DeltaBody::default() };
                     delta(&mut out, *index, body, p(), k + 1);
                 }
@@ -342,7 +347,8 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     }
     if has_stop {
         let output_tokens = crate::json::tokens(&neutral.events);
-        let usage = Usage { input_tokens: INPUT_TOKENS, output_tokens, total_tokens: INPUT_TOKENS + output_tokens };
+        let usage =
+            Usage { input_tokens: INPUT_TOKENS, output_tokens, total_tokens: INPUT_TOKENS + output_tokens };
         let metadata = Metadata { usage, metrics: Metrics { latency_ms: 312 + output_tokens }, p: p() };
         out.json(Some("metadata"), &metadata, neutral.events.len());
     }
@@ -396,7 +402,8 @@ pub fn is_exception(name: &str) -> bool {
 /// A message's name (its `:event-type`, or an exception's `:exception-type`; a service
 /// error's `:error-code`) and its payload as text.
 pub fn name_and_data(frame: &Frame) -> Result<(String, Cow<'_, str>), TurnError> {
-    let header = |name: &str| frame.header(name).ok_or_else(|| malformed(format!("a message without `{name}`")));
+    let header =
+        |name: &str| frame.header(name).ok_or_else(|| malformed(format!("a message without `{name}`")));
     let name = match header(":message-type")? {
         "event" => header(":event-type")?.to_owned(),
         "exception" => header(":exception-type")?.to_owned(),
@@ -409,7 +416,9 @@ pub fn name_and_data(frame: &Frame) -> Result<(String, Cow<'_, str>), TurnError>
             let name = if is_exception(code) { code.to_owned() } else { format!("{code}Exception") };
             return Ok((name, Cow::Owned(crate::json::to_json(&body))));
         }
-        other => return Err(malformed(format!(":message-type `{other}` is none of event, exception, error"))),
+        other => {
+            return Err(malformed(format!(":message-type `{other}` is none of event, exception, error")))
+        }
     };
     let data = std::str::from_utf8(&frame.payload)
         .map_err(|e| malformed(format!("{name}: the payload is not UTF-8 ({e})")))?;
@@ -455,7 +464,13 @@ impl crate::WireDecoder for BedrockDecoder {
                     if !self.kinds.contains_key(&index) {
                         self.kinds.insert(index, Kind::Reasoning);
                         let none = || Cow::Borrowed("");
-                        out.push(Event::ForeignStart { index, kind, id: none(), name: none(), content: none() });
+                        out.push(Event::ForeignStart {
+                            index,
+                            kind,
+                            id: none(),
+                            name: none(),
+                            content: none(),
+                        });
                     }
                     if let Some(text) = r.text {
                         out.push(Event::ForeignDelta { index, kind, fragment: own(text) });
@@ -598,8 +613,12 @@ fn damage(m: &mut [u8], what: CorruptWhat) {
 /// Encodes `wire` as event stream messages cut as `transport` says (see the module docs).
 pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
     // A message that is not a frame is not sent: Bedrock renders none.
-    let mut encoded: Vec<Vec<u8>> =
-        wire.events.iter().filter_map(WireMessage::as_frame).map(|f| eventstream::encode(&to_message(f))).collect();
+    let mut encoded: Vec<Vec<u8>> = wire
+        .events
+        .iter()
+        .filter_map(WireMessage::as_frame)
+        .map(|f| eventstream::encode(&to_message(f)))
+        .collect();
     let bad = transport.corrupt.and_then(|c| Some((corrupted(wire, c)?, c.what)));
     if let Some((k, what)) = bad {
         damage(&mut encoded[k], what);
@@ -668,10 +687,15 @@ fn resolve(bytes: &[u8], starts: &[usize], cuts: &[Cut]) -> Vec<usize> {
             }
             CutAim::Anywhere => Vec::new(),
             CutAim::InsideChar => (1..len).filter(|&i| bytes[i] & 0xC0 == 0x80).collect(),
-            CutAim::InsideDataPrefix => starts.iter().flat_map(|&s| s + 1..s + eventstream::PRELUDE).collect(),
+            CutAim::InsideDataPrefix => {
+                starts.iter().flat_map(|&s| s + 1..s + eventstream::PRELUDE).collect()
+            }
             CutAim::BetweenCrLf => starts
                 .iter()
-                .flat_map(|&s| (s + 9..s + 12).chain(next_start(starts, s, len).saturating_sub(3)..next_start(starts, s, len)))
+                .flat_map(|&s| {
+                    (s + 9..s + 12)
+                        .chain(next_start(starts, s, len).saturating_sub(3)..next_start(starts, s, len))
+                })
                 .collect(),
         };
         let places: Vec<usize> = places.into_iter().filter(|&o| o > 0 && o < len).collect();
@@ -728,7 +752,13 @@ impl crate::DialectDef for Bedrock {
         }
     }
 
-    fn render(&self, _turn: &Turn, neutral: &Rendered<'_>, _quirks: crate::Quirks, ids: &Ids) -> Result<WireStream, String> {
+    fn render(
+        &self,
+        _turn: &Turn,
+        neutral: &Rendered<'_>,
+        _quirks: crate::Quirks,
+        ids: &Ids,
+    ) -> Result<WireStream, String> {
         Ok(render(neutral, ids))
     }
 
@@ -772,17 +802,26 @@ mod tests {
     use super::*;
 
     fn named(name: &str, data: &str) -> WireMessage {
-        let frame = if is_exception(name) { exception_frame(name, data.into()) } else { event_frame(name, data.into()) };
+        let frame = if is_exception(name) {
+            exception_frame(name, data.into())
+        } else {
+            event_frame(name, data.into())
+        };
         WireMessage::Frame(frame)
     }
 
     #[test]
     fn a_frame_maps_to_its_message_and_back() {
-        for e in [named("contentBlockDelta", r#"{"contentBlockIndex":0}"#), named("throttlingException", "{}")] {
+        for e in
+            [named("contentBlockDelta", r#"{"contentBlockIndex":0}"#), named("throttlingException", "{}")]
+        {
             let f = e.as_frame().unwrap();
             let m = to_message(f);
             let (name, _) = name_and_data(f).unwrap();
-            assert_eq!(m.string(":message-type"), Some(if is_exception(&name) { "exception" } else { "event" }));
+            assert_eq!(
+                m.string(":message-type"),
+                Some(if is_exception(&name) { "exception" } else { "event" })
+            );
             assert_eq!(from_message(m), *f);
         }
         let no_type = Frame { headers: Vec::new(), payload: b"{}".to_vec() };
@@ -792,7 +831,10 @@ mod tests {
     #[test]
     fn every_corruption_is_refused_by_the_frames_decoder() {
         let wire = WireStream {
-            events: vec![named("messageStart", r#"{"role":"assistant","p":"abcd"}"#), named("metadata", r#"{"p":"xyzw"}"#)],
+            events: vec![
+                named("messageStart", r#"{"role":"assistant","p":"abcd"}"#),
+                named("metadata", r#"{"p":"xyzw"}"#),
+            ],
             upto: vec![0, 1],
             next: None,
         };

@@ -131,7 +131,9 @@ mod tests {
     fn refused(dialect: Dialect, wire: &WireStream) -> Option<(usize, ErrorClass)> {
         let mut d = decoder(dialect, Quirks::default());
         let mut sink = Vec::new();
-        wire.events.iter().enumerate().find_map(|(k, e)| d.decode(&toolcert_subject::WireMessage::Sse(e.clone()), &mut sink).err().map(|e| (k, e.class)))
+        wire.events.iter().enumerate().find_map(|(k, e)| {
+            d.decode(&toolcert_subject::WireMessage::Sse(e.clone()), &mut sink).err().map(|e| (k, e.class))
+        })
     }
 
     #[test]

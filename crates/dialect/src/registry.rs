@@ -24,7 +24,9 @@
 //! Its corpus files go under `corpus/<corpus_dir>/` (`toolcert corpus write`).
 
 use toolcert_render::Rendered;
-use toolcert_scenario::{Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn};
+use toolcert_scenario::{
+    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn,
+};
 use toolcert_subject::{ErrorClass, TurnError, WireMessage};
 
 use crate::json::Ids;
@@ -65,7 +67,13 @@ pub trait DialectDef: Sync {
 
     /// Its wire messages for an already-rendered neutral stream that [`crate::render_wire`]
     /// has checked it can express; `Err` says why it cannot after all.
-    fn render(&self, turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Result<WireStream, String>;
+    fn render(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        quirks: Quirks,
+        ids: &Ids,
+    ) -> Result<WireStream, String>;
 
     /// A fresh decoder for one stream.
     fn decoder(&self, quirks: Quirks) -> Box<dyn WireDecoder>;

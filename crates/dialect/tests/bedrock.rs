@@ -11,8 +11,8 @@ use toolcert_dialect::eventstream::{self, Message};
 use toolcert_dialect::{decoder, render_bytes, render_wire, BedrockFrames, Dialect, Quirks, WireStream};
 use toolcert_render::{render, Event, Rendered};
 use toolcert_scenario::{
-    Block, Corrupt, CorruptWhat, Cut, CutAim, Ending, Fault, FaultKind, ForeignBlock, ForeignKind, StopReason,
-    StreamEnd, Transport, Turn,
+    Block, Corrupt, CorruptWhat, Cut, CutAim, Ending, Fault, FaultKind, ForeignBlock, ForeignKind,
+    StopReason, StreamEnd, Transport, Turn,
 };
 use toolcert_subject::{ErrorClass, Frame, WireMessage};
 
@@ -55,7 +55,12 @@ fn round_trip(turn: &Turn) -> WireStream {
     let mut out = Vec::new();
     for (w, e) in wire.events.iter().enumerate() {
         d.decode(e, &mut out).unwrap_or_else(|err| panic!("message {w} {e:?}: {err}"));
-        assert_eq!(out.len(), non_pings(&neutral, wire.upto[w]), "after message {w} ({e:?}): {out:?}\nneutral: {:?}", neutral.events);
+        assert_eq!(
+            out.len(),
+            non_pings(&neutral, wire.upto[w]),
+            "after message {w} ({e:?}): {out:?}\nneutral: {:?}",
+            neutral.events
+        );
     }
     assert_eq!(out, expected(&neutral, &wire), "\nwire: {:#?}", wire.events);
     wire
@@ -119,7 +124,11 @@ fn the_messages_have_the_api_reference_shapes() {
     let named = |m: &WireMessage| name_and_data(m.as_frame().unwrap()).unwrap().0;
     let data = |m: &WireMessage| name_and_data(m.as_frame().unwrap()).unwrap().1.into_owned();
     let json = |name: &str| -> Vec<serde_json::Value> {
-        wire.events.iter().filter(|e| named(e) == name).map(|e| serde_json::from_str(&data(e)).unwrap()).collect()
+        wire.events
+            .iter()
+            .filter(|e| named(e) == name)
+            .map(|e| serde_json::from_str(&data(e)).unwrap())
+            .collect()
     };
     assert_eq!(named(&wire.events[0]), "messageStart");
     assert_eq!(json("messageStart")[0]["role"], "assistant");
@@ -131,9 +140,12 @@ fn the_messages_have_the_api_reference_shapes() {
     assert_eq!(deltas[0]["delta"]["reasoningContent"]["text"], "The user wants ");
     assert!(deltas.iter().any(|d| d["delta"]["reasoningContent"]["signature"].is_string()));
     assert!(deltas.iter().any(|d| d["contentBlockIndex"] == 1 && d["delta"]["text"] == "Let me "));
-    assert!(deltas.iter().any(|d| d["contentBlockIndex"] == 2 && d["delta"]["toolUse"]["input"] == r#"{"order_id": "#));
+    assert!(deltas
+        .iter()
+        .any(|d| d["contentBlockIndex"] == 2 && d["delta"]["toolUse"]["input"] == r#"{"order_id": "#));
     // Every block ends with its stop: reasoning, text and both calls.
-    let stops: Vec<_> = json("contentBlockStop").iter().map(|s| s["contentBlockIndex"].as_u64().unwrap()).collect();
+    let stops: Vec<_> =
+        json("contentBlockStop").iter().map(|s| s["contentBlockIndex"].as_u64().unwrap()).collect();
     assert_eq!(stops, [0, 1, 2, 3]);
     assert_eq!(json("messageStop")[0]["stopReason"], "tool_use");
     let meta = &json("metadata")[0];
@@ -178,7 +190,13 @@ fn bytes_cut_at_every_position_give_the_same_messages() {
             assert_eq!(through_bytes(&chunks).unwrap(), wire.events, "cut at {at}");
         }
         // And the aimed cuts, resolved by the renderer itself, with their `upto`.
-        for aim in [CutAim::Anywhere, CutAim::InsideChar, CutAim::InsideDataPrefix, CutAim::BetweenCrLf, CutAim::Every] {
+        for aim in [
+            CutAim::Anywhere,
+            CutAim::InsideChar,
+            CutAim::InsideDataPrefix,
+            CutAim::BetweenCrLf,
+            CutAim::Every,
+        ] {
             for pick in [0, 5, 17, 200] {
                 let transport = Transport { cuts: vec![Cut { aim, pick }; 3], ..Transport::default() };
                 let b = render_bytes(B, &wire, &transport);

@@ -25,11 +25,11 @@ use toolcert_scenario::{Dialect, Quirks};
 use toolcert_subject::{Factory, Level, StreamSpec, Subject};
 
 mod base;
+mod bedrock;
 mod bugs;
 mod cost;
 mod levels;
 mod wire_events;
-mod bedrock;
 
 pub use base::{Base, CallBuffer, Calls, Correct, Hooks, Schemas};
 

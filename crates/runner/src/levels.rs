@@ -99,7 +99,11 @@ fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: 
     if setting.level == Level::Bytes && case.streams.iter().any(|t| t.transport.corrupt.is_some()) {
         let sound = with_turns(case, |t| t.transport.corrupt = None);
         if passes(&sound) {
-            label(violations, Invariant::BytesChecksum, "passes with every message's checksums and lengths right");
+            label(
+                violations,
+                Invariant::BytesChecksum,
+                "passes with every message's checksums and lengths right",
+            );
             return;
         }
     }

@@ -132,7 +132,8 @@ fn lower<'n, 'a>(
     }
     let wire = render_wire(turn, neutral, setting.speech.dialect, setting.speech.quirks)
         .map_err(|e| e.to_string())?;
-    let bytes = (setting.level == Level::Bytes).then(|| render_bytes(setting.speech.dialect, &wire, &turn.transport));
+    let bytes =
+        (setting.level == Level::Bytes).then(|| render_bytes(setting.speech.dialect, &wire, &turn.transport));
     Ok(Lowered { neutral, wire: Some(wire), bytes })
 }
 

@@ -78,7 +78,10 @@ pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, St
         let placed = match report.dialect {
             Some(d) => {
                 let speech = toolcert_subject::driver::Speech { dialect: d, quirks: report.quirks() };
-                crate::place_corrupt(&f.scenario, crate::Setting { level: report.level, speech, ..Default::default() })
+                crate::place_corrupt(
+                    &f.scenario,
+                    crate::Setting { level: report.level, speech, ..Default::default() },
+                )
             }
             None => f.scenario.clone(),
         };
@@ -87,7 +90,11 @@ pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, St
             _ => None,
         };
         // A binary-framed dialect's bytes are no SSE (corpus/README.md).
-        let ext = if report.dialect.is_some_and(|d| toolcert_dialect::def(d).binary()) { "eventstream" } else { "sse" };
+        let ext = if report.dialect.is_some_and(|d| toolcert_dialect::def(d).binary()) {
+            "eventstream"
+        } else {
+            "sse"
+        };
         match sse {
             Some(streams) if streams.len() == 1 => {
                 write(failures.join(format!("{stem}.{ext}")), &streams[0])?;
