@@ -114,7 +114,7 @@ impl FuzzSetting {
     }
 
     /// The header line of the value form: `#toolcert level=wire dialect=openai-chat
-    /// quirks=index-zero schema=on`.
+    /// quirks=index-zero schema=on` (a `quirks=` word per quirk the profile has).
     pub fn header(self) -> String {
         let mut h = format!("{HEADER} level={}", self.level);
         if self.level != Level::Events {
@@ -122,6 +122,9 @@ impl FuzzSetting {
         }
         if self.quirks.chat_index_zero {
             h.push_str(" quirks=index-zero");
+        }
+        if self.quirks.chat_repeat_fields {
+            h.push_str(" quirks=repeat-fields");
         }
         let _ = write!(h, " schema={}", if self.schema { "on" } else { "off" });
         h
@@ -136,7 +139,8 @@ impl FuzzSetting {
                 Some(("level", v)) => s.level = v.parse()?,
                 Some(("dialect", v)) => s.dialect = v.parse().map_err(|e| format!("{e}"))?,
                 Some(("quirks", "index-zero")) => s.quirks.chat_index_zero = true,
-                Some(("quirks", "none")) => s.quirks.chat_index_zero = false,
+                Some(("quirks", "repeat-fields")) => s.quirks.chat_repeat_fields = true,
+                Some(("quirks", "none")) => s.quirks = Quirks::PLAIN,
                 Some(("schema", "on")) => s.schema = true,
                 Some(("schema", "off")) => s.schema = false,
                 _ => return Err(format!("unknown header word `{word}`")),
@@ -376,7 +380,8 @@ fn dialect_tag(d: Dialect, q: Quirks) -> String {
 fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Option<Vec<u8>> {
     let turn = case.streams.first()?;
     let wire = render_wire(turn, &render(turn), dialect, quirks).ok()?;
-    let events: Vec<&SseEvent> = wire.events.iter().filter_map(toolcert_subject::WireMessage::as_sse).collect();
+    let events: Vec<&SseEvent> =
+        wire.events.iter().filter_map(toolcert_subject::WireMessage::as_sse).collect();
     Some(encode(&events, &Framing::default()).bytes)
 }
 
@@ -578,6 +583,16 @@ mod tests {
             assert_eq!(FuzzSetting::from_byte(s.to_byte()), s);
         }
         assert_eq!(FuzzSetting::all().len(), 18);
+    }
+
+    #[test]
+    fn the_header_keeps_every_quirk_of_every_profile() {
+        for (dialect, quirks) in toolcert_dialect::registry::speeches() {
+            for level in [Level::Wire, Level::Bytes] {
+                let s = FuzzSetting { level, dialect, quirks, schema: true };
+                assert_eq!(FuzzSetting::parse_header(&s.header()), Ok(s), "{}", s.header());
+            }
+        }
     }
 
     #[test]

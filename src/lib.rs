@@ -26,10 +26,10 @@
 #[cfg(feature = "harness")]
 pub mod bench;
 #[cfg(feature = "harness")]
-pub mod corpus;
+pub use toolcert_runner::corpus;
 #[cfg(feature = "harness")]
 pub mod fuzzing;
-pub mod regressions;
+pub use toolcert_runner::regressions;
 pub mod testing;
 #[cfg(feature = "harness")]
 pub mod zoo;

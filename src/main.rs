@@ -763,7 +763,9 @@ fn chosen_settings(
     let wanted =
         Quirks { chat_index_zero: args.chat_index_zero, chat_repeat_fields: args.chat_repeat_fields };
     if quirk_given {
-        if let Some(d) = args.dialect.filter(|&d| d != Dialect::OpenAiChat) {
+        let has_profile =
+            |d: Dialect| toolcert::dialect::def(d).quirk_profiles().iter().any(|&q| q != Quirks::PLAIN);
+        if let Some(d) = args.dialect.filter(|&d| !has_profile(d)) {
             return Err(format!(
                 "--chat-index-zero and --chat-repeat-fields are quirk profiles of openai-chat; {} has none",
                 d.name()
@@ -1322,7 +1324,7 @@ fn corpus_check(dir: &Path) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
-    match toolcert::corpus::check(dir) {
+    match toolcert::corpus::check(dir, &toolcert::reference::ReferenceSubject) {
         Ok(checked) => {
             let bad: Vec<_> = checked.iter().filter(|c| !c.problems.is_empty()).collect();
             for c in &bad {

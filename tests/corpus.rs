@@ -17,7 +17,7 @@ fn the_corpus_replays_through_the_reference_and_is_up_to_date() {
     if std::env::var_os("TOOLCERT_BLESS").is_some() {
         corpus::write(dir()).unwrap();
     }
-    let checked = corpus::check(dir()).unwrap();
+    let checked = corpus::check(dir(), &toolcert::reference::ReferenceSubject).unwrap();
     assert!(checked.len() >= 40, "{} corpus cases", checked.len());
     for d in ["anthropic", "openai-chat", "openai-responses"] {
         assert!(checked.iter().any(|c| c.path.starts_with(dir().join(d))), "no {d} cases");

@@ -427,7 +427,8 @@ pub enum Impl {
     NaiveReparse,
     /// [`peers::naive_tolerant`]: a tolerant partial parse after every fragment.
     NaiveTolerant,
-    /// [`peers::RebuiltBuffer`] through the driver: the buffer copied on every fragment.
+    /// The zoo's cost mutant `rebuilt-buffer` (`toolcert_mutants::cost::RebuiltBuffer`)
+    /// through the driver: the buffer copied on every fragment.
     RebuiltBuffer,
 }
 
@@ -517,7 +518,9 @@ impl Prepared<'_> {
                 w.verify(&self.stream.as_ref().expect("prepared").feed(&ReferenceFactory))
             }
             Impl::RebuiltBuffer => {
-                let factory = |_: &toolcert_subject::StreamSpec<'_>| peers::RebuiltBuffer::default();
+                let factory = |spec: &toolcert_subject::StreamSpec<'_>| {
+                    toolcert_mutants::Base::<toolcert_mutants::cost::RebuiltBuffer>::new(spec)
+                };
                 w.verify(&self.stream.as_ref().expect("prepared").feed(&factory))
             }
         }
@@ -543,7 +546,9 @@ impl Prepared<'_> {
                 w.verify_full(&self.stream.as_ref().expect("prepared").feed(&ReferenceFactory))
             }
             Impl::RebuiltBuffer => {
-                let factory = |_: &toolcert_subject::StreamSpec<'_>| peers::RebuiltBuffer::default();
+                let factory = |spec: &toolcert_subject::StreamSpec<'_>| {
+                    toolcert_mutants::Base::<toolcert_mutants::cost::RebuiltBuffer>::new(spec)
+                };
                 w.verify_full(&self.stream.as_ref().expect("prepared").feed(&factory))
             }
         }
@@ -553,8 +558,6 @@ impl Prepared<'_> {
 /// What the reference is compared with.
 pub mod peers {
     use serde_json::Value;
-    use toolcert_scenario::{StopReason, StreamEnd};
-    use toolcert_subject::{Accumulator, Emit, Event, FailReason, Outcome, TurnError};
 
     /// The floor: every fragment appended to one `String`, then one strict parse of the
     /// whole document. No accumulator can do less.
@@ -731,45 +734,6 @@ pub mod peers {
             }
         }
         keep
-    }
-
-    /// A one-call accumulator that rebuilds its buffer on every fragment (`buf = buf +
-    /// fragment` as a new string): right outcomes, quadratic cost. A bench and linearity
-    /// peer, not a conforming accumulator (it handles one call per turn).
-    #[derive(Debug, Default)]
-    pub struct RebuiltBuffer {
-        call: Option<(String, String)>,
-        args: String,
-        stop: Option<StopReason>,
-    }
-
-    impl Accumulator for RebuiltBuffer {
-        fn on_event(&mut self, event: &Event<'_>, _out: &mut Emit) -> Result<(), TurnError> {
-            match event {
-                Event::CallStart { call_id, name, .. } => {
-                    self.call = Some((call_id.to_string(), name.to_string()))
-                }
-                Event::ArgsDelta { fragment, .. } => self.args = format!("{}{fragment}", self.args),
-                Event::Stop { reason } => self.stop = Some(*reason),
-                _ => {}
-            }
-            Ok(())
-        }
-
-        fn finish(&mut self, _end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
-            let Some((call_id, name)) = self.call.take() else { return Ok(()) };
-            let complete = self.stop.is_some_and(|r| !r.is_truncating());
-            out.outcome(match serde_json::from_str(&self.args) {
-                Ok(args) if complete => Outcome::Dispatchable { call_id, name, args },
-                _ => Outcome::Failed {
-                    reason: FailReason::Unparseable,
-                    call_id: Some(call_id),
-                    name: Some(name),
-                    raw: std::mem::take(&mut self.args),
-                },
-            });
-            Ok(())
-        }
     }
 }
 

@@ -633,4 +633,19 @@ impl crate::DialectDef for Anthropic {
     fn endpoint(&self) -> &'static str {
         "/v1/messages"
     }
+
+    fn exercised(&self, turn: &toolcert_scenario::Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
+        if !turn.wire.unknown.is_empty() {
+            add("WIRE-UNKNOWN");
+        }
+    }
+
+    fn attribution(&self) -> &'static [crate::Attribution] {
+        &[crate::Attribution {
+            rule: "WIRE-UNKNOWN",
+            has: |t| !t.wire.unknown.is_empty(),
+            strip: |t| t.wire.unknown.clear(),
+            why: "passes without the events and deltas of unknown types",
+        }]
+    }
 }

@@ -652,7 +652,13 @@ impl crate::DialectDef for OpenAiChat {
         &[Quirks::PLAIN, Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS]
     }
 
-    fn render(&self, turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Result<crate::WireStream, String> {
+    fn render(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        quirks: Quirks,
+        ids: &Ids,
+    ) -> Result<crate::WireStream, String> {
         let mut wire = render(turn, neutral, quirks, ids)?;
         crate::extra::add(&mut wire, turn, Dialect::OpenAiChat);
         Ok(wire.into())
@@ -669,4 +675,45 @@ impl crate::DialectDef for OpenAiChat {
     fn endpoint(&self) -> &'static str {
         "/v1/chat/completions"
     }
+
+    fn exercised(&self, turn: &Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
+        if turn.calls().next().is_some() {
+            add("WIRE-CHAT");
+        }
+        // The finish chunk, usage chunk and `[DONE]` of a stopped turn, and the dialect
+        // events' prelude and bookkeeping units.
+        if matches!(turn.ending, toolcert_scenario::Ending::Stop(_)) || bookkeeping(turn) {
+            add("WIRE-KEEPALIVE");
+        }
+    }
+
+    fn attribution(&self) -> &'static [crate::Attribution] {
+        &[
+            crate::Attribution {
+                rule: "WIRE-KEEPALIVE",
+                has: bookkeeping,
+                strip: |t| {
+                    (t.wire.chat_prelude, t.wire.usage_without_choices, t.wire.done_without_finish) =
+                        (false, false, false)
+                },
+                why: "passes without the prelude chunk, the usage chunk's missing choices and the unfinished [DONE]",
+            },
+            crate::Attribution {
+                rule: "WIRE-CHAT",
+                has: |t| matches!(&t.shape, Shape::Interleaved(il) if il.joins.contains(&true)),
+                strip: |t| {
+                    if let Shape::Interleaved(il) = &mut t.shape {
+                        *il = toolcert_scenario::Interleave { order: il.order.clone(), joins: Vec::new() };
+                    }
+                },
+                why: "passes with one entry per chunk",
+            },
+        ]
+    }
+}
+
+/// Chat's prelude, usage-without-choices and `[DONE]`-without-finish units.
+fn bookkeeping(turn: &Turn) -> bool {
+    let w = &turn.wire;
+    w.chat_prelude || w.usage_without_choices || w.done_without_finish
 }

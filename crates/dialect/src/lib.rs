@@ -42,10 +42,10 @@ mod responses;
 pub use anthropic::AnthropicDecoder;
 pub use bedrock::{BedrockDecoder, BedrockFrames};
 pub use bytes::{resolve, tail_len, BytesStream};
-pub use json::Ids;
-pub use registry::{def, registry, Deframer, DialectDef};
 pub use chat::ChatDecoder;
 pub use defect::defect;
+pub use json::Ids;
+pub use registry::{def, registry, Attribution, Deframer, DialectDef};
 pub use responses::ResponsesDecoder;
 
 pub use toolcert_scenario::{Dialect, Quirks, UnknownDialect};
@@ -168,8 +168,9 @@ pub fn render_wire(
         return Err(unsupported(format!("it has no {} block", f.kind.name())));
     }
     let ids = json::Ids::new(turn);
-    let speak =
-        |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> { def.render(turn, neutral, quirks, &ids).map_err(unsupported) };
+    let speak = |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> {
+        def.render(turn, neutral, quirks, &ids).map_err(unsupported)
+    };
     let mut wire = speak(neutral)?;
     let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));
     if turn.transport.tail.is_some() && !ended {

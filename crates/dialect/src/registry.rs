@@ -126,6 +126,36 @@ pub trait DialectDef: Sync {
     fn damaged_before(&self, _wire: &WireStream, _corrupt: Corrupt) -> Option<u32> {
         None
     }
+
+    /// The wire rules (invariant ids, `WIRE-*`) a turn exercises in this dialect, beyond
+    /// the keep-alives and the bytes rules every dialect shares; `neutral` is the turn's
+    /// delivered neutral stream.
+    fn exercised(&self, _turn: &Turn, _neutral: &Rendered<'_>, _add: &mut dyn FnMut(&'static str)) {}
+
+    /// Its level attribution: the features of its wire stream, in the order they are tried,
+    /// each with the rule a failure is relabelled with when the case passes without it.
+    fn attribution(&self) -> &'static [Attribution] {
+        &[]
+    }
+
+    /// The rule a protocol violation of a turn with a `DoneMismatch` fault is relabelled
+    /// with (Responses: the contradiction is in its own `done` events, `WIRE-DONE`).
+    fn done_mismatch_rule(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// One wire feature of a dialect for level attribution: when a case fails with it and
+/// passes once `strip` removes it, the failure is relabelled with `rule`.
+pub struct Attribution {
+    /// The invariant id (`WIRE-UNKNOWN`).
+    pub rule: &'static str,
+    /// Whether a turn has the feature.
+    pub has: fn(&Turn) -> bool,
+    /// The smallest change that removes it.
+    pub strip: fn(&mut Turn),
+    /// What the relabelled violation says (`passes without ...`).
+    pub why: &'static str,
 }
 
 /// Every dialect, in [`Dialect::ALL`] order. Adding a dialect adds one line here.

@@ -391,7 +391,8 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 let mut output = std::mem::take(&mut r.done);
                 output.sort_by_key(|(i, _)| *i);
                 let output: Vec<Item> = output.into_iter().map(|(_, i)| i).collect();
-                let truncated = crate::DialectDef::stop_reason(&OpenAiResponses, *reason) == StopReason::Incomplete;
+                let truncated =
+                    crate::DialectDef::stop_reason(&OpenAiResponses, *reason) == StopReason::Incomplete;
                 let (name, status) = if truncated {
                     ("response.incomplete", "incomplete")
                 } else {
@@ -1016,5 +1017,26 @@ impl crate::DialectDef for OpenAiResponses {
 
     fn endpoint(&self) -> &'static str {
         "/v1/responses"
+    }
+
+    /// A call's terminal event (`function_call_arguments.done`) repeats its arguments:
+    /// exercised once a call's terminal was delivered.
+    fn exercised(&self, _: &Turn, neutral: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
+        if neutral.origins.iter().any(|o| matches!(o, Origin::CallStop { .. })) {
+            add("WIRE-DONE");
+        }
+    }
+
+    fn attribution(&self) -> &'static [crate::Attribution] {
+        &[crate::Attribution {
+            rule: "WIRE-DONE",
+            has: |t| !t.wire.item_done_only.is_empty(),
+            strip: |t| t.wire.item_done_only.clear(),
+            why: "passes with every call sent with its own announcement and deltas",
+        }]
+    }
+
+    fn done_mismatch_rule(&self) -> Option<&'static str> {
+        Some("WIRE-DONE")
     }
 }

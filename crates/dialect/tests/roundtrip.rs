@@ -595,7 +595,10 @@ fn foreign_blocks_round_trip_where_their_dialect_has_them() {
             round_trip(&t, dialect, PLAIN);
         }
         // Each other dialect of the same shape lacks some kind: refused, not dropped.
-        for other in Dialect::ALL.into_iter().filter(|d| *d != dialect && toolcert_dialect::def(*d).carries(&turn.shape)) {
+        for other in Dialect::ALL
+            .into_iter()
+            .filter(|d| *d != dialect && toolcert_dialect::def(*d).carries(&turn.shape))
+        {
             let err = render_wire(&turn, &render(&turn), other, PLAIN).unwrap_err();
             assert!(err.reason.contains("block"), "{err}");
         }

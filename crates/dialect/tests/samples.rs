@@ -8,10 +8,10 @@ mod common;
 use std::borrow::Cow;
 
 use toolcert_dialect::{decoder, detect, Dialect, Quirks};
-use toolcert_subject::WireMessage;
 use toolcert_render::Event;
 use toolcert_scenario::StopReason;
 use toolcert_sse::{Decoder, SseEvent};
+use toolcert_subject::WireMessage;
 
 fn sse(bytes: &[u8], chunk: usize) -> Vec<SseEvent> {
     let mut d = Decoder::new();
@@ -152,10 +152,7 @@ fn detect_needs_a_telling_event() {
     assert_eq!(det(&[]), None);
     assert_eq!(det(&[SseEvent::named("ping", r#"{"type":"ping"}"#)]), None);
     assert_eq!(det(&[SseEvent::data("[DONE]")]), Some(Dialect::OpenAiChat));
-    assert_eq!(
-        det(&[SseEvent::data(r#"{"type":"message_start","message":{}}"#)]),
-        Some(Dialect::Anthropic)
-    );
+    assert_eq!(det(&[SseEvent::data(r#"{"type":"message_start","message":{}}"#)]), Some(Dialect::Anthropic));
     assert_eq!(
         det(&[SseEvent::data(r#"{"type":"response.created","sequence_number":0}"#)]),
         Some(Dialect::OpenAiResponses)

@@ -35,8 +35,8 @@ use toolcert_oracle::Profile;
 use toolcert_scenario::{Case, Quirks};
 use toolcert_subject::driver::{Input, Speech};
 use toolcert_subject::{
-    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd, WireMessage,
-    StreamSpec, Subject, Timed, TurnError, WireAccumulator,
+    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd,
+    StreamSpec, Subject, Timed, TurnError, WireAccumulator, WireMessage,
 };
 
 mod base64;
@@ -757,6 +757,32 @@ impl Factory for Unfed {
     }
 }
 
+/// `name version (language language_version)` and, on a second line, its levels, dialects
+/// and capabilities: how `toolcert smoke` introduces an adapter.
+impl std::fmt::Display for Implementation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fn list(items: &[String]) -> String {
+            if items.is_empty() {
+                "none".into()
+            } else {
+                items.join(", ")
+            }
+        }
+        write!(f, "{} {} ({}", self.name, self.version, self.language)?;
+        if let Some(v) = &self.language_version {
+            write!(f, " {v}")?;
+        }
+        writeln!(f, ")")?;
+        write!(
+            f,
+            "  levels {}; dialects {}; capabilities {}",
+            list(&self.levels),
+            list(&self.dialects),
+            list(&self.capabilities)
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -788,31 +814,5 @@ mod tests {
         let order = delivery_order(&StreamSchedule::Concurrent(vec![1, 1, 3, 0]), &[2, 3, 0]);
         // Stream 2 is empty: it finishes when made; entry 3 names stream 3 % 3 = 0.
         assert_eq!(order, [[2, 0], [1, 0], [1, 1], [0, 0], [0, 1], [0, 2], [1, 2], [1, 3]]);
-    }
-}
-
-/// `name version (language language_version)` and, on a second line, its levels, dialects
-/// and capabilities: how `toolcert smoke` introduces an adapter.
-impl std::fmt::Display for Implementation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fn list(items: &[String]) -> String {
-            if items.is_empty() {
-                "none".into()
-            } else {
-                items.join(", ")
-            }
-        }
-        write!(f, "{} {} ({}", self.name, self.version, self.language)?;
-        if let Some(v) = &self.language_version {
-            write!(f, " {v}")?;
-        }
-        writeln!(f, ")")?;
-        write!(
-            f,
-            "  levels {}; dialects {}; capabilities {}",
-            list(&self.levels),
-            list(&self.dialects),
-            list(&self.capabilities)
-        )
     }
 }

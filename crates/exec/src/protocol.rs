@@ -191,7 +191,11 @@ fn units<'a>(units: Units<'a>) -> Vec<Unit<'a>> {
                     id: e.id.as_deref().map(Cow::Borrowed),
                 }),
                 WireMessage::Frame(f) => Unit::Frame(FrameUnit {
-                    headers: f.headers.iter().map(|(n, v)| (Cow::Borrowed(&n[..]), Cow::Borrowed(&v[..]))).collect(),
+                    headers: f
+                        .headers
+                        .iter()
+                        .map(|(n, v)| (Cow::Borrowed(&n[..]), Cow::Borrowed(&v[..])))
+                        .collect(),
                     payload: Payload::of(&f.payload),
                 }),
             })

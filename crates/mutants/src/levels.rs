@@ -5,8 +5,8 @@
 
 use toolcert_dialect::WireDecoder;
 use toolcert_subject::{
-    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Outcome, Slot, SseEvent, StreamEnd, WireMessage,
-    StreamSpec, TurnError, WireAccumulator,
+    Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Outcome, Slot, SseEvent, StreamEnd,
+    StreamSpec, TurnError, WireAccumulator, WireMessage,
 };
 
 use crate::{Base, Correct};

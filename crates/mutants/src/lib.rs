@@ -27,7 +27,7 @@ use toolcert_subject::{Factory, Level, StreamSpec, Subject};
 mod base;
 mod bedrock;
 mod bugs;
-mod cost;
+pub mod cost;
 mod levels;
 mod wire_events;
 

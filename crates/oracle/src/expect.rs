@@ -445,4 +445,3 @@ pub fn depth(document: &str) -> usize {
 fn schema_accepts(schema: &Value, args: &Value) -> bool {
     toolcert_schema::compiled(schema).accepts(args)
 }
-

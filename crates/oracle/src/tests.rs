@@ -5,8 +5,7 @@ use rstest::rstest;
 use serde_json::json;
 use toolcert_render::render;
 use toolcert_scenario::{
-    Block, Call, Case, Ending, Fault, FaultKind, Shape, StopReason, StreamEnd, StreamSchedule, TextBlock,
-    Tool, Turn,
+    Block, Call, Case, Ending, Fault, FaultKind, StopReason, StreamEnd, StreamSchedule, TextBlock, Tool, Turn,
 };
 use toolcert_subject::{ErrorClass, FailReason, Observation, Outcome, Slot, Stamp, Timed, TurnError};
 
@@ -22,18 +21,7 @@ fn call(index: u32, id: &str, name: &str, args: &str, splits: &[usize]) -> Block
     })
 }
 
-fn turn(blocks: Vec<Block>, ending: Ending) -> Turn {
-    Turn {
-        tools: vec![],
-        blocks,
-        shape: Shape::PerCall,
-        ending,
-        faults: vec![],
-        pings: vec![],
-        transport: Default::default(),
-        wire: Default::default(),
-    }
-}
+use toolcert_scenario::build::per_call as turn;
 
 const REFUNDED: &str = r#"{"status": "refunded", "limit": 5}"#;
 const OPEN: &str = r#"{"status": "open", "limit": 5}"#;

@@ -16,11 +16,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use toolcert_dialect::WireDecoder;
-use toolcert_schema as schema;
 use toolcert_scenario::{StopReason, StreamEnd, Tool};
+use toolcert_schema as schema;
 use toolcert_subject::{
-    Accumulator, Emit, EndingKind, ErrorClass, Event, Factory, FailReason, Outcome, ReportedEnding,
-    Slot, StreamSpec, Subject, TurnError,
+    Accumulator, Emit, EndingKind, ErrorClass, Event, Factory, FailReason, Outcome, ReportedEnding, Slot,
+    StreamSpec, Subject, TurnError,
 };
 use toolcert_subject::{BytesAccumulator, Level, WireAccumulator, WireMessage};
 

@@ -13,9 +13,7 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use toolcert_scenario::{
-    fragments, Block, Ending, FaultKind, ForeignBlock, Shape, StreamEnd, Turn,
-};
+use toolcert_scenario::{fragments, Block, Ending, FaultKind, ForeignBlock, Shape, StreamEnd, Turn};
 
 pub use toolcert_subject::Event;
 

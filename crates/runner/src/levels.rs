@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 
 use toolcert_oracle::{Exercised, Invariant, Violation};
-use toolcert_scenario::{Case, Dialect, FaultKind, Interleave, Shape, Transport};
+use toolcert_scenario::{Case, FaultKind, Transport};
 use toolcert_subject::Level;
 
 use crate::{check, Setting};
@@ -49,29 +49,17 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
     if setting.level == Level::Events {
         return set;
     }
-    let dialect = setting.speech.dialect;
+    let def = toolcert_dialect::def(setting.speech.dialect);
     for (turn, l) in case.streams.iter().zip(lowered) {
-        let has_calls = turn.calls().next().is_some();
-        if dialect == Dialect::OpenAiChat && has_calls {
-            set.insert(Invariant::WireChat);
-        }
-        // A Responses call's terminal event (`function_call_arguments.done`) repeats its
-        // arguments: delivered once the call's terminal origin was.
-        if dialect == Dialect::OpenAiResponses
-            && l.neutral.origins.iter().any(|o| matches!(o, toolcert_render::Origin::CallStop { .. }))
-        {
-            set.insert(Invariant::WireDone);
-        }
-        let bookkeeping =
-            dialect == Dialect::OpenAiChat && matches!(turn.ending, toolcert_scenario::Ending::Stop(_));
         // A binary-framed dialect sends no keep-alive: its pings are never on the wire.
-        let pinged = !turn.pings.is_empty() && !toolcert_dialect::def(dialect).binary();
-        if pinged || bookkeeping || chat_bookkeeping(turn, dialect) {
+        if !turn.pings.is_empty() && !def.binary() {
             set.insert(Invariant::WireKeepalive);
         }
-        if dialect == Dialect::Anthropic && !turn.wire.unknown.is_empty() {
-            set.insert(Invariant::WireUnknown);
-        }
+        def.exercised(turn, l.neutral, &mut |id| {
+            if let Some(inv) = rule(id) {
+                set.insert(inv);
+            }
+        });
         if let Some(b) = &l.bytes {
             if b.chunks.len() >= 2 || !turn.transport.is_plain() {
                 set.insert(Invariant::BytesFraming);
@@ -126,84 +114,31 @@ fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: 
         label(violations, Invariant::WireKeepalive, "passes without the keep-alives");
         return;
     }
-    if dialect_events(case, setting, violations, passes, &label) {
-        return;
-    }
-    if setting.speech.dialect == Dialect::OpenAiChat {
-        let joined = |t: &toolcert_scenario::Turn| matches!(&t.shape, Shape::Interleaved(il) if il.joins.contains(&true));
-        if case.streams.iter().any(joined) {
-            let apart = with_turns(case, |t| {
-                if let Shape::Interleaved(il) = &mut t.shape {
-                    *il = Interleave { order: il.order.clone(), joins: Vec::new() };
-                }
-            });
-            if passes(&apart) {
-                label(violations, Invariant::WireChat, "passes with one entry per chunk");
-                return;
-            }
+    // The dialect's own features, in the order it tries them.
+    let def = toolcert_dialect::def(setting.speech.dialect);
+    for a in def.attribution() {
+        let Some(inv) = rule(a.rule) else { continue };
+        if case.streams.iter().any(a.has) && passes(&with_turns(case, a.strip)) {
+            label(violations, inv, a.why);
+            return;
         }
     }
-    if setting.speech.dialect == Dialect::OpenAiResponses {
+    if let Some(inv) = def.done_mismatch_rule().and_then(rule) {
         let mismatch = case
             .streams
             .iter()
             .any(|t| t.faults.iter().any(|f| matches!(f.kind, FaultKind::DoneMismatch { .. })));
         if mismatch {
             for v in violations.iter_mut().filter(|v| v.invariant == Invariant::AccProtocol) {
-                v.invariant = Invariant::WireDone;
+                v.invariant = inv;
             }
         }
     }
 }
 
-/// Chat's prelude, usage-without-choices and `[DONE]`-without-finish units.
-fn chat_bookkeeping(turn: &toolcert_scenario::Turn, dialect: Dialect) -> bool {
-    let w = &turn.wire;
-    dialect == Dialect::OpenAiChat && (w.chat_prelude || w.usage_without_choices || w.done_without_finish)
-}
-
-/// The dialect events of the setting's dialect: when the case passes without them, their
-/// rule is the cause. Returns whether it relabelled.
-fn dialect_events(
-    case: &Case,
-    setting: Setting,
-    violations: &mut [Violation],
-    passes: &dyn Fn(&Case) -> bool,
-    label: &dyn Fn(&mut [Violation], Invariant, &str),
-) -> bool {
-    let dialect = setting.speech.dialect;
-    type Turn = toolcert_scenario::Turn;
-    type Feature = (Invariant, fn(&Turn) -> bool, fn(&mut Turn), &'static str);
-    let (inv, has, strip, why): Feature = match dialect {
-        Dialect::Anthropic => (
-            Invariant::WireUnknown,
-            |t| !t.wire.unknown.is_empty(),
-            |t| t.wire.unknown.clear(),
-            "passes without the events and deltas of unknown types",
-        ),
-        Dialect::OpenAiChat => (
-            Invariant::WireKeepalive,
-            |t| chat_bookkeeping(t, Dialect::OpenAiChat),
-            |t| {
-                (t.wire.chat_prelude, t.wire.usage_without_choices, t.wire.done_without_finish) =
-                    (false, false, false)
-            },
-            "passes without the prelude chunk, the usage chunk's missing choices and the unfinished [DONE]",
-        ),
-        Dialect::OpenAiResponses => (
-            Invariant::WireDone,
-            |t| !t.wire.item_done_only.is_empty(),
-            |t| t.wire.item_done_only.clear(),
-            "passes with every call sent with its own announcement and deltas",
-        ),
-        // Bedrock has no dialect events of its own (`WireEvents`).
-        Dialect::Bedrock => return false,
-    };
-    if !case.streams.iter().any(has) || !passes(&with_turns(case, strip)) {
-        return false;
-    }
-    label(violations, inv, why);
-    true
+/// The invariant a dialect names by id (`WIRE-CHAT`).
+fn rule(id: &str) -> Option<Invariant> {
+    Invariant::ALL.iter().copied().find(|i| i.id() == id)
 }
 
 /// `check` without attribution (the re-runs must not recurse).
@@ -276,4 +211,18 @@ fn snapped(case: &Case, setting: Setting) -> Option<Case> {
         t.transport.cuts = cuts;
     }
     Some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A rule a dialect names that is no invariant would never be exercised or attributed.
+    #[test]
+    fn every_dialect_rule_is_an_invariant() {
+        for d in toolcert_dialect::registry() {
+            let rules = d.attribution().iter().map(|a| a.rule).chain(d.done_mismatch_rule());
+            for id in rules {
+                assert!(super::rule(id).is_some(), "{}: {id} is not an invariant", d.name());
+            }
+        }
+    }
 }

@@ -12,12 +12,13 @@ use toolcert_gen::strategy::CaseTree;
 use toolcert_gen::{case_strategy, CoverageStats, GenConfig, ShapeMix};
 use toolcert_oracle::{judge_case, judge_case_exercised, Exercised, Grade, Invariant, Profile, Violation};
 use toolcert_render::{render, Rendered};
-use toolcert_scenario::{Case, Dialect};
+use toolcert_scenario::Case;
 use toolcert_subject::driver::{drive, Input, Speech, Units};
 use toolcert_subject::{Level, Observation, Subject};
 
 pub mod baseline;
 pub mod combined;
+pub mod corpus;
 pub mod findings;
 pub mod formats;
 mod jobs;
@@ -27,6 +28,7 @@ pub mod matrix;
 mod merge;
 mod minimize;
 pub mod out;
+pub mod regressions;
 pub mod report;
 mod shard;
 pub mod smoke;
@@ -442,16 +444,19 @@ impl Certification {
 
     /// The generator settings this run uses.
     pub fn gen_config(&self) -> GenConfig {
-        let shape_mix = match (self.level, self.speech.dialect) {
-            (Level::Events, _) => ShapeMix::Both,
-            (_, Dialect::OpenAiChat) => ShapeMix::Interleaved,
-            _ => ShapeMix::PerCall,
-        };
+        let def = toolcert_dialect::def(self.speech.dialect);
+        let interleaved = toolcert_scenario::Shape::Interleaved(Default::default());
+        let shape_mix =
+            match (self.level, def.carries(&toolcert_scenario::Shape::PerCall), def.carries(&interleaved)) {
+                (Level::Events, _, _) | (_, true, true) => ShapeMix::Both,
+                (_, false, true) => ShapeMix::Interleaved,
+                _ => ShapeMix::PerCall,
+            };
         GenConfig {
             schema: self.profile.schema,
             shape_mix,
             // Only a terminal that repeats the arguments (Responses) can disagree with them.
-            done_mismatch: self.level == Level::Events || self.speech.dialect == Dialect::OpenAiResponses,
+            done_mismatch: self.level == Level::Events || def.repeats_arguments(),
             transport: self.level == Level::Bytes,
             max_args_size: self.args_size,
             corrupt: self.level == Level::Bytes && toolcert_dialect::def(self.speech.dialect).binary(),

@@ -9,8 +9,6 @@
 
 use serde::{Deserialize, Serialize};
 
-
-
 /// A foreign block as the model (or the server) wrote it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ForeignBlock {

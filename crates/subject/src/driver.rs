@@ -10,8 +10,8 @@ use std::panic::AssertUnwindSafe;
 use toolcert_scenario::{Case, Dialect, Quirks, StreamEnd, StreamSchedule};
 
 use crate::{
-    Accumulator, BytesAccumulator, Emit, Event, Factory, Level, Observation, StreamSpec, Timed,
-    TurnError, WireAccumulator, WireMessage,
+    Accumulator, BytesAccumulator, Emit, Event, Factory, Level, Observation, StreamSpec, Timed, TurnError,
+    WireAccumulator, WireMessage,
 };
 
 /// One stream's units, at one level.

@@ -27,7 +27,12 @@ pub fn lookup_order(index: u32, call_id: &str) -> Vec<Block> {
 }
 
 /// `toolcert_dialect::render_wire` for the SSE dialects these tests read: the SSE events.
-pub fn render_wire(turn: &Turn, neutral: &Rendered<'_>, dialect: Dialect, quirks: Quirks) -> Result<WireStream, Unsupported> {
+pub fn render_wire(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    dialect: Dialect,
+    quirks: Quirks,
+) -> Result<WireStream, Unsupported> {
     toolcert_dialect::render_wire(turn, neutral, dialect, quirks).map(|w| w.to_sse().expect("an SSE dialect"))
 }
 
@@ -37,7 +42,8 @@ pub fn decode_checked(dialect: Dialect, quirks: Quirks, wire: &WireStream) -> Ve
     let mut d = decoder(dialect, quirks);
     let mut out = Vec::new();
     for (w, e) in wire.events.iter().enumerate() {
-        d.decode(&WireMessage::Sse(e.clone()), &mut out).unwrap_or_else(|err| panic!("wire event {w} {e:?}: {err}"));
+        d.decode(&WireMessage::Sse(e.clone()), &mut out)
+            .unwrap_or_else(|err| panic!("wire event {w} {e:?}: {err}"));
         assert_eq!(out.len(), wire.upto[w] as usize, "after wire event {w} ({e:?}): {out:?}");
     }
     out
@@ -69,7 +75,9 @@ pub fn expected(dialect: Dialect, quirks: Quirks, neutral: &Rendered<'_>) -> Vec
         .events
         .iter()
         .map(|e| match e.clone().into_owned() {
-            Event::Stop { reason } => Event::Stop { reason: toolcert_dialect::def(dialect).stop_reason(reason) },
+            Event::Stop { reason } => {
+                Event::Stop { reason: toolcert_dialect::def(dialect).stop_reason(reason) }
+            }
             Event::CallStart { index, call_id, name } => {
                 let kept = calls.remove(&index).filter(|(id, _)| *id == call_id).map(|(_, a)| a);
                 calls.insert(index, (call_id.to_string(), kept.unwrap_or_default()));

@@ -551,18 +551,18 @@ pub struct Checked {
     pub problems: Vec<String>,
 }
 
-/// Checks every corpus case under `dir`: the reference conforms to each expectation in one
-/// chunk, byte by byte and in 7-byte chunks; and each file of a named case still says what
-/// its scenario says (a stale file is a problem: regenerate with `toolcert corpus write`).
-pub fn check(dir: &Path) -> Result<Vec<Checked>, String> {
-    let reference = toolcert_reference::ReferenceSubject;
+/// Checks every corpus case under `dir`: `reference` (the reference accumulator, which the
+/// runner does not depend on) conforms to each expectation in one chunk, byte by byte and in
+/// 7-byte chunks; and each file of a named case still says what its scenario says (a stale
+/// file is a problem: regenerate with `toolcert corpus write`).
+pub fn check(dir: &Path, reference: &dyn Subject) -> Result<Vec<Checked>, String> {
     let current: std::collections::BTreeMap<String, CorpusCase> =
         cases().into_iter().map(|c| (c.id.clone(), c)).collect();
     let mut out = Vec::new();
     for path in files(dir)? {
         let mut problems = Vec::new();
         for chunk in [0, 1, 7] {
-            match replay(&path, &reference, None, chunk) {
+            match replay(&path, reference, None, chunk) {
                 Ok(r) => match r.verdict {
                     None => {
                         problems.push(format!("no expectation file ({})", expectation_path(&path).display()))

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolcert_runner::Report;
+use crate::Report;
 use toolcert_scenario::Case;
 
 /// The saved cases; a missing file is an empty list. Errors name the file and line.
