@@ -461,8 +461,8 @@ impl crate::WireDecoder for BedrockDecoder {
                     }
                 } else if let Some(r) = body.reasoning_content {
                     let kind = ForeignKind::Thinking;
-                    if !self.kinds.contains_key(&index) {
-                        self.kinds.insert(index, Kind::Reasoning);
+                    if let std::collections::hash_map::Entry::Vacant(v) = self.kinds.entry(index) {
+                        v.insert(Kind::Reasoning);
                         let none = || Cow::Borrowed("");
                         out.push(Event::ForeignStart {
                             index,
