@@ -180,7 +180,7 @@ struct ReplayArgs {
     file: PathBuf,
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
-    /// anthropic, openai-chat or openai-responses (detected from the stream if not given).
+    /// anthropic, openai-chat, openai-responses or bedrock (detected from the stream if not given).
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
     /// Feed the bytes in chunks of this many bytes (0: all at once).
@@ -1617,7 +1617,7 @@ Examples:
         /// The seed of the generated cases.
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>)]
         seed: u64,
-        /// Serve only this dialect's endpoint: anthropic, openai-chat or openai-responses.
+        /// Serve only this dialect's endpoint: anthropic, openai-chat, openai-responses or bedrock.
         #[arg(long)]
         dialect: Option<Dialect>,
         /// Re-cut every stream into chunks of this many bytes (0: as the case's transport
@@ -1652,7 +1652,7 @@ Examples:
             Endpoint::ALL.iter().zip(&lists).map(|(e, l)| format!("{e} {}", l.len())).collect();
         let lists = Arc::new(lists);
         let served = lists.clone();
-        let next = Mutex::new([0usize; 3]);
+        let next = Mutex::new([0usize; Endpoint::ALL.len()]);
         let config = Config::default()
             .port(args.port)
             .chunk_delay(Duration::from_millis(args.chunk_delay_ms))
@@ -1697,6 +1697,7 @@ Examples:
             }
             let sdk_base = match e {
                 Endpoint::Anthropic => format!("{base}      (Anthropic SDKs, ANTHROPIC_BASE_URL)"),
+                Endpoint::Bedrock => format!("{base}      (AWS SDKs' endpoint URL, any model id)"),
                 _ => format!("{base}/v1   (OpenAI SDKs, OPENAI_BASE_URL)"),
             };
             let _ =
@@ -1718,7 +1719,7 @@ Examples:
 
     /// The streams of each endpoint, in `Endpoint::ALL` order.
     fn streams(args: &ServeArgs) -> Result<Vec<Vec<Stream>>, String> {
-        let mut lists: Vec<Vec<Stream>> = vec![Vec::new(); 3];
+        let mut lists: Vec<Vec<Stream>> = vec![Vec::new(); Endpoint::ALL.len()];
         let wanted = |d: Dialect| args.dialect.is_none_or(|w| w == d);
         let slot = |d: Dialect| {
             Endpoint::ALL.iter().position(|e| e.name() == d.name()).expect("one endpoint per dialect")
@@ -1788,6 +1789,11 @@ Examples:
             let file = toolcert::corpus::read_expectation(&exp)?;
             let d = file.dialect.parse::<Dialect>().map_err(|e| format!("{}: {e}", exp.display()))?;
             return Ok((d, bytes));
+        }
+        if path.extension().is_some_and(|e| e == toolcert::corpus::EVENTSTREAM_EXT) {
+            if let Some(d) = toolcert_dialect::registry().iter().find(|d| d.binary()).map(|d| d.id()) {
+                return Ok((d, bytes));
+            }
         }
         let events = toolcert_sse::decode_all(&bytes)
             .map_err(|e| format!("{}: not a readable SSE stream: {e}", path.display()))?;

@@ -193,14 +193,14 @@ fn corpus_check_walks_each_directory_once_and_refuses_an_empty_one() {
     assert!(files > 0);
 }
 
-/// `.sse` files under `dir`, links not followed.
+/// Stream files (`.sse`, and Bedrock's `.eventstream`) under `dir`, links not followed.
 fn walk_count(dir: &Path) -> usize {
     let mut n = 0;
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let t = e.file_type().unwrap();
         if t.is_dir() {
             n += walk_count(&e.path());
-        } else if t.is_file() && e.path().extension().is_some_and(|x| x == "sse") {
+        } else if t.is_file() && e.path().extension().is_some_and(|x| x == "sse" || x == "eventstream") {
             n += 1;
         }
     }

@@ -44,6 +44,8 @@ openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/op
 openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-responses.mjs|openai-responses|no
 vercel-ai-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/vercel-ai.mjs|anthropic openai-chat openai-responses|yes
 genai|examples/sdks/rust/target/release/toolcert-genai|anthropic openai-chat openai-responses|yes
+python-boto3|$PY examples/sdks/python/bedrock_boto3.py|bedrock|no
+aws-sdk-js-v3|node examples/sdks/node/bedrock.mjs|bedrock|no
 "
 
 runs=()

@@ -20,6 +20,9 @@ import { encode } from "./json.js";
 export const PROTOCOL_VERSION = 1;
 export const LEVELS = Object.freeze(["events", "wire", "bytes"]);
 export const DIALECTS = Object.freeze(["anthropic", "openai-chat", "openai-responses"]);
+/** Dialects an adapter may declare at the bytes level only: binary framing (AWS event stream),
+ * which this package has no reference decoder for; never declared by default. */
+export const BYTES_ONLY_DIALECTS = Object.freeze(["bedrock"]);
 /** The protocol's turn error classes: compared by class, never by message. */
 export const ERROR_CLASSES = Object.freeze([
     "unannounced_index",
@@ -204,7 +207,10 @@ export function serve(options) {
     }
     const dialects = [...(options.dialects ?? DIALECTS)];
     for (const d of dialects) {
-        if (!DIALECTS.includes(d)) throw new TypeError(`unknown dialect ${JSON.stringify(d)} (one of ${DIALECTS.join(", ")})`);
+        if (!DIALECTS.includes(d) && !BYTES_ONLY_DIALECTS.includes(d)) {
+            const known = [...DIALECTS, ...BYTES_ONLY_DIALECTS].join(", ");
+            throw new TypeError(`unknown dialect ${JSON.stringify(d)} (one of ${known})`);
+        }
     }
     const schema = options.schema === true;
     const implementation = {

@@ -56,6 +56,9 @@ __all__ = [
 PROTOCOL_VERSION = 1
 LEVELS = ("events", "wire", "bytes")
 DIALECTS = ("anthropic", "openai-chat", "openai-responses")
+# Dialects an adapter may declare at the bytes level only: binary framing (AWS event
+# stream), which this package has no reference decoder for; never declared by default.
+BYTES_ONLY_DIALECTS = ("bedrock",)
 # The protocol's turn error classes: compared by class, never by message.
 ERROR_CLASSES = frozenset(
     {
@@ -286,8 +289,9 @@ def serve(
         raise ValueError("serve() needs a factory for at least one level (events, wire or bytes)")
     dialects = list(dialects)
     for d in dialects:
-        if d not in DIALECTS:
-            raise ValueError(f"unknown dialect {d!r} (one of {', '.join(DIALECTS)})")
+        if d not in DIALECTS and d not in BYTES_ONLY_DIALECTS:
+            known = ", ".join(DIALECTS + BYTES_ONLY_DIALECTS)
+            raise ValueError(f"unknown dialect {d!r} (one of {known})")
     implementation = {
         "name": name,
         "language": language,

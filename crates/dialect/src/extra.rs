@@ -21,7 +21,7 @@ pub(crate) fn add(wire: &mut WireStream, turn: &Turn, dialect: Dialect) {
     match dialect {
         Dialect::Anthropic => unknown(wire, extra),
         Dialect::OpenAiChat => chat(wire, turn),
-        Dialect::OpenAiResponses => {}
+        Dialect::OpenAiResponses | Dialect::Bedrock => {}
     }
 }
 

@@ -5,9 +5,10 @@
 //! [`registry`] (see [`registry`]'s docs for how a dialect is added); this file holds only
 //! what every dialect shares. [`render_wire`] maps a turn's already-rendered neutral
 //! stream ([`toolcert_render::Rendered`], faults and cuts applied) to the full event stream
-//! one provider sends for it: Anthropic Messages, OpenAI Chat Completions or OpenAI
-//! Responses, with the envelope events, ids, usage and terminal markers those APIs put
-//! around the content, so a real SDK client accepts it. [`WireStream::upto`] says how many
+//! one provider sends for it: Anthropic Messages, OpenAI Chat Completions, OpenAI
+//! Responses or AWS Bedrock ConverseStream ([`bedrock`], binary framed: [`eventstream`]),
+//! with the envelope events, ids, usage and terminal markers those APIs put around the
+//! content, so a real SDK client accepts it. [`WireStream::upto`] says how many
 //! neutral events each wire event completes, so the oracle's timing stays in neutral units.
 //!
 //! Going the other way, the [`WireDecoder`]s are the middle layer of the reference stack
@@ -28,15 +29,18 @@ use toolcert_sse::{Framing, SseEvent};
 use toolcert_subject::{ErrorClass, TurnError, WireMessage};
 
 mod anthropic;
+pub mod bedrock;
 mod bytes;
 mod chat;
 mod defect;
+pub mod eventstream;
 mod extra;
 mod json;
 pub mod registry;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
+pub use bedrock::{BedrockDecoder, BedrockFrames};
 pub use bytes::{resolve, tail_len, BytesStream};
 pub use chat::ChatDecoder;
 pub use defect::defect;

@@ -463,7 +463,7 @@ proptest! {
         for (turn, dialect) in [(&t, Dialect::OpenAiResponses), (&chat, Dialect::OpenAiChat), (&t, Dialect::Anthropic)] {
             let neutral = render(turn);
             let Ok(wire) = render_wire(turn, &neutral, dialect, PLAIN) else { continue };
-            let transport = Transport { line_end, cuts: Vec::new(), comments: comments.clone(), multiline: multiline.clone(), tail: None };
+            let transport = Transport { line_end, cuts: Vec::new(), comments: comments.clone(), multiline: multiline.clone(), tail: None, corrupt: None };
             let enc = encode(&wire.events, &framing(&transport));
             let cuts: Vec<u32> = cuts.iter().map(|c| c % (enc.bytes.len() as u32 + 1)).collect();
             let mut sse = Decoder::new();

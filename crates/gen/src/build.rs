@@ -760,6 +760,10 @@ fn transport(t: &crate::plan::TransportPlan, events: usize, abandoned: bool) -> 
         multiline: t.multiline.iter().map(|&p| scale(p, events + 2) as u32).collect(),
         tail: (abandoned && t.tail > 0)
             .then(|| Tail { aim: TailAim::ALL[(t.tail as usize - 1) % 4], pick: u32::from(t.tail_pick) }),
+        corrupt: (t.corrupt > 0).then(|| toolcert_scenario::Corrupt {
+            after: scale(t.corrupt_at, events + 2) as u32,
+            what: toolcert_scenario::CorruptWhat::ALL[(t.corrupt as usize - 1) % 4],
+        }),
     }
 }
 

@@ -15,6 +15,7 @@
 mod build;
 mod doc;
 mod lex;
+pub mod named_binary;
 mod named_foreign;
 mod plan;
 mod source;
@@ -72,6 +73,10 @@ pub struct GenConfig {
     /// are in every run; past the default 64 KiB they are also more frequent, up to 1 MiB
     /// and beyond, so that a buffer limit anywhere is found.
     pub max_args_size: usize,
+    /// With `transport`, for a binary-framed dialect: some turns send one message with a
+    /// wrong checksum or length (`toolcert_scenario::Corrupt`, BYTES-CHECKSUM).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub corrupt: bool,
 }
 
 /// The default [`GenConfig::max_args_size`]: 64 KiB.
@@ -91,6 +96,7 @@ impl Default for GenConfig {
             done_mismatch: true,
             transport: false,
             max_args_size: HUGE_DEFAULT_MAX,
+            corrupt: false,
         }
     }
 }

@@ -310,6 +310,10 @@ pub(crate) struct TransportPlan {
     /// event (see `toolcert_scenario::TailAim`), at `tail_pick`.
     pub tail: u8,
     pub tail_pick: u8,
+    /// Binary framing only (`GenConfig::corrupt`): 0 no damaged message; 1 + kind (see
+    /// `toolcert_scenario::CorruptWhat`) of the message at `corrupt_at` (a fraction /256).
+    pub corrupt: u8,
+    pub corrupt_at: u8,
 }
 
 /// A transport cut: `aim` picks the kind of place (see `toolcert_scenario::CutAim`), `pick`
@@ -347,7 +351,7 @@ impl TransportPlan {
         // Applies only when the turn is abandoned: often, so every aim is common there.
         let tail = if src.chance(45) { 1 + src.below(4) as u8 } else { 0 };
         let tail_pick = src.byte();
-        TransportPlan { cuts, line_end, comments, multiline, tail, tail_pick }
+        TransportPlan { cuts, line_end, comments, multiline, tail, tail_pick, corrupt: 0, corrupt_at: 0 }
     }
 }
 
@@ -535,7 +539,7 @@ impl TurnPlan {
         } else {
             (Vec::new(), Vec::new())
         };
-        let transport = if cfg.transport { TransportPlan::sample(src) } else { TransportPlan::default() };
+        let mut transport = if cfg.transport { TransportPlan::sample(src) } else { TransportPlan::default() };
         let names = src.weighted(&[62, 10, 9, 7, 6, 6]) as u8;
         let name_pair = src.weighted(&[64, 18, 18]) as u8;
         let mention = u8::from(src.chance(30));
@@ -556,6 +560,11 @@ impl TurnPlan {
                 };
                 foreign.push(ForeignPlan { kind, at: src.byte(), text: src.byte(), splits });
             }
+        }
+        // After the foreign blocks, and only where asked, so no other run's cases change.
+        if cfg.transport && cfg.corrupt && src.chance(20) {
+            transport.corrupt = 1 + src.below(4) as u8;
+            transport.corrupt_at = src.byte();
         }
         TurnPlan {
             faults,

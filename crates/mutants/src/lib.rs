@@ -18,12 +18,14 @@
 //! assert!(m.expected.contains(&toolcert_oracle::Invariant::AccIdentity));
 //! ```
 
+use bedrock::{BedrockFactory, Defect as BedrockDefect};
 use levels::{Defect, StackFactory};
 use toolcert_oracle::Invariant;
 use toolcert_scenario::{Dialect, Quirks};
 use toolcert_subject::{Factory, Level, StreamSpec, Subject};
 
 mod base;
+mod bedrock;
 mod bugs;
 pub mod cost;
 mod levels;
@@ -678,6 +680,39 @@ pub fn zoo() -> Vec<Mutant> {
             &[WireKeepalive],
             (Level::Wire, Dialect::OpenAiChat),
             || Box::new(StackFactory(Defect::DoneAloneMalformed)),
+        ),
+        // Bedrock's binary event stream.
+        below(
+            "bedrock-crc-unchecked",
+            DELTAS_UTF8,
+            "Bedrock event stream messages cut out by their lengths alone: neither the prelude nor the message CRC is compared",
+            &[BytesChecksum],
+            (Level::Bytes, Dialect::Bedrock),
+            || Box::new(BedrockFactory(BedrockDefect::CrcUnchecked)),
+        ),
+        below(
+            "bedrock-per-chunk",
+            DELTAS_UTF8,
+            "each transport chunk decoded as if it held whole event stream messages: a message split across chunks is lost",
+            &[BytesFraming],
+            (Level::Bytes, Dialect::Bedrock),
+            || Box::new(BedrockFactory(BedrockDefect::PerChunk)),
+        ),
+        below(
+            "bedrock-exception-as-end",
+            FINAL_ABSENCE,
+            "a Bedrock exception message (modelStreamErrorException, throttlingException, ...) read as a clean end_turn",
+            &[AccAbandon, AccEnding],
+            (Level::Wire, Dialect::Bedrock),
+            || Box::new(BedrockFactory(BedrockDefect::ExceptionAsEnd)),
+        ),
+        below(
+            "bedrock-index-ignored",
+            KEYING_KEY,
+            "Bedrock toolUse deltas and stops go to the tool use started last, whatever their contentBlockIndex",
+            &[AccProtocol],
+            (Level::Wire, Dialect::Bedrock),
+            || Box::new(BedrockFactory(BedrockDefect::IndexIgnored)),
         ),
     ]
 }

@@ -15,12 +15,18 @@ use crate::{ending_name, Grade, Invariant, Judge};
 /// meaning (a wire-level subject reports the dialect's spelling of the scenario's reason).
 fn spells(said: &str, reason: StopReason) -> bool {
     reason.wire_name() == said
-        || toolcert_dialect::registry().iter().any(|d| d.stop_reason(reason).wire_name() == said)
+        || toolcert_dialect::registry().iter().any(|d| {
+            let own = d.stop_reason(reason);
+            own.wire_name() == said || d.spell(own) == said
+        })
 }
 
 /// A stop reason some dialect spells `said`.
 fn parse_reason(said: &str) -> Option<StopReason> {
-    StopReason::ALL.iter().copied().find(|r| r.wire_name() == said)
+    StopReason::ALL
+        .iter()
+        .copied()
+        .find(|r| r.wire_name() == said || toolcert_dialect::registry().iter().any(|d| d.spell(*r) == said))
 }
 
 impl Judge<'_> {

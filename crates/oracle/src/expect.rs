@@ -136,8 +136,15 @@ pub struct Profile {
 }
 
 /// Derives the expectation for one stream of a case.
+///
+/// A turn whose transport carries a [`toolcert_scenario::Corrupt`] message is judged as a
+/// defect of class `malformed` once `after` neutral events are complete: the runner keeps
+/// it only where it is rendered (the bytes level of a binary-framed dialect), with `after`
+/// set to exactly the events complete before the damaged message.
 pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected {
-    expect_with(turn, rendered, profile, None)
+    let n = rendered.events.len() as u32;
+    let corrupt = turn.transport.corrupt.map(|c| (c.after.min(n), ErrorClass::Malformed));
+    expect_with(turn, rendered, profile, corrupt)
 }
 
 /// The expectation for one stream whose wire stream carries a defect no neutral event

@@ -132,11 +132,14 @@ invariants! {
     AccForeign = "ACC-FOREIGN", "-",
         "a server-executed or non-call block (thinking, a server tool and its result, a refusal, a custom tool's freeform input) is never dispatched by the client, and none of its bytes joins a call's buffer or the text",
         "the client runs a web search the server already ran, shows the model's hidden reasoning or its refusal as the answer, or feeds a custom tool's text to a JSON parser";
+    BytesChecksum = "BYTES-CHECKSUM", "002",
+        "binary framing (AWS event stream): a message whose prelude CRC, message CRC or lengths are wrong is refused as a framing error, and nothing after it is taken",
+        "a bit flipped on the way (a proxy, a truncated buffer) is decoded as if the provider had sent it, and a call runs with arguments nobody wrote";
 }
 
 impl Invariant {
     /// The rules added after reports began to carry exercised counts: a report older than
     /// those counts (judged as written) never checked them, so they are `n/a` there.
-    pub const NEWER_THAN_EXERCISED_COUNTS: [Invariant; 3] =
-        [Invariant::AccEnding, Invariant::WireUnknown, Invariant::AccForeign];
+    pub const NEWER_THAN_EXERCISED_COUNTS: [Invariant; 4] =
+        [Invariant::AccEnding, Invariant::WireUnknown, Invariant::AccForeign, Invariant::BytesChecksum];
 }

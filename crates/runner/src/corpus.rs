@@ -85,7 +85,8 @@ pub fn cases() -> Vec<CorpusCase> {
             });
         }
         for d in toolcert_gen::named::defects() {
-            if d.chat_only && dialect != Dialect::OpenAiChat {
+            // The wire defects are SSE events (`toolcert_dialect::defect`).
+            if (d.chat_only && dialect != Dialect::OpenAiChat) || toolcert_dialect::def(dialect).binary() {
                 continue;
             }
             let turn = match (dialect, &d.turn.shape) {
@@ -105,8 +106,63 @@ pub fn cases() -> Vec<CorpusCase> {
                 defect: Some(d.defect),
             });
         }
+        // Damaged messages exist only where messages carry checksums.
+        let binary = toolcert_dialect::def(dialect).binary();
+        for named in toolcert_gen::named_binary::cases().into_iter().filter(|_| binary) {
+            let [turn] = named.case.streams.as_slice() else { continue };
+            out.push(CorpusCase {
+                id: format!("{}/{}", dialect.name(), named.id),
+                dialect,
+                turn: turn.clone(),
+                seed: named.seed.to_string(),
+                about: named.about.to_string(),
+                defect: None,
+            });
+        }
     }
     out
+}
+
+/// The extension of a binary-framed dialect's stream files (the `.sse` of the others).
+pub const EVENTSTREAM_EXT: &str = "eventstream";
+
+/// The file a case's stream is stored in: `<id>.sse`, or `<id>.eventstream` for a
+/// binary-framed dialect.
+pub fn stream_file(dir: &Path, c: &CorpusCase) -> PathBuf {
+    let ext = if toolcert_dialect::def(c.dialect).binary() { EVENTSTREAM_EXT } else { "sse" };
+    dir.join(format!("{}.{ext}", c.id))
+}
+
+/// The wire messages of a binary-framed stream, read by `deframer` a piece at a time (as
+/// `sse_events`); ends after the first framing error, its `Err`.
+fn frame_events(
+    bytes: &[u8],
+    mut deframer: Box<dyn toolcert_dialect::Deframer>,
+) -> impl Iterator<Item = Result<WireMessage, String>> + '_ {
+    const PIECE: usize = 64 << 10;
+    let mut pieces = bytes.chunks(PIECE);
+    let mut ready = std::collections::VecDeque::new();
+    let mut ended = false;
+    std::iter::from_fn(move || loop {
+        if let Some(ev) = ready.pop_front() {
+            return Some(ev);
+        }
+        if ended {
+            return None;
+        }
+        let Some(piece) = pieces.next() else {
+            ended = true;
+            continue;
+        };
+        let mut out = Vec::new();
+        let fed = deframer.feed(piece, &mut out);
+        ready.extend(out.into_iter().map(Ok));
+        if let Err(e) = fed {
+            // The messages completed before the error first.
+            ended = true;
+            ready.push_back(Err(e.detail));
+        }
+    })
 }
 
 /// The protocol error a wire defect requires: a second announcement for a new id at an
@@ -122,11 +178,18 @@ fn defect_class(d: WireDefect) -> ErrorClass {
 pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String> {
     let neutral = render(&c.turn);
     let wire = render_wire(&c.turn, &neutral, c.dialect, Quirks::default()).map_err(|e| e.to_string())?;
+    // A damaged message is placed where the oracle reads it: after exactly the neutral events
+    // complete before it (as the runner places it).
+    let mut turn = c.turn.clone();
+    if let Some(k) = &mut turn.transport.corrupt {
+        k.after = toolcert_dialect::bedrock::corrupt_before(&wire, *k);
+    }
     // LF line ends as recorded; a connection that dropped inside an event keeps its tail.
-    let transport = Transport { tail: c.turn.transport.tail, ..Transport::default() };
+    let transport =
+        Transport { tail: c.turn.transport.tail, corrupt: turn.transport.corrupt, ..Transport::default() };
     let (wire, exp) = match c.defect {
         None => {
-            let exp = expect(&c.turn, &neutral, Profile { schema: true });
+            let exp = expect(&turn, &neutral, Profile { schema: true });
             (wire, exp)
         }
         Some(d) => {
@@ -147,7 +210,7 @@ pub fn write(dir: &Path) -> Result<usize, String> {
     let cases = cases();
     for c in &cases {
         let (bytes, file) = materialise(c)?;
-        let sse = dir.join(format!("{}.sse", c.id));
+        let sse = stream_file(dir, c);
         let parent = sse.parent().expect("an id has a dialect directory");
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         std::fs::write(&sse, &bytes).map_err(|e| format!("{}: {e}", sse.display()))?;
@@ -158,7 +221,7 @@ pub fn write(dir: &Path) -> Result<usize, String> {
     Ok(cases.len())
 }
 
-/// `x.sse` → `x.expect.json`.
+/// `x.sse` (or `x.eventstream`) → `x.expect.json`.
 pub fn expectation_path(sse: &Path) -> PathBuf {
     sse.with_extension("expect.json")
 }
@@ -261,10 +324,33 @@ pub fn replay(
     chunk: usize,
 ) -> Result<Replayed, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // A binary-framed stream (Bedrock's event stream) by the dialect given, or else by its
+    // extension: the registry's binary-framed dialect.
+    let framed = match dialect {
+        Some(d) => Some(toolcert_dialect::def(d)).filter(|d| d.binary()),
+        None if path.extension().is_some_and(|e| e == EVENTSTREAM_EXT) => {
+            toolcert_dialect::registry().iter().copied().find(|d| d.binary())
+        }
+        None => None,
+    };
+    let binary = framed.is_some();
+    let units = |bytes| -> Box<dyn Iterator<Item = Result<WireMessage, String>> + '_> {
+        match framed {
+            Some(d) => Box::new(frame_events(bytes, d.deframer())),
+            None => Box::new(sse_events(bytes).map(|e| e.map(WireMessage::Sse).map_err(|e| e.to_string()))),
+        }
+    };
     // A first pass checks the framing and finds the dialect; neither this pass nor the next
     // holds more than one piece's events at a time, whatever the stream's size.
     let (mut any_event, mut detected) = (false, None);
-    for ev in sse_events(&bytes) {
+    if binary {
+        // A damaged message is the stream's fault: fed to the subject and judged as any fault.
+        for ev in units(&bytes).map_while(Result::ok) {
+            any_event = true;
+            detected = detected.or_else(|| detect(std::slice::from_ref(&ev)));
+        }
+    }
+    for ev in sse_events(&bytes).take_while(|_| !binary) {
         let ev = ev.map_err(|e| {
             let at = match &e {
                 toolcert_sse::SseError::InvalidUtf8 { offset }
@@ -309,8 +395,15 @@ pub fn replay(
     let mut d = decoder(dialect, Quirks::default());
     let mut sink = Vec::new();
     let mut refused = None;
-    for ev in sse_events(&bytes).map_while(Result::ok) {
-        let message = WireMessage::Sse(ev);
+    for message in units(&bytes) {
+        let message = match message {
+            Ok(m) => m,
+            // Only a binary stream gets here with an error (the first pass refused SSE's).
+            Err(e) => {
+                refused = Some(format!("{}: {dialect} framing: {e}", path.display()));
+                break;
+            }
+        };
         if !keep_events {
             terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
             sink.clear();
@@ -441,7 +534,7 @@ pub fn walk(dir: &Path) -> Result<Walk, String> {
                 } else {
                     stack.push(p);
                 }
-            } else if p.extension().is_some_and(|e| e == "sse") {
+            } else if p.extension().is_some_and(|e| e == "sse" || e == EVENTSTREAM_EXT) {
                 out.files.push(p);
             }
         }

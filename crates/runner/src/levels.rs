@@ -51,7 +51,8 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
     }
     let def = toolcert_dialect::def(setting.speech.dialect);
     for (turn, l) in case.streams.iter().zip(lowered) {
-        if !turn.pings.is_empty() {
+        // A binary-framed dialect sends no keep-alive: its pings are never on the wire.
+        if !turn.pings.is_empty() && !def.binary() {
             set.insert(Invariant::WireKeepalive);
         }
         def.exercised(turn, l.neutral, &mut |id| {
@@ -65,6 +66,9 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
             }
             if b.chunks.windows(2).any(|w| w[1].first().is_some_and(|x| x & 0xC0 == 0x80)) {
                 set.insert(Invariant::BytesUtf8);
+            }
+            if turn.transport.corrupt.is_some() {
+                set.insert(Invariant::BytesChecksum);
             }
         }
     }
@@ -80,6 +84,17 @@ fn relabel(case: &Case, setting: Setting, violations: &mut [Violation], passes: 
             }
         }
     };
+    if setting.level == Level::Bytes && case.streams.iter().any(|t| t.transport.corrupt.is_some()) {
+        let sound = with_turns(case, |t| t.transport.corrupt = None);
+        if passes(&sound) {
+            label(
+                violations,
+                Invariant::BytesChecksum,
+                "passes with every message's checksums and lengths right",
+            );
+            return;
+        }
+    }
     if setting.level == Level::Bytes && case.streams.iter().any(|t| !t.transport.is_plain()) {
         // The same chunks with every boundary moved back to the start of its character
         // isolates UTF-8 handling from the rest of the framing.

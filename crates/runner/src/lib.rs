@@ -143,6 +143,14 @@ fn lower<'n, 'a>(
 /// Renders `case` at the setting's level, feeds it to a fresh factory of `subject` and judges
 /// what it reported; stamps are mapped back to neutral events before judging.
 pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
+    let placed;
+    let case = match case.streams.iter().any(|t| t.transport.corrupt.is_some()) {
+        true => {
+            placed = place_corrupt(case, setting);
+            &placed
+        }
+        false => case,
+    };
     let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
     let lowered: Result<Vec<_>, String> =
         case.streams.iter().zip(&neutral).map(|(t, n)| lower(t, n, setting)).collect();
@@ -167,6 +175,27 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
         exercised.insert(Invariant::AccChunking);
     }
     Checked { violations, observations, exercised, unsupported: None }
+}
+
+/// `case` with each [`toolcert_scenario::Corrupt`] message where it is rendered: dropped
+/// below a binary-framed dialect's bytes level (nothing renders it there), and otherwise
+/// placed at exactly the neutral events complete before the damaged message, which is what
+/// the oracle reads (the same message is damaged either way).
+pub(crate) fn place_corrupt(case: &Case, setting: Setting) -> Case {
+    let mut case = case.clone();
+    for turn in &mut case.streams {
+        let Some(c) = turn.transport.corrupt else { continue };
+        let def = toolcert_dialect::def(setting.speech.dialect);
+        let neutral = render(turn);
+        let placed = match render_wire(turn, &neutral, setting.speech.dialect, setting.speech.quirks) {
+            Ok(wire) if setting.level == Level::Bytes => def.damaged_before(&wire, c),
+            // Unrendered: nothing to place (the run reports the turn unsupported).
+            Err(_) if setting.level == Level::Bytes && def.binary() => Some(c.after),
+            _ => None,
+        };
+        turn.transport.corrupt = placed.map(|after| toolcert_scenario::Corrupt { after, ..c });
+    }
+    case
 }
 
 /// Adds `(note)` to a violation's observed side, on its first line (a diff window with its
@@ -208,7 +237,9 @@ fn chunk_invariance(
     // fragmentation; so does the order of pieces of different blocks in the interleaved
     // shape (compared below as outcome sets, without the text).
     let applies = matches!(case.schedule, toolcert_scenario::StreamSchedule::Sequential)
-        && case.streams.iter().all(|t| t.faults.is_empty() && matches!(t.ending, Ending::Stop(_)));
+        && case.streams.iter().all(|t| {
+            t.faults.is_empty() && t.transport.corrupt.is_none() && matches!(t.ending, Ending::Stop(_))
+        });
     let fragmented = case.streams.iter().flat_map(|t| &t.blocks).any(|b| match b {
         Block::Call(c) => !c.splits.is_empty(),
         Block::Text(t) => !t.splits.is_empty(),
@@ -429,6 +460,7 @@ impl Certification {
             done_mismatch: self.level == Level::Events || def.repeats_arguments(),
             transport: self.level == Level::Bytes,
             max_args_size: self.args_size,
+            corrupt: self.level == Level::Bytes && toolcert_dialect::def(self.speech.dialect).binary(),
             ..GenConfig::default()
         }
     }

@@ -3,7 +3,8 @@
 //! ```text
 //! DIR/report.jsonl
 //! DIR/failures/<case>.json        the scenario: `toolcert certify --scenario` replays it
-//! DIR/failures/<case>.sse         wire and bytes levels: the exact SSE bytes fed
+//! DIR/failures/<case>.sse         wire and bytes levels: the exact SSE bytes fed (`.eventstream`
+//!                                  for a binary-framed dialect's)
 //! DIR/failures/<case>.expect.json  beside a single stream's `.sse`: its expectation, so the
 //!                                  pair is a corpus case (`toolcert replay` judges it)
 //! DIR/failures/<case>.stream-N.sse  the same, per stream of a multi-stream case
@@ -73,14 +74,31 @@ pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, St
         let mut scenario = serde_json::to_string_pretty(&f.scenario).expect("a scenario serialises");
         scenario.push('\n');
         write(failures.join(format!("{stem}.json")), scenario.as_bytes())?;
+        // A damaged message placed as the run placed it (and dropped where it was not sent).
+        let placed = match report.dialect {
+            Some(d) => {
+                let speech = toolcert_subject::driver::Speech { dialect: d, quirks: report.quirks() };
+                crate::place_corrupt(
+                    &f.scenario,
+                    crate::Setting { level: report.level, speech, ..Default::default() },
+                )
+            }
+            None => f.scenario.clone(),
+        };
         let sse = match (report.level, report.dialect) {
-            (Level::Wire | Level::Bytes, Some(d)) => sse_bytes(&f.scenario, d, report.quirks()).ok(),
+            (Level::Wire | Level::Bytes, Some(d)) => sse_bytes(&placed, d, report.quirks()).ok(),
             _ => None,
+        };
+        // A binary-framed dialect's bytes are no SSE (corpus/README.md).
+        let ext = if report.dialect.is_some_and(|d| toolcert_dialect::def(d).binary()) {
+            "eventstream"
+        } else {
+            "sse"
         };
         match sse {
             Some(streams) if streams.len() == 1 => {
-                write(failures.join(format!("{stem}.sse")), &streams[0])?;
-                let turn = &f.scenario.streams[0];
+                write(failures.join(format!("{stem}.{ext}")), &streams[0])?;
+                let turn = &placed.streams[0];
                 let neutral = render(turn);
                 let exp = toolcert_oracle::expect(
                     turn,
@@ -100,7 +118,7 @@ pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, St
             }
             Some(streams) => {
                 for (s, bytes) in streams.iter().enumerate() {
-                    write(failures.join(format!("{stem}.stream-{s}.sse")), bytes)?;
+                    write(failures.join(format!("{stem}.stream-{s}.{ext}")), bytes)?;
                 }
             }
             None => write(failures.join(format!("{stem}.txt")), f.transcript.as_bytes())?,

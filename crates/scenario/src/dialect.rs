@@ -22,10 +22,15 @@ pub enum Dialect {
     /// OpenAI Responses (`event: response.function_call_arguments.delta` ...).
     #[serde(rename = "openai-responses")]
     OpenAiResponses,
+    /// AWS Bedrock ConverseStream (`application/vnd.amazon.eventstream`: binary messages
+    /// with `:event-type` headers and JSON payloads, `contentBlockDelta` ...).
+    #[serde(rename = "bedrock")]
+    Bedrock,
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 3] = [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses];
+    pub const ALL: [Dialect; 4] =
+        [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses, Dialect::Bedrock];
 
     /// The name used on the command line, in reports and in corpus paths.
     pub fn name(self) -> &'static str {
@@ -33,6 +38,7 @@ impl Dialect {
             Dialect::Anthropic => "anthropic",
             Dialect::OpenAiChat => "openai-chat",
             Dialect::OpenAiResponses => "openai-responses",
+            Dialect::Bedrock => "bedrock",
         }
     }
 }
@@ -49,7 +55,11 @@ pub struct UnknownDialect(pub String);
 
 impl fmt::Display for UnknownDialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown dialect `{}` (expected anthropic, openai-chat or openai-responses)", self.0)
+        write!(
+            f,
+            "unknown dialect `{}` (expected anthropic, openai-chat, openai-responses or bedrock)",
+            self.0
+        )
     }
 }
 

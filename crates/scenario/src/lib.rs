@@ -134,6 +134,38 @@ pub struct Transport {
     /// is resolved against that event's bytes and never reaches its blank line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<Tail>,
+    /// A binary-framed dialect only (`toolcert_dialect::DialectDef::binary`): one message sent with a wrong
+    /// checksum or length, which a subject must refuse (docs/SPEC.md, BYTES-CHECKSUM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrupt: Option<Corrupt>,
+}
+
+/// One corrupted message of a binary-framed stream: the message that completes neutral
+/// event `after + 1` (the last message when there is none), damaged as `what` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Corrupt {
+    pub after: u32,
+    pub what: CorruptWhat,
+}
+
+/// How the message is damaged; every kind is a framing error a decoder sees in the
+/// message's own bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CorruptWhat {
+    /// A bit of the prelude's CRC flipped (the lengths read as they are).
+    PreludeCrc,
+    /// A bit of the message CRC flipped (the payload intact and readable).
+    MessageCrc,
+    /// A byte of the payload changed, the CRCs as the undamaged message had them.
+    Payload,
+    /// The total length one more than the message has, the prelude CRC recomputed for it.
+    Length,
+}
+
+impl CorruptWhat {
+    pub const ALL: [CorruptWhat; 4] =
+        [CorruptWhat::PreludeCrc, CorruptWhat::MessageCrc, CorruptWhat::Payload, CorruptWhat::Length];
 }
 
 /// Where a stream cut inside an event stops: `aim` picks the kind of place in the SSE

@@ -52,6 +52,7 @@ impl WireEvents {
                 self.chat_prelude || self.usage_without_choices || self.done_without_finish
             }
             crate::Dialect::OpenAiResponses => !self.item_done_only.is_empty() || !self.mismatch_in.is_both(),
+            crate::Dialect::Bedrock => false,
         }
     }
 }

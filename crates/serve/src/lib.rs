@@ -10,10 +10,12 @@
 //! | `POST /v1/messages` | `anthropic` | [`MockProvider::base_url`] (no `/v1`) |
 //! | `POST /v1/chat/completions` | `openai-chat` | [`MockProvider::base_url`] + `/v1` |
 //! | `POST /v1/responses` | `openai-responses` | [`MockProvider::base_url`] + `/v1` |
+//! | `POST /model/{modelId}/converse-stream` | `bedrock` | [`MockProvider::base_url`] (the AWS SDKs' endpoint URL) |
 //!
 //! Each request to an endpoint takes the next [`Reply`] queued for it ([`MockProvider::enqueue`]),
 //! else asks the [`Config::fallback`], else gets a 500 with a JSON error body naming the
-//! problem. A reply is sent as `text/event-stream` with HTTP/1.1 chunked encoding, **one HTTP
+//! problem. A reply is sent as `text/event-stream` (Bedrock's as
+//! `application/vnd.amazon.eventstream`) with HTTP/1.1 chunked encoding, **one HTTP
 //! chunk per scripted chunk, each written on its own**, optionally [`Config::chunk_delay`]
 //! apart, and ends as its [`End`] says: closed normally, aborted (the connection drops), or held
 //! open until the client goes away (the client cancels).
@@ -59,10 +61,13 @@ pub enum Endpoint {
     OpenAiChat,
     /// OpenAI Responses: `POST /v1/responses`.
     OpenAiResponses,
+    /// AWS Bedrock ConverseStream: `POST /model/{modelId}/converse-stream`, any model id.
+    Bedrock,
 }
 
 impl Endpoint {
-    pub const ALL: [Endpoint; 3] = [Endpoint::Anthropic, Endpoint::OpenAiChat, Endpoint::OpenAiResponses];
+    pub const ALL: [Endpoint; 4] =
+        [Endpoint::Anthropic, Endpoint::OpenAiChat, Endpoint::OpenAiResponses, Endpoint::Bedrock];
 
     /// The request path.
     pub fn path(self) -> &'static str {
@@ -70,16 +75,19 @@ impl Endpoint {
             Endpoint::Anthropic => "/v1/messages",
             Endpoint::OpenAiChat => "/v1/chat/completions",
             Endpoint::OpenAiResponses => "/v1/responses",
+            // The path of one model; any model id is served (`from_path`).
+            Endpoint::Bedrock => "/model/toolcert.mock-v1%3A0/converse-stream",
         }
     }
 
     /// The name of its dialect, as toolcert spells it (`anthropic`, `openai-chat`,
-    /// `openai-responses`).
+    /// `openai-responses`, `bedrock`).
     pub fn name(self) -> &'static str {
         match self {
             Endpoint::Anthropic => "anthropic",
             Endpoint::OpenAiChat => "openai-chat",
             Endpoint::OpenAiResponses => "openai-responses",
+            Endpoint::Bedrock => "bedrock",
         }
     }
 
@@ -87,6 +95,10 @@ impl Endpoint {
     /// that way).
     pub fn from_path(path: &str) -> Option<Endpoint> {
         let path = path.strip_suffix('/').unwrap_or(path);
+        let model = path.strip_prefix("/model/").and_then(|p| p.strip_suffix("/converse-stream"));
+        if model.is_some_and(|m| !m.is_empty() && !m.contains('/')) {
+            return Some(Endpoint::Bedrock);
+        }
         Endpoint::ALL.into_iter().find(|e| e.path() == path)
     }
 }
@@ -102,7 +114,7 @@ impl FromStr for Endpoint {
 
     fn from_str(s: &str) -> Result<Endpoint, String> {
         Endpoint::ALL.into_iter().find(|e| e.name() == s).ok_or_else(|| {
-            format!("unknown endpoint {s:?}: expected anthropic, openai-chat or openai-responses")
+            format!("unknown endpoint {s:?}: expected anthropic, openai-chat, openai-responses or bedrock")
         })
     }
 }
@@ -279,7 +291,7 @@ impl Request {
 
 /// State shared between the handle and the server's connection tasks.
 struct Shared {
-    queues: Mutex<[VecDeque<Reply>; 3]>,
+    queues: Mutex<[VecDeque<Reply>; 4]>,
     requests: Mutex<VecDeque<Request>>,
     served: AtomicU64,
     max_body: usize,

@@ -122,10 +122,10 @@ async fn handle(
             log(StatusCode::INTERNAL_SERVER_ERROR, &message);
             error(StatusCode::INTERNAL_SERVER_ERROR, "api_error", &message)
         }
-        (Some(_), Some(reply)) => {
+        (Some(e), Some(reply)) => {
             let bytes: usize = reply.chunks.iter().map(Vec::len).sum();
             log(StatusCode::OK, &format!("{} chunks, {bytes} bytes, {:?}", reply.chunks.len(), reply.end));
-            stream(shared.clone(), reply)
+            stream(shared.clone(), reply, e)
         }
     };
     Ok(response)
@@ -170,7 +170,7 @@ fn error(status: StatusCode, kind: &str, message: &str) -> hyper::Response<Respo
         .expect("a static response is valid")
 }
 
-fn stream(shared: Arc<Shared>, reply: Reply) -> hyper::Response<ResponseBody> {
+fn stream(shared: Arc<Shared>, reply: Reply, endpoint: Endpoint) -> hyper::Response<ResponseBody> {
     let delay = shared.chunk_delay;
     let body = ChunkBody {
         chunks: reply.chunks.into_iter().filter(|c| !c.is_empty()).map(Bytes::from).collect(),
@@ -186,7 +186,13 @@ fn stream(shared: Arc<Shared>, reply: Reply) -> hyper::Response<ResponseBody> {
     // frame, which a frame-by-frame client reads back without merging neighbours.
     hyper::Response::builder()
         .status(StatusCode::OK)
-        .header("content-type", "text/event-stream")
+        .header(
+            "content-type",
+            match endpoint {
+                Endpoint::Bedrock => "application/vnd.amazon.eventstream",
+                _ => "text/event-stream",
+            },
+        )
         .header("cache-control", "no-cache")
         .body(body.boxed())
         .expect("a static response is valid")
