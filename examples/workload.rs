@@ -60,7 +60,7 @@ fn event_payloads(w: &toolcert::bench::Workload) -> Vec<String> {
     use toolcert::subject::driver::Units;
     let stream = w.stream(toolcert::subject::Level::Wire, toolcert::scenario::Dialect::Anthropic);
     match stream.input().units {
-        Units::Wire(events) => events.iter().map(|e| e.data.clone()).collect(),
+        Units::Wire(events) => events.iter().filter_map(|e| e.as_sse()).map(|e| e.data.clone()).collect(),
         _ => unreachable!("a wire stream"),
     }
 }
