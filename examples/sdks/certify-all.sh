@@ -25,6 +25,8 @@ CASES="${CASES:-2000}"
 SEED="${SEED:-1}"
 TOOLCERT="${TOOLCERT:-target/release/toolcert}"
 POLICIES="${POLICIES:-as-handed-over documented}"
+# Per request: an SDK that imports for seconds (litellm) on a loaded machine is not a hang.
+TIMEOUT="${TIMEOUT:-60}"
 PY=examples/sdks/python/.venv/bin/python
 N22=examples/sdks/node/v22
 
@@ -99,12 +101,18 @@ for run in "${runs[@]}"; do
         echo "[$i/$total] $key: skipped: no Node 22 at $N22/bin/node (examples/sdks/node/install.sh could not get it)"
         continue
     fi
+    program="${command%% *}"
+    if [ "${program#*/}" != "$program" ] && [ ! -x "$program" ]; then
+        echo "[$i/$total] $key: skipped: $program is not built or installed (INSTALL=1 builds it)"
+        status=1
+        continue
+    fi
     printf '[%d/%d] %s ... ' "$i" "$total" "$key"
     rm -rf "$out/failures" "$out/report.jsonl"
     mkdir -p "$out"
     t0=$(date +%s)
     "$TOOLCERT" certify --subject "exec:$command --policy $policy" --level bytes --dialect "$dialect" \
-        "${flags[@]}" --cases "$CASES" --seed "$SEED" --no-schema --format jsonl --out "$out/" \
+        "${flags[@]}" --cases "$CASES" --seed "$SEED" --no-schema --timeout "$TIMEOUT" --format jsonl --out "$out/" \
         > "$report" </dev/null 2> "$out.stderr"
     code=$?
     [ -f "$out/report.jsonl" ] && cmp -s "$out/report.jsonl" "$report" && rm -f "$out/report.jsonl"
