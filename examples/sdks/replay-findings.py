@@ -105,7 +105,7 @@ def main(argv: list[str]) -> int:
         elif a == "--only" and args:
             only.append(args.pop(0))
         else:
-            print(__doc__.split("\n\n")[-2], file=sys.stderr)
+            print("usage: replay-findings.py [--per-report N] [--only WORD ...]", file=sys.stderr)
             return 2
     toolcert = os.environ.get("TOOLCERT", "target/release/toolcert")
     if not os.access(ROOT / toolcert, os.X_OK):
