@@ -12,9 +12,9 @@
 #   examples/sdks/certify-all.sh                 install, build, certify everything (about an hour)
 #   CASES=300 examples/sdks/certify-all.sh python-openai openai-chat   runs matching every word
 #   DRY=1 examples/sdks/certify-all.sh           list the runs only
-# Env: CASES (40: with JOBS=3 the run then takes about an hour on a loaded 2-core machine;
-# shrinking each new finding through the real SDK costs more than the cases), JOBS (3
-# certifications at a time), TIMEOUT (60 s per request), SEED (1), TOOLCERT (target/release/toolcert), POLICIES (both),
+# Env: CASES (25: with JOBS=4 the run then takes about an hour on a loaded 2-core machine;
+# shrinking each new finding through the real SDK costs more than the cases), JOBS (4
+# certifications at a time), TIMEOUT (180 s per request), SEED (1), TOOLCERT (target/release/toolcert), POLICIES (both),
 # INSTALL=0 to skip the install scripts. With no filter the old reports are removed first, so
 # docs/CERTIFICATION.md shows exactly this run.
 # Exit status: 0 every run was judged (toolcert 0 or 1: the SDKs' findings are expected), 1 a
@@ -23,14 +23,15 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
-CASES="${CASES:-40}"
+CASES="${CASES:-25}"
 SEED="${SEED:-1}"
 TOOLCERT="${TOOLCERT:-target/release/toolcert}"
 POLICIES="${POLICIES:-as-handed-over documented}"
-# Per request: an SDK that imports for seconds (litellm) on a loaded machine is not a hang.
-TIMEOUT="${TIMEOUT:-60}"
-# Certifications run side by side (each toolcert also checks cases on its own --jobs threads).
-JOBS="${JOBS:-3}"
+# Per request: an SDK that imports for a minute (litellm on a loaded machine) is not a hang.
+TIMEOUT="${TIMEOUT:-180}"
+# Certifications run side by side, each with one subject process (`--jobs 1`: a real SDK's
+# process is slow to start, and one per certification keeps the machine's load down).
+JOBS="${JOBS:-4}"
 PY=examples/sdks/python/.venv/bin/python
 N22=examples/sdks/node/v22
 
@@ -119,7 +120,7 @@ certify_one() {
     mkdir -p "$out"
     t0=$(date +%s)
     "$TOOLCERT" certify --subject "exec:$command --policy $policy" --level bytes --dialect "$dialect" \
-        "${flags[@]}" --cases "$CASES" --seed "$SEED" --no-schema --timeout "$TIMEOUT" --format jsonl --out "$out/" \
+        "${flags[@]}" --cases "$CASES" --seed "$SEED" --no-schema --timeout "$TIMEOUT" --jobs 1 --format jsonl --out "$out/" \
         > "$report" </dev/null 2> "$out.stderr"
     code=$?
     [ -f "$out/report.jsonl" ] && cmp -s "$out/report.jsonl" "$report" && rm -f "$out/report.jsonl"

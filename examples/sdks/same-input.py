@@ -132,6 +132,8 @@ def scenarios(dialect: str) -> dict[str, dict]:
 
 def handed(observation: dict) -> str:
     """What the caller got from the stream: each call's outcome, or the turn error."""
+    if observation.get("crash"):
+        return f"crash: {str(observation['crash'])[:300]}"
     if observation.get("error"):
         return f"error {observation['error'].get('class')}"
     got = []
