@@ -109,7 +109,9 @@ def _take_stdout():
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # The reply may nest at most 192 levels; the envelope around args takes 5.
-_WIRE_DEPTH = 180
+# As deep as a reply may carry arguments (docs/PROTOCOL.md: 512 levels of arguments inside the
+# reply's envelope): a shallower cap would report a dispatched deep document as another value.
+_WIRE_DEPTH = 512
 
 
 def wire_value(value: Any, depth: int = 0) -> Any:
@@ -178,7 +180,9 @@ def unparseable(call_id, name, raw) -> Call:
 
 
 def from_argument_text(call_id, name, text) -> Call:
-    """A call whose SDK hands the arguments as text: the caller parses them strictly."""
+    """A call whose SDK hands the arguments as text: the caller parses them strictly. Any one
+    JSON document is offered for dispatch as written, an object or not (docs/SPEC.md: without
+    a schema the dispatcher decides), as the Node adapters' `fromText` does."""
     if text is None:
         text = ""
     if not isinstance(text, str):
@@ -188,8 +192,6 @@ def from_argument_text(call_id, name, text) -> Call:
     try:
         args = loads(text)
     except ValueError:
-        return unparseable(call_id, name, text)
-    if not isinstance(args, dict):
         return unparseable(call_id, name, text)
     return dispatch(call_id, name, args, text)
 
@@ -253,6 +255,11 @@ class Feed:
             raise disconnect_error()
         if self.end == "cancel":
             raise asyncio.CancelledError("the caller cancelled the stream")
+
+    async def async_body(self):
+        """`body` for an async HTTP client (the same chunks, the same ends)."""
+        for chunk in self.body():
+            yield chunk
 
     # Stamps for a turn error raised while this feed was being read.
     def error_stamp(self) -> tuple[int, bool]:
@@ -338,6 +345,17 @@ def httpx2_client(slot: FeedSlot):
         return httpx2.Response(200, headers=SSE_HEADERS, content=feed.body(), request=request)
 
     return httpx2.Client(transport=httpx2.MockTransport(handler))
+
+
+def httpx2_async_client(slot: FeedSlot):
+    """`httpx2_client` for SDKs that only take an async client (pydantic-ai's models)."""
+    import httpx2
+
+    async def handler(request):
+        feed = slot.take()
+        return httpx2.Response(200, headers=SSE_HEADERS, content=feed.async_body(), request=request)
+
+    return httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
 
 
 def httpx_client(slot: FeedSlot):
