@@ -154,6 +154,9 @@ def findings_section(runs, notes):
               + ", ".join(f"`{k}`" for k in unused) + ".*\n")
         if sdk in notes:
             w(f"*(Commentary: [`docs/certification/notes/{sdk}.md`](certification/notes/{sdk}.md).)*\n")
+    for sdk in sorted(set(notes) - set(by_sdk)):
+        w(f"*No report of {sdk} in this run, so none of its findings is shown; its commentary is kept in "
+          f"[`docs/certification/notes/{sdk}.md`](certification/notes/{sdk}.md).*\n")
     return out
 
 

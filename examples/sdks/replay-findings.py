@@ -35,7 +35,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "docs" / "certification" / "reports"
 CORPUS = ROOT / "corpus" / "findings"
-TIMEOUT = os.environ.get("TIMEOUT", "60")
+TIMEOUT = os.environ.get("TIMEOUT", "180")
 
 
 def read(path: pathlib.Path) -> tuple[dict, dict]:
@@ -91,8 +91,22 @@ def replay(toolcert: str, header: dict, scenario: pathlib.Path) -> tuple[set[str
     lines = run.stdout.splitlines()
     if run.returncode not in (0, 1) or not lines:
         return None, f"exit {run.returncode}: {run.stderr.strip()[-400:]}"
-    footer = json.loads(lines[-1])
-    return {f["id"] for f in footer.get("findings", [])}, ""
+    # `--scenario` prints the case's own record: its violations' signatures are the findings.
+    ids = set()
+    for line in lines:
+        record = json.loads(line)
+        ids |= {f["id"] for f in record.get("findings", [])}
+        ids |= {finding_id(v["invariant"], v["grade"], v.get("kind", "")) for v in record.get("violations", [])}
+    return ids, ""
+
+
+def finding_id(invariant: str, grade: str, kind: str) -> str:
+    """A finding's id from its signature, as crates/runner/src/findings.rs `Signature::id`
+    makes it (FNV-1a, 32 bits, over invariant, grade and kind, each after a NUL)."""
+    h = 0x811C9DC5
+    for b in invariant.encode() + b"\0" + grade.encode() + b"\0" + kind.encode():
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return f"{invariant}#{h:08x}"
 
 
 def main(argv: list[str]) -> int:
