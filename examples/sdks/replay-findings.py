@@ -12,12 +12,13 @@ and what went wrong) is among the findings of that run. A reproducer that now pa
 some other way, means the SDK, the adapter or toolcert changed under the published document:
 regenerate it (examples/sdks/certify-all.sh) or find out why.
 
-The sample, deterministic: for each report whose subject is installed here, its must-grade
-finding with the smallest reproducer (fewest events, then bytes, then id), or its smallest
-should-grade one when it has no must finding; `--per-report N` takes N. `--only WORD` keeps the
-reports whose name contains every WORD given.
+The sample, deterministic: for each SDK and dialect whose subject is installed here, the
+must-grade finding with the smallest reproducer (fewest events, then bytes, then id) over all
+its reports (policies and quirk profiles), or the smallest should-grade one when none is must,
+replayed at the setting of the report it came from; `--per-report N` takes N findings of every
+report instead. `--only WORD` keeps the reports whose name contains every WORD given.
 
-    TOOLCERT=target/release/toolcert examples/sdks/replay-findings.py [--per-report 1] [--only WORD ...]
+    TOOLCERT=target/release/toolcert examples/sdks/replay-findings.py [--per-report N] [--only WORD ...]
 
 Exit status: 0 every sampled finding replays as stated, 1 one does not, 2 usage error, no
 toolcert binary, or no finding to replay.
@@ -68,13 +69,8 @@ def saved(report: pathlib.Path, case: str) -> pathlib.Path:
 
 
 def sample(findings: list[dict], per_report: int) -> list[dict]:
-    def size(f):
-        s = f.get("size") or {}
-        return (s.get("events", 1 << 30), s.get("bytes", 1 << 30), f["id"])
-
-    must = sorted((f for f in findings if f["grade"] == "must"), key=size)
-    should = sorted((f for f in findings if f["grade"] != "must"), key=size)
-    return (must or should)[:per_report]
+    """The `per_report` smallest findings, must-grade ones first."""
+    return sorted(findings, key=size)[:per_report]
 
 
 def replay(toolcert: str, header: dict, scenario: pathlib.Path) -> tuple[set[str] | None, str]:
@@ -109,8 +105,13 @@ def finding_id(invariant: str, grade: str, kind: str) -> str:
     return f"{invariant}#{h:08x}"
 
 
+def size(f: dict) -> tuple:
+    s = f.get("size") or {}
+    return (f["grade"] != "must", s.get("events", 1 << 30), s.get("bytes", 1 << 30), f["id"])
+
+
 def main(argv: list[str]) -> int:
-    per_report, only = 1, []
+    per_report, only = 0, []
     args = list(argv)
     while args:
         a = args.pop(0)
@@ -128,6 +129,7 @@ def main(argv: list[str]) -> int:
         return 2
     checked = failed = 0
     left_out = []
+    picked: dict[tuple, list] = {}  # (sdk, dialect) or report -> [(report, header, finding)]
     for report in sorted(REPORTS.glob("*.jsonl")):
         if not all(w in report.stem for w in only):
             continue
@@ -135,7 +137,17 @@ def main(argv: list[str]) -> int:
         if not installed(header["subject"]["name"].removeprefix("exec:")):
             left_out.append(report.stem)
             continue
-        for finding in sample(footer.get("findings") or [], per_report):
+        findings = footer.get("findings") or []
+        if per_report:
+            picked[(report.stem,)] = [(report, header, f) for f in sample(findings, per_report)]
+            continue
+        key = (report.stem.partition("--")[0], header.get("dialect"))
+        for f in findings:
+            best = picked.get(key)
+            if not best or size(f) < size(best[0][2]):
+                picked[key] = [(report, header, f)]
+    for key in sorted(picked):
+        for report, header, finding in picked[key]:
             rep = finding.get("reproducer") or {}
             scenario = saved(report, rep.get("case") or finding["first_case"])
             checked += 1
