@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 POLICIES = ("as-handed-over", "documented")
 PY = "examples/sdks/python/.venv/bin/python"
-TIMEOUT = os.environ.get("TIMEOUT", "60")
+TIMEOUT = os.environ.get("TIMEOUT", "180")
 
 # (subject name, dialect, command) of every SDK adapter; the policy is passed as an argument.
 ADAPTERS = [

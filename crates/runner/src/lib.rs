@@ -765,8 +765,9 @@ impl Certification {
         }
         let dialect = self.speech.dialect;
         let foreign = |t: &toolcert_scenario::Turn| !t.wire.is_plain() && !t.wire.read_by(dialect);
-        (self.level != Level::Events && named.case.streams.iter().any(foreign))
-            .then(|| format!("its dialect events are not {dialect}'s (they are read in another dialect only)"))
+        (self.level != Level::Events && named.case.streams.iter().any(foreign)).then(|| {
+            format!("its dialect events are not {dialect}'s (they are read in another dialect only)")
+        })
     }
 
     /// The named cases this run's setting runs, in suite order: those it does not leave out

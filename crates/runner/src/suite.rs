@@ -65,7 +65,10 @@ mod tests {
         let bytes = br#"{"generator":null,"named":[]}"#;
         // The FIPS 180-4 "abc" vector checks the crate is SHA-256; the second that the
         // digest is of the JSON above.
-        assert_eq!(hex(&Sha256::digest(b"abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            hex(&Sha256::digest(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         assert_eq!(empty.digest, format!("sha256:{}", hex(&Sha256::digest(bytes))));
     }
 
@@ -108,7 +111,9 @@ mod tests {
             }
         }
         // A case the dialect cannot speak (Chat has no per-call shape) is out too.
-        assert!(anthropic.contains(&"deltas/lookup-order-a4471") && !chat.contains(&"deltas/lookup-order-a4471"));
+        assert!(
+            anthropic.contains(&"deltas/lookup-order-a4471") && !chat.contains(&"deltas/lookup-order-a4471")
+        );
         // The schema cases are out of a setting without the schema profile.
         let schema_only: Vec<&str> =
             toolcert_gen::named::all().into_iter().filter(|n| n.needs_schema).map(|n| n.id).collect();
