@@ -36,11 +36,28 @@ fn assert_says(out: &Output, what: &str) {
     assert!(first.contains(what), "the first line names {what:?}: {err:?}");
 }
 
-fn scratch(name: &str) -> PathBuf {
+/// A scratch directory, removed when the test ends (the replay tests write streams of
+/// 100 MB and more: left behind, a few runs fill the disk).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("toolcert-bad-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn s(p: &Path) -> &str {

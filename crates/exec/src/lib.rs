@@ -79,15 +79,32 @@ pub struct ExecOptions {
 }
 
 impl Default for ExecOptions {
+    /// Requests time out after 10 s, or after `TOOLCERT_SUBJECT_TIMEOUT` seconds when that is
+    /// set (a whole number, at least 1): real SDKs that take seconds to import on a loaded
+    /// machine need more, and a timeout is judged a crash.
     fn default() -> Self {
+        let timeout = subject_timeout().unwrap_or(Duration::from_secs(10));
         ExecOptions {
-            timeout: Duration::from_secs(10),
-            start_timeout: Duration::from_secs(10),
+            timeout,
+            start_timeout: timeout,
             restarts: 5,
             max_line: 16 << 20,
             stderr_tail: 4096,
             dir: None,
             schema: None,
+        }
+    }
+}
+
+/// `TOOLCERT_SUBJECT_TIMEOUT`, when it names a whole number of seconds (at least 1); any
+/// other value is ignored with a warning on stderr, never a silent default.
+fn subject_timeout() -> Option<Duration> {
+    let value = std::env::var("TOOLCERT_SUBJECT_TIMEOUT").ok()?;
+    match value.trim().parse::<u64>() {
+        Ok(secs) if secs >= 1 => Some(Duration::from_secs(secs)),
+        _ => {
+            eprintln!("toolcert: TOOLCERT_SUBJECT_TIMEOUT={value:?} is not a whole number of seconds (at least 1): requests time out after 10 s");
+            None
         }
     }
 }

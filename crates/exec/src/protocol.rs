@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::Event;
-use toolcert_scenario::{Case, Dialect, Quirks, StreamEnd, StreamSchedule, Tool};
+use toolcert_scenario::{Block, Case, Dialect, Quirks, StreamEnd, StreamSchedule, Tool, Turn};
 use toolcert_subject::driver::{Input, Units};
 use toolcert_subject::{ErrorClass, Level, Outcome, ReportedEnding, Slot, SseEvent, TurnError};
 
@@ -159,7 +159,7 @@ impl<'a> Run<'a> {
             .iter()
             .enumerate()
             .map(|(s, input)| RunStream {
-                tools: Cow::Borrowed(case.streams.get(s).map_or(&[][..], |t| &t.tools[..])),
+                tools: offered_tools(case.streams.get(s)),
                 units: units(input.units),
                 end: input.end,
             })
@@ -167,6 +167,26 @@ impl<'a> Run<'a> {
         let lens: Vec<usize> = inputs.iter().map(|i| i.units.len()).collect();
         Run { seq, case: RunCase { streams, order: delivery_order(&case.schedule, &lens) } }
     }
+}
+
+/// The tools a stream's request offered: the turn's own, or, for a turn that declares none
+/// (most named cases), one tool per name its calls use, without a schema. A real request
+/// always offered the tools the model calls, and an agent layer runs only the tools it was
+/// given: without them it would refuse every call as an unknown tool.
+fn offered_tools(turn: Option<&Turn>) -> Cow<'_, [Tool]> {
+    let Some(turn) = turn else { return Cow::Borrowed(&[]) };
+    if !turn.tools.is_empty() {
+        return Cow::Borrowed(&turn.tools);
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for block in &turn.blocks {
+        if let Block::Call(call) = block {
+            if !names.contains(&call.name.as_str()) {
+                names.push(&call.name);
+            }
+        }
+    }
+    Cow::Owned(names.into_iter().map(|name| Tool { name: name.to_string(), schema: None }).collect())
 }
 
 fn units<'a>(units: Units<'a>) -> Vec<Unit<'a>> {

@@ -23,7 +23,8 @@ fi
 # well inside toolcert's request timeout (litellm alone takes seconds to import).
 LITELLM_LOCAL_MODEL_COST_MAP=True "$venv/bin/python" - <<'PY'
 from importlib.metadata import version
-import anthropic, openai, langchain_core, langchain_openai, litellm, toolcert_adapter  # noqa: F401
+import anthropic, openai, langchain_core, langchain_openai, litellm, pydantic_ai, toolcert_adapter  # noqa: F401
+import pydantic_ai.models.anthropic, pydantic_ai.models.openai  # noqa: F401
 print("installed:", ", ".join(f"{p} {version(p)}" for p in
-      ("anthropic", "openai", "langchain-core", "langchain-openai", "litellm", "httpx2", "toolcert-adapter")))
+      ("anthropic", "openai", "langchain-core", "langchain-openai", "litellm", "pydantic-ai-slim", "httpx2", "toolcert-adapter")))
 PY

@@ -478,6 +478,11 @@ class SdkAdapter:
 
         return " ".join(f"{p}=={version(p)}" for p in self.sdk_package.split())
 
+    def make_slot(self) -> "FeedSlot":
+        """Where the mock transport takes each request's feed from (an agent layer that makes
+        more requests than the stream's one answers them from its own slot)."""
+        return FeedSlot()
+
     def setup(self, slot: "FeedSlot") -> None:
         """Called once, before the first run: import the SDK, make the client (on a transport
         that answers from `slot`)."""
@@ -590,7 +595,7 @@ def main(adapter: SdkAdapter, argv: list[str] | None = None) -> int:
     of the command line (`--policy`) or TOOLCERT_POLICY."""
     adapter.policy = policy_from(sys.argv[1:] if argv is None else argv)
     proto = _take_stdout()
-    slot = FeedSlot()
+    slot = adapter.make_slot()
     # Import the SDK, make the client and warm it up while the handshake goes on.
     failure: list[str] = []
 
