@@ -273,9 +273,10 @@ struct CertifyArgs {
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
     /// How long a subprocess subject may take to start, and to answer one request, in
-    /// seconds (default 10). A real SDK that imports slowly on a loaded machine needs more.
-    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    timeout: u64,
+    /// seconds (default: TOOLCERT_SUBJECT_TIMEOUT, else 10). A real SDK that imports slowly
+    /// on a loaded machine needs more.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: Option<u64>,
 }
 
 /// How a report is printed, saved and judged.
@@ -497,8 +498,11 @@ fn open_subject(
 fn certify(args: CertifyArgs) -> ExitCode {
     // A subprocess says whether it validates schemas; judge schemas only if it does.
     let mut schema = !args.no_schema;
-    let timeout = std::time::Duration::from_secs(args.timeout);
-    let exec_options = toolcert::exec::ExecOptions { timeout, start_timeout: timeout, ..Default::default() };
+    let mut exec_options = toolcert::exec::ExecOptions::default();
+    if let Some(secs) = args.timeout {
+        exec_options.timeout = std::time::Duration::from_secs(secs);
+        exec_options.start_timeout = exec_options.timeout;
+    }
     let (subject, exec) = match open_subject(&args.subject, exec_options.clone()) {
         Ok(s) => s,
         Err(code) => return code,
