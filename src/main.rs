@@ -285,6 +285,11 @@ struct CertifyArgs {
     /// With --cost: the floor, exec:COMMAND or `none` (default: as `toolcert bench`).
     #[arg(long, value_name = "FLOOR")]
     cost_floor: Option<String>,
+    /// How long a subprocess subject may take to start, and to answer one request, in
+    /// seconds (default: TOOLCERT_SUBJECT_TIMEOUT, else 10). A real SDK that imports slowly
+    /// on a loaded machine needs more.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: Option<u64>,
 }
 
 /// How a report is printed, saved and judged.
@@ -506,7 +511,12 @@ fn open_subject(
 fn certify(args: CertifyArgs) -> ExitCode {
     // A subprocess says whether it validates schemas; judge schemas only if it does.
     let mut schema = !args.no_schema;
-    let (subject, exec) = match open_subject(&args.subject, Default::default()) {
+    let mut exec_options = toolcert::exec::ExecOptions::default();
+    if let Some(secs) = args.timeout {
+        exec_options.timeout = std::time::Duration::from_secs(secs);
+        exec_options.start_timeout = exec_options.timeout;
+    }
+    let (subject, exec) = match open_subject(&args.subject, exec_options.clone()) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -582,7 +592,12 @@ fn certify(args: CertifyArgs) -> ExitCode {
     let count = settings.len();
     let jobs = args.jobs.map_or_else(default_jobs, usize::from);
     let make = || -> Result<Box<dyn toolcert::subject::Subject>, String> {
-        toolcert::subject_by_name(&args.subject)
+        match toolcert::exec::parse_subject(&args.subject) {
+            Some(cmd) => toolcert::exec::ExecSubject::spawn(cmd, exec_options.clone())
+                .map(|s| Box::new(s) as Box<dyn toolcert::subject::Subject>)
+                .map_err(|e| e.to_string()),
+            None => toolcert::subject_by_name(&args.subject),
+        }
     };
     let more = toolcert::runner::MoreSubjects { jobs, make: &make };
     for (k, (level, speech)) in settings.into_iter().enumerate() {

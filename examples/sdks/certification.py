@@ -7,14 +7,22 @@ Run by examples/sdks/certify-all.sh after it certified every subject. Reads ever
 `docs/certification/reports/<subject>--<dialect>[--<quirk>][--<policy>].jsonl` and every
 `docs/certification/notes/<subject>.md`, and writes `docs/CERTIFICATION.md`: what was run,
 the implementation x invariant matrix (from `toolcert matrix`), what was skipped and why, and
-the findings. Facts only: everything in it comes from the reports and the notes. Standard
-library only.
+per SDK and column the distinct findings of the reports' footers (`findings[]`: title,
+invariant, grade, cases, the smallest reproducer, the replay command). The notes are
+commentary only, keyed by finding id (`## ACC-ABANDON#1a2b3c4d` headings, several ids
+separated by commas): each section is printed under the findings it names, the text before
+the first such heading under the SDK's title. Facts only: everything in it comes from the
+reports and the notes. Standard library only.
+
+Where the cost section goes: `cost_section(reports)` below (it imports
+examples/sdks/cost_rows.py when that module exists).
 """
 
 import argparse
 import collections
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -45,6 +53,130 @@ def read_report(path):
     if header is None or footer is None:
         sys.exit(f"{path}: not a complete JSONL report (no header or footer): was the run cut short?")
     return header, footer, skips
+
+CORPUS = ROOT / "corpus" / "findings"
+# How long the run took, said in the document (certify-all.sh measures it; a constant, so the
+# document stays what these files say).
+TIMING = ("on the shared 2-core machine they were made on (load average 15 to 30 from other work), "
+          "the 62 Python and Node certifications took about 50 minutes of wall time with 4 to 8 of "
+          "them side by side (`JOBS`), most of it in shrinking each new finding's first case through "
+          "the real SDK (LiteLLM's runs took 6 to 15 minutes each, the Node ones 1 to 5); genai's 10 "
+          "(`examples/sdks/rust`), run once its release build had finished, took 36 seconds.")
+FINDING_ID = re.compile(r"^[A-Z]+(?:-[A-Z0-9]+)*#[0-9a-f]{8}$")
+
+
+def read_notes(path):
+    """A note's intro (before the first finding heading) and its commentary by finding id.
+    A `## ` heading whose every comma-separated word is a finding id opens a section for
+    those ids; every other line belongs to the section it is in."""
+    intro, by_id, current = [], {}, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            ids = [x.strip() for x in line[3:].split(",")]
+            if ids and all(FINDING_ID.match(x) for x in ids):
+                current = []
+                for x in ids:
+                    by_id.setdefault(x, []).append(current)
+                continue
+        (intro if current is None else current).append(line)
+    commentary = {k: "\n\n".join("\n".join(c).strip() for c in v if "\n".join(c).strip()) for k, v in by_id.items()}
+    return "\n".join(intro).strip(), commentary
+
+
+def relink(text):
+    """Links written relative to docs/certification/notes/, made relative to docs/."""
+    return text.replace("](../../../", "](../").replace("](../reports/", "](certification/reports/")
+
+
+def md_cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def column_of(path, header):
+    """(sdk, column) of a report `SDK--DIALECT[--QUIRK]--POLICY.jsonl`."""
+    sdk, _, rest = path.stem.partition("--")
+    return sdk, rest.replace("--", " / ") or header.get("dialect") or header["level"]
+
+
+def reproducer_cell(path, finding):
+    """The smallest reproducer: its case, size, and the saved scenario when --out wrote one."""
+    rep = finding.get("reproducer") or {}
+    case = rep.get("case") or finding.get("first_case", "")
+    size = finding.get("size") or {}
+    dims = ", ".join(f"{size[k]} {k if size[k] != 1 else k[:-1]}" for k in ("events", "fragments", "bytes") if k in size)
+    sdk, _, rest = path.stem.partition("--")
+    stem = re.sub(r"[^A-Za-z0-9.-]", "_", case)  # report.rs file_stem
+    saved = CORPUS / sdk / rest.rsplit("--", 1)[0] / rest.rsplit("--", 1)[-1] / "failures" / f"{stem}.json"
+    cell = f"`{case}`" + (f" ({dims})" if dims else "")
+    if saved.exists():
+        cell += f" [scenario](../{saved.relative_to(ROOT)})"
+    return cell, saved
+
+
+def findings_section(runs, notes):
+    """Per SDK and column, the distinct findings of the reports, with the commentary keyed
+    by their ids."""
+    out = []
+    w = out.append
+    by_sdk = collections.OrderedDict()
+    for p, label, h, f, skips in runs:
+        sdk, column = column_of(p, h)
+        by_sdk.setdefault(sdk, []).append((p, column, h, f))
+    used = set()
+    for sdk, columns in by_sdk.items():
+        intro, commentary = notes.get(sdk, ("", {}))
+        imp = ((columns[0][2]["subject"].get("metadata") or {}).get("implementation") or {})
+        w(f"### {sdk}\n")
+        if intro:
+            w(relink(intro) + "\n")
+        for p, column, h, f in columns:
+            findings = f.get("findings") or []
+            imp = ((h["subject"].get("metadata") or {}).get("implementation") or {})
+            version = " ".join(x for x in (imp.get("name"), imp.get("version")) if x)
+            w(f"#### {sdk} / {column}\n")
+            w(f"{version}: {f['cases']:,} cases, {f['failed']:,} failed, conforms at **{f['conformance']}**, "
+              f"{len(findings)} distinct finding{'s' if len(findings) != 1 else ''} "
+              f"([report]({p.relative_to(ROOT / 'docs')})).\n")
+            if not findings:
+                continue
+            w("| finding | title (invariant, grade: what went wrong) | cases | smallest reproducer | replay |")
+            w("|---|---|---:|---|---|")
+            order = sorted(findings, key=lambda x: (x["grade"] != "must", -x["cases"], x["id"]))
+            for x in order:
+                cell, _ = reproducer_cell(p, x)
+                w(f"| `{x['id']}` | {md_cell(x['title'])} | {x['cases']:,} | {cell} | "
+                  f"`{md_cell(x['replay'])}` |")
+            w("")
+            for x in order:
+                if x["id"] in commentary:
+                    used.add((sdk, x["id"]))
+                    w(f"**`{x['id']}`**: {relink(commentary[x['id']])}\n")
+        unused = sorted(k for k in commentary if (sdk, k) not in used)
+        if unused:
+            w(f"*Commentary in the notes for findings no report of {sdk} shows now: "
+              + ", ".join(f"`{k}`" for k in unused) + ".*\n")
+        if sdk in notes:
+            w(f"*(Commentary: [`docs/certification/notes/{sdk}.md`](certification/notes/{sdk}.md).)*\n")
+    for sdk in sorted(set(notes) - set(by_sdk)):
+        w(f"*No report of {sdk} in this run, so none of its findings is shown; its commentary is kept in "
+          f"[`docs/certification/notes/{sdk}.md`](certification/notes/{sdk}.md).*\n")
+    return out
+
+
+def cost_section(reports):
+    """The cost section (what each SDK costs per turn): examples/sdks/cost_rows.py writes it
+    when that module exists; nothing otherwise. `reports`: the (path, label, header, footer,
+    skips) of every report. Returns the section's lines."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    try:
+        import cost_rows  # noqa: F401  (examples/sdks/cost_rows.py, another helper's module)
+    except ModuleNotFoundError as e:
+        if e.name != "cost_rows":
+            raise
+        return []
+    finally:
+        sys.path.pop(0)
+    return list(cost_rows.section(reports))
 
 
 def main():
@@ -80,11 +212,19 @@ def main():
     out = []
     w = out.append
     w("# Certification of real SDKs\n")
+    # The generated cases asked for: those run and those the setting cannot speak.
+    generated = sorted({(f.get("generated_cases") or 0) + (f.get("unsupported") or 0) for _, _, _, f, _ in runs})
+    seeds = sorted({h.get("seed") for _, _, h, _, _ in runs})
+    cases = " or ".join(f"{n:,}" for n in generated if n is not None)
     w("Generated by `python3 examples/sdks/certification.py` from `docs/certification/reports/*.jsonl` and "
       "`docs/certification/notes/*.md`; do not edit by hand. To reproduce everything from the pinned "
       "versions, one command: `examples/sdks/certify-all.sh` (it runs `examples/sdks/python/install.sh`, "
       "`examples/sdks/node/install.sh` and `cargo build --release --locked` in `examples/sdks/rust`, "
-      "certifies every subject with progress, `CASES=2000` by default, then runs this script). "
+      "certifies every subject with progress, then runs this script). "
+      f"These reports ran `CASES={cases}` generated cases each (seed {', '.join(map(str, seeds))}; a "
+      "quirk profile cannot speak some of them, the report counts those as unsupported) besides the "
+      "named cases of their setting: "
+      f"{TIMING} "
       "`examples/sdks/check-digests.sh` fails when a report here was judged by another suite than the "
       "current toolcert's for its setting. To certify an SDK of your own: "
       "[`docs/CERTIFY-YOUR-SDK.md`](CERTIFY-YOUR-SDK.md).\n")
@@ -124,12 +264,6 @@ def main():
     if legacy:
         w(f"{len(legacy)} of these reports predate caller policies (their adapters applied one policy each, "
           "described in the notes); `examples/sdks/certify-all.sh` replaces them.\n")
-    w("The earlier reports were produced by toolcert at commit `d47534e` (the suite digests below). "
-      "In that version four named Anthropic and Responses cases (`keying/refunded-open-pair`, "
-      "`keying/duplicate-announcement`, `keying/unannounced-index`, `keying/fragment-after-stop`) "
-      "numbered their blocks from 1 with no block 0, which no provider sends; they are numbered from 0 "
-      "since. The notes name the failures that caused and do not count them as findings; they are one "
-      "case each in the counts below.\n")
     w("## What was run\n")
     w("| subject / dialect | implementation | policy | level | cases | failed | skipped | conforms at | tool, suite | report |")
     w("|---|---|---|---|---:|---:|---:|---|---|---|")
@@ -159,17 +293,22 @@ def main():
         reasons = "; ".join(f"{n} × {reason}" for reason, n in skips.most_common())
         w(f"- **{label}**: {reasons}.")
     w("")
+    # --- cost section (helper "cost": examples/sdks/cost_rows.py) ---
+    out.extend(cost_section(runs))
+    # --- end cost section ---
     w("## Findings\n")
-    for note in sorted(NOTES.glob("*.md")):
-        text = note.read_text(encoding="utf-8").strip()
-        # One level down: each note's title becomes a section of this document.
-        lines = [("#" + l) if l.startswith("#") else l for l in text.splitlines()]
-        # Links in a note are relative to docs/certification/notes/; this file is in docs/.
-        body = "\n".join(lines).replace("](../../../", "](../").replace("](../reports/", "](certification/reports/")
-        w(body + "\n")
-        w(f"*(Source: [`{note.relative_to(ROOT)}`](certification/notes/{note.name}).)*\n")
+    w("Per SDK and column (dialect, quirk profile, caller policy), the distinct findings of the report: "
+      "each is one signature (invariant, grade, what went wrong) however many cases show it, with the "
+      "number of cases, the smallest reproducer the run kept (shrunk; its scenario under "
+      "`corpus/findings/`) and the command that replays the case as first run. "
+      "`examples/sdks/replay-findings.py` replays a sample of these reproducers against the pinned SDKs "
+      "and fails when one no longer fails as stated. The prose under a table is commentary from "
+      "`docs/certification/notes/SDK.md`, keyed by finding id.\n")
+    notes = {n.stem: read_notes(n) for n in sorted(NOTES.glob("*.md"))}
+    out.extend(findings_section(runs, notes))
     pathlib.Path(args.out).write_text("\n".join(out), encoding="utf-8")
-    print(f"wrote {args.out}: {len(runs)} reports, {len(list(NOTES.glob('*.md')))} notes")
+    total = sum(len(f.get("findings") or []) for _, _, _, f, _ in runs)
+    print(f"wrote {args.out}: {len(runs)} reports, {total} findings, {len(notes)} notes")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,10 @@
 # configuration) and the published reports did not follow. Regenerate them with
 # examples/sdks/certify-all.sh.
 #
-# The current digest of a setting (level, dialect, schema profile: what the suite digest
-# depends on, crates/runner/src/suite.rs) is read from the header of a one-case run of the
-# built-in reference accumulator at that setting, so this takes a second per setting.
+# The suite digest is per setting (crates/runner/src/suite.rs: the named cases that setting
+# runs and its generator configuration), so each report is compared with the current digest
+# of its own setting (level, dialect, quirk profile, schema profile), read from the header of
+# a one-case run of the built-in reference accumulator at that setting: a second per setting.
 #   TOOLCERT=target/release/toolcert examples/sdks/check-digests.sh [REPORT ...]
 # Exit status: 0 every report is current, 1 some report is stale, 2 no toolcert or no reports.
 set -uo pipefail
@@ -25,16 +26,17 @@ python3 - "$TOOLCERT" "${reports[@]}" <<'PY'
 import json, subprocess, sys
 
 toolcert, paths = sys.argv[1], sys.argv[2:]
-current = {}  # (level, dialect, schema) -> digest
+current = {}  # (level, dialect, quirk flags, schema) -> digest
 
 
-def digest_now(level, dialect, schema):
-    key = (level, dialect, schema)
+def digest_now(level, dialect, quirks, schema):
+    key = (level, dialect, quirks, schema)
     if key not in current:
         cmd = [toolcert, "certify", "--subject", "builtin:reference", "--level", level, "--cases", "1", "--seed", "1",
                "--case", "gen/1/0", "--format", "jsonl"]
         if dialect:
             cmd += ["--dialect", dialect]
+        cmd += list(quirks)
         if not schema:
             cmd.append("--no-schema")
         run = subprocess.run(cmd, capture_output=True, text=True)
@@ -54,8 +56,9 @@ for path in paths:
         stale += 1
         continue
     level, dialect, schema = header.get("level"), header.get("dialect"), bool(header.get("schema"))
-    have, want = header["suite"]["digest"], digest_now(level, dialect, schema)
-    setting = f"{level} ({dialect}), schema {'on' if schema else 'off'}"
+    quirks = tuple(f"--{q.replace('_', '-')}" for q in ("chat_index_zero", "chat_repeat_fields") if header.get(q))
+    have, want = header["suite"]["digest"], digest_now(level, dialect, quirks, schema)
+    setting = f"{level} ({dialect}{''.join(' ' + q[2:] for q in quirks)}), schema {'on' if schema else 'off'}"
     if have == want:
         print(f"ok    {path}: {setting}, suite {have[7:19]}")
     else:

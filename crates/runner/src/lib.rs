@@ -539,8 +539,8 @@ impl Certification {
                 if !self.shard.takes(i) || !self.wants(&named.case.name) {
                     continue;
                 }
-                if named.needs_schema && !self.profile.schema {
-                    report.skip(i, &named.case.name, "needs the schema profile");
+                if let Some(reason) = self.named_skip(&named) {
+                    report.skip(i, &named.case.name, &reason);
                 } else {
                     let checked = check(subject, &named.case, self.setting());
                     if let Some(reason) = checked.unsupported {
@@ -794,6 +794,33 @@ impl Certification {
         let mut case = toolcert_gen::strategy::case_tree(strategy, self.seed, k as u64).current();
         case.name = self.generated_name(k);
         case
+    }
+
+    /// Why this run's setting leaves named case `named` out before rendering it (`None`: it
+    /// is run). Below the events level a case that carries dialect events runs only in the
+    /// dialects that read them: elsewhere it is a plain case again, and a case added for
+    /// one dialect must not change another's suite.
+    fn named_skip(&self, named: &toolcert_gen::named::NamedCase) -> Option<String> {
+        if named.needs_schema && !self.profile.schema {
+            return Some("needs the schema profile".into());
+        }
+        let dialect = self.speech.dialect;
+        let foreign = |t: &toolcert_scenario::Turn| !t.wire.is_plain() && !t.wire.read_by(dialect);
+        (self.level != Level::Events && named.case.streams.iter().any(foreign)).then(|| {
+            format!("its dialect events are not {dialect}'s (they are read in another dialect only)")
+        })
+    }
+
+    /// The named cases this run's setting runs, in suite order: those it does not leave out
+    /// and can render at its level and dialect. What the setting's suite digest covers
+    /// (whatever `named`, `filter` and `shard` select of them).
+    pub fn suite_named(&self) -> Vec<toolcert_gen::named::NamedCase> {
+        let setting = self.setting();
+        let speaks = |t: &toolcert_scenario::Turn| lower(t, &render(t), setting).is_ok();
+        toolcert_gen::named::all()
+            .into_iter()
+            .filter(|n| self.named_skip(n).is_none() && n.case.streams.iter().all(speaks))
+            .collect()
     }
 
     fn wants(&self, name: &str) -> bool {

@@ -295,7 +295,10 @@ impl Report {
             tool: "toolcert".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             protocol,
-            suite: Suite::of(&serde_json::to_value(c.gen_config()).expect("the generator config serialises")),
+            suite: Suite::of(
+                &c.suite_named(),
+                &serde_json::to_value(c.gen_config()).expect("the generator config serialises"),
+            ),
             subject: subject.name(),
             subject_metadata: metadata,
             level: c.level,

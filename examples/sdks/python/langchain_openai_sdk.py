@@ -87,8 +87,16 @@ class LangChainOpenAIAdapter(SdkAdapter):
                 for b in content
                 if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
             )
+        # The argument text LangChain summed for each call (`tool_call_chunks[].args`), kept as
+        # the call's raw text: what a caller's check that withholds the call reports (the
+        # documented policy), rather than the adapter's re-serialisation of the parsed args.
+        # An id two entries share says nothing of which text is whose: no raw text for it.
+        chunks = getattr(message, "tool_call_chunks", None) or []
+        ids = [c.get("id") for c in chunks]
+        raw = {c.get("id"): c.get("args") for c in chunks
+               if isinstance(c.get("args"), str) and ids.count(c.get("id")) == 1}
         for tc in message.tool_calls:
-            out.calls.append(dispatch(tc.get("id"), tc.get("name"), tc.get("args")))
+            out.calls.append(dispatch(tc.get("id"), tc.get("name"), tc.get("args"), raw.get(tc.get("id"))))
         for itc in message.invalid_tool_calls:
             out.calls.append(unparseable(itc.get("id"), itc.get("name"), itc.get("args")))
         return out
