@@ -45,6 +45,14 @@ pub struct ExpectationFile {
     pub error: Option<ExpectedError>,
     /// One entry per announced call, in announcement order.
     pub calls: Vec<CallExpectation>,
+    /// The quirk profile the stream was rendered in (a reproducer of a quirk-profile run):
+    /// replay and `corpus check` decode it in that profile. Absent: the plain dialect.
+    #[serde(default, skip_serializing_if = "is_plain")]
+    pub quirks: toolcert_scenario::Quirks,
+}
+
+fn is_plain(q: &toolcert_scenario::Quirks) -> bool {
+    *q == toolcert_scenario::Quirks::default()
 }
 
 /// A protocol error: its class, or either of two classes.
@@ -144,6 +152,7 @@ impl ExpectationFile {
                     },
                 })
                 .collect(),
+            quirks: toolcert_scenario::Quirks::default(),
         }
     }
 

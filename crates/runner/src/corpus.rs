@@ -392,7 +392,9 @@ pub fn replay(
     // held once, as bytes (the events decoded here and the subject's own decoding are not).
     let keep_events = !levels.contains(&Level::Bytes);
     let mut terminal = false;
-    let mut d = decoder(dialect, Quirks::default());
+    // A reproducer of a quirk-profile run says its profile; a plain stream has none.
+    let quirks = expectation.as_ref().map(|e| e.quirks).unwrap_or_default();
+    let mut d = decoder(dialect, quirks);
     let mut sink = Vec::new();
     let mut refused = None;
     for message in units(&bytes) {
@@ -459,7 +461,7 @@ pub fn replay(
     // decoders.
     let units = if levels.contains(&Level::Bytes) { Units::Bytes(&chunks) } else { Units::Events(&sink) };
     let input = [Input { units, end }];
-    let speech = Speech { dialect, quirks: Quirks::default() };
+    let speech = Speech { dialect, quirks };
     let observation = subject
         .observe(&case, &input, speech)
         .unwrap_or_else(|| drive(&*subject.factory(), &case, &input, speech))

@@ -95,30 +95,29 @@ pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, St
         } else {
             "sse"
         };
+        // Each stream's bytes with its expectation (in the run's quirk profile), so `replay`
+        // and `corpus check` judge it alone.
+        let expectation = |s: usize, id: &str| {
+            let turn = &placed.streams[s];
+            let neutral = render(turn);
+            let exp = toolcert_oracle::expect(turn, &neutral, toolcert_oracle::Profile { schema: report.schema });
+            let dialect = report.dialect.map(|d| d.name()).unwrap_or_default();
+            let mut file =
+                toolcert_oracle::corpus::ExpectationFile::from_expected(id, dialect, turn, neutral.end, &exp);
+            file.quirks = report.quirks();
+            serde_json::to_string_pretty(&file).expect("an expectation serialises") + "\n"
+        };
         match sse {
             Some(streams) if streams.len() == 1 => {
                 write(failures.join(format!("{stem}.{ext}")), &streams[0])?;
-                let turn = &placed.streams[0];
-                let neutral = render(turn);
-                let exp = toolcert_oracle::expect(
-                    turn,
-                    &neutral,
-                    toolcert_oracle::Profile { schema: report.schema },
-                );
-                let dialect = report.dialect.map(|d| d.name()).unwrap_or_default();
-                let file = toolcert_oracle::corpus::ExpectationFile::from_expected(
-                    &format!("failures/{stem}"),
-                    dialect,
-                    turn,
-                    neutral.end,
-                    &exp,
-                );
-                let json = serde_json::to_string_pretty(&file).expect("an expectation serialises") + "\n";
+                let json = expectation(0, &format!("failures/{stem}"));
                 write(failures.join(format!("{stem}.expect.json")), json.as_bytes())?;
             }
             Some(streams) => {
                 for (s, bytes) in streams.iter().enumerate() {
                     write(failures.join(format!("{stem}.stream-{s}.{ext}")), bytes)?;
+                    let json = expectation(s, &format!("failures/{stem}.stream-{s}"));
+                    write(failures.join(format!("{stem}.stream-{s}.expect.json")), json.as_bytes())?;
                 }
             }
             None => write(failures.join(format!("{stem}.txt")), f.transcript.as_bytes())?,
