@@ -35,7 +35,7 @@ JOBS="${JOBS:-4}"
 PY=examples/sdks/python/.venv/bin/python
 N22=examples/sdks/node/v22
 
-# name | command | dialects | chat quirk profiles too (yes/no); the slowest first, so that the
+# name | command | dialects | chat quirk profiles too (yes/no) [| policies]; the slowest first, so that the
 # runs side by side end together
 SUBJECTS="
 python-litellm|$PY examples/sdks/python/litellm_sdk.py|openai-chat|yes
@@ -54,16 +54,24 @@ vercel-ai-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/verc
 genai|examples/sdks/rust/target/release/toolcert-genai|anthropic openai-chat openai-responses|yes
 python-boto3|$PY examples/sdks/python/bedrock_boto3.py|bedrock|no
 aws-sdk-js-v3|node examples/sdks/node/bedrock.mjs|bedrock|no
+python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect anthropic|anthropic|no
+python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-chat|openai-chat|yes
+python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-responses|openai-responses|no
+python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect anthropic|anthropic|no|as-handed-over
+python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect openai-chat|openai-chat|no|as-handed-over
+python-anthropic-tool-runner|$PY examples/sdks/python/anthropic_tool_runner.py|anthropic|no|as-handed-over
 "
 
 runs=()
-while IFS='|' read -r name command dialects quirky; do
+# An optional fifth field names the caller policies a subject has (agent layers run the tools
+# themselves: only as-handed-over).
+while IFS='|' read -r name command dialects quirky policies; do
     [ -n "$name" ] || continue
     for dialect in $dialects; do
         profiles="plain"
         [ "$quirky" = yes ] && [ "$dialect" = openai-chat ] && profiles="plain chat-index-zero chat-repeat-fields"
         for profile in $profiles; do
-            for policy in $POLICIES; do
+            for policy in ${policies:-$POLICIES}; do
                 key="$name--$dialect$([ "$profile" = plain ] || echo "--$profile")--$policy"
                 if [ $# -gt 0 ]; then
                     keep=1
