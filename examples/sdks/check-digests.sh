@@ -40,7 +40,7 @@ def digest_now(level, dialect, quirks, schema):
         if not schema:
             cmd.append("--no-schema")
         run = subprocess.run(cmd, capture_output=True, text=True)
-        first = run.stdout.splitlines()[:1]
+        first = run.stdout.split("\n")[:1]
         if not first:
             sys.exit(f"check-digests.sh: {' '.join(cmd)} gave no header: {run.stderr.strip()}")
         current[key] = json.loads(first[0])["suite"]["digest"]

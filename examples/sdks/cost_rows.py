@@ -113,7 +113,7 @@ def section(reports=None):
     if failed:
         out.append("Not priced:\n")
         for p in failed:
-            lines = [l for l in p.read_text(encoding="utf-8", errors="replace").splitlines() if l.strip()]
+            lines = [l for l in p.read_text(encoding="utf-8", errors="replace").split("\n") if l.strip()]
             why = next((l for l in reversed(lines) if l.startswith("toolcert: ")), lines[-1] if lines else "?")
             out.append(f"- {p.stem.replace('--', ' / ')}: {why.removeprefix('toolcert: ')}")
         out.append("")

@@ -40,7 +40,8 @@ TIMEOUT = os.environ.get("TIMEOUT", "180")
 
 
 def read(path: pathlib.Path) -> tuple[dict, dict]:
-    lines = path.read_text(encoding="utf-8").splitlines()
+    # JSONL lines end at "\n" only: a string may hold U+2028, which splitlines() would cut at.
+    lines = [l for l in path.read_text(encoding="utf-8").split("\n") if l]
     return json.loads(lines[0]), json.loads(lines[-1])
 
 
@@ -84,7 +85,7 @@ def replay(toolcert: str, header: dict, scenario: pathlib.Path) -> tuple[set[str
     if not header.get("schema"):
         cmd.append("--no-schema")
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    lines = run.stdout.splitlines()
+    lines = [l for l in run.stdout.split("\n") if l]
     if run.returncode not in (0, 1) or not lines:
         return None, f"exit {run.returncode}: {run.stderr.strip()[-400:]}"
     # `--scenario` prints the case's own record: its violations' signatures are the findings.

@@ -154,7 +154,7 @@ def verdict(toolcert: str, command: str, policy: str, dialect: str, path: str) -
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if run.returncode not in (0, 1):
         return "error", [f"exit {run.returncode}: {run.stderr.strip()[-300:]}"], ""
-    for line in run.stdout.splitlines():
+    for line in filter(None, run.stdout.split("\n")):  # JSONL: U+2028 is no line end
         record = json.loads(line)
         if "case" in record and "violations" in record:
             found = sorted({f"{v['invariant']} {v['grade']}" for v in record["violations"]})
