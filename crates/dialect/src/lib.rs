@@ -2,7 +2,7 @@
 //!
 //! Where it sits in the data flow: scenario → render events → **wire (dialect messages)**
 //! → bytes (transport chunks) → subject. Each dialect is one module here and one line of the
-//! [`registry`] (see [`registry`]'s docs for how a dialect is added); this file holds only
+//! [`mod@registry`] (see [`mod@registry`]'s docs for how a dialect is added); this file holds only
 //! what every dialect shares. [`render_wire`] maps a turn's already-rendered neutral
 //! stream ([`toolcert_render::Rendered`], faults and cuts applied) to the full event stream
 //! one provider sends for it: Anthropic Messages, OpenAI Chat Completions, OpenAI
@@ -18,7 +18,7 @@
 //!
 //! Round trip: for every turn a dialect can express, decoding [`render_wire`]'s output gives
 //! the neutral events back, up to what the dialect spells its own way (see
-//! [`Dialect::stop_reason`]; Responses' terminal repeats the arguments; a replayed Chat
+//! [`DialectDef::stop_reason`]; Responses' terminal repeats the arguments; a replayed Chat
 //! announcement carries a different id; under [`Quirks::chat_index_zero`] indices are
 //! announcement ordinals).
 
