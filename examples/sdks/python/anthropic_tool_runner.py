@@ -41,9 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sdk_harness import (  # noqa: E402
     SSE_HEADERS,
-    WARM_UP,
-    Feed,
     FeedSlot,
+    FollowUpSlot,
     Outcome,
     SdkAdapter,
     SdkCall,
@@ -55,23 +54,6 @@ from sdk_harness import (  # noqa: E402
 )
 
 
-class RunnerSlot(FeedSlot):
-    """The first request of a run gets the stream; every later one (the tool results sent
-    back) a small complete text turn, and its body is kept: it says what ran."""
-
-    def __init__(self):
-        super().__init__()
-        self.sent_back: list[bytes] = []
-
-    def take_for(self, request) -> Feed:
-        if self.feed is not None:
-            return self.take()
-        self.sent_back.append(bytes(request.content))
-        if len(self.sent_back) > 8:
-            raise RuntimeError("the tool runner kept making requests after the stream's turn")
-        return Feed([WARM_UP["anthropic"]], "eof")
-
-
 class AnthropicToolRunnerAdapter(SdkAdapter):
     name = "anthropic-python-tool-runner"
     dialects = ("anthropic",)
@@ -81,14 +63,14 @@ class AnthropicToolRunnerAdapter(SdkAdapter):
     policy_doc = "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use"
 
     def make_slot(self) -> FeedSlot:
-        return RunnerSlot()
+        return FollowUpSlot()
 
     def setup(self, slot) -> None:
         import anthropic
         import httpx2
 
         def handler(request):
-            feed = slot.take_for(request)
+            feed = slot.take(request)
             return httpx2.Response(200, headers=SSE_HEADERS, content=feed.body(), request=request)
 
         self.anthropic = anthropic
@@ -104,7 +86,7 @@ class AnthropicToolRunnerAdapter(SdkAdapter):
     def run(self, slot, feed, tools, dialect) -> Outcome:
         from anthropic.lib.tools import BetaFunctionTool
 
-        slot.sent_back = []
+        slot.start_run("anthropic")
         ran: list[tuple[str, dict]] = []  # (name, input), token = position
 
         def recorder(name: str):

@@ -39,11 +39,10 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sdk_harness import (  # noqa: E402
-    Feed,
     FeedSlot,
+    FollowUpSlot,
     Outcome,
     SdkCall,
-    WARM_UP,
     classify_common,
     dispatch,
     ended_early,
@@ -52,24 +51,6 @@ from sdk_harness import (  # noqa: E402
     unparseable,
 )
 from pydantic_ai_sdk import PydanticAIAdapter  # noqa: E402
-
-
-class AgentSlot(FeedSlot):
-    """The first request of a run gets the stream; every later one (the tool results sent
-    back, a retry prompt) a small complete text turn, so the agent's run ends."""
-
-    def __init__(self):
-        super().__init__()
-        self.dialect = "anthropic"
-        self.later = 0
-
-    def take(self) -> Feed:
-        if self.feed is not None:
-            return super().take()
-        self.later += 1
-        if self.later > 8:
-            raise RuntimeError("the agent kept making requests after the stream's turn")
-        return Feed([WARM_UP[self.dialect]], "eof")
 
 
 class PydanticAIAgentAdapter(PydanticAIAdapter):
@@ -86,7 +67,7 @@ class PydanticAIAgentAdapter(PydanticAIAdapter):
         return super().classify(e)
 
     def make_slot(self) -> FeedSlot:
-        return AgentSlot()
+        return FollowUpSlot()
 
     async def _run(self, dialect: str, tools: list[dict], shown: list[str], ran: list):
         from pydantic_ai import Agent, RunContext, Tool
@@ -129,8 +110,7 @@ class PydanticAIAgentAdapter(PydanticAIAdapter):
     def run(self, slot, feed, tools, dialect) -> Outcome:
         from pydantic_ai.messages import ModelResponse, RetryPromptPart, ToolCallPart
 
-        slot.dialect = dialect
-        slot.later = 0
+        slot.start_run(dialect)
         out = Outcome()
         shown: list[str] = []
         ran: list = []

@@ -40,10 +40,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sdk_harness import (  # noqa: E402
     SdkCall,
     main,
-    Feed,
     Outcome,
     SdkAdapter,
-    WARM_UP,
     classify_common,
     exception_chain,
     ended_early,
@@ -122,14 +120,7 @@ class PydanticAIAdapter(SdkAdapter):
     def warm_up(self, slot) -> None:
         # One small complete stream per model: each has its own first-call costs.
         for dialect in self.dialects:
-            feed = Feed([WARM_UP[dialect]], "eof")
-            slot.feed = feed
-            try:
-                got = self.run(slot, feed, [], dialect)
-            finally:
-                slot.feed = None
-            if got.error is not None or got.text != "ok":
-                print(f"warm-up stream ({dialect}) gave {got.error or repr(got.text)}", file=sys.stderr)
+            super().warm_up(slot, dialect)
 
     def classify(self, e: BaseException) -> str:
         chain = list(exception_chain(e))

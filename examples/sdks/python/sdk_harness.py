@@ -292,6 +292,30 @@ class FeedSlot:
         return feed
 
 
+class FollowUpSlot(FeedSlot):
+    """For agent layers, which make more requests than the stream's one: the first request of
+    a run gets the stream; every later one (the tool results sent back, a retry prompt) a small
+    complete text turn of `dialect`, so the run ends. The later requests' bodies are kept
+    (`sent_back`, when the handler passes the request): they say what ran."""
+
+    def __init__(self):
+        super().__init__()
+        self.dialect = "anthropic"
+        self.sent_back: list[bytes] = []
+
+    def start_run(self, dialect: str) -> None:
+        self.dialect = dialect
+        self.sent_back = []
+
+    def take(self, request=None) -> "Feed":
+        if self.feed is not None:
+            return super().take()
+        self.sent_back.append(bytes(request.content) if request is not None else b"")
+        if len(self.sent_back) > 8:
+            raise RuntimeError("the agent layer kept making requests after the stream's turn")
+        return Feed([WARM_UP[self.dialect]], "eof")
+
+
 SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 
 # One small complete turn per dialect (the text "ok", no call), for `SdkAdapter.warm_up`.
@@ -462,8 +486,9 @@ class SdkAdapter:
         self.setup(slot)
         self.warm_up(slot)
 
-    def warm_up(self, slot: "FeedSlot") -> None:
-        dialect = self.dialects[0]
+    def warm_up(self, slot: "FeedSlot", dialect: str | None = None) -> None:
+        """One small complete stream of `dialect` (default: the first declared) through `run`."""
+        dialect = dialect or self.dialects[0]
         feed = Feed([WARM_UP[dialect]], "eof")
         slot.feed = feed
         try:
