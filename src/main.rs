@@ -227,13 +227,13 @@ struct CertifyArgs {
     /// Only run cases whose name contains this.
     #[arg(long = "case")]
     case: Option<String>,
-    /// Only this level: `events` (provider-neutral), `wire` (one dialect's SSE events) or
-    /// `bytes` (raw SSE bytes in transport chunks cut anywhere). Default: every level the
-    /// subject declares.
+    /// Only this level: `events` (provider-neutral), `wire` (one dialect's messages: SSE
+    /// events, or Bedrock's event-stream frames) or `bytes` (the raw bytes of the stream in
+    /// transport chunks cut anywhere). Default: every level the subject declares.
     #[arg(long)]
     level: Option<toolcert::subject::Level>,
     /// Only this dialect at the wire and bytes levels: anthropic, openai-chat,
-    /// openai-responses. Default: every dialect the subject declares (and, for openai-chat,
+    /// openai-responses, bedrock. Default: every dialect the subject declares (and, for openai-chat,
     /// every quirk profile it declares).
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
