@@ -26,9 +26,9 @@
 #[cfg(feature = "harness")]
 pub mod bench;
 #[cfg(feature = "harness")]
-pub use toolcert_runner::corpus;
+pub use toolcert_fuzzing as fuzzing;
 #[cfg(feature = "harness")]
-pub mod fuzzing;
+pub use toolcert_runner::corpus;
 pub use toolcert_runner::regressions;
 pub mod testing;
 #[cfg(feature = "harness")]
