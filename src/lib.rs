@@ -32,7 +32,7 @@ pub use toolcert_runner::corpus;
 pub use toolcert_runner::regressions;
 pub mod testing;
 #[cfg(feature = "harness")]
-pub mod zoo;
+pub use toolcert_zoo as zoo;
 
 pub use toolcert_dialect as dialect;
 #[cfg(feature = "harness")]
