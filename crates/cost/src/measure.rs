@@ -585,6 +585,17 @@ mod tests {
     }
 
     #[test]
+    fn a_bedrock_turn_is_sent_as_event_stream_messages_and_read_right() {
+        let speech = Speech { dialect: toolcert_subject::Dialect::Bedrock, quirks: Default::default() };
+        let w = &suite(false)[0];
+        let (units, end) = OwnedUnits::render(&w.case.streams[0], Level::Bytes, speech);
+        let input = Input { units: units.units(), end };
+        assert!(input.units.len() > 2, "one chunk per message");
+        let obs = drive(&toolcert_reference::ReferenceFactory, &w.case, &[input], speech).pop().unwrap();
+        assert_eq!(check(w, &obs), None, "{obs:?}");
+    }
+
+    #[test]
     fn prediction_extrapolates_at_the_local_slope_never_below_linear() {
         // Quadratic: 8x the size costs 64x.
         let p = predict(&[(1e3, 1e3), (8e3, 64e3)], 64_000).unwrap();

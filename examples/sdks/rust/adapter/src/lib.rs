@@ -22,8 +22,19 @@ pub use toolcert_serve::{End, Endpoint};
 pub const PROTOCOL_VERSION: u64 = 1;
 
 /// A stream the SDK has not finished by then is reported as a crash: it would hang its
-/// caller. Below the harness's own timeout per case, so the adapter answers first.
-pub const STREAM_TIMEOUT: Duration = Duration::from_secs(3);
+/// caller. 3 s, below the harness's own timeout per case, so the adapter answers first;
+/// `TOOLCERT_STREAM_TIMEOUT` (seconds) sets another, for `toolcert bench`, whose largest
+/// tiers take longer on the wall clock than that (examples/sdks/price-all.sh).
+pub fn stream_timeout() -> Duration {
+    static TIMEOUT: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *TIMEOUT.get_or_init(|| {
+        std::env::var("TOOLCERT_STREAM_TIMEOUT")
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map_or(Duration::from_secs(3), Duration::from_secs_f64)
+    })
+}
 
 /// For a stream the client cancels: once the mock has handed over every chunk, the caller
 /// waits this long twice without an item from the SDK, then drops the stream.
@@ -298,13 +309,13 @@ async fn run<S: Sdk>(
     for s in order {
         let served = mock.queue(dialect, &streams[s])?;
         let result =
-            tokio::time::timeout(STREAM_TIMEOUT, sdk.run_stream(mock, dialect, &streams[s], &served)).await;
+            tokio::time::timeout(stream_timeout(), sdk.run_stream(mock, dialect, &streams[s], &served)).await;
         mock.settle(&served)?;
         results[s] = match result {
             Ok(result) => result?,
             Err(_) => json!({"outcomes": [], "text": "", "crash": format!(
                 "the SDK did not finish the stream within {} s (its caller would hang)",
-                STREAM_TIMEOUT.as_secs()
+                stream_timeout().as_secs_f64()
             )}),
         };
     }

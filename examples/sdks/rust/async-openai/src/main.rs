@@ -201,9 +201,11 @@ fn dispatch(call: &Call, units: u32, policy: Policy) -> Result<Value, String> {
     } else {
         match serde_json::from_str::<Value>(&call.arguments) {
             Ok(args) => args,
-            Err(e) if policy == Policy::Documented => return Err(format!(
+            Err(e) if policy == Policy::Documented => {
+                return Err(format!(
                 "the example's call_fn panics: `args.parse().unwrap()` on arguments that are not JSON ({e})"
-            )),
+            ))
+            }
             Err(_) => {
                 return Ok(json!({"outcome": "failed", "reason": "unparseable", "call_id": call.id,
                     "name": call.name, "raw": call.arguments, "units": units, "at_finish": true}))
