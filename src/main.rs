@@ -699,7 +699,13 @@ fn certify_cost(
     let (subject, _) = open_subject(&args.subject, cost_exec_options(budget))?;
     let exec_language = exec.map(|e| (e.cmd.clone(), e.language.clone()));
     let floor = Floor::open(args.cost_floor.as_deref(), exec_language.as_ref(), cost_exec_options(budget))?;
-    let opts = cost::CostOptions { level, speech, budget, ..Default::default() };
+    let opts = cost::CostOptions {
+        level,
+        speech,
+        budget,
+        timeout: Some(cost_exec_options(budget).timeout),
+        ..Default::default()
+    };
     eprintln!(
         "toolcert: pricing {} on cost suite v{} at the {} level (a tier predicted over {} s is skipped)",
         subject.name(),
@@ -1535,7 +1541,14 @@ fn bench(args: BenchArgs) -> ExitCode {
         Err(code) => return code,
     };
     let floor = floor.as_floor();
-    let opts = cost::CostOptions { level, speech, budget, large: args.large, ..Default::default() };
+    let opts = cost::CostOptions {
+        level,
+        speech,
+        budget,
+        large: args.large,
+        timeout: Some(cost_exec_options(budget).timeout),
+        ..Default::default()
+    };
     eprintln!(
         "toolcert {} pricing {} on cost suite v{} ({} workloads; a tier predicted over {} s is skipped)",
         env!("CARGO_PKG_VERSION"),
