@@ -13,6 +13,8 @@ use toolcert_subject::TurnError;
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, Dialect, SseStream as WireStream};
 
+mod fast;
+
 const MODEL: &str = "claude-sonnet-4-5-20250929";
 const INPUT_TOKENS: u32 = 1187;
 
@@ -470,6 +472,9 @@ fn foreign_start(index: u32, kind: ForeignKind, b: BlockIn<'_>) -> Event<'static
 
 impl crate::SseDecoder for AnthropicDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(self, event, out) {
+            return done;
+        }
         let name = event_name(event)?;
         let name = name.as_ref();
         let data = event.data.as_str();

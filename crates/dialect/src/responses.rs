@@ -20,6 +20,8 @@ use toolcert_subject::TurnError;
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, Dialect, SseStream as WireStream};
 
+mod fast;
+
 const MODEL: &str = "gpt-4.1-2025-04-14";
 const CREATED: u64 = 1_754_000_000;
 const INPUT_TOKENS: u32 = 1187;
@@ -585,6 +587,9 @@ struct OtherIn<'a> {
 
 impl crate::SseDecoder for ResponsesDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(event, out) {
+            return done;
+        }
         let name = event_name(event)?;
         let name = name.as_ref();
         let data = event.data.as_str();

@@ -1,0 +1,199 @@
+//! Reading the hottest wire events without serde, when their data has exactly the canonical
+//! byte layout the providers (and this harness's renderers) send.
+//!
+//! Where it sits: the first step of a dialect decoder ([`crate::SseDecoder::decode`]) for a
+//! few event shapes (an Anthropic `content_block_delta` or `content_block_stop`, a Responses
+//! `response.function_call_arguments.delta` or `response.output_text.delta`). A decoder's
+//! fast path reads the data with the [`Cursor`] below, which accepts only that layout (keys
+//! in order, no whitespace, no other keys, canonical integers) and answers `None` for
+//! anything else; the decoder then parses the data with serde as before. So the fast path
+//! only ever accepts a document serde accepts and reads the same values from it, and every
+//! refusal and error message is still serde's. Reading a delta this way costs a fraction of
+//! a serde parse into the typed structs (no visitor per key, no string unescaped twice).
+
+use std::borrow::Cow;
+
+use crate::json::Str;
+
+/// A position in an event's data, read left to right.
+pub(crate) struct Cursor<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a str) -> Cursor<'a> {
+        Cursor { rest: data }
+    }
+
+    /// Consumes exactly `lit` (keys, punctuation and fixed strings of the layout).
+    pub fn lit(&mut self, lit: &str) -> Option<()> {
+        self.rest = self.rest.strip_prefix(lit)?;
+        Some(())
+    }
+
+    /// A canonical JSON integer (`0`, or digits not starting with `0`) that fits a `u32`:
+    /// what serde reads into a `u32` field, minus forms the renderers never write (`1e2`,
+    /// `-0`), which go to serde.
+    pub fn u32(&mut self) -> Option<u32> {
+        let b = self.rest.as_bytes();
+        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > 10 || (n > 1 && b[0] == b'0') {
+            return None;
+        }
+        // A fraction or an exponent after the digits is a number serde reads otherwise.
+        if matches!(b.get(n), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let v = self.rest[..n].parse::<u32>().ok()?;
+        self.rest = &self.rest[n..];
+        Some(v)
+    }
+
+    /// A JSON string literal, borrowed when it has no escapes. Without an escape it is
+    /// checked here (no control character, which JSON forbids raw); with one, the literal
+    /// alone is handed to serde, so its escapes mean exactly what they mean to serde.
+    pub fn string(&mut self) -> Option<Str<'a>> {
+        let body = self.rest.strip_prefix('"')?;
+        let b = body.as_bytes();
+        let stop = memchr::memchr2(b'"', b'\\', b)?;
+        if b[stop] == b'"' {
+            // JSON forbids raw control characters in a string.
+            if b[..stop].iter().any(|&c| c < 0x20) {
+                return None;
+            }
+            self.rest = &body[stop + 1..];
+            return Some(Str(Cow::Borrowed(&body[..stop])));
+        }
+        // Find the closing quote, stepping over each escape's next byte.
+        let mut i = stop;
+        loop {
+            match b.get(i)? {
+                b'\\' => i += 2,
+                b'"' => break,
+                _ => i += 1,
+            }
+        }
+        let literal = &self.rest[..i + 2];
+        let s: String = serde_json::from_str(literal).ok()?;
+        self.rest = &body[i + 1..];
+        Some(Str(Cow::Owned(s)))
+    }
+
+    /// The whole data has been read.
+    pub fn end(&self) -> Option<()> {
+        self.rest.is_empty().then_some(())
+    }
+}
+
+/// Whether decoders take their fast paths: always, except in the tests that compare each
+/// fast path with the serde path it stands in for.
+pub(crate) fn enabled() -> bool {
+    #[cfg(test)]
+    {
+        !tests::SLOW.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
+/// A fast path read an event (counted in the tests, which check that the hot shapes are
+/// recognised).
+pub(crate) fn taken() {
+    #[cfg(test)]
+    tests::TAKEN.with(|t| t.set(t.get() + 1));
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::cell::Cell;
+
+    use proptest::strategy::ValueTree;
+
+    use super::Cursor;
+    use crate::{Dialect, Quirks, WireMessage};
+    use toolcert_render::Event;
+    use toolcert_subject::TurnError;
+
+    thread_local! {
+        /// Set: the decoders skip their fast paths (this thread only).
+        pub static SLOW: Cell<bool> = const { Cell::new(false) };
+        /// Events a fast path read (this thread only).
+        pub static TAKEN: Cell<usize> = const { Cell::new(0) };
+    }
+
+    #[test]
+    fn integers_are_read_only_in_canonical_form() {
+        let read = |s: &str| {
+            let mut c = Cursor::new(s);
+            c.u32().map(|v| (v, c.rest.len()))
+        };
+        assert_eq!(read("0,"), Some((0, 1)));
+        assert_eq!(read("42}"), Some((42, 1)));
+        assert_eq!(read("4294967295"), Some((u32::MAX, 0)));
+        for s in ["", "-1", "01", "4294967296", "99999999999", "1.0", "1e3", "2E1", "x"] {
+            assert_eq!(read(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn strings_are_read_as_serde_reads_them_or_left_to_it() {
+        let read = |s: &str| {
+            let mut c = Cursor::new(s);
+            c.string().map(|v| (v.0.into_owned(), c.rest.to_owned()))
+        };
+        assert_eq!(read(r#""abc"}"#), Some(("abc".into(), "}".into())));
+        assert_eq!(read(r#""""#), Some((String::new(), String::new())));
+        assert_eq!(read(r#""a\"b\\"x"#), Some(("a\"b\\".into(), "x".into())));
+        assert_eq!(read(r#""\u00e9\n\\""#), Some(("é\n\\".into(), String::new())));
+        assert_eq!(read("\"é ✈\"!"), Some(("é ✈".into(), "!".into())));
+        // Refused, so serde refuses it with its own message: a raw control character, a bad
+        // escape, a lone surrogate, an unterminated string, no string at all.
+        for s in ["\"a\nb\"", "\"a\tb\\n\"", r#""\x""#, r#""\ud800""#, r#""abc"#, r#""ab\"#, "abc", ""] {
+            assert_eq!(read(s), None, "{s:?}");
+        }
+    }
+
+    /// What a decoder makes of every event of a stream, one result per event.
+    fn decode_all(dialect: Dialect, wire: &[WireMessage], slow: bool) -> Vec<Result<Vec<Event<'static>>, String>> {
+        SLOW.with(|s| s.set(slow));
+        let mut d = crate::decoder(dialect, Quirks::default());
+        let got = wire
+            .iter()
+            .map(|m| {
+                let mut out = Vec::new();
+                d.decode(m, &mut out).map(|()| out).map_err(|e: TurnError| format!("{e:?}"))
+            })
+            .collect();
+        SLOW.with(|s| s.set(false));
+        got
+    }
+
+    /// Every event of 1,500 generated turns in each SSE dialect decodes to the same neutral
+    /// events (or the same error) with and without the fast paths, and the fast paths are
+    /// taken (the hot shapes are recognised in the layout the renderers write).
+    #[test]
+    fn fast_paths_decode_generated_streams_as_serde_does() {
+        let cfg = toolcert_gen::GenConfig::default();
+        let strategy = toolcert_gen::case_strategy(&cfg);
+        for dialect in [Dialect::Anthropic, Dialect::OpenAiResponses] {
+            let (mut events, mut fast) = (0, 0);
+            for k in 0..1500 {
+                let case = toolcert_gen::strategy::case_tree(&strategy, 11, k).current();
+                for t in &case.streams {
+                    let neutral = toolcert_render::render(t);
+                    let Ok(wire) = crate::render_wire(t, &neutral, dialect, Quirks::default()) else { continue };
+                    let before = TAKEN.with(Cell::get);
+                    let a = decode_all(dialect, &wire.events, false);
+                    fast += TAKEN.with(Cell::get) - before;
+                    let b = decode_all(dialect, &wire.events, true);
+                    assert_eq!(a, b, "{dialect:?}, case {k}");
+                    events += wire.events.len();
+                }
+            }
+            // Deltas are most of a stream's events.
+            assert!(fast * 2 > events, "{dialect:?}: {fast} of {events} events on the fast path");
+        }
+    }
+}
