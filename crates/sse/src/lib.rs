@@ -491,8 +491,9 @@ impl Decoder {
 
     fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
         if self.has_data {
-            let mut data = std::mem::take(&mut self.data);
-            data.pop(); // the LF after the last data line
+            // Copied out without the LF after the last data line, so the buffer keeps its
+            // capacity: taking it would leave the next event to grow a new one from empty.
+            let data = self.data[..self.data.len() - 1].to_owned();
             let event = (!self.event.is_empty()).then(|| self.event.clone());
             out.push(SseEvent { event, data, id: self.id.take() });
         }
