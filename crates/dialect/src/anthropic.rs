@@ -214,7 +214,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     _ => DeltaOut::ThinkingDelta { thinking: fragment },
                 };
                 let delta = BlockDelta { kind: "content_block_delta", index: *index, delta };
-                out.json(Some("content_block_delta"), &delta, k + 1);
+                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
             }
             Event::ForeignStop { index } => {
                 close(&mut out, &mut open_text, k);
@@ -225,7 +225,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         index: *index,
                         delta: DeltaOut::SignatureDelta { signature: SIGNATURE },
                     };
-                    out.json(Some("content_block_delta"), &delta, k);
+                    out.push(Some("content_block_delta"), fast::block_delta(&delta), k);
                 }
                 out.json(
                     Some("content_block_stop"),
@@ -253,7 +253,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: block,
                     delta: DeltaOut::TextDelta { text },
                 };
-                out.json(Some("content_block_delta"), &delta, k + 1);
+                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
             }
             // Keep-alives and errors arrive whatever block is open.
             Event::Ping => out.json(Some("ping"), &Bare { kind: "ping" }, k + 1),
@@ -278,7 +278,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: *index,
                     delta: DeltaOut::InputJsonDelta { partial_json: fragment },
                 };
-                out.json(Some("content_block_delta"), &delta, k + 1);
+                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
             }
             Event::CallStop { index, .. } => {
                 close(&mut out, &mut open_text, k);

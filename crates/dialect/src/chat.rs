@@ -144,7 +144,7 @@ impl<'a, 'n> Renderer<'a, 'n> {
             choices: vec![ChoiceOut { index: 0, delta, logprobs: None, finish_reason }],
             usage: None,
         };
-        let data = to_json(&chunk);
+        let data = fast::chunk(&chunk);
         self.out.push(None, data, delivered);
     }
 

@@ -49,40 +49,99 @@ impl<'a> Cursor<'a> {
         Some(v)
     }
 
-    /// A JSON string literal, borrowed when it has no escapes. Without an escape it is
-    /// checked here (no control character, which JSON forbids raw); with one, the literal
-    /// alone is handed to serde, so its escapes mean exactly what they mean to serde.
+    /// A JSON string literal, borrowed when it has no escapes. Its runs between escapes
+    /// are checked here (no control character, which JSON forbids raw); of the escapes, the
+    /// one-character ones (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`) are read here and a
+    /// `\u` escape, or anything else after a backslash, is left to serde with the whole
+    /// document, so it means exactly what it means to serde.
     pub fn string(&mut self) -> Option<Str<'a>> {
         let body = self.rest.strip_prefix('"')?;
         let b = body.as_bytes();
+        let clean = |run: &[u8]| !run.iter().any(|&c| c < 0x20);
         let stop = memchr::memchr2(b'"', b'\\', b)?;
         if b[stop] == b'"' {
-            // JSON forbids raw control characters in a string.
-            if b[..stop].iter().any(|&c| c < 0x20) {
+            if !clean(&b[..stop]) {
                 return None;
             }
             self.rest = &body[stop + 1..];
             return Some(Str(Cow::Borrowed(&body[..stop])));
         }
-        // Find the closing quote, stepping over each escape's next byte.
-        let mut i = stop;
+        let mut s = String::with_capacity(b.len().min(stop + 64));
+        let (mut from, mut at) = (0, stop);
         loop {
-            match b.get(i)? {
-                b'\\' => i += 2,
-                b'"' => break,
-                _ => i += 1,
+            // `from` and `at` are at ASCII bytes (a quote, or just after an escape), so
+            // they are character boundaries.
+            if !clean(&b[from..at]) {
+                return None;
             }
+            s.push_str(&body[from..at]);
+            if b[at] == b'"' {
+                self.rest = &body[at + 1..];
+                return Some(Str(Cow::Owned(s)));
+            }
+            s.push(match b.get(at + 1)? {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                _ => return None,
+            });
+            from = at + 2;
+            at = from + memchr::memchr2(b'"', b'\\', b.get(from..)?)?;
         }
-        let literal = &self.rest[..i + 2];
-        let s: String = serde_json::from_str(literal).ok()?;
-        self.rest = &body[i + 1..];
-        Some(Str(Cow::Owned(s)))
     }
 
     /// The whole data has been read.
     pub fn end(&self) -> Option<()> {
         self.rest.is_empty().then_some(())
     }
+}
+
+/// Appends `s` as a JSON string literal, escaped byte for byte as `serde_json` escapes it
+/// (`\"`, `\\`, `\b` `\t` `\n` `\f` `\r`, other control characters as `\u00xx` in lower
+/// case, everything else as it is), so a payload written by hand is the bytes `to_json`
+/// writes. Runs without an escape are copied whole.
+pub(crate) fn write_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let b = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x09 => "\\t",
+            0x0A => "\\n",
+            0x0C => "\\f",
+            0x0D => "\\r",
+            0x00..=0x1F => "",
+            _ => continue,
+        };
+        // Escaped bytes are ASCII, so `i` is a character boundary.
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[(c >> 4) as usize] as char);
+            out.push(HEX[(c & 0xF) as usize] as char);
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Appends `n` in decimal.
+pub(crate) fn write_u64(out: &mut String, n: u64) {
+    use std::fmt::Write;
+    let _ = write!(out, "{n}");
 }
 
 /// Whether decoders take their fast paths: always, except in the tests that compare each
@@ -123,6 +182,19 @@ pub(crate) mod tests {
         pub static TAKEN: Cell<usize> = const { Cell::new(0) };
     }
 
+    /// Every control character, both escapes, ASCII, DEL and non-ASCII come out as
+    /// `serde_json` writes them.
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let mut all: String = (0u8..0x80).map(char::from).collect();
+        all.push_str("é ✈ \u{2028} \u{10FFFF} \\\"\\n");
+        for s in ["", "plain", "\"", "\\", "a\u{1}b", &all, r#"{"k": "v\"x"}"#] {
+            let mut out = String::from("x");
+            super::write_str(&mut out, s);
+            assert_eq!(out, format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
+        }
+    }
+
     #[test]
     fn integers_are_read_only_in_canonical_form() {
         let read = |s: &str| {
@@ -146,11 +218,22 @@ pub(crate) mod tests {
         assert_eq!(read(r#""abc"}"#), Some(("abc".into(), "}".into())));
         assert_eq!(read(r#""""#), Some((String::new(), String::new())));
         assert_eq!(read(r#""a\"b\\"x"#), Some(("a\"b\\".into(), "x".into())));
-        assert_eq!(read(r#""\u00e9\n\\""#), Some(("é\n\\".into(), String::new())));
+        assert_eq!(read(r#""\/\b\f\n\r\t\\""#), Some(("/\u{8}\u{c}\n\r\t\\".into(), String::new())));
         assert_eq!(read("\"é ✈\"!"), Some(("é ✈".into(), "!".into())));
-        // Refused, so serde refuses it with its own message: a raw control character, a bad
-        // escape, a lone surrogate, an unterminated string, no string at all.
-        for s in ["\"a\nb\"", "\"a\tb\\n\"", r#""\x""#, r#""\ud800""#, r#""abc"#, r#""ab\"#, "abc", ""] {
+        // Left to serde, which reads or refuses it with its own message: a raw control
+        // character, a bad escape, any `\u` escape, an unterminated string, no string.
+        for s in [
+            "\"a\nb\"",
+            "\"a\\nb\tc\"",
+            r#""\x""#,
+            r#""\ud800""#,
+            r#""\u00e9""#,
+            r#""abc"#,
+            r#""ab\"#,
+            r#""ab\"cd"#,
+            "abc",
+            "",
+        ] {
             assert_eq!(read(s), None, "{s:?}");
         }
     }

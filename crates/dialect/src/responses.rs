@@ -299,7 +299,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                     delta: text,
                     logprobs: [],
                 };
-                r.event("response.output_text.delta", body, k + 1);
+                r.text_delta("response.output_text.delta", body, k + 1);
             }
             // Responses has no keep-alive event of its own; the status event carries nothing.
             Event::Ping => {
@@ -347,7 +347,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 };
                 let body = ArgsDeltaBody { item_id: &item_id, output_index: *index, delta: fragment };
                 if !matches!(o, Origin::Fragment { block, .. } if r.item_only.contains(block)) {
-                    r.event("response.function_call_arguments.delta", body, k + 1);
+                    r.args_delta("response.function_call_arguments.delta", body, k + 1);
                 }
             }
             Event::CallStop { index, arguments } => {

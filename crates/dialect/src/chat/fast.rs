@@ -1,14 +1,15 @@
-//! The Chat decoder's fast path ([`crate::fast`]): a chunk whose only choice carries one
-//! argument fragment (`delta.tool_calls` with one entry of just `index` and
+//! Chat's fast paths ([`crate::fast`]): the decoder reads a chunk whose only choice carries
+//! one argument fragment (`delta.tool_calls` with one entry of just `index` and
 //! `function.arguments`) or one piece of text (`delta.content`), in the canonical layout,
-//! read without serde; `None` for anything else, which the decoder parses as before.
+//! without serde (`None` for anything else, which it parses as before); the renderer writes
+//! every chunk by hand, byte for byte as `to_json` would.
 
 use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use super::ChatDecoder;
-use crate::fast::Cursor;
+use super::{ChatDecoder, ChoiceOut, ChunkOut, EntryOut};
+use crate::fast::{write_str, write_u64, Cursor};
 use crate::json::own;
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
@@ -52,4 +53,169 @@ pub(super) fn decode(
     crate::fast::taken();
     out.push(e);
     Some(Ok(()))
+}
+
+/// A chunk's data, as [`crate::json::to_json`] writes it (every chunk of a stream is one;
+/// serde's walk over its optional fields costs about 2,000 instructions a chunk).
+pub(super) fn chunk(c: &ChunkOut<'_>) -> String {
+    let args: usize =
+        c.choices.iter().flat_map(|ch| &ch.delta.tool_calls).map(|e| e.function.arguments.len() + 64).sum();
+    let mut s = String::with_capacity(args + 256);
+    s.push_str(r#"{"id":"#);
+    write_str(&mut s, c.id);
+    s.push_str(r#","object":"#);
+    write_str(&mut s, c.object);
+    s.push_str(r#","created":"#);
+    write_u64(&mut s, c.created);
+    s.push_str(r#","model":"#);
+    write_str(&mut s, c.model);
+    s.push_str(r#","system_fingerprint":"#);
+    write_str(&mut s, c.system_fingerprint);
+    s.push_str(r#","choices":["#);
+    for (k, ch) in c.choices.iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        choice(&mut s, ch);
+    }
+    s.push(']');
+    if let Some(u) = &c.usage {
+        s.push_str(r#","usage":{"prompt_tokens":"#);
+        write_u64(&mut s, u.prompt_tokens.into());
+        s.push_str(r#","completion_tokens":"#);
+        write_u64(&mut s, u.completion_tokens.into());
+        s.push_str(r#","total_tokens":"#);
+        write_u64(&mut s, u.total_tokens.into());
+        s.push('}');
+    }
+    s.push('}');
+    s
+}
+
+fn choice(s: &mut String, ch: &ChoiceOut<'_>) {
+    s.push_str(r#"{"index":"#);
+    write_u64(s, ch.index.into());
+    s.push_str(r#","delta":{"#);
+    let d = &ch.delta;
+    // Each present field, comma-separated, in declaration order (`skip_serializing_if`).
+    let mut first = true;
+    let mut key = |s: &mut String, name: &str| {
+        if !std::mem::take(&mut first) {
+            s.push(',');
+        }
+        write_str(s, name);
+        s.push(':');
+    };
+    let texts = [
+        ("role", d.role),
+        ("content", d.content),
+        ("refusal", d.refusal),
+        ("reasoning_content", d.reasoning_content),
+        ("reasoning", d.reasoning),
+    ];
+    for (name, value) in texts {
+        if let Some(v) = value {
+            key(s, name);
+            write_str(s, v);
+        }
+    }
+    if !d.tool_calls.is_empty() {
+        key(s, "tool_calls");
+        s.push('[');
+        for (k, e) in d.tool_calls.iter().enumerate() {
+            if k > 0 {
+                s.push(',');
+            }
+            entry(s, e);
+        }
+        s.push(']');
+    }
+    s.push_str(r#"},"logprobs":"#);
+    // `Option<()>`: `()` serialises as `null` too.
+    s.push_str("null");
+    s.push_str(r#","finish_reason":"#);
+    match ch.finish_reason {
+        Some(r) => write_str(s, r),
+        None => s.push_str("null"),
+    }
+    s.push('}');
+}
+
+fn entry(s: &mut String, e: &EntryOut<'_>) {
+    s.push('{');
+    if let Some(i) = e.index {
+        s.push_str(r#""index":"#);
+        write_u64(s, i.into());
+        s.push(',');
+    }
+    if let Some(id) = &e.id {
+        s.push_str(r#""id":"#);
+        write_str(s, id);
+        s.push(',');
+    }
+    if let Some(kind) = e.kind {
+        s.push_str(r#""type":"#);
+        write_str(s, kind);
+        s.push(',');
+    }
+    s.push_str(r#""function":{"#);
+    if let Some(name) = e.function.name {
+        s.push_str(r#""name":"#);
+        write_str(s, name);
+        s.push(',');
+    }
+    s.push_str(r#""arguments":"#);
+    write_str(s, e.function.arguments);
+    s.push_str("}}");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::super::{ChoiceOut, ChunkOut, DeltaOut, EntryOut, FunctionOut, Usage};
+
+    /// Chunks with every optional field present or absent are the bytes `to_json` writes.
+    #[test]
+    fn chunks_are_written_as_to_json_writes_them() {
+        let values = [None, Some(""), Some("{\"a\": \"é\\n\u{1}\""), Some("plain")];
+        let mut tried = 0;
+        for (m, v) in values.iter().enumerate() {
+            for bits in 0u32..64 {
+                let on = |b: u32| (bits >> b & 1 == 1).then_some(*v).flatten();
+                let entry = |k: u32| EntryOut {
+                    index: (bits & 1 == 0).then_some(k),
+                    id: on(1).map(Cow::Borrowed),
+                    kind: (bits & 4 == 0).then_some("function"),
+                    function: FunctionOut { name: on(3), arguments: v.unwrap_or("x\"y") },
+                };
+                let entries = (0..(bits + m as u32) % 3).map(entry).collect();
+                let delta = DeltaOut {
+                    role: on(5).map(|_| "assistant"),
+                    content: on(0),
+                    refusal: on(2),
+                    reasoning_content: on(4),
+                    reasoning: on(3),
+                    tool_calls: entries,
+                };
+                let finish = (bits % 5 == 0).then_some("tool_calls");
+                let chunk = ChunkOut {
+                    id: "chatcmpl-A\"b",
+                    object: "chat.completion.chunk",
+                    created: 1_754_000_000 + u64::from(bits),
+                    model: "gpt-4o",
+                    system_fingerprint: "fp_1",
+                    choices: vec![ChoiceOut { index: m as u32, delta, logprobs: None, finish_reason: finish }],
+                    usage: (bits % 7 == 0).then_some(Usage {
+                        prompt_tokens: 1,
+                        completion_tokens: bits,
+                        total_tokens: u32::MAX,
+                    }),
+                };
+                assert_eq!(super::chunk(&chunk), crate::json::to_json(&chunk), "{m} {bits}");
+                tried += 1;
+            }
+        }
+        assert_eq!(tried, 256);
+    }
 }

@@ -1,13 +1,66 @@
-//! The Responses decoder's fast path ([`crate::fast`]): `response.function_call_arguments.delta`
-//! and `response.output_text.delta` in their canonical layout, read without serde; `None` for
-//! anything else, which the decoder parses as before.
+//! The Responses fast paths ([`crate::fast`]): the decoder reads
+//! `response.function_call_arguments.delta` and `response.output_text.delta` in their
+//! canonical layout without serde (`None` for anything else, which it parses as before); the
+//! renderer writes the same two events by hand, byte for byte as `to_json` would.
 
 use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use crate::fast::Cursor;
+use super::{ArgsDeltaBody, Renderer, TextDeltaBody};
+use crate::fast::{write_str, write_u64, Cursor};
 use crate::json::own;
+
+/// `{"type":NAME,"sequence_number":N,"item_id":ID,"output_index":I,`: the start both deltas
+/// share (the envelope's fields, then the body's, as the flattened envelope is written).
+fn head(s: &mut String, name: &str, seq: u64, item_id: &str, output_index: u32) {
+    s.push_str(r#"{"type":"#);
+    write_str(s, name);
+    s.push_str(r#","sequence_number":"#);
+    write_u64(s, seq);
+    s.push_str(r#","item_id":"#);
+    write_str(s, item_id);
+    s.push_str(r#","output_index":"#);
+    write_u64(s, output_index.into());
+    s.push(',');
+}
+
+impl Renderer<'_> {
+    /// [`Renderer::event`] for a `response.function_call_arguments.delta` (serde's flattened
+    /// envelope costs several thousand instructions an event).
+    pub(super) fn args_delta(&mut self, name: &str, body: ArgsDeltaBody<'_>, delivered: usize) {
+        let data = args_delta(name, self.seq, &body);
+        self.seq += 1;
+        self.out.push(Some(name), data, delivered);
+    }
+
+    /// [`Renderer::event`] for a `response.output_text.delta`.
+    pub(super) fn text_delta(&mut self, name: &str, body: TextDeltaBody<'_>, delivered: usize) {
+        let data = text_delta(name, self.seq, &body);
+        self.seq += 1;
+        self.out.push(Some(name), data, delivered);
+    }
+}
+
+fn args_delta(name: &str, seq: u64, body: &ArgsDeltaBody<'_>) -> String {
+    let mut s = String::with_capacity(body.delta.len() + body.item_id.len() + 96);
+    head(&mut s, name, seq, body.item_id, body.output_index);
+    s.push_str(r#""delta":"#);
+    write_str(&mut s, body.delta);
+    s.push('}');
+    s
+}
+
+fn text_delta(name: &str, seq: u64, body: &TextDeltaBody<'_>) -> String {
+    let mut s = String::with_capacity(body.delta.len() + body.item_id.len() + 128);
+    head(&mut s, name, seq, body.item_id, body.output_index);
+    s.push_str(r#""content_index":"#);
+    write_u64(&mut s, body.content_index.into());
+    s.push_str(r#","delta":"#);
+    write_str(&mut s, body.delta);
+    s.push_str(r#","logprobs":[]}"#);
+    s
+}
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
 /// [`crate::SseDecoder::decode`] would (neither shape touches the decoder's state).
@@ -50,4 +103,32 @@ pub(super) fn decode(event: &SseEvent, out: &mut Vec<Event<'static>>) -> Option<
         _ => return None,
     }
     Some(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ArgsDeltaBody, Envelope, TextDeltaBody};
+
+    /// The hand-written deltas are the bytes of the envelope `Renderer::event` serialises.
+    #[test]
+    fn deltas_are_written_as_to_json_writes_them() {
+        for value in ["", "{\"a\": 1", "é \u{1}\n\\ ✈", "\"\"\""] {
+            for (seq, index) in [(0u64, 0u32), (17, 3), (u64::MAX, u32::MAX)] {
+                let args = || ArgsDeltaBody { item_id: "fc_0a\"", output_index: index, delta: value };
+                let name = "response.function_call_arguments.delta";
+                let want = crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body: args() });
+                assert_eq!(super::args_delta(name, seq, &args()), want);
+                let text = || TextDeltaBody {
+                    item_id: "msg_1",
+                    output_index: index,
+                    content_index: index / 2,
+                    delta: value,
+                    logprobs: [],
+                };
+                let name = "response.output_text.delta";
+                let want = crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body: text() });
+                assert_eq!(super::text_delta(name, seq, &text()), want);
+            }
+        }
+    }
 }
