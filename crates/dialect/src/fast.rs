@@ -66,32 +66,40 @@ impl<'a> Cursor<'a> {
             self.rest = &body[stop + 1..];
             return Some(Str(Cow::Borrowed(&body[..stop])));
         }
-        let mut s = String::with_capacity(b.len().min(stop + 64));
-        let (mut from, mut at) = (0, stop);
+        if !clean(&b[..stop]) {
+            return None;
+        }
+        // Escapes come every few bytes in JSON text carried as a string: one pass a byte,
+        // each run copied at the escape that ends it. `from` and `i` are at ASCII bytes, so
+        // they are character boundaries.
+        let mut s = String::with_capacity(b.len());
+        let (mut from, mut i) = (0, stop);
         loop {
-            // `from` and `at` are at ASCII bytes (a quote, or just after an escape), so
-            // they are character boundaries.
-            if !clean(&b[from..at]) {
-                return None;
+            match *b.get(i)? {
+                b'"' => {
+                    s.push_str(&body[from..i]);
+                    self.rest = &body[i + 1..];
+                    return Some(Str(Cow::Owned(s)));
+                }
+                b'\\' => {
+                    s.push_str(&body[from..i]);
+                    s.push(match b.get(i + 1)? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        _ => return None,
+                    });
+                    i += 2;
+                    from = i;
+                }
+                0..=0x1F => return None,
+                _ => i += 1,
             }
-            s.push_str(&body[from..at]);
-            if b[at] == b'"' {
-                self.rest = &body[at + 1..];
-                return Some(Str(Cow::Owned(s)));
-            }
-            s.push(match b.get(at + 1)? {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                _ => return None,
-            });
-            from = at + 2;
-            at = from + memchr::memchr2(b'"', b'\\', b.get(from..)?)?;
         }
     }
 
@@ -111,26 +119,21 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
     let b = s.as_bytes();
     let mut start = 0;
     for (i, &c) in b.iter().enumerate() {
-        let esc = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            0x09 => "\\t",
-            0x0A => "\\n",
-            0x0C => "\\f",
-            0x0D => "\\r",
-            0x00..=0x1F => "",
-            _ => continue,
-        };
+        // One table load a byte: JSON text in a fragment has a quote every few bytes.
+        let esc = ESCAPE[c as usize];
+        if esc == 0 {
+            continue;
+        }
         // Escaped bytes are ASCII, so `i` is a character boundary.
         out.push_str(&s[start..i]);
-        if esc.is_empty() {
+        out.push('\\');
+        if esc == b'u' {
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
+            out.push_str("u00");
             out.push(HEX[(c >> 4) as usize] as char);
             out.push(HEX[(c & 0xF) as usize] as char);
         } else {
-            out.push_str(esc);
+            out.push(esc as char);
         }
         start = i + 1;
     }
@@ -138,10 +141,38 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// What follows the backslash of each byte's escape (`0`: written as it is), as `serde_json`
+/// escapes: `u` is a `\u00xx` escape.
+const ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = b'u';
+        c += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0A] = b'n';
+    t[0x0C] = b'f';
+    t[0x0D] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
 /// Appends `n` in decimal.
-pub(crate) fn write_u64(out: &mut String, n: u64) {
-    use std::fmt::Write;
-    let _ = write!(out, "{n}");
+pub(crate) fn write_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| d as char));
 }
 
 /// Whether decoders take their fast paths: always, except in the tests that compare each
@@ -192,6 +223,15 @@ pub(crate) mod tests {
             let mut out = String::from("x");
             super::write_str(&mut out, s);
             assert_eq!(out, format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 1_754_000_000, u64::MAX] {
+            let mut out = String::new();
+            super::write_u64(&mut out, n);
+            assert_eq!(out, n.to_string());
         }
     }
 
