@@ -72,26 +72,27 @@ impl<'a> Cursor<'a> {
         // Escapes come every few bytes in JSON text carried as a string: one pass a byte,
         // each run copied at the escape that ends it. `from` and `i` are at ASCII bytes, so
         // they are character boundaries.
-        let mut s = String::with_capacity(b.len());
+        let mut s = Vec::with_capacity(b.len());
         let (mut from, mut i) = (0, stop);
         loop {
             match *b.get(i)? {
                 b'"' => {
-                    s.push_str(&body[from..i]);
+                    s.extend(b[from..i].iter().copied());
                     self.rest = &body[i + 1..];
-                    return Some(Str(Cow::Owned(s)));
+                    // UTF-8: runs of a `&str` split at ASCII bytes, and ASCII.
+                    return String::from_utf8(s).ok().map(|s| Str(Cow::Owned(s)));
                 }
                 b'\\' => {
-                    s.push_str(&body[from..i]);
+                    s.extend(b[from..i].iter().copied());
                     s.push(match b.get(i + 1)? {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
+                        b'"' => b'"',
+                        b'\\' => b'\\',
+                        b'/' => b'/',
+                        b'b' => 8,
+                        b'f' => 12,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
                         _ => return None,
                     });
                     i += 2;
@@ -109,36 +110,70 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Appends `s` as a JSON string literal, escaped byte for byte as `serde_json` escapes it
-/// (`\"`, `\\`, `\b` `\t` `\n` `\f` `\r`, other control characters as `\u00xx` in lower
-/// case, everything else as it is), so a payload written by hand is the bytes `to_json`
-/// writes. Runs without an escape are copied whole.
-pub(crate) fn write_str(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('"');
-    let b = s.as_bytes();
-    let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
-        // One table load a byte: JSON text in a fragment has a quote every few bytes.
-        let esc = ESCAPE[c as usize];
-        if esc == 0 {
-            continue;
-        }
-        // Escaped bytes are ASCII, so `i` is a character boundary.
-        out.push_str(&s[start..i]);
-        out.push('\\');
-        if esc == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("u00");
-            out.push(HEX[(c >> 4) as usize] as char);
-            out.push(HEX[(c & 0xF) as usize] as char);
-        } else {
-            out.push(esc as char);
-        }
-        start = i + 1;
+/// A JSON payload written by hand, as bytes: short runs are copied inline (a `push_str` a
+/// run calls `memcpy`, which costs more than the few bytes between two quotes of JSON text
+/// carried as a string).
+pub(crate) struct JsonBuf(Vec<u8>);
+
+impl JsonBuf {
+    pub fn with_capacity(n: usize) -> JsonBuf {
+        JsonBuf(Vec::with_capacity(n))
     }
-    out.push_str(&s[start..]);
-    out.push('"');
+
+    /// Appends `s` as it is (punctuation, keys the layout fixes).
+    pub fn raw(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+
+    /// Appends `s` as a JSON string literal, escaped byte for byte as `serde_json` escapes
+    /// it (`\"`, `\\`, `\b` `\t` `\n` `\f` `\r`, other control characters as `\u00xx` in
+    /// lower case, everything else as it is), so a payload written by hand is the bytes
+    /// `to_json` writes.
+    pub fn str(&mut self, s: &str) {
+        let v = &mut self.0;
+        v.reserve(s.len() + 2);
+        v.push(b'"');
+        let b = s.as_bytes();
+        let mut start = 0;
+        for (i, &c) in b.iter().enumerate() {
+            // One table load a byte: JSON text in a fragment has a quote every few bytes.
+            let esc = ESCAPE[c as usize];
+            if esc == 0 {
+                continue;
+            }
+            v.extend(b[start..i].iter().copied());
+            if esc == b'u' {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                v.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xF) as usize]]);
+            } else {
+                v.extend_from_slice(&[b'\\', esc]);
+            }
+            start = i + 1;
+        }
+        v.extend(b[start..].iter().copied());
+        v.push(b'"');
+    }
+
+    /// Appends `n` in decimal.
+    pub fn u64(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.0.extend_from_slice(&digits[at..]);
+    }
+
+    /// The payload; `None` only if it were not UTF-8, which it always is: it is made of
+    /// whole `&str`s split at ASCII bytes and ASCII escapes (callers fall back to serde).
+    pub fn finish(self) -> Option<String> {
+        String::from_utf8(self.0).ok()
+    }
 }
 
 /// What follows the backslash of each byte's escape (`0`: written as it is), as `serde_json`
@@ -159,21 +194,6 @@ const ESCAPE: [u8; 256] = {
     t[b'\\' as usize] = b'\\';
     t
 };
-
-/// Appends `n` in decimal.
-pub(crate) fn write_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[at..].iter().map(|&d| d as char));
-}
 
 /// Whether decoders take their fast paths: always, except in the tests that compare each
 /// fast path with the serde path it stands in for.
@@ -220,18 +240,19 @@ pub(crate) mod tests {
         let mut all: String = (0u8..0x80).map(char::from).collect();
         all.push_str("é ✈ \u{2028} \u{10FFFF} \\\"\\n");
         for s in ["", "plain", "\"", "\\", "a\u{1}b", &all, r#"{"k": "v\"x"}"#] {
-            let mut out = String::from("x");
-            super::write_str(&mut out, s);
-            assert_eq!(out, format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
+            let mut out = super::JsonBuf::with_capacity(0);
+            out.raw("x");
+            out.str(s);
+            assert_eq!(out.finish().unwrap(), format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
         }
     }
 
     #[test]
     fn numbers_are_written_in_decimal() {
         for n in [0, 7, 10, 99, 1_754_000_000, u64::MAX] {
-            let mut out = String::new();
-            super::write_u64(&mut out, n);
-            assert_eq!(out, n.to_string());
+            let mut out = super::JsonBuf::with_capacity(0);
+            out.u64(n);
+            assert_eq!(out.finish().unwrap(), n.to_string());
         }
     }
 

@@ -8,7 +8,7 @@ use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use super::{own, AnthropicDecoder, BlockDelta, DeltaOut, Kind};
-use crate::fast::{write_str, write_u64, Cursor};
+use crate::fast::{Cursor, JsonBuf};
 
 /// A `content_block_delta`'s data, as [`crate::json::to_json`] writes it (the most frequent
 /// event of a stream, where serde's tagged-enum serialisation costs about 2,000
@@ -20,19 +20,19 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
         DeltaOut::ThinkingDelta { thinking } => ("thinking_delta", "thinking", *thinking),
         DeltaOut::SignatureDelta { signature } => ("signature_delta", "signature", *signature),
     };
-    let mut s = String::with_capacity(value.len() + 96);
-    s.push_str(r#"{"type":"#);
-    write_str(&mut s, d.kind);
-    s.push_str(r#","index":"#);
-    write_u64(&mut s, d.index.into());
-    s.push_str(r#","delta":{"type":"#);
-    write_str(&mut s, kind);
-    s.push(',');
-    write_str(&mut s, field);
-    s.push(':');
-    write_str(&mut s, value);
-    s.push_str("}}");
-    s
+    let mut s = JsonBuf::with_capacity(value.len() + 96);
+    s.raw(r#"{"type":"#);
+    s.str(d.kind);
+    s.raw(r#","index":"#);
+    s.u64(d.index.into());
+    s.raw(r#","delta":{"type":"#);
+    s.str(kind);
+    s.raw(",");
+    s.str(field);
+    s.raw(":");
+    s.str(value);
+    s.raw("}}");
+    s.finish().unwrap_or_else(|| crate::json::to_json(d))
 }
 
 /// Decodes `event` if it has one of the shapes read here, exactly as

@@ -9,7 +9,7 @@ use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use super::{ChatDecoder, ChoiceOut, ChunkOut, EntryOut};
-use crate::fast::{write_str, write_u64, Cursor};
+use crate::fast::{Cursor, JsonBuf};
 use crate::json::own;
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
@@ -60,51 +60,51 @@ pub(super) fn decode(
 pub(super) fn chunk(c: &ChunkOut<'_>) -> String {
     let args: usize =
         c.choices.iter().flat_map(|ch| &ch.delta.tool_calls).map(|e| e.function.arguments.len() + 64).sum();
-    let mut s = String::with_capacity(args + 256);
-    s.push_str(r#"{"id":"#);
-    write_str(&mut s, c.id);
-    s.push_str(r#","object":"#);
-    write_str(&mut s, c.object);
-    s.push_str(r#","created":"#);
-    write_u64(&mut s, c.created);
-    s.push_str(r#","model":"#);
-    write_str(&mut s, c.model);
-    s.push_str(r#","system_fingerprint":"#);
-    write_str(&mut s, c.system_fingerprint);
-    s.push_str(r#","choices":["#);
+    let mut s = JsonBuf::with_capacity(args + 256);
+    s.raw(r#"{"id":"#);
+    s.str(c.id);
+    s.raw(r#","object":"#);
+    s.str(c.object);
+    s.raw(r#","created":"#);
+    s.u64(c.created);
+    s.raw(r#","model":"#);
+    s.str(c.model);
+    s.raw(r#","system_fingerprint":"#);
+    s.str(c.system_fingerprint);
+    s.raw(r#","choices":["#);
     for (k, ch) in c.choices.iter().enumerate() {
         if k > 0 {
-            s.push(',');
+            s.raw(",");
         }
         choice(&mut s, ch);
     }
-    s.push(']');
+    s.raw("]");
     if let Some(u) = &c.usage {
-        s.push_str(r#","usage":{"prompt_tokens":"#);
-        write_u64(&mut s, u.prompt_tokens.into());
-        s.push_str(r#","completion_tokens":"#);
-        write_u64(&mut s, u.completion_tokens.into());
-        s.push_str(r#","total_tokens":"#);
-        write_u64(&mut s, u.total_tokens.into());
-        s.push('}');
+        s.raw(r#","usage":{"prompt_tokens":"#);
+        s.u64(u.prompt_tokens.into());
+        s.raw(r#","completion_tokens":"#);
+        s.u64(u.completion_tokens.into());
+        s.raw(r#","total_tokens":"#);
+        s.u64(u.total_tokens.into());
+        s.raw("}");
     }
-    s.push('}');
-    s
+    s.raw("}");
+    s.finish().unwrap_or_else(|| crate::json::to_json(c))
 }
 
-fn choice(s: &mut String, ch: &ChoiceOut<'_>) {
-    s.push_str(r#"{"index":"#);
-    write_u64(s, ch.index.into());
-    s.push_str(r#","delta":{"#);
+fn choice(s: &mut JsonBuf, ch: &ChoiceOut<'_>) {
+    s.raw(r#"{"index":"#);
+    s.u64(ch.index.into());
+    s.raw(r#","delta":{"#);
     let d = &ch.delta;
     // Each present field, comma-separated, in declaration order (`skip_serializing_if`).
     let mut first = true;
-    let mut key = |s: &mut String, name: &str| {
+    let mut key = |s: &mut JsonBuf, name: &str| {
         if !std::mem::take(&mut first) {
-            s.push(',');
+            s.raw(",");
         }
-        write_str(s, name);
-        s.push(':');
+        s.str(name);
+        s.raw(":");
     };
     let texts = [
         ("role", d.role),
@@ -116,57 +116,57 @@ fn choice(s: &mut String, ch: &ChoiceOut<'_>) {
     for (name, value) in texts {
         if let Some(v) = value {
             key(s, name);
-            write_str(s, v);
+            s.str(v);
         }
     }
     if !d.tool_calls.is_empty() {
         key(s, "tool_calls");
-        s.push('[');
+        s.raw("[");
         for (k, e) in d.tool_calls.iter().enumerate() {
             if k > 0 {
-                s.push(',');
+                s.raw(",");
             }
             entry(s, e);
         }
-        s.push(']');
+        s.raw("]");
     }
-    s.push_str(r#"},"logprobs":"#);
+    s.raw(r#"},"logprobs":"#);
     // `Option<()>`: `()` serialises as `null` too.
-    s.push_str("null");
-    s.push_str(r#","finish_reason":"#);
+    s.raw("null");
+    s.raw(r#","finish_reason":"#);
     match ch.finish_reason {
-        Some(r) => write_str(s, r),
-        None => s.push_str("null"),
+        Some(r) => s.str(r),
+        None => s.raw("null"),
     }
-    s.push('}');
+    s.raw("}");
 }
 
-fn entry(s: &mut String, e: &EntryOut<'_>) {
-    s.push('{');
+fn entry(s: &mut JsonBuf, e: &EntryOut<'_>) {
+    s.raw("{");
     if let Some(i) = e.index {
-        s.push_str(r#""index":"#);
-        write_u64(s, i.into());
-        s.push(',');
+        s.raw(r#""index":"#);
+        s.u64(i.into());
+        s.raw(",");
     }
     if let Some(id) = &e.id {
-        s.push_str(r#""id":"#);
-        write_str(s, id);
-        s.push(',');
+        s.raw(r#""id":"#);
+        s.str(id);
+        s.raw(",");
     }
     if let Some(kind) = e.kind {
-        s.push_str(r#""type":"#);
-        write_str(s, kind);
-        s.push(',');
+        s.raw(r#""type":"#);
+        s.str(kind);
+        s.raw(",");
     }
-    s.push_str(r#""function":{"#);
+    s.raw(r#""function":{"#);
     if let Some(name) = e.function.name {
-        s.push_str(r#""name":"#);
-        write_str(s, name);
-        s.push(',');
+        s.raw(r#""name":"#);
+        s.str(name);
+        s.raw(",");
     }
-    s.push_str(r#""arguments":"#);
-    write_str(s, e.function.arguments);
-    s.push_str("}}");
+    s.raw(r#""arguments":"#);
+    s.str(e.function.arguments);
+    s.raw("}}");
 }
 
 #[cfg(test)]

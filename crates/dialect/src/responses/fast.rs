@@ -7,22 +7,22 @@ use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use super::{ArgsDeltaBody, Renderer, TextDeltaBody};
-use crate::fast::{write_str, write_u64, Cursor};
+use super::{ArgsDeltaBody, Envelope, Renderer, TextDeltaBody};
+use crate::fast::{Cursor, JsonBuf};
 use crate::json::own;
 
 /// `{"type":NAME,"sequence_number":N,"item_id":ID,"output_index":I,`: the start both deltas
 /// share (the envelope's fields, then the body's, as the flattened envelope is written).
-fn head(s: &mut String, name: &str, seq: u64, item_id: &str, output_index: u32) {
-    s.push_str(r#"{"type":"#);
-    write_str(s, name);
-    s.push_str(r#","sequence_number":"#);
-    write_u64(s, seq);
-    s.push_str(r#","item_id":"#);
-    write_str(s, item_id);
-    s.push_str(r#","output_index":"#);
-    write_u64(s, output_index.into());
-    s.push(',');
+fn head(s: &mut JsonBuf, name: &str, seq: u64, item_id: &str, output_index: u32) {
+    s.raw(r#"{"type":"#);
+    s.str(name);
+    s.raw(r#","sequence_number":"#);
+    s.u64(seq);
+    s.raw(r#","item_id":"#);
+    s.str(item_id);
+    s.raw(r#","output_index":"#);
+    s.u64(output_index.into());
+    s.raw(",");
 }
 
 impl Renderer<'_> {
@@ -43,23 +43,23 @@ impl Renderer<'_> {
 }
 
 fn args_delta(name: &str, seq: u64, body: &ArgsDeltaBody<'_>) -> String {
-    let mut s = String::with_capacity(body.delta.len() + body.item_id.len() + 96);
+    let mut s = JsonBuf::with_capacity(body.delta.len() + body.item_id.len() + 96);
     head(&mut s, name, seq, body.item_id, body.output_index);
-    s.push_str(r#""delta":"#);
-    write_str(&mut s, body.delta);
-    s.push('}');
-    s
+    s.raw(r#""delta":"#);
+    s.str(body.delta);
+    s.raw("}");
+    s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
 }
 
 fn text_delta(name: &str, seq: u64, body: &TextDeltaBody<'_>) -> String {
-    let mut s = String::with_capacity(body.delta.len() + body.item_id.len() + 128);
+    let mut s = JsonBuf::with_capacity(body.delta.len() + body.item_id.len() + 128);
     head(&mut s, name, seq, body.item_id, body.output_index);
-    s.push_str(r#""content_index":"#);
-    write_u64(&mut s, body.content_index.into());
-    s.push_str(r#","delta":"#);
-    write_str(&mut s, body.delta);
-    s.push_str(r#","logprobs":[]}"#);
-    s
+    s.raw(r#""content_index":"#);
+    s.u64(body.content_index.into());
+    s.raw(r#","delta":"#);
+    s.str(body.delta);
+    s.raw(r#","logprobs":[]}"#);
+    s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
 }
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
