@@ -144,7 +144,14 @@ impl JsonBuf {
             v.extend(b[start..i].iter().copied());
             if esc == b'u' {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                v.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xF) as usize]]);
+                v.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(c >> 4) as usize],
+                    HEX[(c & 0xF) as usize],
+                ]);
             } else {
                 v.extend_from_slice(&[b'\\', esc]);
             }
@@ -351,7 +358,10 @@ pub(crate) mod tests {
             // Deltas are most of a stream's events (under the repeated-fields quirk, every
             // entry carries its id and name: none is on the fast path).
             match quirks.chat_repeat_fields {
-                false => assert!(fast * 2 > events, "{dialect:?} {quirks:?}: {fast} of {events} events on the fast path"),
+                false => assert!(
+                    fast * 2 > events,
+                    "{dialect:?} {quirks:?}: {fast} of {events} events on the fast path"
+                ),
                 true => assert!(fast > 0, "{dialect:?} {quirks:?}: no text chunk on the fast path"),
             }
         }

@@ -205,7 +205,12 @@ mod tests {
                     created: 1_754_000_000 + u64::from(bits),
                     model: "gpt-4o",
                     system_fingerprint: "fp_1",
-                    choices: vec![ChoiceOut { index: m as u32, delta, logprobs: None, finish_reason: finish }],
+                    choices: vec![ChoiceOut {
+                        index: m as u32,
+                        delta,
+                        logprobs: None,
+                        finish_reason: finish,
+                    }],
                     usage: (bits % 7 == 0).then_some(Usage {
                         prompt_tokens: 1,
                         completion_tokens: bits,
