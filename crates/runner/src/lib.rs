@@ -31,6 +31,7 @@ mod minimize;
 pub mod out;
 pub mod regressions;
 pub mod report;
+pub mod served;
 mod shard;
 pub mod smoke;
 pub mod suite;

@@ -8,9 +8,9 @@ use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use super::{ChatDecoder, ChoiceOut, ChunkOut, EntryOut};
+use super::{ChatDecoder, Choice, Chunk, Delta, Entry};
 use crate::fast::{Cursor, JsonBuf};
-use crate::json::own;
+use crate::json::{own, Seen, Str};
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
 /// [`crate::SseDecoder::decode`] would.
@@ -56,10 +56,18 @@ pub(super) fn decode(
 }
 
 /// A chunk's data, as [`crate::json::to_json`] writes it (every chunk of a stream is one;
-/// serde's walk over its optional fields costs about 2,000 instructions a chunk).
-pub(super) fn chunk(c: &ChunkOut<'_>) -> String {
-    let args: usize =
-        c.choices.iter().flat_map(|ch| &ch.delta.tool_calls).map(|e| e.function.arguments.len() + 64).sum();
+/// serde's walk over its optional fields costs about 2,000 instructions a chunk): the
+/// fields in declaration order, `None` as `null` where serde writes it and left out where
+/// the type skips it.
+pub(super) fn chunk(c: &Chunk<'_>) -> String {
+    let args: usize = c
+        .choices
+        .iter()
+        .flatten()
+        .filter_map(|ch| ch.delta.as_ref()?.tool_calls.as_ref())
+        .flatten()
+        .filter_map(|e| Some(e.function.as_ref()?.arguments.as_ref()?.as_str().len() + 64))
+        .sum();
     let mut s = JsonBuf::with_capacity(args + 256);
     s.raw(r#"{"id":"#);
     s.str(c.id);
@@ -71,32 +79,67 @@ pub(super) fn chunk(c: &ChunkOut<'_>) -> String {
     s.str(c.model);
     s.raw(r#","system_fingerprint":"#);
     s.str(c.system_fingerprint);
-    s.raw(r#","choices":["#);
-    for (k, ch) in c.choices.iter().enumerate() {
-        if k > 0 {
-            s.raw(",");
+    s.raw(r#","choices":"#);
+    match &c.choices {
+        None => s.raw("null"),
+        Some(choices) => {
+            s.raw("[");
+            for (k, ch) in choices.iter().enumerate() {
+                if k > 0 {
+                    s.raw(",");
+                }
+                choice(&mut s, ch);
+            }
+            s.raw("]");
         }
-        choice(&mut s, ch);
     }
-    s.raw("]");
-    if let Some(u) = &c.usage {
-        s.raw(r#","usage":{"prompt_tokens":"#);
-        s.u64(u.prompt_tokens.into());
-        s.raw(r#","completion_tokens":"#);
-        s.u64(u.completion_tokens.into());
-        s.raw(r#","total_tokens":"#);
-        s.u64(u.total_tokens.into());
-        s.raw("}");
+    match &c.usage {
+        None => {}
+        Some(Seen::Read) => s.raw(r#","usage":null"#),
+        Some(Seen::Sent(u)) => {
+            s.raw(r#","usage":{"prompt_tokens":"#);
+            s.u64(u.prompt_tokens.into());
+            s.raw(r#","completion_tokens":"#);
+            s.u64(u.completion_tokens.into());
+            s.raw(r#","total_tokens":"#);
+            s.u64(u.total_tokens.into());
+            s.raw("}");
+        }
     }
     s.raw("}");
     s.finish().unwrap_or_else(|| crate::json::to_json(c))
 }
 
-fn choice(s: &mut JsonBuf, ch: &ChoiceOut<'_>) {
+fn opt_u32(s: &mut JsonBuf, n: Option<u32>) {
+    match n {
+        Some(n) => s.u64(n.into()),
+        None => s.raw("null"),
+    }
+}
+
+fn opt_str(s: &mut JsonBuf, v: Option<&Str<'_>>) {
+    match v {
+        Some(v) => s.str(v.as_str()),
+        None => s.raw("null"),
+    }
+}
+
+fn choice(s: &mut JsonBuf, ch: &Choice<'_>) {
     s.raw(r#"{"index":"#);
-    s.u64(ch.index.into());
-    s.raw(r#","delta":{"#);
-    let d = &ch.delta;
+    opt_u32(s, ch.index);
+    s.raw(r#","delta":"#);
+    match &ch.delta {
+        None => s.raw("null"),
+        Some(d) => delta(s, d),
+    }
+    // `Option<()>`: `()` is written `null` too.
+    s.raw(r#","logprobs":null,"finish_reason":"#);
+    opt_str(s, ch.finish_reason.as_ref());
+    s.raw("}");
+}
+
+fn delta(s: &mut JsonBuf, d: &Delta<'_>) {
+    s.raw("{");
     // Each present field, comma-separated, in declaration order (`skip_serializing_if`).
     let mut first = true;
     let mut key = |s: &mut JsonBuf, name: &str| {
@@ -108,10 +151,10 @@ fn choice(s: &mut JsonBuf, ch: &ChoiceOut<'_>) {
     };
     let texts = [
         ("role", d.role),
-        ("content", d.content),
-        ("refusal", d.refusal),
-        ("reasoning_content", d.reasoning_content),
-        ("reasoning", d.reasoning),
+        ("content", d.content.as_ref().map(Str::as_str)),
+        ("refusal", d.refusal.as_ref().map(Str::as_str)),
+        ("reasoning_content", d.reasoning_content.as_ref().map(Str::as_str)),
+        ("reasoning", d.reasoning.as_ref().map(Str::as_str)),
     ];
     for (name, value) in texts {
         if let Some(v) = value {
@@ -119,10 +162,10 @@ fn choice(s: &mut JsonBuf, ch: &ChoiceOut<'_>) {
             s.str(v);
         }
     }
-    if !d.tool_calls.is_empty() {
+    if let Some(entries) = &d.tool_calls {
         key(s, "tool_calls");
         s.raw("[");
-        for (k, e) in d.tool_calls.iter().enumerate() {
+        for (k, e) in entries.iter().enumerate() {
             if k > 0 {
                 s.raw(",");
             }
@@ -130,18 +173,10 @@ fn choice(s: &mut JsonBuf, ch: &ChoiceOut<'_>) {
         }
         s.raw("]");
     }
-    s.raw(r#"},"logprobs":"#);
-    // `Option<()>`: `()` serialises as `null` too.
-    s.raw("null");
-    s.raw(r#","finish_reason":"#);
-    match ch.finish_reason {
-        Some(r) => s.str(r),
-        None => s.raw("null"),
-    }
     s.raw("}");
 }
 
-fn entry(s: &mut JsonBuf, e: &EntryOut<'_>) {
+fn entry(s: &mut JsonBuf, e: &Entry<'_>) {
     s.raw("{");
     if let Some(i) = e.index {
         s.raw(r#""index":"#);
@@ -150,7 +185,7 @@ fn entry(s: &mut JsonBuf, e: &EntryOut<'_>) {
     }
     if let Some(id) = &e.id {
         s.raw(r#""id":"#);
-        s.str(id);
+        s.str(id.as_str());
         s.raw(",");
     }
     if let Some(kind) = e.kind {
@@ -158,22 +193,28 @@ fn entry(s: &mut JsonBuf, e: &EntryOut<'_>) {
         s.str(kind);
         s.raw(",");
     }
-    s.raw(r#""function":{"#);
-    if let Some(name) = e.function.name {
-        s.raw(r#""name":"#);
-        s.str(name);
-        s.raw(",");
+    s.raw(r#""function":"#);
+    match &e.function {
+        None => s.raw("null"),
+        Some(f) => {
+            s.raw("{");
+            if let Some(name) = &f.name {
+                s.raw(r#""name":"#);
+                s.str(name.as_str());
+                s.raw(",");
+            }
+            s.raw(r#""arguments":"#);
+            opt_str(s, f.arguments.as_ref());
+            s.raw("}");
+        }
     }
-    s.raw(r#""arguments":"#);
-    s.str(e.function.arguments);
-    s.raw("}}");
+    s.raw("}");
 }
 
 #[cfg(test)]
 mod tests {
-    use std::borrow::Cow;
-
-    use super::super::{ChoiceOut, ChunkOut, DeltaOut, EntryOut, FunctionOut, Usage};
+    use super::super::{chunk, Choice, Chunk, Delta, Entry, Function, Usage};
+    use crate::json::{Seen, Str};
 
     /// Chunks with every optional field present or absent are the bytes `to_json` writes.
     #[test]
@@ -181,16 +222,17 @@ mod tests {
         let values = [None, Some(""), Some("{\"a\": \"é\\n\u{1}\""), Some("plain")];
         let mut tried = 0;
         for (m, v) in values.iter().enumerate() {
-            for bits in 0u32..64 {
-                let on = |b: u32| (bits >> b & 1 == 1).then_some(*v).flatten();
-                let entry = |k: u32| EntryOut {
+            for bits in 0u32..256 {
+                let on = |b: u32| (bits >> b & 1 == 1).then_some(*v).flatten().map(Str::of);
+                let entry = |k: u32| Entry {
                     index: (bits & 1 == 0).then_some(k),
-                    id: on(1).map(Cow::Borrowed),
+                    id: on(1),
                     kind: (bits & 4 == 0).then_some("function"),
-                    function: FunctionOut { name: on(3), arguments: v.unwrap_or("x\"y") },
+                    function: (bits & 64 == 0)
+                        .then(|| Function { name: on(3), arguments: v.map(Str::of).or(on(2)) }),
                 };
-                let entries = (0..(bits + m as u32) % 3).map(entry).collect();
-                let delta = DeltaOut {
+                let entries = (bits & 128 == 0).then(|| (0..(bits + m as u32) % 3).map(entry).collect());
+                let delta = Delta {
                     role: on(5).map(|_| "assistant"),
                     content: on(0),
                     refusal: on(2),
@@ -198,29 +240,28 @@ mod tests {
                     reasoning: on(3),
                     tool_calls: entries,
                 };
-                let finish = (bits % 5 == 0).then_some("tool_calls");
-                let chunk = ChunkOut {
-                    id: "chatcmpl-A\"b",
-                    object: "chat.completion.chunk",
-                    created: 1_754_000_000 + u64::from(bits),
-                    model: "gpt-4o",
-                    system_fingerprint: "fp_1",
-                    choices: vec![ChoiceOut {
-                        index: m as u32,
-                        delta,
+                let choices = (bits % 11 != 3).then(|| {
+                    vec![Choice {
+                        index: (bits % 13 != 5).then_some(m as u32),
+                        delta: (bits % 17 != 7).then_some(delta),
                         logprobs: None,
-                        finish_reason: finish,
-                    }],
-                    usage: (bits % 7 == 0).then_some(Usage {
+                        finish_reason: (bits % 5 == 0).then(|| Str::of("tool_calls")),
+                    }]
+                });
+                let usage = match bits % 7 {
+                    0 => Some(Seen::Sent(Usage {
                         prompt_tokens: 1,
                         completion_tokens: bits,
                         total_tokens: u32::MAX,
-                    }),
+                    })),
+                    1 => Some(Seen::Read),
+                    _ => None,
                 };
-                assert_eq!(super::chunk(&chunk), crate::json::to_json(&chunk), "{m} {bits}");
+                let c = Chunk { choices, usage, ..chunk("chatcmpl-A\"b") };
+                assert_eq!(super::chunk(&c), crate::json::to_json(&c), "{m} {bits}");
                 tried += 1;
             }
         }
-        assert_eq!(tried, 256);
+        assert_eq!(tried, 1024);
     }
 }

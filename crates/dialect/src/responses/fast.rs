@@ -7,7 +7,7 @@ use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use super::{ArgsDeltaBody, Envelope, Renderer, TextDeltaBody};
+use super::{ArgsDelta, Envelope, Renderer, TextDelta};
 use crate::fast::{Cursor, JsonBuf};
 use crate::json::own;
 
@@ -28,36 +28,36 @@ fn head(s: &mut JsonBuf, name: &str, seq: u64, item_id: &str, output_index: u32)
 impl Renderer<'_> {
     /// [`Renderer::event`] for a `response.function_call_arguments.delta` (serde's flattened
     /// envelope costs several thousand instructions an event).
-    pub(super) fn args_delta(&mut self, name: &str, body: ArgsDeltaBody<'_>, delivered: usize) {
+    pub(super) fn args_delta(&mut self, name: &str, body: ArgsDelta<'_>, delivered: usize) {
         let data = args_delta(name, self.seq, &body);
         self.seq += 1;
         self.out.push(Some(name), data, delivered);
     }
 
     /// [`Renderer::event`] for a `response.output_text.delta`.
-    pub(super) fn text_delta(&mut self, name: &str, body: TextDeltaBody<'_>, delivered: usize) {
+    pub(super) fn text_delta(&mut self, name: &str, body: TextDelta<'_>, delivered: usize) {
         let data = text_delta(name, self.seq, &body);
         self.seq += 1;
         self.out.push(Some(name), data, delivered);
     }
 }
 
-fn args_delta(name: &str, seq: u64, body: &ArgsDeltaBody<'_>) -> String {
-    let mut s = JsonBuf::with_capacity(body.delta.len() + body.item_id.len() + 96);
+fn args_delta(name: &str, seq: u64, body: &ArgsDelta<'_>) -> String {
+    let mut s = JsonBuf::with_capacity(body.delta.as_str().len() + body.item_id.len() + 96);
     head(&mut s, name, seq, body.item_id, body.output_index);
     s.raw(r#""delta":"#);
-    s.str(body.delta);
+    s.str(body.delta.as_str());
     s.raw("}");
     s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
 }
 
-fn text_delta(name: &str, seq: u64, body: &TextDeltaBody<'_>) -> String {
-    let mut s = JsonBuf::with_capacity(body.delta.len() + body.item_id.len() + 128);
+fn text_delta(name: &str, seq: u64, body: &TextDelta<'_>) -> String {
+    let mut s = JsonBuf::with_capacity(body.delta.as_str().len() + body.item_id.len() + 128);
     head(&mut s, name, seq, body.item_id, body.output_index);
     s.raw(r#""content_index":"#);
     s.u64(body.content_index.into());
     s.raw(r#","delta":"#);
-    s.str(body.delta);
+    s.str(body.delta.as_str());
     s.raw(r#","logprobs":[]}"#);
     s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
 }
@@ -107,22 +107,29 @@ pub(super) fn decode(event: &SseEvent, out: &mut Vec<Event<'static>>) -> Option<
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ArgsDeltaBody, Envelope, TextDeltaBody};
+    use super::super::{ArgsDelta, Envelope, TextDelta};
+    use crate::json::Str;
 
     /// The hand-written deltas are the bytes of the envelope `Renderer::event` serialises.
     #[test]
     fn deltas_are_written_as_to_json_writes_them() {
         for value in ["", "{\"a\": 1", "é \u{1}\n\\ ✈", "\"\"\""] {
             for (seq, index) in [(0u64, 0u32), (17, 3), (u64::MAX, u32::MAX)] {
-                let args = || ArgsDeltaBody { item_id: "fc_0a\"", output_index: index, delta: value };
+                let args = || ArgsDelta {
+                    kind: None,
+                    item_id: "fc_0a\"",
+                    output_index: index,
+                    delta: Str::of(value),
+                };
                 let name = "response.function_call_arguments.delta";
                 let want = crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body: args() });
                 assert_eq!(super::args_delta(name, seq, &args()), want);
-                let text = || TextDeltaBody {
+                let text = || TextDelta {
+                    kind: None,
                     item_id: "msg_1",
                     output_index: index,
                     content_index: index / 2,
-                    delta: value,
+                    delta: Str::of(value),
                     logprobs: [],
                 };
                 let name = "response.output_text.delta";

@@ -62,17 +62,20 @@ pub struct FuzzSetting {
     pub schema: bool,
 }
 
-/// The level and dialect combinations a selector byte chooses from.
-const PLACES: [(Level, Dialect, bool); 9] = [
-    (Level::Events, Dialect::Anthropic, false),
-    (Level::Wire, Dialect::Anthropic, false),
-    (Level::Wire, Dialect::OpenAiChat, false),
-    (Level::Wire, Dialect::OpenAiChat, true),
-    (Level::Wire, Dialect::OpenAiResponses, false),
-    (Level::Bytes, Dialect::Anthropic, false),
-    (Level::Bytes, Dialect::OpenAiChat, false),
-    (Level::Bytes, Dialect::OpenAiChat, true),
-    (Level::Bytes, Dialect::OpenAiResponses, false),
+/// The level, dialect and quirk profile a selector byte chooses from: the events level, then
+/// every (dialect, profile) of the registry at the wire and at the bytes level.
+fn places() -> Vec<(Level, Dialect, Quirks)> {
+    let mut out = vec![(Level::Events, Dialect::default(), Quirks::PLAIN)];
+    for level in [Level::Wire, Level::Bytes] {
+        out.extend(toolcert_dialect::registry::speeches().map(|(d, q)| (level, d, q)));
+    }
+    out
+}
+
+/// The words a quirk profile is written with in a header and a seed's name.
+const QUIRK_WORDS: [(&str, fn(&Quirks) -> bool, fn(&mut Quirks)); 2] = [
+    ("index-zero", |q| q.chat_index_zero, |q| q.chat_index_zero = true),
+    ("repeat-fields", |q| q.chat_repeat_fields, |q| q.chat_repeat_fields = true),
 ];
 
 /// The first line of a value-form input.
@@ -86,31 +89,26 @@ impl FuzzSetting {
 
     /// Every setting a selector byte can choose.
     pub fn all() -> Vec<FuzzSetting> {
-        (0..PLACES.len() as u8 * 2).map(FuzzSetting::from_byte).collect()
+        (0..places().len() as u8 * 2).map(FuzzSetting::from_byte).collect()
     }
 
     /// The setting a plan's first byte selects (every byte selects one).
     pub fn from_byte(b: u8) -> FuzzSetting {
-        let (level, dialect, zero) = PLACES[b as usize % PLACES.len()];
-        FuzzSetting {
-            level,
-            dialect,
-            quirks: Quirks { chat_index_zero: zero, ..Default::default() },
-            schema: (b as usize / PLACES.len()) % 2 == 1,
-        }
+        let places = places();
+        let (level, dialect, quirks) = places[b as usize % places.len()];
+        FuzzSetting { level, dialect, quirks, schema: (b as usize / places.len()) % 2 == 1 }
     }
 
     /// The smallest byte that selects this setting.
     pub fn to_byte(self) -> u8 {
-        let place = PLACES
+        let places = places();
+        let place = places
             .iter()
-            .position(|&(l, d, z)| {
-                l == self.level
-                    && (l == Level::Events || d == self.dialect)
-                    && z == self.quirks.chat_index_zero
+            .position(|&(l, d, q)| {
+                l == self.level && (l == Level::Events || (d == self.dialect && q == self.quirks))
             })
             .unwrap_or(0);
-        (place + if self.schema { PLACES.len() } else { 0 }) as u8
+        (place + if self.schema { places.len() } else { 0 }) as u8
     }
 
     /// The header line of the value form: `#toolcert level=wire dialect=openai-chat
@@ -120,11 +118,10 @@ impl FuzzSetting {
         if self.level != Level::Events {
             let _ = write!(h, " dialect={}", self.dialect);
         }
-        if self.quirks.chat_index_zero {
-            h.push_str(" quirks=index-zero");
-        }
-        if self.quirks.chat_repeat_fields {
-            h.push_str(" quirks=repeat-fields");
+        for (word, has, _) in QUIRK_WORDS {
+            if has(&self.quirks) {
+                let _ = write!(h, " quirks={word}");
+            }
         }
         let _ = write!(h, " schema={}", if self.schema { "on" } else { "off" });
         h
@@ -138,9 +135,12 @@ impl FuzzSetting {
             match word.split_once('=') {
                 Some(("level", v)) => s.level = v.parse()?,
                 Some(("dialect", v)) => s.dialect = v.parse().map_err(|e| format!("{e}"))?,
-                Some(("quirks", "index-zero")) => s.quirks.chat_index_zero = true,
-                Some(("quirks", "repeat-fields")) => s.quirks.chat_repeat_fields = true,
                 Some(("quirks", "none")) => s.quirks = Quirks::PLAIN,
+                Some(("quirks", q)) if QUIRK_WORDS.iter().any(|(w, _, _)| *w == q) => {
+                    for (_, _, set) in QUIRK_WORDS.iter().filter(|(w, _, _)| *w == q) {
+                        set(&mut s.quirks);
+                    }
+                }
                 Some(("schema", "on")) => s.schema = true,
                 Some(("schema", "off")) => s.schema = false,
                 _ => return Err(format!("unknown header word `{word}`")),
@@ -369,11 +369,13 @@ fn setting_tag(s: FuzzSetting) -> String {
 }
 
 fn dialect_tag(d: Dialect, q: Quirks) -> String {
-    if q.chat_index_zero {
-        format!("{d}-index-zero")
-    } else {
-        d.to_string()
+    let mut t = d.to_string();
+    for (word, has, _) in QUIRK_WORDS {
+        if has(&q) {
+            let _ = write!(t, "-{word}");
+        }
     }
+    t
 }
 
 /// The SSE bytes (LF framing) of a case's first stream in a dialect, when it can speak it.
@@ -385,15 +387,23 @@ fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Option<Vec<u8>> {
     Some(encode(&events, &Framing::default()).bytes)
 }
 
-/// The dialects a [`dialect_decode`] selector byte chooses, with the byte.
-fn dialect_selectors() -> [(u8, Dialect, Quirks); 4] {
-    let q = |z| Quirks { chat_index_zero: z, ..Quirks::default() };
-    [
-        (0, Dialect::Anthropic, q(false)),
-        (1, Dialect::OpenAiChat, q(false)),
-        (2, Dialect::OpenAiChat, q(true)),
-        (3, Dialect::OpenAiResponses, q(false)),
-    ]
+/// The (dialect, quirk profile)s a [`dialect_decode`] selector byte chooses, with the
+/// smallest byte that picks each: the registry's SSE dialects (its events are SSE events).
+fn dialect_selectors() -> Vec<(u8, Dialect, Quirks)> {
+    let speeches =
+        toolcert_dialect::registry::speeches().filter(|&(d, _)| !toolcert_dialect::def(d).binary());
+    speeches.enumerate().map(|(k, (d, q))| (selector_byte(k), d, q)).collect()
+}
+
+/// Bit 2 of a [`dialect_decode`] selector says how the input is read; the other bits number
+/// the dialect.
+fn selector_byte(k: usize) -> u8 {
+    ((k & 3) | (k >> 2) << 3) as u8
+}
+
+/// The dialect number a [`dialect_decode`] selector byte holds (inverse of [`selector_byte`]).
+fn selector_index(sel: u8) -> usize {
+    (sel as usize & 3) | (sel as usize >> 3) << 2
 }
 
 /// The setting and case of a [`Target::Reference`] input.
@@ -518,14 +528,17 @@ struct ArbitraryEvent {
 /// The dialect decoders over arbitrary events: they return `Malformed` errors with a
 /// message, never panic, and what they decode feeds the reference core without a panic.
 ///
-/// Input: byte 0 picks the dialect (modulo 4: anthropic, openai-chat, openai-chat with the
-/// index-zero quirk, openai-responses) and, in bit 2, how the rest is read: as SSE text
+/// Input: byte 0 picks the dialect and quirk profile (in its bits other than bit 2, modulo
+/// the registry's SSE dialects and profiles, in registry order: anthropic, openai-chat, its
+/// index-zero and repeat-fields profiles, openai-responses) and, in bit 2, how the rest is
+/// read: as SSE text
 /// (lossy UTF-8; the seeds are real streams) or as arbitrary events of arbitrary strings.
 #[track_caller]
 pub fn dialect_decode(data: &[u8]) {
     let sel = data.first().copied().unwrap_or(0);
     let rest = data.get(1..).unwrap_or_default();
-    let (_, dialect, quirks) = dialect_selectors()[sel as usize % 4];
+    let selectors = dialect_selectors();
+    let (_, dialect, quirks) = selectors[selector_index(sel) % selectors.len()];
     let events: Vec<SseEvent> = if sel & 4 == 0 {
         let text = String::from_utf8_lossy(rest);
         let mut d = Decoder::new();
@@ -582,7 +595,19 @@ mod tests {
             assert_eq!(FuzzSetting::parse_header(&s.header()), Ok(s), "{}", s.header());
             assert_eq!(FuzzSetting::from_byte(s.to_byte()), s);
         }
-        assert_eq!(FuzzSetting::all().len(), 18);
+        assert_eq!(FuzzSetting::all().len(), 2 * (1 + 2 * toolcert_dialect::registry::speeches().count()));
+    }
+
+    #[test]
+    fn every_sse_dialect_and_profile_has_a_decode_selector_in_both_modes() {
+        let selectors = dialect_selectors();
+        let sse = toolcert_dialect::registry::speeches().filter(|&(d, _)| !toolcert_dialect::def(d).binary());
+        assert_eq!(selectors.iter().map(|&(_, d, q)| (d, q)).collect::<Vec<_>>(), sse.collect::<Vec<_>>());
+        for (k, &(b, _, _)) in selectors.iter().enumerate() {
+            assert_eq!(b & 4, 0, "bit 2 is the input mode");
+            assert_eq!(selector_index(b), k);
+            assert_eq!(selector_index(b | 4), k);
+        }
     }
 
     #[test]
