@@ -13,6 +13,8 @@ use toolcert_subject::TurnError;
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, Dialect, SseStream as WireStream};
 
+mod fast;
+
 const MODEL: &str = "claude-sonnet-4-5-20250929";
 const INPUT_TOKENS: u32 = 1187;
 
@@ -313,7 +315,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     _ => Delta { thinking: Some(Str::of(fragment)), ..Delta::of("thinking_delta") },
                 };
                 let delta = BlockDelta { kind: ty("content_block_delta"), index: *index, delta };
-                out.json(Some("content_block_delta"), &delta, k + 1);
+                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
             }
             Event::ForeignStop { index } => {
                 close(&mut out, &mut open_text, k);
@@ -324,7 +326,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         index: *index,
                         delta: Delta { signature: Some(SIGNATURE), ..Delta::of("signature_delta") },
                     };
-                    out.json(Some("content_block_delta"), &delta, k);
+                    out.push(Some("content_block_delta"), fast::block_delta(&delta), k);
                 }
                 out.json(
                     Some("content_block_stop"),
@@ -352,7 +354,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: block,
                     delta: Delta { text: Some(Str::of(text)), ..Delta::of("text_delta") },
                 };
-                out.json(Some("content_block_delta"), &delta, k + 1);
+                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
             }
             // Keep-alives and errors arrive whatever block is open.
             Event::Ping => out.json(Some("ping"), &Bare { kind: ty("ping") }, k + 1),
@@ -384,7 +386,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: *index,
                     delta: Delta { partial_json: Some(Str::of(fragment)), ..Delta::of("input_json_delta") },
                 };
-                out.json(Some("content_block_delta"), &delta, k + 1);
+                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
             }
             Event::CallStop { index, .. } => {
                 close(&mut out, &mut open_text, k);
@@ -493,6 +495,9 @@ fn foreign_start(index: u32, kind: ForeignKind, b: ContentBlock<'_>) -> Event<'s
 
 impl crate::SseDecoder for AnthropicDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(self, event, out) {
+            return done;
+        }
         let name = event_name(event)?;
         let name = name.as_ref();
         let data = event.data.as_str();

@@ -17,6 +17,8 @@ use toolcert_subject::TurnError;
 use crate::json::{own, parse, to_json, tokens, Ids, Out, Seen, Str};
 use crate::{malformed, Dialect, Quirks, SseStream as WireStream};
 
+mod fast;
+
 const MODEL: &str = "gpt-4o-2024-08-06";
 const CREATED: u64 = 1_754_000_000;
 const FINGERPRINT: &str = "fp_07871e2ad8";
@@ -192,7 +194,7 @@ impl<'a, 'n> Renderer<'a, 'n> {
             }]),
             ..chunk(&self.chunk_id)
         };
-        let data = to_json(&chunk);
+        let data = fast::chunk(&chunk);
         self.out.push(None, data, delivered);
     }
 
@@ -558,6 +560,9 @@ impl ChatDecoder {
 
 impl crate::SseDecoder for ChatDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(self, event, out) {
+            return done;
+        }
         if event.data == "[DONE]" {
             return Ok(());
         }

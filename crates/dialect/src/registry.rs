@@ -204,7 +204,10 @@ impl Deframer for SseDeframer {
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
         self.events.clear();
         let fed = self.sse.feed(chunk, &mut self.events);
-        out.extend(self.events.drain(..).map(WireMessage::Sse));
+        // Most transport chunks complete no event: nothing to move.
+        if !self.events.is_empty() {
+            out.extend(self.events.drain(..).map(WireMessage::Sse));
+        }
         fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
     }
 

@@ -20,6 +20,8 @@ use toolcert_subject::TurnError;
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, Dialect, SseStream as WireStream};
 
+mod fast;
+
 const MODEL: &str = "gpt-4.1-2025-04-14";
 const CREATED: u64 = 1_754_000_000;
 const INPUT_TOKENS: u32 = 1187;
@@ -438,7 +440,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                     delta: Str::of(text),
                     logprobs: [],
                 };
-                r.event("response.output_text.delta", body, k + 1);
+                r.text_delta("response.output_text.delta", body, k + 1);
             }
             // Responses has no keep-alive event of its own; the status event carries nothing.
             Event::Ping => {
@@ -488,7 +490,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                     delta: Str::of(fragment),
                 };
                 if !matches!(o, Origin::Fragment { block, .. } if r.item_only.contains(block)) {
-                    r.event("response.function_call_arguments.delta", body, k + 1);
+                    r.args_delta("response.function_call_arguments.delta", body, k + 1);
                 }
             }
             Event::CallStop { index, arguments } => {
@@ -645,6 +647,9 @@ impl ResponsesDecoder {
 
 impl crate::SseDecoder for ResponsesDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(event, out) {
+            return done;
+        }
         let name = event_name(event)?;
         let name = name.as_ref();
         let data = event.data.as_str();
