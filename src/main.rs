@@ -1620,12 +1620,13 @@ Each endpoint serves its own list of streams in turn, starting over at the end:
   POST /v1/messages            anthropic         (Anthropic SDKs: base URL without /v1)
   POST /v1/chat/completions    openai-chat       (OpenAI SDKs: base URL with /v1)
   POST /v1/responses           openai-responses  (OpenAI SDKs: base URL with /v1)
+  POST /model/{modelId}/converse-stream  bedrock  (AWS SDKs: endpoint URL, any model id)
 A named or generated case is rendered in the dialect of the endpoint asked (a case that
-dialect cannot speak is left out of its list); a .sse file is served only on the endpoint of
-its dialect. Any API key is accepted and request bodies are not checked, only bounded: one
-over --max-body bytes (16 MiB by default) is discarded and gets a 413. Every request is
-logged on stderr with the stream it got; a request with nothing to serve gets a 500 with a
-JSON error. Ctrl-C stops the server.
+dialect cannot speak is left out of its list); a .sse or .eventstream file is served only on
+the endpoint of its dialect. Any API key is accepted and request bodies are not checked,
+only bounded: one over --max-body bytes (16 MiB by default) is discarded and gets a 413.
+Every request is logged on stderr with the stream it got; a request with nothing to serve
+gets a 500 with a JSON error. Ctrl-C stops the server.
 
 Examples:
   toolcert serve --port 8787

@@ -676,4 +676,9 @@ impl crate::DialectDef for Anthropic {
             why: "passes without the events and deltas of unknown types",
         }]
     }
+
+    /// Units of unknown types.
+    fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
+        !wire.unknown.is_empty()
+    }
 }

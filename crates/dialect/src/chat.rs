@@ -703,10 +703,14 @@ impl crate::DialectDef for OpenAiChat {
             },
         ]
     }
+
+    /// The prelude chunk, the usage chunk without `choices`, `[DONE]` without a finish.
+    fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
+        wire.chat_prelude || wire.usage_without_choices || wire.done_without_finish
+    }
 }
 
 /// Chat's prelude, usage-without-choices and `[DONE]`-without-finish units.
 fn bookkeeping(turn: &Turn) -> bool {
-    let w = &turn.wire;
-    w.chat_prelude || w.usage_without_choices || w.done_without_finish
+    crate::DialectDef::reads(&OpenAiChat, &turn.wire)
 }

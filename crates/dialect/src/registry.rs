@@ -25,7 +25,7 @@
 
 use toolcert_render::Rendered;
 use toolcert_scenario::{
-    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn,
+    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn, WireEvents,
 };
 use toolcert_subject::{ErrorClass, TurnError, WireMessage};
 
@@ -142,6 +142,13 @@ pub trait DialectDef: Sync {
     /// with (Responses: the contradiction is in its own `done` events, `WIRE-DONE`).
     fn done_mismatch_rule(&self) -> Option<&'static str> {
         None
+    }
+
+    /// Whether it reads any of a turn's dialect events ([`WireEvents`]: each option is read
+    /// only by the dialect it names). A case carrying dialect events runs, and is written to
+    /// the corpus, only in the dialects that read them.
+    fn reads(&self, _wire: &WireEvents) -> bool {
+        false
     }
 }
 

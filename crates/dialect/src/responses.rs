@@ -1061,4 +1061,9 @@ impl crate::DialectDef for OpenAiResponses {
     fn done_mismatch_rule(&self) -> Option<&'static str> {
         Some("WIRE-DONE")
     }
+
+    /// Calls announced by their `output_item.done` alone, a mismatch in one `done` only.
+    fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
+        !wire.item_done_only.is_empty() || !wire.mismatch_in.is_both()
+    }
 }

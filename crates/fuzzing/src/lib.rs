@@ -72,11 +72,23 @@ fn places() -> Vec<(Level, Dialect, Quirks)> {
     out
 }
 
-/// The words a quirk profile is written with in a header and a seed's name.
-const QUIRK_WORDS: [(&str, fn(&Quirks) -> bool, fn(&mut Quirks)); 2] = [
-    ("index-zero", |q| q.chat_index_zero, |q| q.chat_index_zero = true),
-    ("repeat-fields", |q| q.chat_repeat_fields, |q| q.chat_repeat_fields = true),
-];
+/// The words a quirk profile is written with in a header and a seed's name, each with the
+/// profile of that one quirk.
+const QUIRK_WORDS: [(&str, Quirks); 2] =
+    [("index-zero", Quirks::INDEX_ZERO), ("repeat-fields", Quirks::REPEAT_FIELDS)];
+
+/// Whether `q` has the quirk of the one-quirk profile `one`.
+fn has(q: Quirks, one: Quirks) -> bool {
+    (one.chat_index_zero && q.chat_index_zero) || (one.chat_repeat_fields && q.chat_repeat_fields)
+}
+
+/// `q` with the quirk of the one-quirk profile `one` added.
+fn with(q: Quirks, one: Quirks) -> Quirks {
+    Quirks {
+        chat_index_zero: q.chat_index_zero || one.chat_index_zero,
+        chat_repeat_fields: q.chat_repeat_fields || one.chat_repeat_fields,
+    }
+}
 
 /// The first line of a value-form input.
 const HEADER: &str = "#toolcert";
@@ -118,8 +130,8 @@ impl FuzzSetting {
         if self.level != Level::Events {
             let _ = write!(h, " dialect={}", self.dialect);
         }
-        for (word, has, _) in QUIRK_WORDS {
-            if has(&self.quirks) {
+        for (word, one) in QUIRK_WORDS {
+            if has(self.quirks, one) {
                 let _ = write!(h, " quirks={word}");
             }
         }
@@ -136,9 +148,9 @@ impl FuzzSetting {
                 Some(("level", v)) => s.level = v.parse()?,
                 Some(("dialect", v)) => s.dialect = v.parse().map_err(|e| format!("{e}"))?,
                 Some(("quirks", "none")) => s.quirks = Quirks::PLAIN,
-                Some(("quirks", q)) if QUIRK_WORDS.iter().any(|(w, _, _)| *w == q) => {
-                    for (_, _, set) in QUIRK_WORDS.iter().filter(|(w, _, _)| *w == q) {
-                        set(&mut s.quirks);
+                Some(("quirks", q)) if QUIRK_WORDS.iter().any(|(w, _)| *w == q) => {
+                    for (_, one) in QUIRK_WORDS.into_iter().filter(|(w, _)| *w == q) {
+                        s.quirks = with(s.quirks, one);
                     }
                 }
                 Some(("schema", "on")) => s.schema = true,
@@ -370,8 +382,8 @@ fn setting_tag(s: FuzzSetting) -> String {
 
 fn dialect_tag(d: Dialect, q: Quirks) -> String {
     let mut t = d.to_string();
-    for (word, has, _) in QUIRK_WORDS {
-        if has(&q) {
+    for (word, one) in QUIRK_WORDS {
+        if has(q, one) {
             let _ = write!(t, "-{word}");
         }
     }
