@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{ForeignKind, StopReason};
+use toolcert_scenario::{ForeignKind, StopMeaning, StopReason};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -627,14 +627,19 @@ impl crate::DialectDef for Anthropic {
         matches!(kind, Thinking | RedactedThinking | ServerToolUse | ServerToolResult)
     }
 
-    fn stop_reason(&self, reason: StopReason) -> StopReason {
+    fn stop_reasons(&self) -> &'static [StopReason] {
         use StopReason::*;
-        match reason {
-            ToolUse | EndTurn | StopSequence | MaxTokens | Refusal => reason,
-            ToolCalls => ToolUse,
-            Stop | Completed => EndTurn,
-            Length | Incomplete => MaxTokens,
-            ContentFilter => Refusal,
+        &[ToolUse, EndTurn, StopSequence, MaxTokens, Refusal]
+    }
+
+    /// A filtered output is a `refusal` (Anthropic has no word of its own for it).
+    fn word(&self, meaning: StopMeaning) -> StopReason {
+        match meaning {
+            StopMeaning::Complete => StopReason::EndTurn,
+            StopMeaning::ToolUse => StopReason::ToolUse,
+            StopMeaning::StopSequence => StopReason::StopSequence,
+            StopMeaning::Truncated => StopReason::MaxTokens,
+            StopMeaning::Refused | StopMeaning::Filtered => StopReason::Refusal,
         }
     }
 

@@ -29,8 +29,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
 use toolcert_scenario::{
-    Corrupt, CorruptWhat, Cut, CutAim, ForeignKind, Shape, StopReason, StreamEnd, Tail, TailAim, Transport,
-    Turn,
+    Corrupt, CorruptWhat, Cut, CutAim, ForeignKind, Shape, StopMeaning, StopReason, StreamEnd, Tail, TailAim,
+    Transport, Turn,
 };
 use toolcert_subject::{ErrorClass, Frame, TurnError, WireMessage};
 
@@ -733,14 +733,21 @@ impl crate::DialectDef for Bedrock {
         kind == ForeignKind::Thinking
     }
 
-    /// `guardrail_intervened` and `content_filtered` are its refusal and its filter.
-    fn stop_reason(&self, reason: StopReason) -> StopReason {
+    fn stop_reasons(&self) -> &'static [StopReason] {
         use StopReason::*;
-        match reason {
-            ToolUse | EndTurn | StopSequence | MaxTokens | Refusal | ContentFilter => reason,
-            ToolCalls => ToolUse,
-            Stop | Completed => EndTurn,
-            Length | Incomplete => MaxTokens,
+        &[ToolUse, EndTurn, StopSequence, MaxTokens, Refusal, ContentFilter]
+    }
+
+    /// `guardrail_intervened` and `content_filtered` are its refusal and its filter
+    /// ([`DialectDef::spell`]).
+    fn word(&self, meaning: StopMeaning) -> StopReason {
+        match meaning {
+            StopMeaning::Complete => StopReason::EndTurn,
+            StopMeaning::ToolUse => StopReason::ToolUse,
+            StopMeaning::StopSequence => StopReason::StopSequence,
+            StopMeaning::Truncated => StopReason::MaxTokens,
+            StopMeaning::Refused => StopReason::Refusal,
+            StopMeaning::Filtered => StopReason::ContentFilter,
         }
     }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{fragments, Block, FaultKind, ForeignKind, Shape, StopReason, Turn};
+use toolcert_scenario::{fragments, Block, FaultKind, ForeignKind, Shape, StopMeaning, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -630,14 +630,18 @@ impl crate::DialectDef for OpenAiChat {
         matches!(kind, ForeignKind::Thinking | ForeignKind::Refusal)
     }
 
-    fn stop_reason(&self, reason: StopReason) -> StopReason {
+    fn stop_reasons(&self) -> &'static [StopReason] {
         use StopReason::*;
-        match reason {
-            ToolCalls | Stop | Length | ContentFilter => reason,
-            ToolUse => ToolCalls,
-            EndTurn | StopSequence | Completed => Stop,
-            MaxTokens | Incomplete => Length,
-            Refusal => ContentFilter,
+        &[ToolCalls, Stop, Length, ContentFilter]
+    }
+
+    /// `stop` for a finished answer and a stop sequence alike; a refusal is `content_filter`.
+    fn word(&self, meaning: StopMeaning) -> StopReason {
+        match meaning {
+            StopMeaning::Complete | StopMeaning::StopSequence => StopReason::Stop,
+            StopMeaning::ToolUse => StopReason::ToolCalls,
+            StopMeaning::Truncated => StopReason::Length,
+            StopMeaning::Refused | StopMeaning::Filtered => StopReason::ContentFilter,
         }
     }
 

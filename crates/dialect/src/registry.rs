@@ -25,7 +25,8 @@
 
 use toolcert_render::Rendered;
 use toolcert_scenario::{
-    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn, WireEvents,
+    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopMeaning, StopReason, StreamEnd, Transport, Turn,
+    WireEvents,
 };
 use toolcert_subject::{ErrorClass, TurnError, WireMessage};
 
@@ -49,10 +50,22 @@ pub trait DialectDef: Sync {
     /// Whether it has this kind of foreign block.
     fn speaks_foreign(&self, kind: ForeignKind) -> bool;
 
+    /// Its own stop reasons: the words its decoder reads and gives back.
+    fn stop_reasons(&self) -> &'static [StopReason];
+
+    /// Its word for a meaning (a dialect with fewer words than meanings says several with
+    /// one: Chat's `stop` is both a finished answer and a stop sequence).
+    fn word(&self, meaning: StopMeaning) -> StopReason;
+
     /// The reason it sends for `reason`: the same reason when it is one of its own,
-    /// otherwise its reason of the same meaning (complete stays complete, truncating stays
-    /// truncating). Its decoder gives back this one.
-    fn stop_reason(&self, reason: StopReason) -> StopReason;
+    /// otherwise its word for the reason's meaning. Its decoder gives back this one.
+    fn stop_reason(&self, reason: StopReason) -> StopReason {
+        if self.stop_reasons().contains(&reason) {
+            reason
+        } else {
+            self.word(reason.meaning())
+        }
+    }
 
     /// The quirk profiles it is spoken in, the plain one first; a run over all settings
     /// certifies each.
@@ -232,6 +245,37 @@ impl Deframer for SseDeframer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dialect sends a reason of the same meaning class (complete, tool use, stop sequence
+    /// stay untruncated; truncating stays truncating), always one of its own words, and its
+    /// own words unchanged.
+    #[test]
+    fn each_dialect_spells_every_reason_with_one_of_its_own_words_of_the_same_meaning() {
+        for d in REGISTRY {
+            for reason in StopReason::ALL {
+                let sent = d.stop_reason(reason);
+                assert!(d.stop_reasons().contains(&sent), "{}: {reason:?} sent as {sent:?}", d.name());
+                assert_eq!(
+                    sent.is_truncating(),
+                    reason.is_truncating(),
+                    "{}: {reason:?} as {sent:?}",
+                    d.name()
+                );
+                if d.stop_reasons().contains(&reason) {
+                    assert_eq!(sent, reason, "{}: its own word {reason:?}", d.name());
+                }
+            }
+            for meaning in StopMeaning::ALL {
+                let word = d.word(meaning);
+                assert_eq!(
+                    word.is_truncating(),
+                    meaning.is_truncating(),
+                    "{}: {meaning:?} as {word:?}",
+                    d.name()
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_registry_holds_every_dialect_once_in_order() {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{ForeignKind, MismatchIn, StopReason, Turn};
+use toolcert_scenario::{ForeignKind, MismatchIn, StopMeaning, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -543,8 +543,8 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 };
                 let mut resp = r.response(status, &output);
                 if truncated {
-                    let why = match reason {
-                        StopReason::ContentFilter | StopReason::Refusal => "content_filter",
+                    let why = match reason.meaning() {
+                        StopMeaning::Refused | StopMeaning::Filtered => "content_filter",
                         _ => "max_output_tokens",
                     };
                     resp.incomplete_details = Some(IncompleteDetails { reason: why });
@@ -1003,10 +1003,14 @@ impl crate::DialectDef for OpenAiResponses {
         matches!(kind, Thinking | RedactedThinking | WebSearchCall | Refusal | CustomToolCall)
     }
 
-    /// Two terminal events: `response.incomplete` for every truncating reason,
+    fn stop_reasons(&self) -> &'static [StopReason] {
+        &[StopReason::Completed, StopReason::Incomplete]
+    }
+
+    /// Two terminal events: `response.incomplete` for every truncating meaning,
     /// `response.completed` for the rest.
-    fn stop_reason(&self, reason: StopReason) -> StopReason {
-        if reason.is_truncating() {
+    fn word(&self, meaning: StopMeaning) -> StopReason {
+        if meaning.is_truncating() {
             StopReason::Incomplete
         } else {
             StopReason::Completed

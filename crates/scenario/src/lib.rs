@@ -354,7 +354,45 @@ pub enum StreamEnd {
     Cancel,
 }
 
-/// A message-level stop reason, spelled as the dialect that sends it.
+/// What a stop reason means for the turn, whatever a dialect calls it: the ground truth the
+/// oracle judges by (docs/SPEC.md §2). Each dialect spells a meaning with its own word
+/// (`DialectDef::word` in toolcert-dialect).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StopMeaning {
+    /// The model finished its answer.
+    Complete,
+    /// The model stopped to have its tool calls run.
+    ToolUse,
+    /// Generation reached one of the caller's stop sequences.
+    StopSequence,
+    /// The output hit its token limit.
+    Truncated,
+    /// The model or a guardrail refused to go on.
+    Refused,
+    /// A content filter cut the output.
+    Filtered,
+}
+
+impl StopMeaning {
+    pub const ALL: [StopMeaning; 6] = [
+        StopMeaning::Complete,
+        StopMeaning::ToolUse,
+        StopMeaning::StopSequence,
+        StopMeaning::Truncated,
+        StopMeaning::Refused,
+        StopMeaning::Filtered,
+    ];
+
+    /// Whether the output was cut: nothing of such a turn may be dispatched.
+    pub fn is_truncating(self) -> bool {
+        matches!(self, StopMeaning::Truncated | StopMeaning::Refused | StopMeaning::Filtered)
+    }
+}
+
+/// A message-level stop reason: one provider's word for a [`StopMeaning`]. The words are
+/// the vocabulary cases, reports and the subprocess protocol carry (`end_turn`, `stop`,
+/// `completed`…); what a word means is [`StopReason::meaning`], and which word a dialect
+/// sends for a meaning is the dialect's choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
@@ -389,19 +427,26 @@ impl StopReason {
         StopReason::Incomplete,
     ];
 
-    /// Reasons that say the output was cut: nothing of such a turn may be dispatched.
-    pub fn is_truncating(self) -> bool {
-        matches!(
-            self,
-            StopReason::MaxTokens
-                | StopReason::Refusal
-                | StopReason::Length
-                | StopReason::ContentFilter
-                | StopReason::Incomplete
-        )
+    /// What the word means.
+    pub fn meaning(self) -> StopMeaning {
+        use StopReason::*;
+        match self {
+            EndTurn | Stop | Completed => StopMeaning::Complete,
+            ToolUse | ToolCalls => StopMeaning::ToolUse,
+            StopSequence => StopMeaning::StopSequence,
+            MaxTokens | Length | Incomplete => StopMeaning::Truncated,
+            Refusal => StopMeaning::Refused,
+            ContentFilter => StopMeaning::Filtered,
+        }
     }
 
-    /// The string the dialect puts on the wire.
+    /// Reasons that say the output was cut: nothing of such a turn may be dispatched.
+    pub fn is_truncating(self) -> bool {
+        self.meaning().is_truncating()
+    }
+
+    /// The word as it is written (in cases, reports, the protocol, and on the wire of the
+    /// dialects whose word it is).
     pub fn wire_name(self) -> &'static str {
         match self {
             StopReason::ToolUse => "tool_use",
