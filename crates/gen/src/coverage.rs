@@ -576,7 +576,10 @@ pub fn classify(case: &Case) -> Coverage {
             });
         }
         classify_names_and_indices(turn, &mut cov);
-        dialect_labels(turn, &mut cov);
+        // The turn's neutral rendering, made once and only if a label needs it.
+        let rendered = std::cell::OnceCell::new();
+        let rendered = || rendered.get_or_init(|| render(turn));
+        dialect_labels(turn, rendered, &mut cov);
         for block in &turn.blocks {
             if let Block::Text(t) = block {
                 unicode_labels(&t.text, &mut cov);
@@ -584,7 +587,7 @@ pub fn classify(case: &Case) -> Coverage {
         }
         if turn.blocks.iter().any(|b| matches!(b, Block::Foreign(_))) {
             // A foreign block counts once delivered: its start (or, in Chat, a delta) arrived.
-            for o in &render(turn).origins {
+            for o in &rendered().origins {
                 if let Origin::ForeignStart { block } | Origin::Foreign { block, .. } = *o {
                     if let Some(Block::Foreign(f)) = turn.blocks.get(block as usize) {
                         cov.labels.insert(Label::foreign(f.kind));
@@ -614,7 +617,7 @@ pub fn classify(case: &Case) -> Coverage {
         if !turn.faults.is_empty() {
             // Only faults the stream delivers count: one that names a call of a turn with
             // none, or that the ending cut off, exercises nothing.
-            let rendered = render(turn);
+            let rendered = rendered();
             for o in &rendered.origins {
                 if let Origin::Fault { fault } = *o {
                     cov.labels.insert(match turn.faults[fault as usize].kind.class() {
@@ -676,7 +679,7 @@ pub fn classify(case: &Case) -> Coverage {
             if schema.is_some() {
                 cov.enter(Scope::HasSchemaCall);
             }
-            // Strictly, as the oracle parses; a value tree only when a schema needs one.
+            // Strictly, as the oracle parses; no value tree.
             let parses = if args.is_empty() {
                 cov.labels.insert(Label::EmptyArguments);
                 if let Some(schema) = schema {
@@ -696,14 +699,15 @@ pub fn classify(case: &Case) -> Coverage {
                     // serde_json's default parse stops at 128 levels: a valid document that
                     // deep fails there, after building an error at every level it unwinds.
                     Some(_) if scan.deepest >= SERDE_DEPTH_LIMIT => false,
-                    Some(schema) => match serde_json::from_str::<serde_json::Value>(args) {
-                        Ok(v) => {
-                            if doc::violates(schema, &v) {
+                    // The schema checked in the parse's walk, without a value tree.
+                    Some(schema) => match crate::violates::parse_violates(args, schema) {
+                        Some(violates) => {
+                            if violates {
                                 cov.labels.insert(Label::SchemaViolation);
                             }
                             true
                         }
-                        Err(_) => false,
+                        None => false,
                     },
                     None => serde_json::from_str::<serde::de::IgnoredAny>(args).is_ok(),
                 }
@@ -733,7 +737,11 @@ pub fn classify(case: &Case) -> Coverage {
 
 /// The dialect events a turn's wire rendering sends ([`toolcert_scenario::WireEvents`]),
 /// counted where the dialect that reads them would send them.
-fn dialect_labels(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
+fn dialect_labels<'c, 't: 'c>(
+    turn: &'t toolcert_scenario::Turn,
+    rendered: impl Fn() -> &'c toolcert_render::Rendered<'t>,
+    cov: &mut Coverage,
+) {
     use toolcert_scenario::{Ending, MismatchIn, UnknownKind};
     let w = &turn.wire;
     let stopped = matches!(turn.ending, Ending::Stop(_));
@@ -751,8 +759,8 @@ fn dialect_labels(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
         let mismatched =
             turn.faults.iter().any(|f| matches!(f.kind, toolcert_scenario::FaultKind::DoneMismatch { .. }));
         if !w.item_done_only.is_empty() || (mismatched && !w.mismatch_in.is_both()) {
-            let rendered = render(turn);
-            if !toolcert_render::item_done_only(turn, &rendered).is_empty() {
+            let rendered = rendered();
+            if !toolcert_render::item_done_only(turn, rendered).is_empty() {
                 cov.labels.insert(Label::ItemDoneOnly);
             }
             // A mismatch the stream delivers (its terminal repeats other arguments).

@@ -392,7 +392,9 @@ pub const MAX_DEPTH: usize = 512;
 /// [`MAX_DEPTH`] levels; a key written twice keeps its last value (as serde_json,
 /// `JSON.parse` and Python's `json` do). `None`: unparseable.
 pub fn parse_document(document: &str) -> Option<Value> {
-    crate::number::parse_strict(document).ok()
+    // `number::parse_strict` without the message: a refused document is not parsed again to
+    // say why (a quarter of the documents judged are refused: cut, broken, too deep).
+    crate::expect::parse_nested(document).filter(|v| crate::number::overflowing(v).is_none())
 }
 
 /// [`parse_document`] without the number checks of the number rule: the JSON grammar and
@@ -403,7 +405,13 @@ pub(crate) fn parse_nested(document: &str) -> Option<Value> {
         Ok(v) => Some(v),
         // serde_json stops at 128 levels by default; between that and ours, parse again
         // without its limit (the depth is checked first, so the recursion stays bounded).
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") && depth(document) <= MAX_DEPTH => {
+        // (Only a syntax error can be the depth limit: a cut document's end-of-input error is
+        // not formatted to find out.)
+        Err(e)
+            if e.classify() == serde_json::error::Category::Syntax
+                && e.to_string().starts_with("recursion limit exceeded")
+                && depth(document) <= MAX_DEPTH =>
+        {
             let mut de = serde_json::Deserializer::from_str(document);
             de.disable_recursion_limit();
             let v = Value::deserialize(&mut de).ok()?;

@@ -170,7 +170,7 @@ pub fn parse_strict(document: &str) -> Result<Value, String> {
 }
 
 /// The first number whose magnitude a double cannot hold.
-fn overflowing(v: &Value) -> Option<&Number> {
+pub(crate) fn overflowing(v: &Value) -> Option<&Number> {
     match v {
         Value::Number(n) => n.as_f64().is_none().then_some(n),
         Value::Array(a) => a.iter().find_map(overflowing),
