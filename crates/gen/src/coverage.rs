@@ -553,6 +553,19 @@ impl Coverage {
 /// serde_json's default recursion limit: its parse refuses a document nested this deep.
 const SERDE_DEPTH_LIMIT: usize = 128;
 
+/// The labels of each [`Scope`] (by `scope as usize`, as the bits of `Coverage::scopes`),
+/// computed once.
+fn scope_labels() -> &'static [LabelSet; 16] {
+    static SETS: std::sync::OnceLock<[LabelSet; 16]> = std::sync::OnceLock::new();
+    SETS.get_or_init(|| {
+        let mut sets = [LabelSet::default(); 16];
+        for l in Label::ALL {
+            sets[l.scope() as usize].insert(l);
+        }
+        sets
+    })
+}
+
 /// Labels what `case` exercises; see the module docs.
 pub fn classify(case: &Case) -> Coverage {
     let mut cov = Coverage::default();
@@ -1183,8 +1196,12 @@ impl CoverageStats {
 
     pub fn add(&mut self, cov: &Coverage) {
         self.cases += 1;
+        // The labels whose scope the case is in, as one set: a bit test per label.
+        let sets = scope_labels();
+        let applicable =
+            LabelSet((0..16).filter(|&b| cov.scopes & (1 << b) != 0).fold(0, |m, b| m | sets[b].0));
         for (&label, c) in &mut self.counts {
-            if cov.applies(label) {
+            if applicable.contains(label) {
                 c.applicable += 1;
                 if cov.has(label) {
                     c.count += 1;
