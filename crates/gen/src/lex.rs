@@ -549,12 +549,17 @@ pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<us
     if len < 2 {
         return vec![None; questions.len()];
     }
+    // A question no offset can answer (its class needs a byte the document lacks) is settled
+    // here: left open, it would keep the pass going to the end of the document.
+    let possible: Vec<bool> = questions.iter().map(|&(f, _)| may_carry(doc.as_bytes(), f)).collect();
     let mut sink = Questions {
         len,
-        open: questions.len(),
+        open: possible.iter().filter(|&&p| p).count(),
         qs: questions
             .iter()
-            .map(|&(f, fraction)| Question {
+            .zip(&possible)
+            .filter(|(_, &p)| p)
+            .map(|(&(f, fraction), _)| Question {
                 want: f | flag::BOUNDARY,
                 start: 1 + usize::from(fraction) * (len - 1) / 256,
                 after: None,
@@ -562,8 +567,29 @@ pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<us
             })
             .collect(),
     };
-    scan_impl(doc, false, &mut sink);
-    sink.qs.iter().map(|q| q.after.or(q.before)).collect()
+    if sink.open > 0 {
+        scan_impl(doc, false, &mut sink);
+    }
+    let mut answers = sink.qs.iter().map(|q| q.after.or(q.before));
+    possible.iter().map(|&p| if p { answers.next().flatten() } else { None }).collect()
+}
+
+/// Whether some offset of `doc` may carry `f`, from a byte search (`false` only when none
+/// can): an escape needs a backslash, `\uXXXX` a backslash before a `u`, a space next to the
+/// cut a space, an object nested in the top-level value a `{` other than the top-level
+/// value's own first byte.
+fn may_carry(doc: &[u8], f: u16) -> bool {
+    match f {
+        flag::ESCAPE => memchr::memchr(b'\\', doc).is_some(),
+        flag::UNICODE => memchr::memmem::find(doc, b"\\u").is_some(),
+        flag::NEXT_TO_SPACE => memchr::memchr(b' ', doc).is_some(),
+        flag::NESTED => {
+            // (A `{` at the first byte opens the top-level value, or is an error: nothing nests.)
+            let first = doc.iter().position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+            first.is_some_and(|first| memchr::memchr(b'{', &doc[first + 1..]).is_some())
+        }
+        _ => true,
+    }
 }
 
 /// One question of [`first_flagged`]: offsets carrying all of `want`, the first at or after
