@@ -566,7 +566,9 @@ pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<us
                 before: None,
             })
             .collect(),
+        classes: 0,
     };
+    sink.settle_classes();
     if sink.open > 0 {
         scan_impl(doc, false, &mut sink);
     }
@@ -621,6 +623,20 @@ struct Questions {
     /// Questions without their answer at or after their start.
     open: usize,
     qs: Vec<Question>,
+    /// The flags some open question wants besides the boundary (all of them if one wants
+    /// the boundary alone): an offset with none of them answers nothing.
+    classes: u16,
+}
+
+impl Questions {
+    fn settle_classes(&mut self) {
+        self.classes = self.qs.iter().filter(|q| q.after.is_none()).fold(0, |m, q| {
+            m | match q.want & !flag::BOUNDARY {
+                0 => u16::MAX,
+                c => c,
+            }
+        });
+    }
 }
 
 impl Sink for Questions {
@@ -631,13 +647,17 @@ impl Sink for Questions {
 
     #[inline(always)]
     fn put(&mut self, s: usize, f: u16) {
-        if s == 0 || s >= self.len {
+        if s == 0 || s >= self.len || f & self.classes == 0 {
             return;
         }
+        let open = self.open;
         for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
             if f & q.want == q.want && q.hit(s) {
                 self.open -= 1;
             }
+        }
+        if self.open != open {
+            self.settle_classes();
         }
     }
 
@@ -646,6 +666,7 @@ impl Sink for Questions {
         // byte `s` or byte `s - 1` is a space (such an offset is always a boundary: a space
         // is followed by no continuation byte).
         let end = end.min(self.len);
+        let open = self.open;
         for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
             let need = q.want & !base;
             if need & !(flag::BOUNDARY | flag::NEXT_TO_SPACE) != 0 {
@@ -668,6 +689,9 @@ impl Sink for Questions {
                 q.after = Some(s);
                 self.open -= 1;
             }
+        }
+        if self.open != open {
+            self.settle_classes();
         }
     }
 
