@@ -8,7 +8,6 @@
 //! Hypothesis and proptest print their statistics). A generator that stops reaching a class
 //! shows up here as a falling percentage, which is what the acceptance floor checks.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::ser::SerializeMap;
@@ -1165,12 +1164,22 @@ impl LabelCount {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CoverageStats {
     pub cases: u64,
-    counts: BTreeMap<Label, LabelCount>,
+    /// By `label as usize` (the order of [`Label::ALL`]).
+    counts: [LabelCount; Label::ALL.len()],
 }
+
+// `Label::ALL` lists the labels in their order: `counts[l as usize]` is label `l`'s.
+const _: () = {
+    let mut i = 0;
+    while i < Label::ALL.len() {
+        assert!(Label::ALL[i] as usize == i);
+        i += 1;
+    }
+};
 
 impl Default for CoverageStats {
     fn default() -> Self {
-        CoverageStats { cases: 0, counts: Label::ALL.iter().map(|&l| (l, LabelCount::default())).collect() }
+        CoverageStats { cases: 0, counts: [LabelCount::default(); Label::ALL.len()] }
     }
 }
 
@@ -1183,7 +1192,9 @@ impl CoverageStats {
     /// added up) over `cases` cases; labels not given count zero.
     pub fn from_counts(cases: u64, counts: impl IntoIterator<Item = (Label, LabelCount)>) -> Self {
         let mut stats = Self { cases, ..Self::default() };
-        stats.counts.extend(counts);
+        for (l, c) in counts {
+            stats.counts[l as usize] = c;
+        }
         stats
     }
 
@@ -1200,22 +1211,22 @@ impl CoverageStats {
         let sets = scope_labels();
         let applicable =
             LabelSet((0..16).filter(|&b| cov.scopes & (1 << b) != 0).fold(0, |m, b| m | sets[b].0));
-        for (&label, c) in &mut self.counts {
-            if applicable.contains(label) {
-                c.applicable += 1;
-                if cov.has(label) {
-                    c.count += 1;
-                }
-            }
+        let mut bits = applicable.0;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let c = &mut self.counts[l as usize];
+            c.applicable += 1;
+            c.count += (cov.labels.0 >> l & 1) as u64;
         }
     }
 
     pub fn get(&self, label: Label) -> LabelCount {
-        self.counts.get(&label).copied().unwrap_or_default()
+        self.counts[label as usize]
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (Label, LabelCount)> + '_ {
-        self.counts.iter().map(|(&l, &c)| (l, c))
+        Label::ALL.iter().map(|&l| (l, self.counts[l as usize]))
     }
 
     /// Labels of `groups` that applied to some case and were hit in fewer than `percent`%

@@ -759,7 +759,7 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
         if sink.wants(i) {
             sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
         }
-        if !started && !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
+        if !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
             started = true;
         }
         lx.step(bytes, i, &mut top_keys);
