@@ -26,13 +26,13 @@
 #[cfg(feature = "harness")]
 pub mod bench;
 #[cfg(feature = "harness")]
-pub use toolcert_runner::corpus;
+pub use toolcert_fuzzing as fuzzing;
 #[cfg(feature = "harness")]
-pub mod fuzzing;
+pub use toolcert_runner::corpus;
 pub use toolcert_runner::regressions;
 pub mod testing;
 #[cfg(feature = "harness")]
-pub mod zoo;
+pub use toolcert_zoo as zoo;
 
 pub use toolcert_dialect as dialect;
 #[cfg(feature = "harness")]

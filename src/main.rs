@@ -227,13 +227,13 @@ struct CertifyArgs {
     /// Only run cases whose name contains this.
     #[arg(long = "case")]
     case: Option<String>,
-    /// Only this level: `events` (provider-neutral), `wire` (one dialect's SSE events) or
-    /// `bytes` (raw SSE bytes in transport chunks cut anywhere). Default: every level the
-    /// subject declares.
+    /// Only this level: `events` (provider-neutral), `wire` (one dialect's messages: SSE
+    /// events, or Bedrock's event-stream frames) or `bytes` (the raw bytes of the stream in
+    /// transport chunks cut anywhere). Default: every level the subject declares.
     #[arg(long)]
     level: Option<toolcert::subject::Level>,
     /// Only this dialect at the wire and bytes levels: anthropic, openai-chat,
-    /// openai-responses. Default: every dialect the subject declares (and, for openai-chat,
+    /// openai-responses, bedrock. Default: every dialect the subject declares (and, for openai-chat,
     /// every quirk profile it declares).
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
@@ -429,6 +429,14 @@ macro_rules! outln {
 }
 
 fn main() -> ExitCode {
+    // mimalloc asks for transparent huge pages on the arenas it reserves, so every 2 MiB
+    // region a thread touched counts in full: `--jobs 2` measured 64-85 MB max RSS on 100,000
+    // events-level cases, 26 MB without (and no slower). Memory must stay bounded on long runs.
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes plain integers and only sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
     // Ctrl-C reaches toolcert but not a subject (it has its own process group): kill the
     // subjects' groups on the way out.
     toolcert::exec::kill_subjects_on_signals();
@@ -691,7 +699,13 @@ fn certify_cost(
     let (subject, _) = open_subject(&args.subject, cost_exec_options(budget))?;
     let exec_language = exec.map(|e| (e.cmd.clone(), e.language.clone()));
     let floor = Floor::open(args.cost_floor.as_deref(), exec_language.as_ref(), cost_exec_options(budget))?;
-    let opts = cost::CostOptions { level, speech, budget, ..Default::default() };
+    let opts = cost::CostOptions {
+        level,
+        speech,
+        budget,
+        timeout: Some(cost_exec_options(budget).timeout),
+        ..Default::default()
+    };
     eprintln!(
         "toolcert: pricing {} on cost suite v{} at the {} level (a tier predicted over {} s is skipped)",
         subject.name(),
@@ -1527,7 +1541,14 @@ fn bench(args: BenchArgs) -> ExitCode {
         Err(code) => return code,
     };
     let floor = floor.as_floor();
-    let opts = cost::CostOptions { level, speech, budget, large: args.large, ..Default::default() };
+    let opts = cost::CostOptions {
+        level,
+        speech,
+        budget,
+        large: args.large,
+        timeout: Some(cost_exec_options(budget).timeout),
+        ..Default::default()
+    };
     eprintln!(
         "toolcert {} pricing {} on cost suite v{} ({} workloads; a tier predicted over {} s is skipped)",
         env!("CARGO_PKG_VERSION"),
@@ -1583,12 +1604,13 @@ fn smoke(args: SmokeArgs) -> ExitCode {
 /// certifies with, for someone pointing a real client at it by hand.
 mod serve_cmd {
     use std::io::Write as _;
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
     use std::process::ExitCode;
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
-    use toolcert::scenario::{Dialect, Quirks, Turn};
+    use toolcert::runner::served::{self, Serving, Stream};
+    use toolcert::scenario::Dialect;
     use toolcert_serve::{Config, Endpoint, MockProvider, Reply};
 
     use super::{exit, whole};
@@ -1598,12 +1620,13 @@ Each endpoint serves its own list of streams in turn, starting over at the end:
   POST /v1/messages            anthropic         (Anthropic SDKs: base URL without /v1)
   POST /v1/chat/completions    openai-chat       (OpenAI SDKs: base URL with /v1)
   POST /v1/responses           openai-responses  (OpenAI SDKs: base URL with /v1)
+  POST /model/{modelId}/converse-stream  bedrock  (AWS SDKs: endpoint URL, any model id)
 A named or generated case is rendered in the dialect of the endpoint asked (a case that
-dialect cannot speak is left out of its list); a .sse file is served only on the endpoint of
-its dialect. Any API key is accepted and request bodies are not checked, only bounded: one
-over --max-body bytes (16 MiB by default) is discarded and gets a 413. Every request is
-logged on stderr with the stream it got; a request with nothing to serve gets a 500 with a
-JSON error. Ctrl-C stops the server.
+dialect cannot speak is left out of its list); a .sse or .eventstream file is served only on
+the endpoint of its dialect. Any API key is accepted and request bodies are not checked,
+only bounded: one over --max-body bytes (16 MiB by default) is discarded and gets a 413.
+Every request is logged on stderr with the stream it got; a request with nothing to serve
+gets a 500 with a JSON error. Ctrl-C stops the server.
 
 Examples:
   toolcert serve --port 8787
@@ -1648,12 +1671,30 @@ Examples:
         max_body: usize,
     }
 
-    /// One stream to serve: its name in the log and its chunks.
-    type Stream = (String, Vec<Vec<u8>>);
-
     pub fn run(args: ServeArgs) -> ExitCode {
-        let lists = match streams(&args) {
-            Ok(l) => l,
+        let serving = Serving {
+            files: args.sse.clone(),
+            case: args.case.clone(),
+            cases: args.cases,
+            seed: args.seed,
+            dialect: args.dialect,
+            chunk: args.chunk,
+        };
+        // Each dialect's streams on its endpoint (one endpoint per dialect, by name).
+        let lists = match served::streams(&serving) {
+            Ok(by_dialect) => {
+                let mut lists: Vec<Vec<Stream>> = vec![Vec::new(); Endpoint::ALL.len()];
+                for (d, l) in by_dialect {
+                    match Endpoint::ALL.iter().position(|e| e.name() == d.name()) {
+                        Some(slot) => lists[slot] = l,
+                        None => {
+                            eprintln!("toolcert: the mock provider has no endpoint for {d}");
+                            return ExitCode::from(exit::INTERNAL);
+                        }
+                    }
+                }
+                lists
+            }
             Err(e) => {
                 eprintln!("toolcert: {e}");
                 return ExitCode::from(exit::USAGE);
@@ -1730,92 +1771,5 @@ Examples:
         drop(out);
         mock.wait();
         ExitCode::from(exit::CONFORMS)
-    }
-
-    /// The streams of each endpoint, in `Endpoint::ALL` order.
-    fn streams(args: &ServeArgs) -> Result<Vec<Vec<Stream>>, String> {
-        let mut lists: Vec<Vec<Stream>> = vec![Vec::new(); Endpoint::ALL.len()];
-        let wanted = |d: Dialect| args.dialect.is_none_or(|w| w == d);
-        let slot = |d: Dialect| {
-            Endpoint::ALL.iter().position(|e| e.name() == d.name()).expect("one endpoint per dialect")
-        };
-        for path in &args.sse {
-            let (dialect, bytes) = read_sse(path, args.dialect)?;
-            let chunks = if args.chunk == 0 {
-                vec![bytes]
-            } else {
-                bytes.chunks(args.chunk).map(<[u8]>::to_vec).collect()
-            };
-            lists[slot(dialect)].push((path.display().to_string(), chunks));
-        }
-        let named = args.case.is_some() || (args.cases == 0 && args.sse.is_empty());
-        if named {
-            let filter = args.case.as_deref().unwrap_or("");
-            for c in toolcert::corpus::cases() {
-                if wanted(c.dialect) && c.id.contains(filter) {
-                    if let Some(chunks) = render(&c.turn, c.dialect, args.chunk) {
-                        lists[slot(c.dialect)].push((c.id.clone(), chunks));
-                    }
-                }
-            }
-        }
-        for dialect in Dialect::ALL.into_iter().filter(|&d| wanted(d)).filter(|_| args.cases > 0) {
-            // Exactly the generated cases `certify --level bytes --dialect D` runs.
-            let run = toolcert::Certification {
-                level: toolcert::subject::Level::Bytes,
-                speech: toolcert::subject::driver::Speech { dialect, quirks: Quirks::default() },
-                profile: toolcert::Profile { schema: false },
-                ..Default::default()
-            };
-            for case in toolcert::gen::cases(&run.gen_config(), args.seed).take(args.cases) {
-                let several = case.streams.len() > 1;
-                for (s, turn) in case.streams.iter().enumerate() {
-                    let name =
-                        if several { format!("{}#stream-{}", case.name, s + 1) } else { case.name.clone() };
-                    if let Some(chunks) = render(turn, dialect, args.chunk) {
-                        lists[slot(dialect)].push((name, chunks));
-                    }
-                }
-            }
-        }
-        Ok(lists)
-    }
-
-    /// The turn's bytes in `dialect`, cut as its transport says (or every `chunk` bytes);
-    /// `None` when the dialect cannot speak it.
-    fn render(turn: &Turn, dialect: Dialect, chunk: usize) -> Option<Vec<Vec<u8>>> {
-        let neutral = toolcert::render::render(turn);
-        let wire = toolcert_dialect::render_wire(turn, &neutral, dialect, Quirks::default()).ok()?;
-        let chunks = toolcert_dialect::render_bytes(dialect, &wire, &turn.transport).chunks;
-        if chunk == 0 {
-            return Some(chunks);
-        }
-        Some(chunks.concat().chunks(chunk).map(<[u8]>::to_vec).collect())
-    }
-
-    /// A recorded stream and its dialect: `given`, else its expectation file's, else detected.
-    fn read_sse(path: &Path, given: Option<Dialect>) -> Result<(Dialect, Vec<u8>), String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if let Some(d) = given {
-            return Ok((d, bytes));
-        }
-        let exp = toolcert::corpus::expectation_path(path);
-        if exp.exists() {
-            let file = toolcert::corpus::read_expectation(&exp)?;
-            let d = file.dialect.parse::<Dialect>().map_err(|e| format!("{}: {e}", exp.display()))?;
-            return Ok((d, bytes));
-        }
-        if path.extension().is_some_and(|e| e == toolcert::corpus::EVENTSTREAM_EXT) {
-            if let Some(d) = toolcert_dialect::registry().iter().find(|d| d.binary()).map(|d| d.id()) {
-                return Ok((d, bytes));
-            }
-        }
-        let events = toolcert_sse::decode_all(&bytes)
-            .map_err(|e| format!("{}: not a readable SSE stream: {e}", path.display()))?;
-        let events: Vec<_> = events.into_iter().map(toolcert::subject::WireMessage::Sse).collect();
-        let d = toolcert_dialect::detect(&events).ok_or_else(|| {
-            format!("{}: cannot tell the dialect from the stream; pass --dialect", path.display())
-        })?;
-        Ok((d, bytes))
     }
 }

@@ -52,6 +52,9 @@ openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/op
 openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-responses.mjs|openai-responses|no
 vercel-ai-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/vercel-ai.mjs|anthropic openai-chat openai-responses|yes
 genai|examples/sdks/rust/target/release/toolcert-genai|anthropic openai-chat openai-responses|yes
+rig-core|examples/sdks/rust/target/release/toolcert-rig|anthropic openai-chat openai-responses|yes
+async-openai-tool-call-stream|examples/sdks/rust/target/release/toolcert-async-openai|openai-chat|yes
+vercel-ai-openai-3.0.81|env TOOLCERT_NODE_AI_OPENAI=ai-sdk-openai-3.0.81 node examples/sdks/node/vercel-ai.mjs|openai-chat|no
 python-boto3|$PY examples/sdks/python/bedrock_boto3.py|bedrock|no
 aws-sdk-js-v3|node examples/sdks/node/bedrock.mjs|bedrock|no
 python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect anthropic|anthropic|no
@@ -94,7 +97,11 @@ if [ "${INSTALL:-1}" = 1 ]; then
     echo "== install (pinned versions) and build"
     examples/sdks/python/install.sh || exit 1
     examples/sdks/node/install.sh || exit 1
-    (cd examples/sdks/rust && cargo build --release --locked) || exit 1
+    # One SDK per build: Cargo unifies features across what one build compiles
+    # (examples/sdks/rust/Cargo.toml says why that matters).
+    for p in toolcert-sdk-rust toolcert-rig toolcert-async-openai; do
+        (cd examples/sdks/rust && cargo build --release --locked -p "$p") || exit 1
+    done
     [ -x "$TOOLCERT" ] || cargo build --release --bin toolcert || exit 1
 fi
 [ -x "$TOOLCERT" ] || { echo "certify-all.sh: no toolcert binary at $TOOLCERT" >&2; exit 1; }

@@ -38,8 +38,13 @@ def _series_cell(report, name):
     cell = f"{growth} {_exp(s['exponent'])} / {_exp(s.get('top_exponent'))}"
     cell += f" (floor {_exp(s['floor_exponent'])} / {_exp(s.get('floor_top_exponent'))})"
     if s.get("stopped"):
-        tier = s["stopped"].split("stopped before ", 1)[-1].split(":", 1)[0]
-        cell += f", stopped before {tier.split('/')[-1]}"
+        # "stopped before TIER: ..." (predicted over the budget) or "stopped at TIER: ..." (a run
+        # of TIER took longer than a run may: the harness killed it).
+        how, rest = s["stopped"].split(" ", 2)[1:]
+        tier = rest.split(":", 1)[0]
+        cell += f", stopped {how} {tier.split('/')[-1]}"
+        if how == "at":
+            cell += " (timed out)"
     return cell
 
 
@@ -118,8 +123,18 @@ def section(reports=None):
             out.append(f"- {p.stem.replace('--', ' / ')}: {why.removeprefix('toolcert: ')}")
         out.append("")
     out.append(
-        "The Rust subject (genai, through the mock provider) is not priced: its adapter sends no "
-        "`elapsed_ns`, and an HTTP round trip per turn is not the SDK's own cost.\n"
+        "The Rust subjects (genai, rig-core, the async-openai pattern) go through the mock provider "
+        "over loopback HTTP: their adapters time the CPU of the thread that runs the crate (its "
+        "request, HTTP client, SSE decoding and accumulation; the mock serves on another thread). "
+        "toolcert has no Rust floor as a subprocess, so their rows give exponents and no ratio; rig-core, "
+        "driven through the same mock, hyper and loopback as genai, is the control for that transport. "
+        "Without a floor a series is judged on its own exponents (either above 1.3): nothing beside it says "
+        "whether the loaded machine bent the curve, so treat a superlinear verdict with `floor - / -` as a "
+        "lead to check, not a proof (those verdicts did repeat on a second run: genai anthropic, rig-core "
+        "openai-responses). The "
+        "Bedrock subjects have no floor either (neither adapter package's reference decodes AWS event "
+        "streams). A series \"stopped at\" a tier (timed out) ran that tier past the time the harness "
+        "gives one run (3 × the budget + 30 s) and was stopped there, instead of failing the price.\n"
     )
     return out
 

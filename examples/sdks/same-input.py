@@ -17,6 +17,9 @@ Expectations, per policy, from docs/CERTIFICATION.md ("Caller policies"):
 
     TOOLCERT=target/release/toolcert examples/sdks/same-input.py openai-chat [--only SUBSTR]
 
+SAME_INPUT_SKIP: subject names (comma-separated) to leave out, e.g. `python-pydantic-ai`, whose
+process takes seconds to start per scenario (the CI scripts leave it out by default).
+
 Exit status: 0 when every adapter meets the expectations, 1 when one does not (the table
 says which), 2 on a usage error or a missing toolcert binary.
 """
@@ -51,6 +54,14 @@ ADAPTERS = [
     ("node-openai", "openai-responses", "node examples/sdks/node/openai-responses.mjs"),
     ("node-vercel-ai", "openai-responses", "node examples/sdks/node/vercel-ai.mjs"),
     ("rust-genai", "openai-responses", "examples/sdks/rust/target/release/toolcert-genai"),
+    ("python-pydantic-ai", "anthropic", f"{PY} examples/sdks/python/pydantic_ai_sdk.py --dialect anthropic"),
+    ("python-pydantic-ai", "openai-chat", f"{PY} examples/sdks/python/pydantic_ai_sdk.py --dialect openai-chat"),
+    ("python-pydantic-ai", "openai-responses",
+     f"{PY} examples/sdks/python/pydantic_ai_sdk.py --dialect openai-responses"),
+    ("rust-rig", "anthropic", "examples/sdks/rust/target/release/toolcert-rig"),
+    ("rust-rig", "openai-chat", "examples/sdks/rust/target/release/toolcert-rig"),
+    ("rust-rig", "openai-responses", "examples/sdks/rust/target/release/toolcert-rig"),
+    ("rust-async-openai", "openai-chat", "examples/sdks/rust/target/release/toolcert-async-openai"),
 ]
 
 # Differences between adapters of one dialect that come from the SDKs (as handed over), each
@@ -63,11 +74,15 @@ ABANDON = "ACC-ABANDON must"
 KNOWN: dict[tuple[str, str, str], tuple[str, dict[str, str]]] = {
     ("anthropic", "as-handed-over", "truncated"): (
         "the Anthropic SDKs hand a max_tokens turn's tool_use blocks over (anthropic and @anthropic-ai/sdk "
-        "raise nothing); streamText does not run them; genai hands them over",
-        {"python-anthropic": TRUNCATION, "node-anthropic": TRUNCATION, "rust-genai": TRUNCATION}),
+        "raise nothing); streamText does not run them; genai hands them over, and so does pydantic-ai "
+        "(StreamedResponse.get() keeps the ToolCallParts; only its finish_reason says length), and "
+        "rig-core (Streamed::finish() keeps the calls; only finish_reason() says Length)",
+        {"python-anthropic": TRUNCATION, "node-anthropic": TRUNCATION, "rust-genai": TRUNCATION,
+         "python-pydantic-ai": TRUNCATION, "rust-rig": TRUNCATION}),
     ("anthropic", "as-handed-over", "truncated-parses"): (
         "as truncated: the prefix parses, so nothing but the stop reason says the call was cut",
-        {"python-anthropic": TRUNCATION, "node-anthropic": TRUNCATION, "rust-genai": TRUNCATION}),
+        {"python-anthropic": TRUNCATION, "node-anthropic": TRUNCATION, "rust-genai": TRUNCATION,
+         "python-pydantic-ai": TRUNCATION, "rust-rig": TRUNCATION}),
     ("anthropic", "as-handed-over", "abandoned"): (
         "anthropic (Python) get_final_message() hands over the live block of a stream without message_stop "
         "(input {}); @anthropic-ai/sdk raises; streamText runs nothing",
@@ -75,13 +90,18 @@ KNOWN: dict[tuple[str, str, str], tuple[str, dict[str, str]]] = {
     ("openai-chat", "as-handed-over", "truncated"): (
         "openai (Python)'s stream helper raises LengthFinishReasonError on finish_reason length "
         "(openai/lib/_parsing/_completions.py) and streamText does not run the tools of a length turn; "
-        "langchain-openai, litellm, openai (Node) and genai hand the calls over with no error",
+        "langchain-openai, litellm, openai (Node), genai and pydantic-ai (whose OpenAIChatModel streams "
+        "with the plain client, not the helper) and rig-core hand the calls over with no error; "
+        "async-openai's example pattern runs them only on finish_reason tool_calls (its documented "
+        "column), so as handed over it runs what it accumulated",
         {"python-langchain-openai": TRUNCATION, "python-litellm": TRUNCATION, "node-openai": TRUNCATION,
-         "rust-genai": TRUNCATION}),
+         "rust-genai": TRUNCATION, "python-pydantic-ai": TRUNCATION, "rust-rig": TRUNCATION,
+         "rust-async-openai": TRUNCATION}),
     ("openai-chat", "as-handed-over", "truncated-parses"): (
         "as truncated: the prefix parses, so nothing but finish_reason says the call was cut",
         {"python-langchain-openai": TRUNCATION, "python-litellm": TRUNCATION, "node-openai": TRUNCATION,
-         "rust-genai": TRUNCATION}),
+         "rust-genai": TRUNCATION, "python-pydantic-ai": TRUNCATION, "rust-rig": TRUNCATION,
+         "rust-async-openai": TRUNCATION}),
     ("openai-chat", "as-handed-over", "abandoned"): (
         "langchain-openai parses the argument text of a stream that ended with no finish_reason with "
         "parse_partial_json and hands over the call ({\"order_id\": \"A-44\"}); openai (Python) hands the "
@@ -90,11 +110,15 @@ KNOWN: dict[tuple[str, str, str], tuple[str, dict[str, str]]] = {
     ("openai-responses", "as-handed-over", "truncated"): (
         "openai (Node) 6.49 resolves finalResponse() with a response.incomplete response whose "
         "function_call item says completed, and no error; openai (Python) raises (\"Didn't receive a "
-        "`response.completed` event\"); streamText does not run the tools of a cut turn",
-        {"node-openai": TRUNCATION, "rust-genai": TRUNCATION}),
+        "`response.completed` event\"); streamText does not run the tools of a cut turn; pydantic-ai "
+        "hands the completed function_call item over (only its finish_reason says length), and so does "
+        "rig-core",
+        {"node-openai": TRUNCATION, "rust-genai": TRUNCATION, "python-pydantic-ai": TRUNCATION,
+         "rust-rig": TRUNCATION}),
     ("openai-responses", "as-handed-over", "truncated-parses"): (
         "as truncated",
-        {"node-openai": TRUNCATION, "rust-genai": TRUNCATION}),
+        {"node-openai": TRUNCATION, "rust-genai": TRUNCATION, "python-pydantic-ai": TRUNCATION,
+         "rust-rig": TRUNCATION}),
 }
 
 STOPS = {
@@ -193,10 +217,13 @@ def main(argv: list[str]) -> int:
     # subject not built) is left out, and the summary says how many ran.
     def installed(command: str) -> bool:
         parts = command.split()
-        need = {PY: [PY, parts[-1]], "node": ["examples/sdks/node/node_modules", parts[-1]]}.get(parts[0], [parts[0]])
+        script = next((p for p in parts if p.endswith((".py", ".mjs"))), parts[-1])
+        need = {PY: [PY, script], "node": ["examples/sdks/node/node_modules", script]}.get(parts[0], [parts[0]])
         return all(os.path.exists(os.path.join(ROOT, p)) for p in need)
 
-    adapters = [(n, c) for n, d, c in ADAPTERS if d == dialect and only in n and installed(c)]
+    skip = {s.strip() for s in os.environ.get("SAME_INPUT_SKIP", "").split(",") if s.strip()}
+    adapters = [(n, c) for n, d, c in ADAPTERS
+                if d == dialect and only in n and n not in skip and installed(c)]
     cases = scenarios(dialect)
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:

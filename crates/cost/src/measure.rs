@@ -41,6 +41,11 @@ pub struct CostOptions {
     pub sampling: Duration,
     /// Add the 4 MiB tier.
     pub large: bool,
+    /// How long the harness lets one run of a subprocess take before it kills it (`None`:
+    /// no limit known). A tier whose run failed after at least this long passed the budget
+    /// by more than the prediction saw coming: its series stops there, and says so, instead
+    /// of the whole price failing.
+    pub timeout: Option<Duration>,
 }
 
 impl Default for CostOptions {
@@ -51,6 +56,7 @@ impl Default for CostOptions {
             budget: Duration::from_secs(10),
             sampling: Duration::from_millis(400),
             large: false,
+            timeout: None,
         }
     }
 }
@@ -133,7 +139,20 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
                 continue;
             }
             let timer = Timer::Subject { subject, factory: &*factory };
-            let (timing, obs) = sample(&timer, w, input, opts)?;
+            let started = std::time::Instant::now();
+            let (timing, obs) = match sample(&timer, w, input, opts) {
+                Ok(sampled) => sampled,
+                Err(e) if opts.timeout.is_some_and(|t| started.elapsed() >= t) => {
+                    stopped = Some(format!(
+                        "stopped at {}: a run took longer than the {} s a run may take ({e})",
+                        w.name,
+                        opts.timeout.unwrap_or_default().as_secs()
+                    ));
+                    rows.push(row);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             row.wrong = check(w, &obs);
             points.push((w.size as f64, timing.min_ns as f64));
             row.ns_per_byte = Some(timing.min_ns as f64 / w.bytes as f64);
@@ -500,6 +519,80 @@ mod tests {
         assert!(all < 1.3, "the fit over all tiers misses it: {all}");
         assert!(top > 1.5, "{top}");
         assert_eq!(top_slope(&points[..1]), None);
+    }
+
+    /// A subprocess-like subject: it answers turns of up to `answers` units at once with its
+    /// own tiny time, and on a larger one takes `hang` and then crashes, as a subprocess the
+    /// harness killed for time does.
+    struct Hangs {
+        answers: usize,
+        hang: Duration,
+        elapsed: std::cell::Cell<Option<Duration>>,
+    }
+
+    impl Subject for Hangs {
+        fn name(&self) -> String {
+            "hangs".into()
+        }
+        fn factory(&self) -> Box<dyn Factory> {
+            Box::new(RustFloorFactory)
+        }
+        fn observe(
+            &self,
+            _: &toolcert_scenario::Case,
+            inputs: &[Input<'_>],
+            _: Speech,
+        ) -> Option<Vec<Observation>> {
+            let units = inputs[0].units.len();
+            if units > self.answers {
+                std::thread::sleep(self.hang);
+                self.elapsed.set(None);
+                return Some(vec![Observation { crash: Some("killed".into()), ..Observation::default() }]);
+            }
+            self.elapsed.set(Some(Duration::from_nanos(units as u64 * 100)));
+            Some(vec![Observation::default()])
+        }
+        fn last_elapsed(&self) -> Option<Duration> {
+            self.elapsed.get()
+        }
+    }
+
+    #[test]
+    fn a_tier_that_outlasts_the_run_timeout_stops_its_series_and_says_so() {
+        let opts = CostOptions {
+            budget: Duration::from_secs(60),
+            sampling: Duration::from_millis(1),
+            timeout: Some(Duration::from_millis(20)),
+            ..Default::default()
+        };
+        let first = suite(false)[0].clone();
+        let (units, _) = OwnedUnits::render(&first.case.streams[0], opts.level, opts.speech);
+        let subject = Hangs {
+            answers: units.units().len(),
+            hang: Duration::from_millis(25),
+            elapsed: Default::default(),
+        };
+        let report = price(&subject, Floor::None("test".into()), &opts).expect("priced despite the hang");
+        let call = report.series.iter().find(|s| s.series == first.series).unwrap();
+        let why = call.stopped.as_deref().unwrap_or_default();
+        assert!(why.starts_with("stopped at ") && why.contains("longer than"), "{why}");
+        // The tier that hung has no price; the one before it does.
+        let tiers: Vec<_> = report.workloads.iter().filter(|w| w.series == first.series).collect();
+        assert!(tiers[0].subject.is_some() && tiers[1].subject.is_none());
+        // A crash that comes before the timeout is still a failure of the whole price.
+        let quick = Hangs { answers: 0, hang: Duration::ZERO, elapsed: Default::default() };
+        assert!(price(&quick, Floor::None("test".into()), &opts).is_err());
+    }
+
+    #[test]
+    fn a_bedrock_turn_is_sent_as_event_stream_messages_and_read_right() {
+        let speech = Speech { dialect: toolcert_subject::Dialect::Bedrock, quirks: Default::default() };
+        let w = &suite(false)[0];
+        let (units, end) = OwnedUnits::render(&w.case.streams[0], Level::Bytes, speech);
+        let input = Input { units: units.units(), end };
+        assert!(input.units.len() > 2, "one chunk per message");
+        let obs = drive(&toolcert_reference::ReferenceFactory, &w.case, &[input], speech).pop().unwrap();
+        assert_eq!(check(w, &obs), None, "{obs:?}");
     }
 
     #[test]

@@ -279,8 +279,21 @@ impl OwnedUnits {
             }
             Level::Wire => OwnedUnits::Wire(wire().events),
             Level::Bytes => {
-                // Cost turns are spoken in SSE dialects (`Impl` uses Anthropic).
                 let wire = wire();
+                // Bedrock's binary framing: one event stream message per chunk, as a server
+                // that flushes each (the SSE path below would find no event and send nothing).
+                if wire.events.iter().any(|m| m.as_frame().is_some()) {
+                    let chunks = wire
+                        .events
+                        .iter()
+                        .filter_map(WireMessage::as_frame)
+                        .map(|f| {
+                            toolcert_dialect::eventstream::encode(&toolcert_dialect::bedrock::to_message(f))
+                        })
+                        .collect();
+                    return (OwnedUnits::Bytes(chunks), rendered.end);
+                }
+                // The SSE dialects (`Impl` uses Anthropic).
                 let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
                 let encoded = encode(&events, &Framing::default());
                 let mut start = 0;

@@ -85,8 +85,10 @@ pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
     }
     out.retain(|&o| o > 0 && o < len);
     // Often sorted already (one cut, or one run of `Every`): checking is a pass, sorting more.
+    // Otherwise it is a few sorted runs (each `Every` is one) and single offsets: the stable
+    // sort merges runs it finds, where the unstable one partitions thousands of offsets.
     if !out.is_sorted() {
-        out.sort_unstable();
+        out.sort();
     }
     out.dedup();
     out
@@ -199,5 +201,30 @@ mod tests {
         let cuts =
             resolve(bytes, &[cut(CutAim::Anywhere, 0), cut(CutAim::Anywhere, 9), cut(CutAim::Anywhere, 3)]);
         assert_eq!(cuts, [3]);
+    }
+
+    /// Many unsorted offsets (two runs of `Every` and aimed cuts) come out as a sort and a
+    /// dedup would give them.
+    #[test]
+    fn many_cuts_are_sorted_and_unique() {
+        let bytes = "data: {\"a\":\"é\"}\r\n\r\n".repeat(40);
+        let bytes = bytes.as_bytes();
+        for picks in [[0u32, 7, 33], [5, 16, 250], [31, 2, 999]] {
+            let cuts = [
+                cut(CutAim::Every, picks[0]),
+                cut(CutAim::InsideChar, picks[1]),
+                cut(CutAim::Every, picks[2]),
+                cut(CutAim::Anywhere, picks[1] * 13),
+            ];
+            let got = resolve(bytes, &cuts);
+            assert!(got.len() > 64, "{}", got.len());
+            let mut want: Vec<usize> = Vec::new();
+            for c in &cuts {
+                want.extend(resolve(bytes, std::slice::from_ref(c)));
+            }
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(got, want, "{picks:?}");
+        }
     }
 }

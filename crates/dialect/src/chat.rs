@@ -14,68 +14,101 @@ use toolcert_scenario::{fragments, Block, FaultKind, ForeignKind, Shape, StopRea
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use crate::json::{own, parse, to_json, tokens, Ids, Out, Str};
+use crate::json::{own, parse, to_json, tokens, Ids, Out, Seen, Str};
 use crate::{malformed, Dialect, Quirks, SseStream as WireStream};
+
+mod fast;
 
 const MODEL: &str = "gpt-4o-2024-08-06";
 const CREATED: u64 = 1_754_000_000;
 const FINGERPRINT: &str = "fp_07871e2ad8";
 const PROMPT_TOKENS: u32 = 1187;
 
-#[derive(Serialize)]
-struct ChunkOut<'a> {
+// The wire types: one set, serialised to render and read leniently to decode (bedrock.rs
+// does the same). A field the decoder does not read is `skip_deserializing`, so whatever a
+// server sends there is ignored.
+
+/// A `chat.completion.chunk`. A chunk may carry bookkeeping instead of choices (a usage-only
+/// chunk without `choices`, a prelude of content-filter results), read only for being
+/// there; an error event is read through its `error` ([`ErrorEvent`] renders one).
+#[derive(Serialize, Deserialize)]
+struct Chunk<'a> {
+    #[serde(skip_deserializing)]
     id: &'a str,
+    #[serde(skip_deserializing)]
     object: &'static str,
+    #[serde(skip_deserializing)]
     created: u64,
+    #[serde(skip_deserializing)]
     model: &'static str,
+    #[serde(skip_deserializing)]
     system_fingerprint: &'static str,
-    choices: Vec<ChoiceOut<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<Usage>,
+    #[serde(borrow, default)]
+    choices: Option<Vec<Choice<'a>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<Seen<Usage>>,
+    #[serde(borrow, default, skip_serializing)]
+    error: Option<ErrorBody<'a>>,
+    #[serde(default, skip_serializing)]
+    prompt_filter_results: Option<Seen<()>>,
 }
 
-#[derive(Serialize)]
-struct ChoiceOut<'a> {
-    index: u32,
-    delta: DeltaOut<'a>,
-    logprobs: Option<()>,
-    finish_reason: Option<&'static str>,
-}
-
-#[derive(Serialize, Default)]
-struct DeltaOut<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    role: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    content: Option<&'a str>,
-    /// A refusal, and the reasoning compatible servers send under one of two names.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    refusal: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reasoning_content: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reasoning: Option<&'a str>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tool_calls: Vec<EntryOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct EntryOut<'a> {
-    /// `None` only for a fault: an entry that names no index.
-    #[serde(skip_serializing_if = "Option::is_none")]
+#[derive(Serialize, Deserialize)]
+struct Choice<'a> {
+    #[serde(default)]
     index: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<Cow<'a, str>>,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    kind: Option<&'static str>,
-    function: FunctionOut<'a>,
+    #[serde(borrow, default)]
+    delta: Option<Delta<'a>>,
+    #[serde(skip_deserializing)]
+    logprobs: Option<()>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Serialize)]
-struct FunctionOut<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    arguments: &'a str,
+#[derive(Serialize, Deserialize, Default)]
+struct Delta<'a> {
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    content: Option<Str<'a>>,
+    /// A refusal, and the reasoning compatible servers send under one of two names: DeepSeek
+    /// and vLLM (`reasoning_content`), OpenRouter and Ollama (`reasoning`).
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    refusal: Option<Str<'a>>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<Str<'a>>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Str<'a>>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<Vec<Entry<'a>>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry<'a> {
+    /// Required when read: an entry without its index is never taken as index 0. `None`
+    /// only to render a fault: an entry that names no index.
+    #[serde(deserialize_with = "required", skip_serializing_if = "Option::is_none")]
+    index: Option<u32>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    id: Option<Str<'a>>,
+    #[serde(rename = "type", skip_deserializing, skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    #[serde(borrow, default)]
+    function: Option<Function<'a>>,
+}
+
+/// A field that must be present (and not null) when read, though it may be left out when
+/// rendered.
+fn required<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    u32::deserialize(d).map(Some)
+}
+
+#[derive(Serialize, Deserialize)]
+struct Function<'a> {
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    arguments: Option<Str<'a>>,
 }
 
 #[derive(Serialize)]
@@ -85,23 +118,42 @@ struct Usage {
     total_tokens: u32,
 }
 
+/// An error event as rendered (read as a [`Chunk`] with its `error`).
 #[derive(Serialize)]
-struct ErrorOut<'a> {
-    error: ErrorBodyOut<'a>,
+struct ErrorEvent<'a> {
+    error: ErrorBody<'a>,
 }
 
-#[derive(Serialize)]
-struct ErrorBodyOut<'a> {
-    message: &'a str,
-    #[serde(rename = "type")]
+#[derive(Serialize, Deserialize)]
+struct ErrorBody<'a> {
+    #[serde(borrow)]
+    message: Str<'a>,
+    #[serde(rename = "type", skip_deserializing)]
     kind: &'static str,
+    #[serde(skip_deserializing)]
     param: Option<()>,
+    #[serde(skip_deserializing)]
     code: Option<()>,
+}
+
+/// A chunk of this stream with no choices yet.
+fn chunk(id: &str) -> Chunk<'_> {
+    Chunk {
+        id,
+        object: EVENT,
+        created: CREATED,
+        model: MODEL,
+        system_fingerprint: FINGERPRINT,
+        choices: None,
+        usage: None,
+        error: None,
+        prompt_filter_results: None,
+    }
 }
 
 /// A chunk being assembled: pieces may still join it.
 struct Pending<'a> {
-    delta: DeltaOut<'a>,
+    delta: Delta<'a>,
     finish_reason: Option<&'static str>,
     /// Neutral events delivered once this chunk is.
     delivered: usize,
@@ -128,42 +180,42 @@ impl<'a, 'n> Renderer<'a, 'n> {
         self.emit(p.delta, p.finish_reason, p.delivered);
     }
 
-    fn emit(&mut self, mut delta: DeltaOut<'_>, finish_reason: Option<&'static str>, delivered: usize) {
+    fn emit(&mut self, mut delta: Delta<'_>, finish_reason: Option<&'static str>, delivered: usize) {
         // The first chunk of a stream names the role, as the API does.
         if !std::mem::replace(&mut self.role_sent, true) {
             delta.role = Some("assistant");
         }
-        let chunk = ChunkOut {
-            id: &self.chunk_id,
-            object: "chat.completion.chunk",
-            created: CREATED,
-            model: MODEL,
-            system_fingerprint: FINGERPRINT,
-            choices: vec![ChoiceOut { index: 0, delta, logprobs: None, finish_reason }],
-            usage: None,
+        let chunk = Chunk {
+            choices: Some(vec![Choice {
+                index: Some(0),
+                delta: Some(delta),
+                logprobs: None,
+                finish_reason: finish_reason.map(Str::of),
+            }]),
+            ..chunk(&self.chunk_id)
         };
-        let data = to_json(&chunk);
+        let data = fast::chunk(&chunk);
         self.out.push(None, data, delivered);
     }
 
     /// A chunk of its own that nothing joins.
-    fn alone(&mut self, delta: DeltaOut<'n>, finish_reason: Option<&'static str>, delivered: usize) {
+    fn alone(&mut self, delta: Delta<'n>, finish_reason: Option<&'static str>, delivered: usize) {
         self.flush();
         self.pending = Some(Pending { delta, finish_reason, delivered, joinable: false });
         self.flush();
     }
 
     /// Adds call entries as piece `piece` (`None`: not a piece of the scenario's order).
-    fn entries(&mut self, piece: Option<usize>, entries: Vec<EntryOut<'n>>, delivered: usize) {
+    fn entries(&mut self, piece: Option<usize>, entries: Vec<Entry<'n>>, delivered: usize) {
         let join = piece.is_some_and(|p| self.joins().get(p) == Some(&true));
         match &mut self.pending {
             Some(p) if join && p.joinable => {
-                p.delta.tool_calls.extend(entries);
+                p.delta.tool_calls.get_or_insert_with(Vec::new).extend(entries);
                 p.delivered = delivered;
             }
             _ => {
                 self.flush();
-                let delta = DeltaOut { tool_calls: entries, ..DeltaOut::default() };
+                let delta = Delta { tool_calls: Some(entries), ..Delta::default() };
                 self.pending =
                     Some(Pending { delta, finish_reason: None, delivered, joinable: piece.is_some() });
             }
@@ -229,17 +281,12 @@ impl<'a, 'n> Renderer<'a, 'n> {
     }
 }
 
-fn entry<'n>(
-    index: u32,
-    id: Option<Cow<'n, str>>,
-    name: Option<&'n str>,
-    arguments: &'n str,
-) -> EntryOut<'n> {
-    EntryOut {
+fn entry<'n>(index: u32, id: Option<Cow<'n, str>>, name: Option<&'n str>, arguments: &'n str) -> Entry<'n> {
+    Entry {
         index: Some(index),
         kind: id.as_ref().map(|_| "function"),
-        id,
-        function: FunctionOut { name, arguments },
+        id: id.map(Str),
+        function: Some(Function { name: name.map(Str::of), arguments: Some(Str::of(arguments)) }),
     }
 }
 
@@ -283,7 +330,7 @@ pub(crate) fn render(
                 // always starts its own chunk, and call pieces may join it.
                 piece += 1;
                 r.flush();
-                let delta = DeltaOut { content: Some(text), ..DeltaOut::default() };
+                let delta = Delta { content: Some(Str::of(text)), ..Delta::default() };
                 r.pending = Some(Pending { delta, finish_reason: None, delivered: k + 1, joinable: true });
             }
             (Event::CallStart { index, call_id, name }, origin) => {
@@ -358,27 +405,32 @@ pub(crate) fn render(
                     }
                     _ => false,
                 };
-                let mut delta = DeltaOut::default();
+                let mut delta = Delta::default();
                 match kind {
-                    ForeignKind::Refusal => delta.refusal = Some(fragment),
-                    _ if spelled_reasoning => delta.reasoning = Some(fragment),
-                    _ => delta.reasoning_content = Some(fragment),
+                    ForeignKind::Refusal => delta.refusal = Some(Str::of(fragment)),
+                    _ if spelled_reasoning => delta.reasoning = Some(Str::of(fragment)),
+                    _ => delta.reasoning_content = Some(Str::of(fragment)),
                 }
                 r.pending = Some(Pending { delta, finish_reason: None, delivered: k + 1, joinable: true });
             }
             (Event::ForeignStart { .. } | Event::ForeignStop { .. }, _) => {
                 return Err("a foreign block's start or stop (Chat's foreign deltas have none)".into());
             }
-            (Event::Ping, _) => r.alone(DeltaOut::default(), None, k + 1),
+            (Event::Ping, _) => r.alone(Delta::default(), None, k + 1),
             (Event::Stop { reason }, _) => {
                 has_stop = true;
                 let reason = crate::DialectDef::stop_reason(&OpenAiChat, *reason).wire_name();
-                r.alone(DeltaOut::default(), Some(reason), k + 1);
+                r.alone(Delta::default(), Some(reason), k + 1);
             }
             (Event::Error { message }, _) => {
                 r.flush();
-                let error = ErrorOut {
-                    error: ErrorBodyOut { message, kind: "server_error", param: None, code: None },
+                let error = ErrorEvent {
+                    error: ErrorBody {
+                        message: Str::of(message),
+                        kind: "server_error",
+                        param: None,
+                        code: None,
+                    },
                 };
                 r.out.json(None, &error, k + 1);
             }
@@ -391,18 +443,14 @@ pub(crate) fn render(
     r.flush();
     if has_stop {
         let completion = tokens(events);
-        let usage = ChunkOut {
-            id: &r.chunk_id,
-            object: "chat.completion.chunk",
-            created: CREATED,
-            model: MODEL,
-            system_fingerprint: FINGERPRINT,
-            choices: Vec::new(),
-            usage: Some(Usage {
+        let usage = Chunk {
+            choices: Some(Vec::new()),
+            usage: Some(Seen::Sent(Usage {
                 prompt_tokens: PROMPT_TOKENS,
                 completion_tokens: completion,
                 total_tokens: PROMPT_TOKENS + completion,
-            }),
+            })),
+            ..chunk(&r.chunk_id)
         };
         let data = to_json(&usage);
         r.out.push(None, data, events.len());
@@ -427,70 +475,6 @@ impl ChatDecoder {
     }
 }
 
-#[derive(Deserialize)]
-struct ChunkIn<'a> {
-    #[serde(borrow, default)]
-    choices: Option<Vec<ChoiceIn<'a>>>,
-    #[serde(borrow, default)]
-    error: Option<ErrorIn<'a>>,
-    /// Bookkeeping a chunk may carry instead of choices (a usage-only chunk without
-    /// `choices`, a prelude of content-filter results): read only for being there.
-    #[serde(default)]
-    usage: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    prompt_filter_results: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct ChoiceIn<'a> {
-    #[serde(default)]
-    index: Option<u32>,
-    #[serde(borrow, default)]
-    delta: Option<DeltaIn<'a>>,
-    #[serde(borrow, default)]
-    finish_reason: Option<Str<'a>>,
-}
-
-#[derive(Deserialize)]
-struct DeltaIn<'a> {
-    #[serde(borrow, default)]
-    content: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    refusal: Option<Str<'a>>,
-    /// Reasoning, as DeepSeek and vLLM (`reasoning_content`) or OpenRouter and Ollama
-    /// (`reasoning`) send it.
-    #[serde(borrow, default)]
-    reasoning_content: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    reasoning: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    tool_calls: Option<Vec<EntryIn<'a>>>,
-}
-
-#[derive(Deserialize)]
-struct EntryIn<'a> {
-    /// Required: an entry without its index is never taken as index 0.
-    index: u32,
-    #[serde(borrow, default)]
-    id: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    function: Option<FunctionIn<'a>>,
-}
-
-#[derive(Deserialize)]
-struct FunctionIn<'a> {
-    #[serde(borrow, default)]
-    name: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    arguments: Option<Str<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ErrorIn<'a> {
-    #[serde(borrow)]
-    message: Str<'a>,
-}
-
 const EVENT: &str = "chat.completion.chunk";
 
 fn finish_reason(s: &str) -> Result<StopReason, TurnError> {
@@ -509,7 +493,13 @@ fn finish_reason(s: &str) -> Result<StopReason, TurnError> {
 }
 
 impl ChatDecoder {
-    fn entry(&mut self, k: usize, e: EntryIn<'_>, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+    fn entry(&mut self, k: usize, e: Entry<'_>, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        // Always there: the entry was read with its index required.
+        let Some(at) = e.index else {
+            return Err(malformed(format!(
+                "{EVENT}: choices[0].delta.tool_calls[{k}]: missing field `index`"
+            )));
+        };
         let (name, arguments) = match e.function {
             Some(f) => (f.name, f.arguments),
             None => (None, None),
@@ -548,21 +538,21 @@ impl ChatDecoder {
             }
             return Ok(());
         }
-        match (self.ids.get(&e.index), id) {
+        match (self.ids.get(&at), id) {
             // Some servers repeat the id on every entry: the same id is the same call.
-            (Some(held), Some(id)) if held == id => fragment(e.index, arguments, out),
+            (Some(held), Some(id)) if held == id => fragment(at, arguments, out),
             // A new id at a free index announces a call; at an occupied index it is a second
             // announcement, which the core refuses as one, name or no name (a nameless
             // entry there is not a malformed first entry: the index's first entry came).
             (Some(_), Some(id)) if name.is_none() => {
-                announce(e.index, id, Cow::Borrowed(""), arguments, out);
-                self.ids.insert(e.index, id.to_owned());
+                announce(at, id, Cow::Borrowed(""), arguments, out);
+                self.ids.insert(at, id.to_owned());
             }
             (_, Some(id)) => {
-                announce(e.index, id, name_of(name)?, arguments, out);
-                self.ids.insert(e.index, id.to_owned());
+                announce(at, id, name_of(name)?, arguments, out);
+                self.ids.insert(at, id.to_owned());
             }
-            (_, None) => fragment(e.index, arguments, out),
+            (_, None) => fragment(at, arguments, out),
         }
         Ok(())
     }
@@ -570,10 +560,13 @@ impl ChatDecoder {
 
 impl crate::SseDecoder for ChatDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(self, event, out) {
+            return done;
+        }
         if event.data == "[DONE]" {
             return Ok(());
         }
-        let chunk: ChunkIn<'_> = parse(EVENT, &event.data)?;
+        let chunk: Chunk<'_> = parse(EVENT, &event.data)?;
         if let Some(e) = chunk.error {
             out.push(Event::Error { message: own(e.message) });
             return Ok(());
@@ -710,10 +703,14 @@ impl crate::DialectDef for OpenAiChat {
             },
         ]
     }
+
+    /// The prelude chunk, the usage chunk without `choices`, `[DONE]` without a finish.
+    fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
+        wire.chat_prelude || wire.usage_without_choices || wire.done_without_finish
+    }
 }
 
 /// Chat's prelude, usage-without-choices and `[DONE]`-without-finish units.
 fn bookkeeping(turn: &Turn) -> bool {
-    let w = &turn.wire;
-    w.chat_prelude || w.usage_without_choices || w.done_without_finish
+    crate::DialectDef::reads(&OpenAiChat, &turn.wire)
 }

@@ -40,17 +40,29 @@ pub(crate) fn to_json<T: Serialize>(payload: &T) -> String {
     serde_json::to_string(payload).expect("wire payloads are plain data")
 }
 
-/// A string field that borrows from the event's data when it has no escapes: decoders copy
-/// only what they hand on.
+/// A string field of the wire types: rendered as it is, and read borrowing from the event's
+/// data when it has no escapes, so decoders copy only what they hand on.
+#[derive(Clone)]
 pub(crate) struct Str<'a>(pub Cow<'a, str>);
 
 impl<'a> Str<'a> {
+    /// A string to render, borrowed.
+    pub fn of(s: &'a str) -> Str<'a> {
+        Str(Cow::Borrowed(s))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
     pub fn owned(self) -> Cow<'static, str> {
         Cow::Owned(self.0.into_owned())
+    }
+}
+
+impl Serialize for Str<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
     }
 }
 
@@ -243,4 +255,26 @@ pub(crate) fn detect_one(event: &SseEvent) -> Option<Dialect> {
         return Some(Dialect::OpenAiChat);
     }
     shape.kind.and_then(|k| by_name(k.as_str()))
+}
+
+/// A wire field the decoder reads only for being there (Chat's `usage`): rendered from `T`,
+/// and read as whatever JSON it is.
+pub(crate) enum Seen<T> {
+    Sent(T),
+    Read,
+}
+
+impl<T: Serialize> Serialize for Seen<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Seen::Sent(t) => t.serialize(s),
+            Seen::Read => s.serialize_unit(),
+        }
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Seen<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Seen<T>, D::Error> {
+        de::IgnoredAny::deserialize(d).map(|_| Seen::Read)
+    }
 }

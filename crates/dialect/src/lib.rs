@@ -35,6 +35,7 @@ mod chat;
 mod defect;
 pub mod eventstream;
 mod extra;
+mod fast;
 mod json;
 pub mod registry;
 mod responses;

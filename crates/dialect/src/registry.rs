@@ -25,7 +25,7 @@
 
 use toolcert_render::Rendered;
 use toolcert_scenario::{
-    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn,
+    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopReason, StreamEnd, Transport, Turn, WireEvents,
 };
 use toolcert_subject::{ErrorClass, TurnError, WireMessage};
 
@@ -143,6 +143,13 @@ pub trait DialectDef: Sync {
     fn done_mismatch_rule(&self) -> Option<&'static str> {
         None
     }
+
+    /// Whether it reads any of a turn's dialect events ([`WireEvents`]: each option is read
+    /// only by the dialect it names). A case carrying dialect events runs, and is written to
+    /// the corpus, only in the dialects that read them.
+    fn reads(&self, _wire: &WireEvents) -> bool {
+        false
+    }
 }
 
 /// One wire feature of a dialect for level attribution: when a case fails with it and
@@ -204,7 +211,10 @@ impl Deframer for SseDeframer {
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
         self.events.clear();
         let fed = self.sse.feed(chunk, &mut self.events);
-        out.extend(self.events.drain(..).map(WireMessage::Sse));
+        // Most transport chunks complete no event: nothing to move.
+        if !self.events.is_empty() {
+            out.extend(self.events.drain(..).map(WireMessage::Sse));
+        }
         fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
     }
 

@@ -20,9 +20,16 @@ use toolcert_subject::TurnError;
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, Dialect, SseStream as WireStream};
 
+mod fast;
+
 const MODEL: &str = "gpt-4.1-2025-04-14";
 const CREATED: u64 = 1_754_000_000;
 const INPUT_TOKENS: u32 = 1187;
+
+// The wire types: one set, serialised to render and read leniently to decode (bedrock.rs
+// does the same). A field the decoder does not read is `skip_deserializing`, so whatever a
+// server sends there is ignored. An event's `type` is read (when present it must be the
+// event's name, `check_type`) and rendered by the [`Envelope`], with its sequence number.
 
 /// An event with its `type` and `sequence_number` before its own fields.
 #[derive(Serialize)]
@@ -34,31 +41,50 @@ struct Envelope<'a, T> {
     body: T,
 }
 
-#[derive(Serialize)]
-struct ResponseBody<'a> {
+/// `response.created`, `.in_progress`, `.completed`, `.incomplete` and `.failed` (read for
+/// its error).
+#[derive(Serialize, Deserialize)]
+struct ResponseEvent<'a> {
+    #[serde(rename = "type", borrow, default, skip_serializing)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
     response: ResponseObj<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct ResponseObj<'a> {
+    #[serde(skip_deserializing)]
     id: &'a str,
+    #[serde(skip_deserializing)]
     object: &'static str,
+    #[serde(skip_deserializing)]
     created_at: u64,
+    #[serde(skip_deserializing)]
     status: &'static str,
+    #[serde(borrow, default)]
     error: Option<ErrorObj<'a>>,
+    #[serde(skip_deserializing)]
     incomplete_details: Option<IncompleteDetails>,
+    #[serde(skip_deserializing)]
     model: &'static str,
+    #[serde(skip_deserializing)]
     output: &'a [Item],
+    #[serde(skip_deserializing)]
     parallel_tool_calls: bool,
+    #[serde(skip_deserializing)]
     tool_choice: &'static str,
+    #[serde(skip_deserializing)]
     tools: [(); 0],
+    #[serde(skip_deserializing)]
     usage: Option<Usage>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct ErrorObj<'a> {
+    #[serde(skip_deserializing)]
     code: &'static str,
-    message: &'a str,
+    #[serde(borrow)]
+    message: Str<'a>,
 }
 
 #[derive(Serialize)]
@@ -73,25 +99,79 @@ struct Usage {
     total_tokens: u32,
 }
 
-/// An output item, as `output_item.added` / `.done` and the terminal response carry it.
+/// An output item, as `output_item.added` / `.done` and the terminal response carry it
+/// (read, any item is its [`ItemFields`]).
 #[derive(Serialize, Clone)]
 #[serde(untagged)]
 enum Item {
-    Call(CallItem),
+    Call(ItemFields<'static>),
     Message(MessageItem),
     /// Reasoning, a web search call, a refusal's message, a custom tool call.
     Foreign(serde_json::Value),
 }
 
-#[derive(Serialize, Clone)]
-struct CallItem {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    id: String,
-    call_id: String,
-    name: String,
-    arguments: String,
-    status: &'static str,
+/// An item's fields: a function call as rendered, and any item as read. The fields only a
+/// foreign item has (`id`, `input`, `encrypted_content`, `action`) are read as whatever JSON
+/// they are: a function call's are not its business, and a foreign item whose strings are
+/// not strings is skipped ([`text`]).
+#[derive(Serialize, Deserialize, Clone)]
+struct ItemFields<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<serde_json::Value>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    call_id: Option<Str<'a>>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    arguments: Option<Str<'a>>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    input: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    encrypted_content: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    action: Option<serde_json::Value>,
+}
+
+impl ItemFields<'static> {
+    /// A function call item, in progress, with no arguments yet.
+    fn call(id: String, call_id: &str, name: &str) -> ItemFields<'static> {
+        ItemFields {
+            kind: Str::of("function_call"),
+            id: Some(serde_json::Value::String(id)),
+            call_id: Some(Str(call_id.to_owned().into())),
+            name: Some(Str(name.to_owned().into())),
+            arguments: Some(Str::of("")),
+            status: Some("in_progress"),
+            input: None,
+            encrypted_content: None,
+            action: None,
+        }
+    }
+
+    fn item_id(&self) -> &str {
+        self.id.as_ref().and_then(serde_json::Value::as_str).unwrap_or_default()
+    }
+
+    fn arguments(&self) -> &str {
+        self.arguments.as_ref().map_or("", Str::as_str)
+    }
+
+    fn name(&self) -> &str {
+        self.name.as_ref().map_or("", Str::as_str)
+    }
+}
+
+/// A foreign item's string field: `Err` when it is there but not a string.
+fn text(v: &Option<serde_json::Value>) -> Result<Option<std::borrow::Cow<'static, str>>, ()> {
+    match v {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s.clone().into())),
+        Some(_) => Err(()),
+    }
 }
 
 #[derive(Serialize, Clone)]
@@ -101,37 +181,57 @@ struct MessageItem {
     id: String,
     status: &'static str,
     role: &'static str,
-    content: Vec<TextPart>,
+    content: Vec<TextPart<'static>>,
 }
 
-#[derive(Serialize, Clone)]
-struct TextPart {
-    #[serde(rename = "type")]
-    kind: &'static str,
+#[derive(Serialize, Deserialize, Clone)]
+struct TextPart<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(skip_deserializing)]
     annotations: [(); 0],
+    #[serde(skip_deserializing)]
     text: String,
 }
 
-#[derive(Serialize)]
-struct ItemBody<'a> {
+/// `response.output_item.added` and `.done`: rendered with an [`Item`], read with its
+/// [`ItemFields`].
+#[derive(Serialize, Deserialize)]
+struct ItemEvent<'a, I = ItemFields<'a>> {
+    #[serde(rename = "type", borrow, default, skip_serializing)]
+    kind: Option<Str<'a>>,
     output_index: u32,
-    item: &'a Item,
+    item: I,
 }
 
-#[derive(Serialize)]
-struct PartBody<'a> {
+/// `response.content_part.added` and `.done`.
+#[derive(Serialize, Deserialize)]
+struct PartEvent<'a> {
+    #[serde(rename = "type", borrow, default, skip_serializing)]
+    kind: Option<Str<'a>>,
+    #[serde(skip_deserializing)]
     item_id: &'a str,
     output_index: u32,
+    #[serde(skip_deserializing)]
     content_index: u32,
-    part: &'a TextPart,
+    #[serde(borrow)]
+    part: TextPart<'a>,
 }
 
-#[derive(Serialize)]
-struct TextDeltaBody<'a> {
+/// `response.output_text.delta`.
+#[derive(Serialize, Deserialize)]
+struct TextDelta<'a> {
+    #[serde(rename = "type", borrow, default, skip_serializing)]
+    kind: Option<Str<'a>>,
+    #[serde(skip_deserializing)]
     item_id: &'a str,
+    #[serde(skip_deserializing)]
     output_index: u32,
+    #[serde(skip_deserializing)]
     content_index: u32,
-    delta: &'a str,
+    #[serde(borrow)]
+    delta: Str<'a>,
+    #[serde(skip_deserializing)]
     logprobs: [(); 0],
 }
 
@@ -144,19 +244,47 @@ struct TextDoneBody<'a> {
     logprobs: [(); 0],
 }
 
-#[derive(Serialize)]
-struct ArgsDeltaBody<'a> {
+/// `response.function_call_arguments.delta`, and the deltas of foreign items (reasoning
+/// summaries, refusals, custom tool input), read the same way.
+#[derive(Serialize, Deserialize)]
+struct ArgsDelta<'a> {
+    #[serde(rename = "type", borrow, default, skip_serializing)]
+    kind: Option<Str<'a>>,
+    #[serde(skip_deserializing)]
     item_id: &'a str,
     output_index: u32,
-    delta: &'a str,
+    #[serde(borrow)]
+    delta: Str<'a>,
 }
 
-#[derive(Serialize)]
-struct ArgsDoneBody<'a> {
+/// `response.function_call_arguments.done`.
+#[derive(Serialize, Deserialize)]
+struct ArgsDone<'a> {
+    #[serde(rename = "type", borrow, default, skip_serializing)]
+    kind: Option<Str<'a>>,
+    #[serde(skip_deserializing)]
     item_id: &'a str,
     output_index: u32,
+    #[serde(skip_deserializing)]
     name: &'a str,
-    arguments: &'a str,
+    #[serde(borrow)]
+    arguments: Str<'a>,
+}
+
+/// `error`, read only (this harness's server errors are `response.failed`).
+#[derive(Deserialize)]
+struct ErrorEvent<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+/// An event of no fields this decoder reads but its `type`.
+#[derive(Deserialize)]
+struct Bare<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
 }
 
 struct Renderer<'i> {
@@ -167,7 +295,7 @@ struct Renderer<'i> {
     /// Items finished so far, with their output index, for the terminal response.
     done: Vec<(u32, Item)>,
     /// Each index's call as announced, with the arguments its deltas carried so far.
-    calls: HashMap<u32, CallItem>,
+    calls: HashMap<u32, ItemFields<'static>>,
     /// The open message item: its output index and item (the text so far in its one part).
     text: Option<(u32, MessageItem)>,
     /// The blocks of the calls announced only by their `output_item.done`.
@@ -220,11 +348,15 @@ impl Renderer<'_> {
             logprobs: [],
         };
         self.event("response.output_text.done", body, delivered);
-        let body = PartBody { item_id: &id, output_index: index, content_index: 0, part: &part };
+        let body = PartEvent { kind: None, item_id: &id, output_index: index, content_index: 0, part };
         self.event("response.content_part.done", body, delivered);
         item.status = "completed";
         let item = Item::Message(item);
-        self.event("response.output_item.done", ItemBody { output_index: index, item: &item }, delivered);
+        self.event(
+            "response.output_item.done",
+            ItemEvent { kind: None, output_index: index, item: &item },
+            delivered,
+        );
         self.done.push((index, item));
     }
 
@@ -237,9 +369,19 @@ impl Renderer<'_> {
             content: Vec::new(),
         };
         let added = Item::Message(item.clone());
-        self.event("response.output_item.added", ItemBody { output_index: block, item: &added }, delivered);
-        let part = TextPart { kind: "output_text", annotations: [], text: String::new() };
-        let body = PartBody { item_id: &item.id, output_index: block, content_index: 0, part: &part };
+        self.event(
+            "response.output_item.added",
+            ItemEvent { kind: None, output_index: block, item: &added },
+            delivered,
+        );
+        let part = TextPart { kind: Str::of("output_text"), annotations: [], text: String::new() };
+        let body = PartEvent {
+            kind: None,
+            item_id: &item.id,
+            output_index: block,
+            content_index: 0,
+            part: part.clone(),
+        };
         self.event("response.content_part.added", body, delivered);
         let mut item = item;
         item.content.push(part);
@@ -259,7 +401,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
         text: None,
         foreign: HashMap::new(),
     };
-    let body = ResponseBody { response: r.response("in_progress", &[]) };
+    let body = ResponseEvent { kind: None, response: r.response("in_progress", &[]) };
     let body = crate::json::to_json(&Envelope { kind: "response.created", sequence_number: 0, body });
     r.seq = 1;
     r.out.push(Some("response.created"), body, 0);
@@ -290,18 +432,19 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 let (index, item) = r.text.as_mut().expect("opened above");
                 item.content[0].text.push_str(text);
                 let (index, id) = (*index, item.id.clone());
-                let body = TextDeltaBody {
+                let body = TextDelta {
+                    kind: None,
                     item_id: &id,
                     output_index: index,
                     content_index: 0,
-                    delta: text,
+                    delta: Str::of(text),
                     logprobs: [],
                 };
-                r.event("response.output_text.delta", body, k + 1);
+                r.text_delta("response.output_text.delta", body, k + 1);
             }
             // Responses has no keep-alive event of its own; the status event carries nothing.
             Event::Ping => {
-                let body = ResponseBody { response: r.response("in_progress", &[]) };
+                let body = ResponseEvent { kind: None, response: r.response("in_progress", &[]) };
                 let body = crate::json::to_json(&Envelope {
                     kind: "response.in_progress",
                     sequence_number: r.seq,
@@ -312,78 +455,78 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
             }
             Event::CallStart { index, call_id, name } => {
                 r.close_text(k);
-                let item = CallItem {
-                    kind: "function_call",
-                    id: ids.hex("fc_", call_id, 48),
-                    call_id: call_id.to_string(),
-                    name: name.to_string(),
-                    arguments: String::new(),
-                    status: "in_progress",
-                };
+                let item = ItemFields::call(ids.hex("fc_", call_id, 48), call_id, name);
                 let added = Item::Call(item.clone());
                 if !matches!(o, Origin::Announce { block } if r.item_only.contains(block)) {
                     r.event(
                         "response.output_item.added",
-                        ItemBody { output_index: *index, item: &added },
+                        ItemEvent { kind: None, output_index: *index, item: &added },
                         k + 1,
                     );
                 }
                 // A replayed announcement keeps what the call's deltas already carried.
-                let args = r.calls.remove(index).filter(|c| c.call_id == item.call_id).map(|c| c.arguments);
+                let args = r
+                    .calls
+                    .remove(index)
+                    .filter(|c| c.call_id.as_ref().map(Str::as_str) == Some(call_id))
+                    .and_then(|c| c.arguments);
                 let mut item = item;
-                item.arguments = args.unwrap_or_default();
+                item.arguments = Some(args.unwrap_or(Str::of("")));
                 r.calls.insert(*index, item);
             }
             Event::ArgsDelta { index, fragment } => {
                 r.close_text(k);
                 let item_id = match r.calls.get_mut(index) {
                     Some(c) => {
-                        c.arguments.push_str(fragment);
-                        c.id.clone()
+                        c.arguments.get_or_insert(Str::of("")).0.to_mut().push_str(fragment);
+                        c.item_id().to_owned()
                     }
                     None => ids.hex("fc_", &format!("unannounced{index}"), 48),
                 };
-                let body = ArgsDeltaBody { item_id: &item_id, output_index: *index, delta: fragment };
+                let body = ArgsDelta {
+                    kind: None,
+                    item_id: &item_id,
+                    output_index: *index,
+                    delta: Str::of(fragment),
+                };
                 if !matches!(o, Origin::Fragment { block, .. } if r.item_only.contains(block)) {
-                    r.event("response.function_call_arguments.delta", body, k + 1);
+                    r.args_delta("response.function_call_arguments.delta", body, k + 1);
                 }
             }
             Event::CallStop { index, arguments } => {
                 r.close_text(k);
                 let mut item = match r.calls.get(index) {
                     Some(c) => c.clone(),
-                    None => CallItem {
-                        kind: "function_call",
-                        id: ids.hex("fc_", &format!("unannounced{index}"), 48),
-                        call_id: String::new(),
-                        name: String::new(),
-                        arguments: String::new(),
-                        status: "in_progress",
-                    },
+                    None => ItemFields::call(ids.hex("fc_", &format!("unannounced{index}"), 48), "", ""),
                 };
                 // The terminal repeats the whole argument string: what the deltas carried,
                 // unless the stream's fault says otherwise (in the `done` events it names).
-                let joined = item.arguments.clone();
+                let joined = item.arguments().to_owned();
                 let mismatch = turn.wire.mismatch_in;
                 let done_args = match arguments {
                     Some(a) if mismatch != MismatchIn::ItemDone => a.to_string(),
                     _ => joined.clone(),
                 };
                 if let Some(a) = arguments.as_ref().filter(|_| mismatch != MismatchIn::ArgumentsDone) {
-                    item.arguments = a.to_string();
+                    item.arguments = Some(Str(a.to_string().into()));
                 }
-                let body = ArgsDoneBody {
-                    item_id: &item.id,
+                let body = ArgsDone {
+                    kind: None,
+                    item_id: item.item_id(),
                     output_index: *index,
-                    name: &item.name,
-                    arguments: &done_args,
+                    name: item.name(),
+                    arguments: Str::of(&done_args),
                 };
                 if !matches!(o, Origin::CallStop { block } if r.item_only.contains(block)) {
                     r.event("response.function_call_arguments.done", body, k + 1);
                 }
-                item.status = "completed";
+                item.status = Some("completed");
                 let item = Item::Call(item);
-                r.event("response.output_item.done", ItemBody { output_index: *index, item: &item }, k + 1);
+                r.event(
+                    "response.output_item.done",
+                    ItemEvent { kind: None, output_index: *index, item: &item },
+                    k + 1,
+                );
                 r.done.push((*index, item));
             }
             Event::Stop { reason } => {
@@ -415,18 +558,18 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 let data = crate::json::to_json(&Envelope {
                     kind: name,
                     sequence_number: r.seq,
-                    body: ResponseBody { response: resp },
+                    body: ResponseEvent { kind: None, response: resp },
                 });
                 r.seq += 1;
                 r.out.push(Some(name), data, k + 1);
             }
             Event::Error { message } => {
                 let mut resp = r.response("failed", &[]);
-                resp.error = Some(ErrorObj { code: "server_error", message });
+                resp.error = Some(ErrorObj { code: "server_error", message: Str::of(message) });
                 let data = crate::json::to_json(&Envelope {
                     kind: "response.failed",
                     sequence_number: r.seq,
-                    body: ResponseBody { response: resp },
+                    body: ResponseEvent { kind: None, response: resp },
                 });
                 r.seq += 1;
                 r.out.push(Some("response.failed"), data, k + 1);
@@ -455,7 +598,7 @@ impl ResponsesDecoder {
     fn item_done(
         &mut self,
         name: &str,
-        a: ItemAddedIn<'_>,
+        a: ItemEvent<'_>,
         out: &mut Vec<Event<'static>>,
     ) -> Result<(), TurnError> {
         let index = a.output_index;
@@ -502,95 +645,17 @@ impl ResponsesDecoder {
     }
 }
 
-#[derive(Deserialize)]
-struct ItemAddedIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    output_index: u32,
-    #[serde(borrow)]
-    item: ItemIn<'a>,
-}
-
-#[derive(Deserialize)]
-struct ItemIn<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
-    #[serde(borrow, default)]
-    call_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    name: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    arguments: Option<Str<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ArgsDeltaIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    output_index: u32,
-    #[serde(borrow)]
-    delta: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct ArgsDoneIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    output_index: u32,
-    #[serde(borrow)]
-    arguments: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct TextDeltaIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    #[serde(borrow)]
-    delta: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct FailedIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    #[serde(borrow)]
-    response: FailedResponse<'a>,
-}
-
-#[derive(Deserialize)]
-struct FailedResponse<'a> {
-    #[serde(borrow, default)]
-    error: Option<ErrorIn<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ErrorIn<'a> {
-    #[serde(borrow)]
-    message: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct ErrorEventIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    #[serde(borrow)]
-    message: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct OtherIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-}
-
 impl crate::SseDecoder for ResponsesDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(event, out) {
+            return done;
+        }
         let name = event_name(event)?;
         let name = name.as_ref();
         let data = event.data.as_str();
         match name {
             "response.output_item.added" => {
-                let a: ItemAddedIn<'_> = parse(name, data)?;
+                let a: ItemEvent<'_> = parse(name, data)?;
                 check_type(name, &a.kind)?;
                 if a.item.kind.as_str() == "function_call" {
                     let need = |f: Option<Str<'_>>, what: &str| {
@@ -611,18 +676,18 @@ impl crate::SseDecoder for ResponsesDecoder {
                 }
             }
             "response.function_call_arguments.delta" => {
-                let d: ArgsDeltaIn<'_> = parse(name, data)?;
+                let d: ArgsDelta<'_> = parse(name, data)?;
                 check_type(name, &d.kind)?;
                 out.push(Event::ArgsDelta { index: d.output_index, fragment: own(d.delta) });
             }
             "response.function_call_arguments.done" => {
-                let d: ArgsDoneIn<'_> = parse(name, data)?;
+                let d: ArgsDone<'_> = parse(name, data)?;
                 check_type(name, &d.kind)?;
                 self.calls.insert(d.output_index, Some(d.arguments.as_str().to_owned()));
                 out.push(Event::CallStop { index: d.output_index, arguments: Some(own(d.arguments)) });
             }
             "response.output_item.done" => {
-                let a: ItemAddedIn<'_> = parse(name, data)?;
+                let a: ItemEvent<'_> = parse(name, data)?;
                 check_type(name, &a.kind)?;
                 if a.item.kind.as_str() == "function_call" {
                     self.item_done(name, a, out)?;
@@ -632,23 +697,23 @@ impl crate::SseDecoder for ResponsesDecoder {
                 }
             }
             "response.output_text.delta" => {
-                let d: TextDeltaIn<'_> = parse(name, data)?;
+                let d: TextDelta<'_> = parse(name, data)?;
                 check_type(name, &d.kind)?;
                 out.push(Event::TextDelta { text: own(d.delta) });
             }
             "response.failed" => {
-                let f: FailedIn<'_> = parse(name, data)?;
+                let f: ResponseEvent<'_> = parse(name, data)?;
                 check_type(name, &f.kind)?;
                 let message = f.response.error.map_or("the response failed".into(), |e| own(e.message));
                 out.push(Event::Error { message });
             }
             "error" => {
-                let e: ErrorEventIn<'_> = parse(name, data)?;
+                let e: ErrorEvent<'_> = parse(name, data)?;
                 check_type(name, &e.kind)?;
                 out.push(Event::Error { message: own(e.message) });
             }
             "response.completed" | "response.incomplete" | "response.in_progress" => {
-                let o: OtherIn<'_> = parse(name, data)?;
+                let o: Bare<'_> = parse(name, data)?;
                 check_type(name, &o.kind)?;
                 out.push(match name {
                     "response.completed" => Event::Stop { reason: StopReason::Completed },
@@ -819,67 +884,22 @@ impl Renderer<'_> {
         };
         // A refusal's stop is its part's done (sent above); the others' is the item's.
         let item = Item::Foreign(item);
-        self.event("response.output_item.done", ItemBody { output_index: index, item: &item }, k + 1);
+        self.event(
+            "response.output_item.done",
+            ItemEvent { kind: None, output_index: index, item: &item },
+            k + 1,
+        );
         self.done.push((index, item));
     }
 }
 
-#[derive(Deserialize)]
-struct ForeignItemIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    output_index: u32,
-    #[serde(borrow)]
-    item: ForeignItemBody<'a>,
-}
-
-#[derive(Deserialize)]
-struct ForeignItemBody<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
-    #[serde(borrow, default)]
-    id: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    call_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    name: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    input: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    encrypted_content: Option<Str<'a>>,
-    #[serde(default)]
-    action: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-struct ForeignDeltaIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    output_index: u32,
-    #[serde(borrow)]
-    delta: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct PartIn<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Str<'a>>,
-    output_index: u32,
-    #[serde(borrow)]
-    part: PartKindIn<'a>,
-}
-
-#[derive(Deserialize)]
-struct PartKindIn<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
-}
-
 /// The foreign item kind of an item: reasoning (encrypted only when it carries
 /// `encrypted_content` and no summary is streamed for it), web search and custom tool calls.
-fn foreign_item(item: &ForeignItemBody<'_>) -> Option<ForeignKind> {
+fn foreign_item(item: &ItemFields<'_>) -> Option<ForeignKind> {
     Some(match item.kind.as_str() {
-        "reasoning" if item.encrypted_content.as_ref().is_some_and(|c| !c.as_str().is_empty()) => {
+        "reasoning"
+            if item.encrypted_content.as_ref().and_then(|c| c.as_str()).is_some_and(|c| !c.is_empty()) =>
+        {
             ForeignKind::RedactedThinking
         }
         "reasoning" => ForeignKind::Thinking,
@@ -897,23 +917,27 @@ fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Resu
     match name {
         "response.output_item.added" | "response.output_item.done" => {
             // Only reached for items the call path does not read.
-            let a: ForeignItemIn<'_> = parse(name, data)?;
+            let a: ItemEvent<'_> = parse(name, data)?;
             check_type(name, &a.kind)?;
-            let Some(kind) = foreign_item(&a.item) else { return Ok(()) };
+            let item = a.item;
+            // A foreign item's strings that are not strings: an item this decoder cannot read.
+            let (Ok(id), Ok(input), Ok(encrypted)) =
+                (text(&item.id), text(&item.input), text(&item.encrypted_content))
+            else {
+                return Ok(());
+            };
+            let Some(kind) = foreign_item(&item) else { return Ok(()) };
             let index = a.output_index;
             if name == "response.output_item.done" {
                 out.push(Event::ForeignStop { index });
                 return Ok(());
             }
-            let item = a.item;
             let (id, fname, content) = match kind {
-                ForeignKind::RedactedThinking => {
-                    (none(), none(), item.encrypted_content.map_or_else(none, own))
-                }
+                ForeignKind::RedactedThinking => (none(), none(), encrypted.unwrap_or_else(none)),
                 ForeignKind::WebSearchCall => {
                     let query =
                         item.action.as_ref().and_then(|a| a.get("query")?.as_str().map(str::to_owned));
-                    (item.id.map_or_else(none, own), none(), query.map_or_else(none, Cow::Owned))
+                    (id.unwrap_or_else(none), none(), query.map_or_else(none, Cow::Owned))
                 }
                 ForeignKind::CustomToolCall => {
                     (item.call_id.map_or_else(none, own), item.name.map_or_else(none, own), none())
@@ -921,16 +945,14 @@ fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Resu
                 _ => (none(), none(), none()),
             };
             out.push(Event::ForeignStart { index, kind, id, name: fname, content });
-            if let Some(input) =
-                item.input.filter(|i| kind == ForeignKind::CustomToolCall && !i.as_str().is_empty())
-            {
-                out.push(Event::ForeignDelta { index, kind, fragment: own(input) });
+            if let Some(input) = input.filter(|i| kind == ForeignKind::CustomToolCall && !i.is_empty()) {
+                out.push(Event::ForeignDelta { index, kind, fragment: input });
             }
         }
         "response.reasoning_summary_text.delta"
         | "response.refusal.delta"
         | "response.custom_tool_call_input.delta" => {
-            let d: ForeignDeltaIn<'_> = parse(name, data)?;
+            let d: ArgsDelta<'_> = parse(name, data)?;
             check_type(name, &d.kind)?;
             let kind = match name {
                 "response.refusal.delta" => ForeignKind::Refusal,
@@ -941,7 +963,7 @@ fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Resu
         }
         // A refusal is a message item's part: it starts and ends with the part.
         "response.content_part.added" | "response.content_part.done" => {
-            let p: PartIn<'_> = parse(name, data)?;
+            let p: PartEvent<'_> = parse(name, data)?;
             check_type(name, &p.kind)?;
             if p.part.kind.as_str() == "refusal" {
                 let index = p.output_index;
@@ -1038,5 +1060,10 @@ impl crate::DialectDef for OpenAiResponses {
 
     fn done_mismatch_rule(&self) -> Option<&'static str> {
         Some("WIRE-DONE")
+    }
+
+    /// Calls announced by their `output_item.done` alone, a mismatch in one `done` only.
+    fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
+        !wire.item_done_only.is_empty() || !wire.mismatch_in.is_both()
     }
 }

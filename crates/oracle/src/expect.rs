@@ -382,11 +382,7 @@ pub fn judge(document: &str, schema: Option<&Value>) -> Judged {
     }
 }
 
-/// The most levels of nesting a document may have and still parse. JSON itself has no limit
-/// and RFC 8259 (section 9) lets a parser set one; the generators nest up to 287 levels, past
-/// the 128 of common defaults, so a client whose parser stops there is found. Deeper than
-/// this the harness itself stops (the parse recurses), and judges the document unparseable.
-pub const MAX_DEPTH: usize = 512;
+pub use toolcert_schema::document::{depth, MAX_DEPTH};
 
 /// The strict parse of one whole document: RFC 8259 JSON, nothing trailing, nested at most
 /// [`MAX_DEPTH`] levels; a key written twice keeps its last value (as serde_json,
@@ -397,67 +393,8 @@ pub fn parse_document(document: &str) -> Option<Value> {
     crate::expect::parse_nested(document).filter(|v| crate::number::overflowing(v).is_none())
 }
 
-/// [`parse_document`] without the number checks of the number rule: the JSON grammar and
-/// the depth limit.
-pub(crate) fn parse_nested(document: &str) -> Option<Value> {
-    use serde::Deserialize as _;
-    let unbounded = || {
-        let mut de = serde_json::Deserializer::from_str(document);
-        de.disable_recursion_limit();
-        let v = Value::deserialize(&mut de).ok()?;
-        de.end().ok()?;
-        Some(v)
-    };
-    // A document is nested no deeper than it has brackets: with at most MAX_DEPTH of them it
-    // is parsed without serde_json's limit at once, as the retry below would parse it, so a
-    // deep one does not first fail at level 128, building an error at every level it unwinds
-    // (each counting lines from the start). The count is one vectorised pass.
-    if document.bytes().filter(|&b| b == b'[' || b == b'{').count() <= MAX_DEPTH {
-        return unbounded();
-    }
-    match serde_json::from_str::<Value>(document) {
-        Ok(v) => Some(v),
-        // serde_json stops at 128 levels by default; between that and ours, parse again
-        // without its limit (the depth is checked first, so the recursion stays bounded).
-        // (Only a syntax error can be the depth limit: a cut document's end-of-input error is
-        // not formatted to find out.)
-        Err(e)
-            if e.classify() == serde_json::error::Category::Syntax
-                && e.to_string().starts_with("recursion limit exceeded")
-                && depth(document) <= MAX_DEPTH =>
-        {
-            unbounded()
-        }
-        Err(_) => None,
-    }
-}
-
-/// The deepest nesting of arrays and objects outside strings, without parsing (so it can bound
-/// a parse before it starts).
-pub fn depth(document: &str) -> usize {
-    let (mut d, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in document.as_bytes() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                d += 1;
-                deepest = deepest.max(d);
-            }
-            b']' | b'}' => d = d.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
+// Eager: the oracle parses every judged document, deep ones included (see the function).
+pub(crate) use toolcert_schema::document::parse_nested_eager as parse_nested;
 
 /// Whether `args` satisfy `schema`. A schema that does not compile accepts nothing.
 fn schema_accepts(schema: &Value, args: &Value) -> bool {

@@ -359,12 +359,10 @@ impl Reference {
     }
 }
 
-/// The most levels of nesting a document may have (as docs/SPEC.md says): past serde_json's
-/// default 128, since JSON has no limit of its own and models do nest that deep.
-const MAX_DEPTH: usize = 512;
+use toolcert_schema::document::parse_nested;
 
 /// One strict parse of a whole buffer: nothing trailing, a repeated key keeps its last
-/// value, nested at most [`MAX_DEPTH`] levels. `None`: unparseable.
+/// value, nested at most [`toolcert_schema::document::MAX_DEPTH`] levels. `None`: unparseable.
 fn parse(args: &str) -> Option<serde_json::Value> {
     parse_nested(args).filter(finite)
 }
@@ -386,50 +384,4 @@ fn fits_a_double(text: &str) -> bool {
     let b = text.as_bytes();
     let int = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
     int <= 308 && !b.iter().any(|&c| c == b'e' || c == b'E')
-}
-
-fn parse_nested(args: &str) -> Option<serde_json::Value> {
-    use serde::Deserialize as _;
-    match serde_json::from_str::<serde_json::Value>(args) {
-        Ok(v) => Some(v),
-        // Only a syntax error can be the depth limit (an end-of-input error is not formatted).
-        Err(e)
-            if e.classify() == serde_json::error::Category::Syntax
-                && e.to_string().starts_with("recursion limit exceeded")
-                && depth(args) <= MAX_DEPTH =>
-        {
-            let mut de = serde_json::Deserializer::from_str(args);
-            de.disable_recursion_limit();
-            let v = serde_json::Value::deserialize(&mut de).ok()?;
-            de.end().ok()?;
-            Some(v)
-        }
-        Err(_) => None,
-    }
-}
-
-/// The deepest nesting of arrays and objects outside strings.
-fn depth(doc: &str) -> usize {
-    let (mut d, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in doc.as_bytes() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                d += 1;
-                deepest = deepest.max(d);
-            }
-            b']' | b'}' => d = d.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
 }

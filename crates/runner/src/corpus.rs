@@ -59,7 +59,7 @@ pub fn cases() -> Vec<CorpusCase> {
         for named in toolcert_gen::named::all() {
             let [turn] = named.case.streams.as_slice() else { continue };
             // A case of dialect events belongs to the dialect that reads them.
-            if !turn.wire.is_plain() && !turn.wire.read_by(dialect) {
+            if !turn.wire.is_plain() && !toolcert_dialect::def(dialect).reads(&turn.wire) {
                 continue;
             }
             let turn = match (dialect, &turn.shape) {

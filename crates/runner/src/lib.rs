@@ -31,6 +31,7 @@ mod minimize;
 pub mod out;
 pub mod regressions;
 pub mod report;
+pub mod served;
 mod shard;
 pub mod smoke;
 pub mod suite;
@@ -805,7 +806,9 @@ impl Certification {
             return Some("needs the schema profile".into());
         }
         let dialect = self.speech.dialect;
-        let foreign = |t: &toolcert_scenario::Turn| !t.wire.is_plain() && !t.wire.read_by(dialect);
+        let foreign = |t: &toolcert_scenario::Turn| {
+            !t.wire.is_plain() && !toolcert_dialect::def(dialect).reads(&t.wire)
+        };
         (self.level != Level::Events && named.case.streams.iter().any(foreign)).then(|| {
             format!("its dialect events are not {dialect}'s (they are read in another dialect only)")
         })

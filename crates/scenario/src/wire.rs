@@ -42,19 +42,6 @@ impl WireEvents {
     pub fn is_plain(&self) -> bool {
         *self == WireEvents::default()
     }
-
-    /// Whether `dialect` reads any of these options (the corpus renders a case carrying
-    /// them only in the dialects that do).
-    pub fn read_by(&self, dialect: crate::Dialect) -> bool {
-        match dialect {
-            crate::Dialect::Anthropic => !self.unknown.is_empty(),
-            crate::Dialect::OpenAiChat => {
-                self.chat_prelude || self.usage_without_choices || self.done_without_finish
-            }
-            crate::Dialect::OpenAiResponses => !self.item_done_only.is_empty() || !self.mismatch_in.is_both(),
-            crate::Dialect::Bedrock => false,
-        }
-    }
 }
 
 /// Which of a Responses call's two `done` events carries a mismatch fault's arguments.

@@ -3,10 +3,13 @@
 //! Compiling a JSON Schema costs far more than validating against it, and a run meets the
 //! same few tool schemas in every case. The oracle, the reference accumulator and the
 //! mutants' base validate through this cache (none consults another: this is only a
-//! compiler). A leaf: it knows nothing of the project but JSON.
+//! compiler). A leaf: it knows nothing of the project but JSON. [`document`] is the
+//! depth-bounded parse of an argument document both the oracle and the reference use.
 //!
 //! Without the `schema` feature (the light dev-dependency) there is no validator: every
 //! document is accepted, and [`AVAILABLE`] tells a runner not to use the schema profile.
+
+pub mod document;
 
 use std::cell::RefCell;
 use std::rc::Rc;

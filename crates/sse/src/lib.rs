@@ -418,7 +418,23 @@ impl Decoder {
         let over = seg.len() > room;
         self.line.extend_from_slice(&seg[..seg.len().min(room)]);
         // Only what fits is checked, so the error reported does not depend on the chunking:
-        // a proven UTF-8 error within the first `limit` bytes wins, then the size.
+        // a proven UTF-8 error within the first `limit` bytes wins, then the size. A piece
+        // of a line is often a few ASCII bytes, which `is_ascii` settles in a fraction of
+        // what `from_utf8` takes to start.
+        if self.line[self.checked..].is_ascii() {
+            self.checked = self.line.len();
+        } else {
+            self.check_held()?;
+        }
+        if over {
+            return Err(SseError::TooLarge { unit: Unit::Line, limit: self.limit, start: self.line_start });
+        }
+        Ok(())
+    }
+
+    /// Checks the held line's bytes past `checked`: an invalid sequence is an error, an
+    /// incomplete character at the end waits for the next chunk.
+    fn check_held(&mut self) -> Result<(), SseError> {
         match std::str::from_utf8(&self.line[self.checked..]) {
             Ok(_) => self.checked = self.line.len(),
             Err(e) => match e.error_len() {
@@ -429,9 +445,6 @@ impl Decoder {
                 }
                 None => self.checked += e.valid_up_to(),
             },
-        }
-        if over {
-            return Err(SseError::TooLarge { unit: Unit::Line, limit: self.limit, start: self.line_start });
         }
         Ok(())
     }
@@ -491,8 +504,9 @@ impl Decoder {
 
     fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
         if self.has_data {
-            let mut data = std::mem::take(&mut self.data);
-            data.pop(); // the LF after the last data line
+            // Copied out without the LF after the last data line, so the buffer keeps its
+            // capacity: taking it would leave the next event to grow a new one from empty.
+            let data = self.data[..self.data.len() - 1].to_owned();
             let event = (!self.event.is_empty()).then(|| self.event.clone());
             out.push(SseEvent { event, data, id: self.id.take() });
         }

@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 node -e 'const [major] = process.versions.node.split(".").map(Number); if (major < 20) { console.error(`Node.js ${process.version}: the adapters need >= 20`); process.exit(1); }'
 npm ci --no-audit --no-fund --loglevel=error
 node -e '
-for (const p of ["openai", "openai-6.30.1", "@anthropic-ai/sdk", "ai", "@ai-sdk/openai", "@ai-sdk/anthropic", "@aws-sdk/client-bedrock-runtime"]) {
+for (const p of ["openai", "openai-6.30.1", "@anthropic-ai/sdk", "ai", "@ai-sdk/openai", "ai-sdk-openai-3.0.81", "@ai-sdk/anthropic", "@aws-sdk/client-bedrock-runtime"]) {
   const v = JSON.parse(require("fs").readFileSync(`node_modules/${p}/package.json`, "utf8")).version;
   console.log(`${p} ${v}`);
 }'

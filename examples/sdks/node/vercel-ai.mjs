@@ -22,15 +22,20 @@
 // wrote them (lib/json.mjs `present`).
 
 import { streamText, tool, jsonSchema, stepCountIs, wrapLanguageModel } from "ai";
-import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 
 import { commonClass, packageVersion, serve, summary, uniqueTools } from "./lib/harness.mjs";
 import { failed, fromValue } from "./lib/outcomes.mjs";
 
+// TOOLCERT_NODE_AI_OPENAI names another installed copy of the OpenAI provider (package.json
+// keeps @ai-sdk/openai 3.0.81, from before its fix for finalising tool calls on parsable
+// partial JSON, as `ai-sdk-openai-3.0.81`), so the matrix shows the fix.
+const OPENAI_PACKAGE = process.env.TOOLCERT_NODE_AI_OPENAI || "@ai-sdk/openai";
+const { createOpenAI } = await import(OPENAI_PACKAGE);
+
 const VERSIONS = {
   ai: packageVersion("ai"),
-  openai: packageVersion("@ai-sdk/openai"),
+  openai: packageVersion(OPENAI_PACKAGE),
   anthropic: packageVersion("@ai-sdk/anthropic"),
 };
 

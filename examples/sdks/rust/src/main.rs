@@ -57,12 +57,17 @@ fn main() {
             Some("configure") => configure(&request, &mut dialect),
             Some("run") => {
                 let seq = request["seq"].clone();
+                // elapsed_ns (docs/PROTOCOL.md): this thread's CPU time over the run, which is
+                // genai's request, HTTP client, SSE decoding and accumulation; the mock
+                // provider serves on a thread of its own and is not in it.
+                let started = toolcert_sdk_adapter::thread_cpu();
                 let outcome = match dialect {
                     Some(d) => runtime.block_on(run(&mut sdk, d, &request["case"])),
                     None => Err(NoResults::Errored("run before configure".into())),
                 };
+                let elapsed = toolcert_sdk_adapter::thread_cpu().saturating_sub(started).as_nanos() as u64;
                 match outcome {
-                    Ok(results) => json!({"seq": seq, "results": results}),
+                    Ok(results) => json!({"seq": seq, "results": results, "elapsed_ns": elapsed}),
                     Err(NoResults::Errored(message)) => {
                         json!({"seq": seq, "errored": true, "context": {"message": message}})
                     }

@@ -44,10 +44,6 @@ use crate::NoResults;
 /// The genai version Cargo.toml pins (`=0.7.2`), reported to the harness.
 pub const GENAI_VERSION: &str = "0.7.2";
 
-/// A stream that genai has not finished by then is reported as a crash: it would hang its
-/// caller. Below the harness's own 10 s per case, so the adapter answers first.
-const STREAM_TIMEOUT: Duration = Duration::from_secs(3);
-
 /// For a stream the client cancels: once the mock has handed over every chunk, the caller
 /// waits this long twice without an event from genai, then drops the stream.
 const CANCEL_IDLE: Duration = Duration::from_millis(20);
@@ -167,7 +163,8 @@ impl Sdk {
         // one more reply than before and none is left in the queue.
         let drained = || mock.queued(endpoint) == 0 && mock.served() > taken;
         let consumed = tokio::time::timeout(
-            STREAM_TIMEOUT,
+            // 3 s unless TOOLCERT_STREAM_TIMEOUT says otherwise.
+            toolcert_sdk_adapter::stream_timeout(),
             consume(client, dialect.model(), request, &options, end == End::Hold, drained),
         )
         .await;
@@ -199,7 +196,7 @@ impl Sdk {
         let Ok(consumed) = consumed else {
             return Ok(json!({"outcomes": [], "text": "", "crash": format!(
                 "genai did not finish the stream within {} s (its caller would hang)",
-                STREAM_TIMEOUT.as_secs()
+                toolcert_sdk_adapter::stream_timeout().as_secs_f64()
             )}));
         };
         let mut result = json!({"outcomes": [], "text": consumed.text});

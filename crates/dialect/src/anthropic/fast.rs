@@ -1,0 +1,132 @@
+//! Anthropic's fast paths ([`crate::fast`]): the decoder reads a `content_block_delta`
+//! carrying an `input_json_delta` or a `text_delta`, and a `content_block_stop`, in their
+//! canonical layout without serde (`None` for anything else, which it parses as before); the
+//! renderer writes every `content_block_delta` by hand, byte for byte as `to_json` would.
+
+use toolcert_render::Event;
+use toolcert_sse::SseEvent;
+use toolcert_subject::TurnError;
+
+use super::{own, AnthropicDecoder, BlockDelta, Kind};
+use crate::fast::{Cursor, JsonBuf};
+use crate::json::Str;
+
+/// A `content_block_delta`'s data, as [`crate::json::to_json`] writes it (the most frequent
+/// event of a stream, where serde's walk over the optional fields costs about 2,000
+/// instructions an event): its `type` when present, `index`, and the delta's `type` and
+/// present fields, in declaration order.
+pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
+    let delta = &d.delta;
+    let fields = [
+        ("text", delta.text.as_ref().map(Str::as_str)),
+        ("partial_json", delta.partial_json.as_ref().map(Str::as_str)),
+        ("thinking", delta.thinking.as_ref().map(Str::as_str)),
+        ("signature", delta.signature),
+    ];
+    let len: usize = fields.iter().filter_map(|(_, v)| v.map(str::len)).sum();
+    let mut s = JsonBuf::with_capacity(len + 96);
+    s.raw("{");
+    if let Some(kind) = &d.kind {
+        s.raw(r#""type":"#);
+        s.str(kind.as_str());
+        s.raw(",");
+    }
+    s.raw(r#""index":"#);
+    s.u64(d.index.into());
+    s.raw(r#","delta":{"type":"#);
+    s.str(delta.kind.as_str());
+    for (name, value) in fields {
+        if let Some(v) = value {
+            s.raw(",");
+            s.str(name);
+            s.raw(":");
+            s.str(v);
+        }
+    }
+    s.raw("}}");
+    s.finish().unwrap_or_else(|| crate::json::to_json(d))
+}
+
+/// Decodes `event` if it has one of the shapes read here, exactly as
+/// [`crate::SseDecoder::decode`] would.
+pub(super) fn decode(
+    d: &AnthropicDecoder,
+    event: &SseEvent,
+    out: &mut Vec<Event<'static>>,
+) -> Option<Result<(), TurnError>> {
+    if !crate::fast::enabled() {
+        return None;
+    }
+    let mut c = Cursor::new(&event.data);
+    match event.event.as_deref()? {
+        "content_block_delta" => {
+            c.lit(r#"{"type":"content_block_delta","index":"#)?;
+            let index = c.u32()?;
+            c.lit(r#","delta":{"type":""#)?;
+            let text = if c.lit(r#"input_json_delta","partial_json":"#).is_some() {
+                false
+            } else {
+                c.lit(r#"text_delta","text":"#)?;
+                true
+            };
+            let value = c.string()?;
+            c.lit("}}")?;
+            c.end()?;
+            crate::fast::taken();
+            // As the decoder's `content_block_delta` arm: text is text whatever the index;
+            // a foreign block's input is foreign; an `Other` block's input is dropped.
+            let e = match (text, d.kinds.get(&index)) {
+                (true, _) => Event::TextDelta { text: own(value) },
+                (false, Some(Kind::Foreign(kind))) => {
+                    Event::ForeignDelta { index, kind: *kind, fragment: own(value) }
+                }
+                (false, Some(Kind::Other)) => return Some(Ok(())),
+                (false, _) => Event::ArgsDelta { index, fragment: own(value) },
+            };
+            out.push(e);
+        }
+        "content_block_stop" => {
+            c.lit(r#"{"type":"content_block_stop","index":"#)?;
+            let index = c.u32()?;
+            c.lit("}")?;
+            c.end()?;
+            crate::fast::taken();
+            match d.kinds.get(&index) {
+                Some(Kind::Text | Kind::Other) => {}
+                Some(Kind::Foreign(_)) => out.push(Event::ForeignStop { index }),
+                Some(Kind::ToolUse) | None => out.push(Event::CallStop { index, arguments: None }),
+            }
+        }
+        _ => return None,
+    }
+    Some(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ty, BlockDelta, Delta};
+    use crate::json::Str;
+
+    /// Deltas with and without their `type` and with every combination of fields are the
+    /// bytes `to_json` writes.
+    #[test]
+    fn deltas_are_written_as_to_json_writes_them() {
+        for value in ["", "{\"a\": 1", "é \u{1}\n\\ ✈", "\"\"\""] {
+            for index in [0, 7, u32::MAX] {
+                for bits in 0u32..32 {
+                    let on = |b: u32| (bits >> b & 1 == 1).then(|| Str::of(value));
+                    let delta = Delta {
+                        text: on(0),
+                        partial_json: on(1),
+                        thinking: on(2),
+                        signature: (bits & 8 != 0).then_some("EqQB\"sig"),
+                        ..Delta::of("input_json_delta")
+                    };
+                    let kind = if bits & 16 == 0 { ty("content_block_delta") } else { None };
+                    let d = BlockDelta { kind, index, delta };
+                    assert_eq!(super::block_delta(&d), crate::json::to_json(&d), "{bits}");
+                }
+            }
+        }
+    }
+}

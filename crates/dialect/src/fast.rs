@@ -1,0 +1,369 @@
+//! Reading the hottest wire events without serde, when their data has exactly the canonical
+//! byte layout the providers (and this harness's renderers) send.
+//!
+//! Where it sits: the first step of a dialect decoder ([`crate::SseDecoder::decode`]) for a
+//! few event shapes (an Anthropic `content_block_delta` or `content_block_stop`, a Responses
+//! `response.function_call_arguments.delta` or `response.output_text.delta`). A decoder's
+//! fast path reads the data with the [`Cursor`] below, which accepts only that layout (keys
+//! in order, no whitespace, no other keys, canonical integers) and answers `None` for
+//! anything else; the decoder then parses the data with serde as before. So the fast path
+//! only ever accepts a document serde accepts and reads the same values from it, and every
+//! refusal and error message is still serde's. Reading a delta this way costs a fraction of
+//! a serde parse into the typed structs (no visitor per key, no string unescaped twice).
+
+use std::borrow::Cow;
+
+use crate::json::Str;
+
+/// A position in an event's data, read left to right.
+pub(crate) struct Cursor<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a str) -> Cursor<'a> {
+        Cursor { rest: data }
+    }
+
+    /// Consumes exactly `lit` (keys, punctuation and fixed strings of the layout).
+    pub fn lit(&mut self, lit: &str) -> Option<()> {
+        self.rest = self.rest.strip_prefix(lit)?;
+        Some(())
+    }
+
+    /// A canonical JSON integer (`0`, or digits not starting with `0`) that fits a `u32`:
+    /// what serde reads into a `u32` field, minus forms the renderers never write (`1e2`,
+    /// `-0`), which go to serde.
+    pub fn u32(&mut self) -> Option<u32> {
+        let b = self.rest.as_bytes();
+        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > 10 || (n > 1 && b[0] == b'0') {
+            return None;
+        }
+        // A fraction or an exponent after the digits is a number serde reads otherwise.
+        if matches!(b.get(n), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let v = self.rest[..n].parse::<u32>().ok()?;
+        self.rest = &self.rest[n..];
+        Some(v)
+    }
+
+    /// A JSON string literal, borrowed when it has no escapes. Its runs between escapes
+    /// are checked here (no control character, which JSON forbids raw); of the escapes, the
+    /// one-character ones (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`) are read here and a
+    /// `\u` escape, or anything else after a backslash, is left to serde with the whole
+    /// document, so it means exactly what it means to serde.
+    pub fn string(&mut self) -> Option<Str<'a>> {
+        let body = self.rest.strip_prefix('"')?;
+        let b = body.as_bytes();
+        let clean = |run: &[u8]| !run.iter().any(|&c| c < 0x20);
+        let stop = memchr::memchr2(b'"', b'\\', b)?;
+        if b[stop] == b'"' {
+            if !clean(&b[..stop]) {
+                return None;
+            }
+            self.rest = &body[stop + 1..];
+            return Some(Str(Cow::Borrowed(&body[..stop])));
+        }
+        if !clean(&b[..stop]) {
+            return None;
+        }
+        // Escapes come every few bytes in JSON text carried as a string: one pass a byte,
+        // each run copied at the escape that ends it. `from` and `i` are at ASCII bytes, so
+        // they are character boundaries.
+        let mut s = Vec::with_capacity(b.len());
+        let (mut from, mut i) = (0, stop);
+        loop {
+            match *b.get(i)? {
+                b'"' => {
+                    s.extend(b[from..i].iter().copied());
+                    self.rest = &body[i + 1..];
+                    // UTF-8: runs of a `&str` split at ASCII bytes, and ASCII.
+                    return String::from_utf8(s).ok().map(|s| Str(Cow::Owned(s)));
+                }
+                b'\\' => {
+                    s.extend(b[from..i].iter().copied());
+                    s.push(match b.get(i + 1)? {
+                        b'"' => b'"',
+                        b'\\' => b'\\',
+                        b'/' => b'/',
+                        b'b' => 8,
+                        b'f' => 12,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        _ => return None,
+                    });
+                    i += 2;
+                    from = i;
+                }
+                0..=0x1F => return None,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// The whole data has been read.
+    pub fn end(&self) -> Option<()> {
+        self.rest.is_empty().then_some(())
+    }
+}
+
+/// A JSON payload written by hand, as bytes: short runs are copied inline (a `push_str` a
+/// run calls `memcpy`, which costs more than the few bytes between two quotes of JSON text
+/// carried as a string).
+pub(crate) struct JsonBuf(Vec<u8>);
+
+impl JsonBuf {
+    pub fn with_capacity(n: usize) -> JsonBuf {
+        JsonBuf(Vec::with_capacity(n))
+    }
+
+    /// Appends `s` as it is (punctuation, keys the layout fixes).
+    pub fn raw(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+
+    /// Appends `s` as a JSON string literal, escaped byte for byte as `serde_json` escapes
+    /// it (`\"`, `\\`, `\b` `\t` `\n` `\f` `\r`, other control characters as `\u00xx` in
+    /// lower case, everything else as it is), so a payload written by hand is the bytes
+    /// `to_json` writes.
+    pub fn str(&mut self, s: &str) {
+        let v = &mut self.0;
+        v.reserve(s.len() + 2);
+        v.push(b'"');
+        let b = s.as_bytes();
+        let mut start = 0;
+        for (i, &c) in b.iter().enumerate() {
+            // One table load a byte: JSON text in a fragment has a quote every few bytes.
+            let esc = ESCAPE[c as usize];
+            if esc == 0 {
+                continue;
+            }
+            v.extend(b[start..i].iter().copied());
+            if esc == b'u' {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                v.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(c >> 4) as usize],
+                    HEX[(c & 0xF) as usize],
+                ]);
+            } else {
+                v.extend_from_slice(&[b'\\', esc]);
+            }
+            start = i + 1;
+        }
+        v.extend(b[start..].iter().copied());
+        v.push(b'"');
+    }
+
+    /// Appends `n` in decimal.
+    pub fn u64(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.0.extend_from_slice(&digits[at..]);
+    }
+
+    /// The payload; `None` only if it were not UTF-8, which it always is: it is made of
+    /// whole `&str`s split at ASCII bytes and ASCII escapes (callers fall back to serde).
+    pub fn finish(self) -> Option<String> {
+        String::from_utf8(self.0).ok()
+    }
+}
+
+/// What follows the backslash of each byte's escape (`0`: written as it is), as `serde_json`
+/// escapes: `u` is a `\u00xx` escape.
+const ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = b'u';
+        c += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0A] = b'n';
+    t[0x0C] = b'f';
+    t[0x0D] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// Whether decoders take their fast paths: always, except in the tests that compare each
+/// fast path with the serde path it stands in for.
+pub(crate) fn enabled() -> bool {
+    #[cfg(test)]
+    {
+        !tests::SLOW.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
+/// A fast path read an event (counted in the tests, which check that the hot shapes are
+/// recognised).
+pub(crate) fn taken() {
+    #[cfg(test)]
+    tests::TAKEN.with(|t| t.set(t.get() + 1));
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::cell::Cell;
+
+    use proptest::strategy::ValueTree;
+
+    use super::Cursor;
+    use crate::{Dialect, Quirks, WireMessage};
+    use toolcert_render::Event;
+    use toolcert_subject::TurnError;
+
+    thread_local! {
+        /// Set: the decoders skip their fast paths (this thread only).
+        pub static SLOW: Cell<bool> = const { Cell::new(false) };
+        /// Events a fast path read (this thread only).
+        pub static TAKEN: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Every control character, both escapes, ASCII, DEL and non-ASCII come out as
+    /// `serde_json` writes them.
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let mut all: String = (0u8..0x80).map(char::from).collect();
+        all.push_str("é ✈ \u{2028} \u{10FFFF} \\\"\\n");
+        for s in ["", "plain", "\"", "\\", "a\u{1}b", &all, r#"{"k": "v\"x"}"#] {
+            let mut out = super::JsonBuf::with_capacity(0);
+            out.raw("x");
+            out.str(s);
+            assert_eq!(out.finish().unwrap(), format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 1_754_000_000, u64::MAX] {
+            let mut out = super::JsonBuf::with_capacity(0);
+            out.u64(n);
+            assert_eq!(out.finish().unwrap(), n.to_string());
+        }
+    }
+
+    #[test]
+    fn integers_are_read_only_in_canonical_form() {
+        let read = |s: &str| {
+            let mut c = Cursor::new(s);
+            c.u32().map(|v| (v, c.rest.len()))
+        };
+        assert_eq!(read("0,"), Some((0, 1)));
+        assert_eq!(read("42}"), Some((42, 1)));
+        assert_eq!(read("4294967295"), Some((u32::MAX, 0)));
+        for s in ["", "-1", "01", "4294967296", "99999999999", "1.0", "1e3", "2E1", "x"] {
+            assert_eq!(read(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn strings_are_read_as_serde_reads_them_or_left_to_it() {
+        let read = |s: &str| {
+            let mut c = Cursor::new(s);
+            c.string().map(|v| (v.0.into_owned(), c.rest.to_owned()))
+        };
+        assert_eq!(read(r#""abc"}"#), Some(("abc".into(), "}".into())));
+        assert_eq!(read(r#""""#), Some((String::new(), String::new())));
+        assert_eq!(read(r#""a\"b\\"x"#), Some(("a\"b\\".into(), "x".into())));
+        assert_eq!(read(r#""\/\b\f\n\r\t\\""#), Some(("/\u{8}\u{c}\n\r\t\\".into(), String::new())));
+        assert_eq!(read("\"é ✈\"!"), Some(("é ✈".into(), "!".into())));
+        // Left to serde, which reads or refuses it with its own message: a raw control
+        // character, a bad escape, any `\u` escape, an unterminated string, no string.
+        for s in [
+            "\"a\nb\"",
+            "\"a\\nb\tc\"",
+            r#""\x""#,
+            r#""\ud800""#,
+            r#""\u00e9""#,
+            r#""abc"#,
+            r#""ab\"#,
+            r#""ab\"cd"#,
+            "abc",
+            "",
+        ] {
+            assert_eq!(read(s), None, "{s:?}");
+        }
+    }
+
+    /// What a decoder makes of every event of a stream, one result per event.
+    fn decode_all(
+        dialect: Dialect,
+        quirks: Quirks,
+        wire: &[WireMessage],
+        slow: bool,
+    ) -> Vec<Result<Vec<Event<'static>>, String>> {
+        SLOW.with(|s| s.set(slow));
+        let mut d = crate::decoder(dialect, quirks);
+        let got = wire
+            .iter()
+            .map(|m| {
+                let mut out = Vec::new();
+                d.decode(m, &mut out).map(|()| out).map_err(|e: TurnError| format!("{e:?}"))
+            })
+            .collect();
+        SLOW.with(|s| s.set(false));
+        got
+    }
+
+    /// Every event of 600 generated cases in each SSE dialect decodes to the same neutral
+    /// events (or the same error) with and without the fast paths, and the fast paths are
+    /// taken (the hot shapes are recognised in the layout the renderers write).
+    #[test]
+    fn fast_paths_decode_generated_streams_as_serde_does() {
+        let cfg = toolcert_gen::GenConfig::default();
+        let strategy = toolcert_gen::case_strategy(&cfg);
+        let profiles = [
+            (Dialect::Anthropic, Quirks::PLAIN),
+            (Dialect::OpenAiResponses, Quirks::PLAIN),
+            (Dialect::OpenAiChat, Quirks::PLAIN),
+            (Dialect::OpenAiChat, Quirks::INDEX_ZERO),
+            (Dialect::OpenAiChat, Quirks::REPEAT_FIELDS),
+        ];
+        for (dialect, quirks) in profiles {
+            let (mut events, mut fast) = (0, 0);
+            for k in 0..600 {
+                let case = toolcert_gen::strategy::case_tree(&strategy, 11, k).current();
+                for t in &case.streams {
+                    let neutral = toolcert_render::render(t);
+                    let Ok(wire) = crate::render_wire(t, &neutral, dialect, quirks) else { continue };
+                    let before = TAKEN.with(Cell::get);
+                    let a = decode_all(dialect, quirks, &wire.events, false);
+                    fast += TAKEN.with(Cell::get) - before;
+                    let b = decode_all(dialect, quirks, &wire.events, true);
+                    assert_eq!(a, b, "{dialect:?} {quirks:?}, case {k}");
+                    events += wire.events.len();
+                }
+            }
+            // Deltas are most of a stream's events (under the repeated-fields quirk, every
+            // entry carries its id and name: none is on the fast path).
+            match quirks.chat_repeat_fields {
+                false => assert!(
+                    fast * 2 > events,
+                    "{dialect:?} {quirks:?}: {fast} of {events} events on the fast path"
+                ),
+                true => assert!(fast > 0, "{dialect:?} {quirks:?}: no text chunk on the fast path"),
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The Responses fast paths ([`crate::fast`]): the decoder reads
+//! `response.function_call_arguments.delta` and `response.output_text.delta` in their
+//! canonical layout without serde (`None` for anything else, which it parses as before); the
+//! renderer writes the same two events by hand, byte for byte as `to_json` would.
+
+use toolcert_render::Event;
+use toolcert_sse::SseEvent;
+use toolcert_subject::TurnError;
+
+use super::{ArgsDelta, Envelope, Renderer, TextDelta};
+use crate::fast::{Cursor, JsonBuf};
+use crate::json::own;
+
+/// `{"type":NAME,"sequence_number":N,"item_id":ID,"output_index":I,`: the start both deltas
+/// share (the envelope's fields, then the body's, as the flattened envelope is written).
+fn head(s: &mut JsonBuf, name: &str, seq: u64, item_id: &str, output_index: u32) {
+    s.raw(r#"{"type":"#);
+    s.str(name);
+    s.raw(r#","sequence_number":"#);
+    s.u64(seq);
+    s.raw(r#","item_id":"#);
+    s.str(item_id);
+    s.raw(r#","output_index":"#);
+    s.u64(output_index.into());
+    s.raw(",");
+}
+
+impl Renderer<'_> {
+    /// [`Renderer::event`] for a `response.function_call_arguments.delta` (serde's flattened
+    /// envelope costs several thousand instructions an event).
+    pub(super) fn args_delta(&mut self, name: &str, body: ArgsDelta<'_>, delivered: usize) {
+        let data = args_delta(name, self.seq, &body);
+        self.seq += 1;
+        self.out.push(Some(name), data, delivered);
+    }
+
+    /// [`Renderer::event`] for a `response.output_text.delta`.
+    pub(super) fn text_delta(&mut self, name: &str, body: TextDelta<'_>, delivered: usize) {
+        let data = text_delta(name, self.seq, &body);
+        self.seq += 1;
+        self.out.push(Some(name), data, delivered);
+    }
+}
+
+fn args_delta(name: &str, seq: u64, body: &ArgsDelta<'_>) -> String {
+    let mut s = JsonBuf::with_capacity(body.delta.as_str().len() + body.item_id.len() + 96);
+    head(&mut s, name, seq, body.item_id, body.output_index);
+    s.raw(r#""delta":"#);
+    s.str(body.delta.as_str());
+    s.raw("}");
+    s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
+}
+
+fn text_delta(name: &str, seq: u64, body: &TextDelta<'_>) -> String {
+    let mut s = JsonBuf::with_capacity(body.delta.as_str().len() + body.item_id.len() + 128);
+    head(&mut s, name, seq, body.item_id, body.output_index);
+    s.raw(r#""content_index":"#);
+    s.u64(body.content_index.into());
+    s.raw(r#","delta":"#);
+    s.str(body.delta.as_str());
+    s.raw(r#","logprobs":[]}"#);
+    s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
+}
+
+/// Decodes `event` if it has one of the shapes read here, exactly as
+/// [`crate::SseDecoder::decode`] would (neither shape touches the decoder's state).
+pub(super) fn decode(event: &SseEvent, out: &mut Vec<Event<'static>>) -> Option<Result<(), TurnError>> {
+    if !crate::fast::enabled() {
+        return None;
+    }
+    let mut c = Cursor::new(&event.data);
+    match event.event.as_deref()? {
+        "response.function_call_arguments.delta" => {
+            c.lit(r#"{"type":"response.function_call_arguments.delta","sequence_number":"#)?;
+            c.u32()?;
+            c.lit(r#","item_id":"#)?;
+            c.string()?;
+            c.lit(r#","output_index":"#)?;
+            let index = c.u32()?;
+            c.lit(r#","delta":"#)?;
+            let fragment = c.string()?;
+            c.lit("}")?;
+            c.end()?;
+            crate::fast::taken();
+            out.push(Event::ArgsDelta { index, fragment: own(fragment) });
+        }
+        "response.output_text.delta" => {
+            c.lit(r#"{"type":"response.output_text.delta","sequence_number":"#)?;
+            c.u32()?;
+            c.lit(r#","item_id":"#)?;
+            c.string()?;
+            c.lit(r#","output_index":"#)?;
+            c.u32()?;
+            c.lit(r#","content_index":"#)?;
+            c.u32()?;
+            c.lit(r#","delta":"#)?;
+            let text = c.string()?;
+            c.lit(r#","logprobs":[]}"#)?;
+            c.end()?;
+            crate::fast::taken();
+            out.push(Event::TextDelta { text: own(text) });
+        }
+        _ => return None,
+    }
+    Some(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ArgsDelta, Envelope, TextDelta};
+    use crate::json::Str;
+
+    /// The hand-written deltas are the bytes of the envelope `Renderer::event` serialises.
+    #[test]
+    fn deltas_are_written_as_to_json_writes_them() {
+        for value in ["", "{\"a\": 1", "é \u{1}\n\\ ✈", "\"\"\""] {
+            for (seq, index) in [(0u64, 0u32), (17, 3), (u64::MAX, u32::MAX)] {
+                let args = || ArgsDelta {
+                    kind: None,
+                    item_id: "fc_0a\"",
+                    output_index: index,
+                    delta: Str::of(value),
+                };
+                let name = "response.function_call_arguments.delta";
+                let want = crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body: args() });
+                assert_eq!(super::args_delta(name, seq, &args()), want);
+                let text = || TextDelta {
+                    kind: None,
+                    item_id: "msg_1",
+                    output_index: index,
+                    content_index: index / 2,
+                    delta: Str::of(value),
+                    logprobs: [],
+                };
+                let name = "response.output_text.delta";
+                let want = crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body: text() });
+                assert_eq!(super::text_delta(name, seq, &text()), want);
+            }
+        }
+    }
+}
