@@ -8,7 +8,6 @@
 //! Hypothesis and proptest print their statistics). A generator that stops reaching a class
 //! shows up here as a falling percentage, which is what the acceptance floor checks.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::ser::SerializeMap;
@@ -553,6 +552,19 @@ impl Coverage {
 /// serde_json's default recursion limit: its parse refuses a document nested this deep.
 const SERDE_DEPTH_LIMIT: usize = 128;
 
+/// The labels of each [`Scope`] (by `scope as usize`, as the bits of `Coverage::scopes`),
+/// computed once.
+fn scope_labels() -> &'static [LabelSet; 16] {
+    static SETS: std::sync::OnceLock<[LabelSet; 16]> = std::sync::OnceLock::new();
+    SETS.get_or_init(|| {
+        let mut sets = [LabelSet::default(); 16];
+        for l in Label::ALL {
+            sets[l.scope() as usize].insert(l);
+        }
+        sets
+    })
+}
+
 /// Labels what `case` exercises; see the module docs.
 pub fn classify(case: &Case) -> Coverage {
     let mut cov = Coverage::default();
@@ -576,7 +588,10 @@ pub fn classify(case: &Case) -> Coverage {
             });
         }
         classify_names_and_indices(turn, &mut cov);
-        dialect_labels(turn, &mut cov);
+        // The turn's neutral rendering, made once and only if a label needs it.
+        let rendered = std::cell::OnceCell::new();
+        let rendered = || rendered.get_or_init(|| render(turn));
+        dialect_labels(turn, rendered, &mut cov);
         for block in &turn.blocks {
             if let Block::Text(t) = block {
                 unicode_labels(&t.text, &mut cov);
@@ -584,7 +599,7 @@ pub fn classify(case: &Case) -> Coverage {
         }
         if turn.blocks.iter().any(|b| matches!(b, Block::Foreign(_))) {
             // A foreign block counts once delivered: its start (or, in Chat, a delta) arrived.
-            for o in &render(turn).origins {
+            for o in &rendered().origins {
                 if let Origin::ForeignStart { block } | Origin::Foreign { block, .. } = *o {
                     if let Some(Block::Foreign(f)) = turn.blocks.get(block as usize) {
                         cov.labels.insert(Label::foreign(f.kind));
@@ -614,7 +629,7 @@ pub fn classify(case: &Case) -> Coverage {
         if !turn.faults.is_empty() {
             // Only faults the stream delivers count: one that names a call of a turn with
             // none, or that the ending cut off, exercises nothing.
-            let rendered = render(turn);
+            let rendered = rendered();
             for o in &rendered.origins {
                 if let Origin::Fault { fault } = *o {
                     cov.labels.insert(match turn.faults[fault as usize].kind.class() {
@@ -676,7 +691,7 @@ pub fn classify(case: &Case) -> Coverage {
             if schema.is_some() {
                 cov.enter(Scope::HasSchemaCall);
             }
-            // Strictly, as the oracle parses; a value tree only when a schema needs one.
+            // Strictly, as the oracle parses; no value tree.
             let parses = if args.is_empty() {
                 cov.labels.insert(Label::EmptyArguments);
                 if let Some(schema) = schema {
@@ -696,14 +711,15 @@ pub fn classify(case: &Case) -> Coverage {
                     // serde_json's default parse stops at 128 levels: a valid document that
                     // deep fails there, after building an error at every level it unwinds.
                     Some(_) if scan.deepest >= SERDE_DEPTH_LIMIT => false,
-                    Some(schema) => match serde_json::from_str::<serde_json::Value>(args) {
-                        Ok(v) => {
-                            if doc::violates(schema, &v) {
+                    // The schema checked in the parse's walk, without a value tree.
+                    Some(schema) => match crate::violates::parse_violates(args, schema) {
+                        Some(violates) => {
+                            if violates {
                                 cov.labels.insert(Label::SchemaViolation);
                             }
                             true
                         }
-                        Err(_) => false,
+                        None => false,
                     },
                     None => serde_json::from_str::<serde::de::IgnoredAny>(args).is_ok(),
                 }
@@ -733,7 +749,11 @@ pub fn classify(case: &Case) -> Coverage {
 
 /// The dialect events a turn's wire rendering sends ([`toolcert_scenario::WireEvents`]),
 /// counted where the dialect that reads them would send them.
-fn dialect_labels(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
+fn dialect_labels<'c, 't: 'c>(
+    turn: &'t toolcert_scenario::Turn,
+    rendered: impl Fn() -> &'c toolcert_render::Rendered<'t>,
+    cov: &mut Coverage,
+) {
     use toolcert_scenario::{Ending, MismatchIn, UnknownKind};
     let w = &turn.wire;
     let stopped = matches!(turn.ending, Ending::Stop(_));
@@ -751,8 +771,8 @@ fn dialect_labels(turn: &toolcert_scenario::Turn, cov: &mut Coverage) {
         let mismatched =
             turn.faults.iter().any(|f| matches!(f.kind, toolcert_scenario::FaultKind::DoneMismatch { .. }));
         if !w.item_done_only.is_empty() || (mismatched && !w.mismatch_in.is_both()) {
-            let rendered = render(turn);
-            if !toolcert_render::item_done_only(turn, &rendered).is_empty() {
+            let rendered = rendered();
+            if !toolcert_render::item_done_only(turn, rendered).is_empty() {
                 cov.labels.insert(Label::ItemDoneOnly);
             }
             // A mismatch the stream delivers (its terminal repeats other arguments).
@@ -1144,12 +1164,22 @@ impl LabelCount {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CoverageStats {
     pub cases: u64,
-    counts: BTreeMap<Label, LabelCount>,
+    /// By `label as usize` (the order of [`Label::ALL`]).
+    counts: [LabelCount; Label::ALL.len()],
 }
+
+// `Label::ALL` lists the labels in their order: `counts[l as usize]` is label `l`'s.
+const _: () = {
+    let mut i = 0;
+    while i < Label::ALL.len() {
+        assert!(Label::ALL[i] as usize == i);
+        i += 1;
+    }
+};
 
 impl Default for CoverageStats {
     fn default() -> Self {
-        CoverageStats { cases: 0, counts: Label::ALL.iter().map(|&l| (l, LabelCount::default())).collect() }
+        CoverageStats { cases: 0, counts: [LabelCount::default(); Label::ALL.len()] }
     }
 }
 
@@ -1162,7 +1192,9 @@ impl CoverageStats {
     /// added up) over `cases` cases; labels not given count zero.
     pub fn from_counts(cases: u64, counts: impl IntoIterator<Item = (Label, LabelCount)>) -> Self {
         let mut stats = Self { cases, ..Self::default() };
-        stats.counts.extend(counts);
+        for (l, c) in counts {
+            stats.counts[l as usize] = c;
+        }
         stats
     }
 
@@ -1175,22 +1207,26 @@ impl CoverageStats {
 
     pub fn add(&mut self, cov: &Coverage) {
         self.cases += 1;
-        for (&label, c) in &mut self.counts {
-            if cov.applies(label) {
-                c.applicable += 1;
-                if cov.has(label) {
-                    c.count += 1;
-                }
-            }
+        // The labels whose scope the case is in, as one set: a bit test per label.
+        let sets = scope_labels();
+        let applicable =
+            LabelSet((0..16).filter(|&b| cov.scopes & (1 << b) != 0).fold(0, |m, b| m | sets[b].0));
+        let mut bits = applicable.0;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let c = &mut self.counts[l as usize];
+            c.applicable += 1;
+            c.count += (cov.labels.0 >> l & 1) as u64;
         }
     }
 
     pub fn get(&self, label: Label) -> LabelCount {
-        self.counts.get(&label).copied().unwrap_or_default()
+        self.counts[label as usize]
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (Label, LabelCount)> + '_ {
-        self.counts.iter().map(|(&l, &c)| (l, c))
+        Label::ALL.iter().map(|&l| (l, self.counts[l as usize]))
     }
 
     /// Labels of `groups` that applied to some case and were hit in fewer than `percent`%

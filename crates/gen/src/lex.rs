@@ -549,21 +549,49 @@ pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<us
     if len < 2 {
         return vec![None; questions.len()];
     }
+    // A question no offset can answer (its class needs a byte the document lacks) is settled
+    // here: left open, it would keep the pass going to the end of the document.
+    let possible: Vec<bool> = questions.iter().map(|&(f, _)| may_carry(doc.as_bytes(), f)).collect();
     let mut sink = Questions {
         len,
-        open: questions.len(),
+        open: possible.iter().filter(|&&p| p).count(),
         qs: questions
             .iter()
-            .map(|&(f, fraction)| Question {
+            .zip(&possible)
+            .filter(|(_, &p)| p)
+            .map(|(&(f, fraction), _)| Question {
                 want: f | flag::BOUNDARY,
                 start: 1 + usize::from(fraction) * (len - 1) / 256,
                 after: None,
                 before: None,
             })
             .collect(),
+        classes: 0,
     };
-    scan_impl(doc, false, &mut sink);
-    sink.qs.iter().map(|q| q.after.or(q.before)).collect()
+    sink.settle_classes();
+    if sink.open > 0 {
+        scan_impl(doc, false, &mut sink);
+    }
+    let mut answers = sink.qs.iter().map(|q| q.after.or(q.before));
+    possible.iter().map(|&p| if p { answers.next().flatten() } else { None }).collect()
+}
+
+/// Whether some offset of `doc` may carry `f`, from a byte search (`false` only when none
+/// can): an escape needs a backslash, `\uXXXX` a backslash before a `u`, a space next to the
+/// cut a space, an object nested in the top-level value a `{` other than the top-level
+/// value's own first byte.
+fn may_carry(doc: &[u8], f: u16) -> bool {
+    match f {
+        flag::ESCAPE => memchr::memchr(b'\\', doc).is_some(),
+        flag::UNICODE => memchr::memmem::find(doc, b"\\u").is_some(),
+        flag::NEXT_TO_SPACE => memchr::memchr(b' ', doc).is_some(),
+        flag::NESTED => {
+            // (A `{` at the first byte opens the top-level value, or is an error: nothing nests.)
+            let first = doc.iter().position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+            first.is_some_and(|first| memchr::memchr(b'{', &doc[first + 1..]).is_some())
+        }
+        _ => true,
+    }
 }
 
 /// One question of [`first_flagged`]: offsets carrying all of `want`, the first at or after
@@ -595,6 +623,20 @@ struct Questions {
     /// Questions without their answer at or after their start.
     open: usize,
     qs: Vec<Question>,
+    /// The flags some open question wants besides the boundary (all of them if one wants
+    /// the boundary alone): an offset with none of them answers nothing.
+    classes: u16,
+}
+
+impl Questions {
+    fn settle_classes(&mut self) {
+        self.classes = self.qs.iter().filter(|q| q.after.is_none()).fold(0, |m, q| {
+            m | match q.want & !flag::BOUNDARY {
+                0 => u16::MAX,
+                c => c,
+            }
+        });
+    }
 }
 
 impl Sink for Questions {
@@ -605,13 +647,17 @@ impl Sink for Questions {
 
     #[inline(always)]
     fn put(&mut self, s: usize, f: u16) {
-        if s == 0 || s >= self.len {
+        if s == 0 || s >= self.len || f & self.classes == 0 {
             return;
         }
+        let open = self.open;
         for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
             if f & q.want == q.want && q.hit(s) {
                 self.open -= 1;
             }
+        }
+        if self.open != open {
+            self.settle_classes();
         }
     }
 
@@ -620,6 +666,7 @@ impl Sink for Questions {
         // byte `s` or byte `s - 1` is a space (such an offset is always a boundary: a space
         // is followed by no continuation byte).
         let end = end.min(self.len);
+        let open = self.open;
         for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
             let need = q.want & !base;
             if need & !(flag::BOUNDARY | flag::NEXT_TO_SPACE) != 0 {
@@ -642,6 +689,9 @@ impl Sink for Questions {
                 q.after = Some(s);
                 self.open -= 1;
             }
+        }
+        if self.open != open {
+            self.settle_classes();
         }
     }
 

@@ -19,6 +19,7 @@ pub mod named_binary;
 mod named_foreign;
 mod plan;
 mod source;
+mod violates;
 mod wire;
 
 pub mod arb;

@@ -388,10 +388,13 @@ pub use toolcert_schema::document::{depth, MAX_DEPTH};
 /// [`MAX_DEPTH`] levels; a key written twice keeps its last value (as serde_json,
 /// `JSON.parse` and Python's `json` do). `None`: unparseable.
 pub fn parse_document(document: &str) -> Option<Value> {
-    crate::number::parse_strict(document).ok()
+    // `number::parse_strict` without the message: a refused document is not parsed again to
+    // say why (a quarter of the documents judged are refused: cut, broken, too deep).
+    crate::expect::parse_nested(document).filter(|v| crate::number::overflowing(v).is_none())
 }
 
-pub(crate) use toolcert_schema::document::parse_nested;
+// Eager: the oracle parses every judged document, deep ones included (see the function).
+pub(crate) use toolcert_schema::document::parse_nested_eager as parse_nested;
 
 /// Whether `args` satisfy `schema`. A schema that does not compile accepts nothing.
 fn schema_accepts(schema: &Value, args: &Value) -> bool {

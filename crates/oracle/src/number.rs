@@ -169,9 +169,20 @@ pub fn parse_strict(document: &str) -> Result<Value, String> {
     }
 }
 
+/// Whether a number's text is surely finite as a double: no exponent and at most 308 digits
+/// before the point.
+fn fits_a_double(text: &str) -> bool {
+    let b = text.as_bytes();
+    let int = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
+    int <= 308 && !b.iter().any(|&c| c == b'e' || c == b'E')
+}
+
 /// The first number whose magnitude a double cannot hold.
-fn overflowing(v: &Value) -> Option<&Number> {
+pub(crate) fn overflowing(v: &Value) -> Option<&Number> {
     match v {
+        // Most numbers are surely finite from their text (no exponent, at most 308 digits
+        // before the point: below 10^308); only the others are parsed as a double.
+        Value::Number(n) if fits_a_double(n.as_str()) => None,
         Value::Number(n) => n.as_f64().is_none().then_some(n),
         Value::Array(a) => a.iter().find_map(overflowing),
         Value::Object(o) => o.values().find_map(overflowing),

@@ -370,9 +370,18 @@ fn parse(args: &str) -> Option<serde_json::Value> {
 /// Refuses what a double cannot hold (`1e400`): no JSON value can carry it on.
 fn finite(v: &serde_json::Value) -> bool {
     match v {
-        serde_json::Value::Number(n) => n.as_f64().is_some_and(f64::is_finite),
+        serde_json::Value::Number(n) => fits_a_double(n.as_str()) || n.as_f64().is_some_and(f64::is_finite),
         serde_json::Value::Array(a) => a.iter().all(finite),
         serde_json::Value::Object(o) => o.values().all(finite),
         _ => true,
     }
+}
+
+/// Whether a number's text is surely finite as a double without parsing it as one: no
+/// exponent and at most 308 digits before the point (below 10^308, under `f64::MAX`). Most
+/// numbers are; the others are parsed.
+fn fits_a_double(text: &str) -> bool {
+    let b = text.as_bytes();
+    let int = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
+    int <= 308 && !b.iter().any(|&c| c == b'e' || c == b'E')
 }

@@ -86,7 +86,19 @@ impl Rendered<'_> {
 
 /// Renders one turn as provider-neutral events.
 pub fn render(turn: &Turn) -> Rendered<'_> {
-    let mut body: Vec<(Event<'_>, Origin)> = Vec::new();
+    // About the events the turn renders (a fragment per split and one more per block, a
+    // start and a stop per call), so the body grows once at most.
+    let pieces: usize = turn
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text(t) => t.splits.len() + 1,
+            Block::Call(c) => c.splits.len() + 3,
+            Block::Foreign(f) => f.splits.len() + 3,
+        })
+        .sum();
+    let mut body: Vec<(Event<'_>, Origin)> =
+        Vec::with_capacity(pieces + turn.faults.len() + turn.pings.len() + 2);
     match &turn.shape {
         Shape::PerCall => {
             for (b, block) in turn.blocks.iter().enumerate() {

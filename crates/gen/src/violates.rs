@@ -1,0 +1,414 @@
+//! Coverage's schema check of a document as it is parsed, without building its value tree.
+//!
+//! [`crate::coverage`] labels a call whose arguments violate its tool's schema
+//! (`schema_violation`): the document parsed as serde_json parses by default, then
+//! [`doc::violates`] over the value. Building that value (a `String` per key and per number,
+//! a map per object) and dropping it again cost more than the parse itself; [`parse_violates`]
+//! answers the same question in the parse's own walk, with serde's visitors. Where the walk
+//! alone cannot know the answer the value tree's way, it builds the value after all: under an
+//! `enum` (compared by value), and when an object writes a key with a property schema twice
+//! (the value keeps the last one; the walk has seen both).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize as _;
+use serde_json::Value;
+
+use crate::doc;
+
+/// serde_json's key for a number held as text (the workspace's `arbitrary_precision`): such
+/// a number reaches a visitor as a map of one entry.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// What the walk found under one value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Found {
+    Fine,
+    Violates,
+    /// A property written twice: only the value tree says which one counts.
+    Ambiguous,
+}
+
+impl Found {
+    fn or(self, other: Found) -> Found {
+        match (self, other) {
+            (Found::Ambiguous, _) | (_, Found::Ambiguous) => Found::Ambiguous,
+            (Found::Violates, _) | (_, Found::Violates) => Found::Violates,
+            _ => Found::Fine,
+        }
+    }
+
+    fn violates(bad: bool) -> Found {
+        if bad {
+            Found::Violates
+        } else {
+            Found::Fine
+        }
+    }
+}
+
+/// `Some(doc::violates(schema, &v))` if `document` parses (serde_json's default parse, as
+/// `serde_json::from_str::<Value>` does: the same grammar and the same 128-level limit) to
+/// `v`; `None` if it does not parse.
+pub(crate) fn parse_violates(document: &str, schema: &Value) -> Option<bool> {
+    let mut de = serde_json::Deserializer::from_str(document);
+    let found = Node { schema: Some(schema) }.deserialize(&mut de).and_then(|f| de.end().map(|()| f)).ok()?;
+    match found {
+        Found::Fine => Some(false),
+        Found::Violates => Some(true),
+        Found::Ambiguous => serde_json::from_str::<Value>(document).ok().map(|v| doc::violates(schema, &v)),
+    }
+}
+
+/// One value and the schema it must meet (`None`: nothing to check, only to parse).
+#[derive(Clone, Copy)]
+struct Node<'s> {
+    schema: Option<&'s Value>,
+}
+
+impl<'de> DeserializeSeed<'de> for Node<'_> {
+    type Value = Found;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Found, D::Error> {
+        // A schema that is no object checks nothing (as `doc::violates` reads it).
+        let schema = self.schema.and_then(Value::as_object);
+        if let Some(s) = schema {
+            if let Some(Value::Array(_)) = s.get("enum") {
+                // Compared by value: this subtree is built.
+                let v = Value::deserialize(deserializer)?;
+                return Ok(Found::violates(doc::violates(self.schema.expect("an object schema"), &v)));
+            }
+        }
+        deserializer.deserialize_any(Walk { schema })
+    }
+}
+
+/// The visitor of one value under `schema`.
+struct Walk<'s> {
+    schema: Option<&'s serde_json::Map<String, Value>>,
+}
+
+/// The kinds of value `type` tells apart.
+#[derive(Clone, Copy)]
+enum Kind {
+    String,
+    /// A number, and whether `type: integer` accepts it.
+    Number {
+        integer: bool,
+    },
+    Boolean,
+    Null,
+    Object,
+    Array,
+}
+
+impl Walk<'_> {
+    /// Whether `type` refuses a value of `kind` (`doc::violates`' first test).
+    fn wrong_type(&self, kind: Kind) -> bool {
+        let Some(t) = self.schema.and_then(|s| s.get("type")) else { return false };
+        let matches = |t: &str| match t {
+            "string" => matches!(kind, Kind::String),
+            "integer" => matches!(kind, Kind::Number { integer: true }),
+            "number" => matches!(kind, Kind::Number { .. }),
+            "boolean" => matches!(kind, Kind::Boolean),
+            "null" => matches!(kind, Kind::Null),
+            "object" => matches!(kind, Kind::Object),
+            "array" => matches!(kind, Kind::Array),
+            _ => true,
+        };
+        match t {
+            Value::String(t) => !matches(t),
+            Value::Array(ts) => !ts.iter().filter_map(Value::as_str).any(matches),
+            _ => false,
+        }
+    }
+
+    fn leaf(&self, kind: Kind) -> Found {
+        Found::violates(self.wrong_type(kind))
+    }
+
+    /// A number as `doc::violates` reads it (`is_i64`, `is_u64`, or a finite double without
+    /// a fraction, for `integer`).
+    fn number(&self, n: &serde_json::Number) -> Found {
+        let integer =
+            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0);
+        self.leaf(Kind::Number { integer })
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_> {
+    type Value = Found;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Found, E> {
+        Ok(self.leaf(Kind::Boolean))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Found, E> {
+        Ok(self.number(&n.into()))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Found, E> {
+        Ok(self.number(&n.into()))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Found, E> {
+        // As `Value` takes it: a double that is no JSON number becomes `null`.
+        Ok(match serde_json::Number::from_f64(n) {
+            Some(n) => self.number(&n),
+            None => self.leaf(Kind::Null),
+        })
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Found, E> {
+        Ok(self.leaf(Kind::String))
+    }
+
+    fn visit_unit<E>(self) -> Result<Found, E> {
+        Ok(self.leaf(Kind::Null))
+    }
+
+    fn visit_none<E>(self) -> Result<Found, E> {
+        Ok(self.leaf(Kind::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Found, A::Error> {
+        let mut found = self.leaf(Kind::Array);
+        // `items` applies to each element (when the value is an array, whatever `type` said).
+        let items = Node { schema: self.schema.and_then(|s| s.get("items")) };
+        while let Some(f) = seq.next_element_seed(items)? {
+            found = found.or(f);
+        }
+        Ok(found)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Found, A::Error> {
+        let Some(first) = map.next_key_seed(Key)? else {
+            return Ok(self.empty_object());
+        };
+        if first == NUMBER_TOKEN {
+            // A number as text (`Value` reads the same entry and stops there).
+            let n = map.next_value_seed(NumberText)?;
+            return Ok(self.number(&n));
+        }
+        let props = self.schema.and_then(|s| s.get("properties")).and_then(Value::as_object);
+        let required = self.schema.and_then(|s| s.get("required")).and_then(Value::as_array);
+        // Which properties (by position in `properties`) and which required keys were
+        // written: a bit each, so no key is kept.
+        if props.is_some_and(|p| p.len() > 64) || required.is_some_and(|r| r.len() > 64) {
+            // Beyond what the bits can hold (no template comes near): the value tree's way.
+            return self.object_by_value(first, map);
+        }
+        let (mut written, mut present) = (0u64, 0u64);
+        let mut found = Found::Fine;
+        let mut key = Some(first);
+        while let Some(k) = key.take() {
+            if let Some(r) = required {
+                for (n, _) in r.iter().enumerate().filter(|(_, q)| q.as_str() == Some(&*k)) {
+                    present |= 1 << n;
+                }
+            }
+            let schema = match props.and_then(|p| p.iter().enumerate().find(|(_, (name, _))| **name == *k)) {
+                Some((n, (_, s))) => {
+                    if written & (1 << n) != 0 {
+                        found = Found::Ambiguous;
+                    }
+                    written |= 1 << n;
+                    Some(s)
+                }
+                None => None,
+            };
+            found = found.or(map.next_value_seed(Node { schema })?);
+            key = map.next_key_seed(Key)?;
+        }
+        // Required keys that are no string count as present (`doc::violates` skips them).
+        let strings = required.map_or(0, |r| {
+            r.iter().enumerate().filter(|(_, q)| q.is_string()).fold(0u64, |m, (n, _)| m | 1 << n)
+        });
+        let missing = strings & !present != 0;
+        Ok(found.or(self.leaf(Kind::Object)).or(Found::violates(missing)))
+    }
+}
+
+impl<'s> Walk<'s> {
+    /// An empty object: `type`, then every required key is missing.
+    fn empty_object(&self) -> Found {
+        let missing = self
+            .schema
+            .and_then(|s| s.get("required"))
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(Value::is_string));
+        self.leaf(Kind::Object).or(Found::violates(missing))
+    }
+
+    /// The rest of an object built as a value, then checked as `doc::violates` checks it.
+    fn object_by_value<'de, A: MapAccess<'de>>(
+        &self,
+        first: Cow<'de, str>,
+        mut map: A,
+    ) -> Result<Found, A::Error> {
+        let mut o = serde_json::Map::new();
+        o.insert(first.into_owned(), map.next_value()?);
+        while let Some((k, v)) = map.next_entry::<String, Value>()? {
+            o.insert(k, v);
+        }
+        let schema = Value::Object(self.schema.cloned().unwrap_or_default());
+        Ok(Found::violates(doc::violates(&schema, &Value::Object(o))))
+    }
+}
+
+/// An object's key, borrowed from the document where it has no escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Cow<'de, str>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+/// The text of a number held as text, parsed as `Value` parses it.
+struct NumberText;
+
+impl<'de> DeserializeSeed<'de> for NumberText {
+    type Value = serde_json::Number;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<serde_json::Number, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NumberText {
+    type Value = serde_json::Number;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("string containing a number")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<serde_json::Number, E> {
+        s.parse().map_err(E::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn by_value(document: &str, schema: &Value) -> Option<bool> {
+        serde_json::from_str::<Value>(document).ok().map(|v| doc::violates(schema, &v))
+    }
+
+    #[test]
+    fn agrees_with_the_value_tree_on_hand_made_documents() {
+        let schema: Value = serde_json::json!({
+            "type": "object",
+            "required": ["a", "b", 7],
+            "properties": {
+                "a": {"type": "integer"},
+                "b": {"type": ["string", "null"]},
+                "c": {"type": "array", "items": {"type": "number"}},
+                "d": {"enum": ["x", 1, {"k": [1]}]},
+                "e": {"type": "object", "required": ["f"], "properties": {"f": {"type": "boolean"}}},
+                "g": "not a schema",
+            }
+        });
+        let docs = [
+            r#"{"a": 1, "b": "x"}"#,
+            r#"{"a": 1.0, "b": null}"#,
+            r#"{"a": 1.5, "b": null}"#,
+            r#"{"a": 1e2, "b": null}"#,
+            r#"{"a": 123456789012345678901234567890, "b": null}"#,
+            r#"{"a": -0, "b": 1}"#,
+            r#"{"a": 1}"#,
+            r#"{}"#,
+            r#"[]"#,
+            r#"[1, 2]"#,
+            r#""a string""#,
+            r#"null"#,
+            r#"{"a": 1, "b": "x", "c": [1, 2.5, "3"]}"#,
+            r#"{"a": 1, "b": "x", "c": [1, 2.5, 3]}"#,
+            r#"{"a": 1, "b": "x", "d": "x"}"#,
+            r#"{"a": 1, "b": "x", "d": "y"}"#,
+            r#"{"a": 1, "b": "x", "d": {"k": [1]}}"#,
+            r#"{"a": 1, "b": "x", "d": {"k": [1.0]}}"#,
+            r#"{"a": 1, "b": "x", "e": {}}"#,
+            r#"{"a": 1, "b": "x", "e": {"f": true}}"#,
+            r#"{"a": 1, "b": "x", "e": {"f": 1}}"#,
+            r#"{"a": 1, "b": "x", "g": 1, "z": [{"deep": [1, {"x": "y"}]}]}"#,
+            // Duplicates: the last one counts.
+            r#"{"a": "bad", "a": 1, "b": "x"}"#,
+            r#"{"a": 1, "a": "bad", "b": "x"}"#,
+            r#"{"z": 1, "z": 2, "a": 1, "b": "x"}"#,
+            // Escaped keys and strings.
+            r#"{"\u0061": 1, "b": "x\ny"}"#,
+            r#"{"a": 1, "b": "\ud83d\ude00"}"#,
+            // Refused by the parser.
+            r#"{"a": 1, "b": "\ud800"}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a": 01}"#,
+            r#"{"a": 1}{"b": 2}"#,
+            r#"{"a": 1e400, "b": "x"}"#,
+            r#"{"a": NaN}"#,
+            r#"{"a": 1, "b": "x"#,
+            r#"{"$serde_json::private::Number": "12"}"#,
+            r#"{"$serde_json::private::Number": "x"}"#,
+            "",
+        ];
+        for d in docs {
+            assert_eq!(parse_violates(d, &schema), by_value(d, &schema), "{d}");
+        }
+        let deep = format!("{}1{}", "[".repeat(130), "]".repeat(130));
+        assert_eq!(parse_violates(&deep, &schema), None);
+        let fine = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+        assert_eq!(parse_violates(&fine, &schema), by_value(&fine, &schema));
+    }
+
+    #[test]
+    fn agrees_with_the_value_tree_on_generated_documents() {
+        use proptest::strategy::ValueTree;
+        let strategy =
+            crate::case_strategy(&crate::GenConfig { schema: true, ..crate::GenConfig::default() });
+        let (mut checked, mut violating) = (0, 0);
+        for k in 0..1500 {
+            let case = crate::strategy::case_tree(&strategy, 11, k).current();
+            for turn in &case.streams {
+                for call in turn.calls() {
+                    let Some(schema) = turn.schema_of(&call.name) else { continue };
+                    let d = call.arguments.as_str();
+                    let got = parse_violates(d, schema);
+                    assert_eq!(got, by_value(d, schema), "case {k}: {d}");
+                    checked += 1;
+                    violating += usize::from(got == Some(true));
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} documents with a schema");
+        assert!(violating > 20, "only {violating} of {checked} documents violate their schema");
+    }
+}
