@@ -707,21 +707,32 @@ pub fn classify(case: &Case) -> Coverage {
                 false
             } else {
                 cov.enter(Scope::HasArgumentBytes);
-                match schema {
-                    // serde_json's default parse stops at 128 levels: a valid document that
-                    // deep fails there, after building an error at every level it unwinds.
-                    Some(_) if scan.deepest >= SERDE_DEPTH_LIMIT => false,
-                    // The schema checked in the parse's walk, without a value tree.
-                    Some(schema) => match crate::violates::parse_violates(args, schema) {
-                        Some(violates) => {
-                            if violates {
+                if scan.deepest >= SERDE_DEPTH_LIMIT || !lenient_is_strict(args) {
+                    // The passes below stop at serde_json's 128 levels and skip what they
+                    // need not decode: this document is parsed in full, as the oracle does.
+                    match strict_value(args) {
+                        Some(v) => {
+                            if schema.is_some_and(|schema| doc::violates(schema, &v)) {
                                 cov.labels.insert(Label::SchemaViolation);
                             }
                             true
                         }
                         None => false,
-                    },
-                    None => serde_json::from_str::<serde::de::IgnoredAny>(args).is_ok(),
+                    }
+                } else {
+                    match schema {
+                        // The schema checked in the parse's walk, without a value tree.
+                        Some(schema) => match crate::violates::parse_violates(args, schema) {
+                            Some(violates) => {
+                                if violates {
+                                    cov.labels.insert(Label::SchemaViolation);
+                                }
+                                true
+                            }
+                            None => false,
+                        },
+                        None => serde_json::from_str::<serde::de::IgnoredAny>(args).is_ok(),
+                    }
                 }
             };
             if !parses {
@@ -1146,6 +1157,44 @@ fn classify_splits(args: &str, splits: &[usize], flags: &[u16], cov: &mut Covera
     }
 }
 
+/// Whether the lenient passes (`IgnoredAny`, the schema walk) can decide this document as
+/// the oracle's strict parse does: they skip a string without decoding its `\u` escapes (a
+/// lone surrogate would pass) and a number without reading it as a double (`1e400` would
+/// pass), so a document with an escape, an exponent or a very long digit run is not theirs.
+fn lenient_is_strict(args: &str) -> bool {
+    let b = args.as_bytes();
+    let mut run = 0usize;
+    for (i, &c) in b.iter().enumerate() {
+        if c.is_ascii_digit() {
+            run += 1;
+            // 10^309 and up overflow a double.
+            if run > 308 {
+                return false;
+            }
+        } else {
+            if (matches!(c, b'e' | b'E') && run > 0) || (c == b'u' && i > 0 && b[i - 1] == b'\\') {
+                return false;
+            }
+            run = 0;
+        }
+    }
+    true
+}
+
+/// The strict parse the oracle judges by: the JSON grammar to its depth limit, and every
+/// number finite as a double. `None`: unparseable.
+fn strict_value(args: &str) -> Option<serde_json::Value> {
+    fn finite(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Number(n) => n.as_f64().is_some_and(f64::is_finite),
+            serde_json::Value::Array(a) => a.iter().all(finite),
+            serde_json::Value::Object(o) => o.values().all(finite),
+            _ => true,
+        }
+    }
+    toolcert_schema::document::parse_nested(args).filter(finite)
+}
+
 /// How often one label was hit, out of the cases it applies to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LabelCount {
@@ -1296,6 +1345,26 @@ impl fmt::Display for CoverageStats {
 mod tests {
     use super::*;
     use toolcert_scenario::{Call, Ending, StopReason, StreamEnd, TextBlock, Turn};
+
+    /// What the lenient passes would accept but the oracle's strict parse refuses goes to the
+    /// strict parse: a lone surrogate, a number no double holds; a valid document deeper than
+    /// serde_json's 128 levels parses.
+    #[test]
+    fn documents_the_lenient_passes_cannot_judge_are_parsed_strictly() {
+        for refused in [r#"{"a":"\ud800"}"#, r#"{"a":1e400}"#, r#"{"a":-1E+999}"#] {
+            assert!(serde_json::from_str::<serde::de::IgnoredAny>(refused).is_ok(), "{refused}");
+            assert!(!lenient_is_strict(refused), "{refused}");
+            assert!(strict_value(refused).is_none(), "{refused}");
+        }
+        let long = format!(r#"{{"a":{}}}"#, "9".repeat(400));
+        assert!(!lenient_is_strict(&long) && strict_value(&long).is_none());
+        for accepted in [r#"{"a":"\ud83d\ude00"}"#, r#"{"a":1e300,"b":"\u00e9"}"#] {
+            assert!(strict_value(accepted).is_some(), "{accepted}");
+        }
+        assert!(lenient_is_strict(r#"{"a":[1,2.5,-3],"b":"e\n"}"#));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(strict_value(&deep).is_some());
+    }
 
     /// The shortcut past 128 levels says exactly what serde_json's default parse says of a
     /// lexically valid document, around the limit and with brackets inside strings.
