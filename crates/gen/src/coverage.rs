@@ -686,7 +686,7 @@ pub fn classify(case: &Case) -> Coverage {
                 cov.labels.insert(Label::HugeArguments);
             }
             unicode_labels(args, &mut cov);
-            document_labels(args, &call.splits, &scan, &mut cov);
+            let facts = document_labels(args, &call.splits, &scan, &mut cov);
             let schema = turn.schema_of(&call.name);
             if schema.is_some() {
                 cov.enter(Scope::HasSchemaCall);
@@ -707,22 +707,16 @@ pub fn classify(case: &Case) -> Coverage {
                 false
             } else {
                 cov.enter(Scope::HasArgumentBytes);
-                if scan.deepest >= SERDE_DEPTH_LIMIT || !lenient_is_strict(args) {
-                    // The passes below stop at serde_json's 128 levels and skip what they
-                    // need not decode: this document is parsed in full, as the oracle does.
-                    match strict_value(args) {
-                        Some(v) => {
-                            if schema.is_some_and(|schema| doc::violates(schema, &v)) {
-                                cov.labels.insert(Label::SchemaViolation);
-                            }
-                            true
-                        }
-                        None => false,
-                    }
+                let lenient = if scan.deepest > toolcert_schema::document::MAX_DEPTH {
+                    // Deeper than the oracle parses: unparseable.
+                    false
                 } else {
+                    // Past serde_json's default 128 levels, the parse goes on (the lexer bounded
+                    // the depth, so the recursion is bounded too).
+                    let deep = scan.deepest >= SERDE_DEPTH_LIMIT;
                     match schema {
                         // The schema checked in the parse's walk, without a value tree.
-                        Some(schema) => match crate::violates::parse_violates(args, schema) {
+                        Some(schema) => match crate::violates::parse_violates(args, schema, deep) {
                             Some(violates) => {
                                 if violates {
                                     cov.labels.insert(Label::SchemaViolation);
@@ -731,9 +725,20 @@ pub fn classify(case: &Case) -> Coverage {
                             }
                             None => false,
                         },
-                        None => serde_json::from_str::<serde::de::IgnoredAny>(args).is_ok(),
+                        None => {
+                            let mut de = serde_json::Deserializer::from_str(args);
+                            if deep {
+                                de.disable_recursion_limit();
+                            }
+                            <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de)
+                                .and_then(|_| de.end())
+                                .is_ok()
+                        }
                     }
-                }
+                };
+                // What the passes above skip without decoding (they neither decode a string's
+                // escapes nor read a number as a double), the oracle's parse refuses.
+                lenient && !facts.lone_surrogate && !facts.overflowing_number
             };
             if !parses {
                 if scan.status == Status::Incomplete {
@@ -925,14 +930,24 @@ fn next_non_ascii(b: &[u8], from: usize) -> Option<usize> {
     b[i..].iter().position(|&x| x >= 0x80).map(|n| i + n)
 }
 
+/// What the label pass of one document found that decides whether it parses.
+#[derive(Default)]
+struct DocFacts {
+    /// A `\u` surrogate escape that is not half of a pair.
+    lone_surrogate: bool,
+    /// A number outside strings that no double holds (`1e400`).
+    overflowing_number: bool,
+}
+
 /// Number forms, nesting depth, duplicate and long keys, lone surrogates, whitespace-only
 /// and non-object documents, empty fragments, splits between surrogate halves.
-fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Coverage) {
+fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Coverage) -> DocFacts {
+    let mut facts = DocFacts::default();
     if args.is_empty() {
         if !splits.is_empty() {
             cov.labels.insert(Label::AllEmptyFragments);
         }
-        return;
+        return facts;
     }
     let b = args.as_bytes();
     let first = b.iter().position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
@@ -949,6 +964,10 @@ fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Cov
     if scan.status == Status::Valid && keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k)) {
         cov.labels.insert(Label::DuplicateKeys);
     }
+    let lone = |cov: &mut Coverage, facts: &mut DocFacts| {
+        cov.labels.insert(Label::LoneSurrogate);
+        facts.lone_surrogate = true;
+    };
     // One pass outside strings: tokens that look like numbers, and depth.
     let (mut depth, mut deepest) = (0usize, 0usize);
     let mut i = 0;
@@ -973,31 +992,31 @@ fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Cov
                         match v {
                             Some(0xD800..=0xDBFF) => {
                                 if high {
-                                    cov.labels.insert(Label::LoneSurrogate);
+                                    lone(cov, &mut facts);
                                 }
                                 high = true;
                                 i += 6;
                                 continue;
                             }
                             Some(0xDC00..=0xDFFF) if high => high = false,
-                            Some(0xDC00..=0xDFFF) => cov.labels.insert(Label::LoneSurrogate),
+                            Some(0xDC00..=0xDFFF) => lone(cov, &mut facts),
                             _ => {}
                         }
                         if high && v.is_none() {
-                            cov.labels.insert(Label::LoneSurrogate);
+                            lone(cov, &mut facts);
                             high = false;
                         }
                         i += 2;
                         continue;
                     }
                     if high {
-                        cov.labels.insert(Label::LoneSurrogate);
+                        lone(cov, &mut facts);
                         high = false;
                     }
                     i += 1;
                 }
                 if high {
-                    cov.labels.insert(Label::LoneSurrogate);
+                    lone(cov, &mut facts);
                 }
                 i += 1;
             }
@@ -1021,7 +1040,7 @@ fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Cov
                     .iter()
                     .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')))
                     .map_or(b.len(), |n| i + n);
-                number_labels(&args[i..end], cov);
+                facts.overflowing_number |= number_labels(&args[i..end], cov);
                 i = end;
             }
             _ => i += 1,
@@ -1039,22 +1058,26 @@ fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Cov
             }
         }
     }
+    facts
 }
 
-/// The classes of one number-like token outside strings.
-fn number_labels(t: &str, cov: &mut Coverage) {
+/// The classes of one number-like token outside strings; `true` when it is a number no
+/// double holds (the number rule refuses its document).
+fn number_labels(t: &str, cov: &mut Coverage) -> bool {
     if matches!(t, "true" | "false" | "null") {
-        return;
+        return false;
     }
     if !is_json_number(t) {
         cov.labels.insert(Label::InvalidNumber);
-        return;
+        return false;
     }
     let digits = t.trim_start_matches('-');
     let exp = digits.find(['e', 'E']);
     if exp.is_some() {
         cov.labels.insert(Label::ExponentForm);
     }
+    // Surely finite from its text (no exponent, under 300 digits), else read as a double.
+    let overflowing = (exp.is_some() || t.len() >= 300) && t.parse::<f64>().is_ok_and(f64::is_infinite);
     let mantissa = &digits[..exp.unwrap_or(digits.len())];
     if !mantissa.contains('.') && exp.is_none() {
         // An integer: beyond 2^53, beyond 64 bits.
@@ -1080,6 +1103,7 @@ fn number_labels(t: &str, cov: &mut Coverage) {
     if mantissa.bytes().all(|d| d == b'0' || d == b'.') && (t.starts_with('-') || mantissa.contains('.')) {
         cov.labels.insert(Label::SignedZero);
     }
+    overflowing
 }
 
 /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
@@ -1155,44 +1179,6 @@ fn classify_splits(args: &str, splits: &[usize], flags: &[u16], cov: &mut Covera
             cov.labels.insert(Label::AfterBracePrefixParses);
         }
     }
-}
-
-/// Whether the lenient passes (`IgnoredAny`, the schema walk) can decide this document as
-/// the oracle's strict parse does: they skip a string without decoding its `\u` escapes (a
-/// lone surrogate would pass) and a number without reading it as a double (`1e400` would
-/// pass), so a document with an escape, an exponent or a very long digit run is not theirs.
-fn lenient_is_strict(args: &str) -> bool {
-    let b = args.as_bytes();
-    let mut run = 0usize;
-    for (i, &c) in b.iter().enumerate() {
-        if c.is_ascii_digit() {
-            run += 1;
-            // 10^309 and up overflow a double.
-            if run > 308 {
-                return false;
-            }
-        } else {
-            if (matches!(c, b'e' | b'E') && run > 0) || (c == b'u' && i > 0 && b[i - 1] == b'\\') {
-                return false;
-            }
-            run = 0;
-        }
-    }
-    true
-}
-
-/// The strict parse the oracle judges by: the JSON grammar to its depth limit, and every
-/// number finite as a double. `None`: unparseable.
-fn strict_value(args: &str) -> Option<serde_json::Value> {
-    fn finite(v: &serde_json::Value) -> bool {
-        match v {
-            serde_json::Value::Number(n) => n.as_f64().is_some_and(f64::is_finite),
-            serde_json::Value::Array(a) => a.iter().all(finite),
-            serde_json::Value::Object(o) => o.values().all(finite),
-            _ => true,
-        }
-    }
-    toolcert_schema::document::parse_nested(args).filter(finite)
 }
 
 /// How often one label was hit, out of the cases it applies to.
@@ -1346,24 +1332,39 @@ mod tests {
     use super::*;
     use toolcert_scenario::{Call, Ending, StopReason, StreamEnd, TextBlock, Turn};
 
-    /// What the lenient passes would accept but the oracle's strict parse refuses goes to the
-    /// strict parse: a lone surrogate, a number no double holds; a valid document deeper than
-    /// serde_json's 128 levels parses.
+    /// What the lenient passes would accept but the oracle's strict parse refuses is found by
+    /// the label pass: a lone surrogate, a number no double holds.
     #[test]
-    fn documents_the_lenient_passes_cannot_judge_are_parsed_strictly() {
-        for refused in [r#"{"a":"\ud800"}"#, r#"{"a":1e400}"#, r#"{"a":-1E+999}"#] {
+    fn the_label_pass_finds_what_the_lenient_passes_skip() {
+        let facts = |d: &str| {
+            let scan = lex::scan_at(d, &[]);
+            document_labels(d, &[], &scan, &mut Coverage::default())
+        };
+        for refused in [
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"x\udc00"}"#,
+            r#"{"a":"\ud800\u0041"}"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":-1E+999}"#,
+        ] {
             assert!(serde_json::from_str::<serde::de::IgnoredAny>(refused).is_ok(), "{refused}");
-            assert!(!lenient_is_strict(refused), "{refused}");
-            assert!(strict_value(refused).is_none(), "{refused}");
+            let f = facts(refused);
+            assert!(f.lone_surrogate || f.overflowing_number, "{refused}");
         }
         let long = format!(r#"{{"a":{}}}"#, "9".repeat(400));
-        assert!(!lenient_is_strict(&long) && strict_value(&long).is_none());
-        for accepted in [r#"{"a":"\ud83d\ude00"}"#, r#"{"a":1e300,"b":"\u00e9"}"#] {
-            assert!(strict_value(accepted).is_some(), "{accepted}");
+        assert!(facts(&long).overflowing_number);
+        for accepted in [
+            r#"{"a":"\ud83d\ude00"}"#,
+            r#"{"a":1e300,"b":"\u00e9"}"#,
+            r#"{"a":1e-400}"#,
+            r#"{"a":"1e400 in a string"}"#,
+            r#"{"a":"\\ud800 is an escaped backslash"}"#,
+            "{\"a\":\"\\f\u{3a9}\\u00e9\u{3a9}\"}",
+        ] {
+            assert!(serde_json::from_str::<serde_json::Value>(accepted).is_ok(), "{accepted}");
+            let f = facts(accepted);
+            assert!(!f.lone_surrogate && !f.overflowing_number, "{accepted}");
         }
-        assert!(lenient_is_strict(r#"{"a":[1,2.5,-3],"b":"e\n"}"#));
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert!(strict_value(&deep).is_some());
     }
 
     /// The shortcut past 128 levels says exactly what serde_json's default parse says of a
