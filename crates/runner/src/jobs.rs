@@ -4,10 +4,11 @@
 //! starts its own process) with [`MoreSubjects::make`]. Case `k` depends on the seed and `k`
 //! alone, so a job generates its cases itself; what a case gave comes back to the caller's
 //! thread, which records (and, for a new finding, shrinks) the cases in the order of `k`. The
-//! report is therefore byte-identical for every job count. Cases are handed out in windows so
-//! that at most a few hundred checked cases wait to be recorded (bounded memory).
+//! report is therefore byte-identical for every job count. Cases are handed out two windows ahead of
+//! the recording, so that at most a few hundred checked cases wait to be recorded (bounded
+//! memory) and the jobs never wait for the recording.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::mpsc;
 use std::sync::Mutex;
 
@@ -56,7 +57,16 @@ pub(crate) fn check_in_parallel(
                     let result = subject.as_ref().map(|s| {
                         let case = run.generated_case(strategy, k);
                         let coverage = toolcert_gen::coverage::classify(&case);
-                        let checked = check(&**s, &case, run.sampled(k));
+                        let mut checked = check(&**s, &case, run.sampled(k));
+                        // What the recording thread does not read is freed here, on the thread
+                        // that allocated it (a free from another thread costs the allocator
+                        // far more): the observations always, and a passing case but its name.
+                        checked.observations = Vec::new();
+                        let case = if checked.violations.is_empty() && checked.unsupported.is_none() {
+                            Case { name: case.name, streams: Vec::new(), schedule: Default::default() }
+                        } else {
+                            case
+                        };
                         (case, Some(coverage), checked)
                     });
                     if done_tx.send((k, result)).is_err() {
@@ -66,36 +76,39 @@ pub(crate) fn check_in_parallel(
             });
         }
         drop(done_tx);
-        loop {
-            let chunk: Vec<usize> = (&mut *ks).take(window).collect();
-            if chunk.is_empty() {
-                break;
-            }
-            for &k in &chunk {
+        // Two windows in flight: the jobs check the next cases while this thread records
+        // (and shrinks) the earlier ones, so neither waits for the other at a window's end.
+        let mut pending: VecDeque<usize> = VecDeque::with_capacity(2 * window);
+        let mut back: BTreeMap<usize, Option<Done>> = BTreeMap::new();
+        let send = |pending: &mut VecDeque<usize>, ks: &mut dyn Iterator<Item = usize>| {
+            while pending.len() < 2 * window {
+                let Some(k) = ks.next() else { break };
                 // The receivers live until the scope ends.
                 let _ = work_tx.send(k);
+                pending.push_back(k);
             }
-            let mut back: BTreeMap<usize, Option<Done>> = BTreeMap::new();
-            while back.len() < chunk.len() {
+        };
+        send(&mut pending, ks);
+        while let Some(k) = pending.pop_front() {
+            while !back.contains_key(&k) {
                 match done_rx.recv() {
-                    Ok((k, result)) => {
-                        back.insert(k, result);
+                    Ok((done, result)) => {
+                        back.insert(done, result);
                     }
                     // Every job is gone (each panicked): check the rest here.
                     Err(_) => break,
                 }
             }
-            for &k in &chunk {
-                let (case, coverage, checked) = match back.remove(&k).flatten() {
-                    Some(done) => done,
-                    None => {
-                        let case = run.generated_case(strategy, k);
-                        let checked = check(own, &case, run.sampled(k));
-                        (case, None, checked)
-                    }
-                };
-                record(k, case, coverage, checked);
-            }
+            let (case, coverage, checked) = match back.remove(&k).flatten() {
+                Some(done) => done,
+                None => {
+                    let case = run.generated_case(strategy, k);
+                    let checked = check(own, &case, run.sampled(k));
+                    (case, None, checked)
+                }
+            };
+            record(k, case, coverage, checked);
+            send(&mut pending, ks);
         }
         drop(work_tx);
     });
