@@ -1367,10 +1367,11 @@ mod tests {
         }
     }
 
-    /// The shortcut past 128 levels says exactly what serde_json's default parse says of a
-    /// lexically valid document, around the limit and with brackets inside strings.
+    /// The lexer's depth tells exactly where serde_json's default parse stops (so `classify`
+    /// lifts the limit for every document it would refuse for depth alone, and no other), around
+    /// the limit and with brackets inside strings.
     #[test]
-    fn the_depth_shortcut_agrees_with_the_default_parse() {
+    fn the_lexers_depth_agrees_with_the_default_parses_limit() {
         let mut docs = Vec::new();
         for n in [1, 126, 127, 128, 129, 300] {
             docs.push(format!("{}{}", "[".repeat(n), "]".repeat(n)));
