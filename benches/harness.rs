@@ -6,8 +6,7 @@
 //! Uses mimalloc, as the `toolcert` binary does.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use proptest::strategy::ValueTree;
-use toolcert::gen::strategy::case_tree;
+use toolcert::gen::strategy::generated_case;
 use toolcert::gen::{case_strategy, CoverageStats};
 use toolcert::reference::ReferenceSubject;
 use toolcert::runner::{Certification, Setting};
@@ -30,7 +29,7 @@ fn cases_per_second(c: &mut Criterion) {
             let mut coverage = CoverageStats::new();
             b.iter(|| {
                 for _ in 0..BATCH {
-                    let case = case_tree(&strategy, 1, k).current();
+                    let case = generated_case(&strategy, 1, k, format!("gen/1/{k}"));
                     coverage.record(&case);
                     let setting = Setting { chunking: k.is_multiple_of(4), ..setting };
                     k += 1;
@@ -47,12 +46,12 @@ fn cases_per_second(c: &mut Criterion) {
             let mut k = 0u64;
             b.iter(|| {
                 for _ in 0..BATCH {
-                    std::hint::black_box(case_tree(&strategy, 1, k).current());
+                    std::hint::black_box(generated_case(&strategy, 1, k, String::new()));
                     k += 1;
                 }
             })
         });
-        let cases: Vec<_> = (0..BATCH).map(|k| case_tree(&strategy, 2, k).current()).collect();
+        let cases: Vec<_> = (0..BATCH).map(|k| generated_case(&strategy, 2, k, String::new())).collect();
         group.bench_function(format!("classify/{name}/coverage"), |b| {
             let mut coverage = CoverageStats::new();
             b.iter(|| {

@@ -32,11 +32,15 @@ pub fn turn_strategy(cfg: &GenConfig) -> TurnStrategy {
 /// the value [`case_strategy`] gives a [`TestRunner`] built on [`crate::rng_for_case`]`(seed, k)`.
 pub fn cases(cfg: &GenConfig, seed: u64) -> impl Iterator<Item = Case> {
     let strategy = case_strategy(cfg);
-    (0u64..).map(move |k| {
-        let mut rng = crate::rng_for_case(seed, k);
-        let plan = CasePlan::sample(&mut RngSource::new(&mut rng), &strategy.cfg);
-        build_case(&plan, &strategy.cfg, format!("gen/{seed}/{k}"))
-    })
+    (0u64..).map(move |k| generated_case(&strategy, seed, k, format!("gen/{seed}/{k}")))
+}
+
+/// Generated case `k` of `seed`, named `name`: the value of [`case_tree`]`(strategy, seed, k)`,
+/// sampled without building a proptest runner for it (a run asks for millions of cases and
+/// shrinks only a few).
+pub fn generated_case(strategy: &CaseStrategy, seed: u64, k: u64, name: String) -> Case {
+    let plan = CasePlan::sample(&mut RngSource::new(&mut crate::rng_for_case(seed, k)), &strategy.cfg);
+    build_case(&plan, &strategy.cfg, name)
 }
 
 /// The value tree of generated case `k` of `seed` (for shrinking it).
@@ -162,5 +166,21 @@ impl<P: Shrink> Plans<P> {
         self.trial = self.base.nth_simpler(&mut k);
         self.next += 1;
         self.trial.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generated_case_is_its_trees_value() {
+        let strategy = case_strategy(&GenConfig::default());
+        for k in 0..300 {
+            let mut tree = case_tree(&strategy, 5, k).current();
+            tree.name = format!("gen/5/{k}");
+            let direct = generated_case(&strategy, 5, k, format!("gen/5/{k}"));
+            assert_eq!(serde_json::to_string(&direct).unwrap(), serde_json::to_string(&tree).unwrap(), "case {k}");
+        }
     }
 }

@@ -792,9 +792,7 @@ impl Certification {
 
     /// Generated case `k` of this run's seed, named: derived from the seed and `k` alone.
     pub(crate) fn generated_case(&self, strategy: &toolcert_gen::strategy::CaseStrategy, k: usize) -> Case {
-        let mut case = toolcert_gen::strategy::case_tree(strategy, self.seed, k as u64).current();
-        case.name = self.generated_name(k);
-        case
+        toolcert_gen::strategy::generated_case(strategy, self.seed, k as u64, self.generated_name(k))
     }
 
     /// Why this run's setting leaves named case `named` out before rendering it (`None`: it
