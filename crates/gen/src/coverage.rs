@@ -567,6 +567,17 @@ fn scope_labels() -> &'static [LabelSet; 16] {
 
 /// Labels what `case` exercises; see the module docs.
 pub fn classify(case: &Case) -> Coverage {
+    classify_with(case, &|_, _| None)
+}
+
+/// The strict parse of call block `block`'s arguments in stream `stream`, where an earlier
+/// stage made it (the oracle does, for the calls it judges): `Some(Some(value))`,
+/// `Some(None)` for a document that does not parse, `None` if nobody parsed it.
+pub type ParsedDocs<'p> = dyn Fn(usize, usize) -> Option<Option<&'p serde_json::Value>> + 'p;
+
+/// [`classify`], reading the strict parse of a call's arguments from `parsed` where it was
+/// already made instead of parsing the document again.
+pub fn classify_with<'p>(case: &Case, parsed: &ParsedDocs<'p>) -> Coverage {
     let mut cov = Coverage::default();
     cov.enter(Scope::AllCases);
     if case.streams.len() >= 2 {
@@ -575,7 +586,7 @@ pub fn classify(case: &Case) -> Coverage {
             StreamSchedule::Sequential => Label::SequentialStreams,
         });
     }
-    for turn in &case.streams {
+    for (stream, turn) in case.streams.iter().enumerate() {
         if !turn.transport.is_plain() {
             cov.enter(Scope::HasTransport);
         }
@@ -657,7 +668,7 @@ pub fn classify(case: &Case) -> Coverage {
         let mut seen_call = false;
         let mut text_pending = false;
         let mut keysets: Vec<(&str, Vec<&str>)> = Vec::new();
-        for block in &turn.blocks {
+        for (at, block) in turn.blocks.iter().enumerate() {
             let call = match block {
                 Block::Text(_) => {
                     if seen_call {
@@ -707,38 +718,49 @@ pub fn classify(case: &Case) -> Coverage {
                 false
             } else {
                 cov.enter(Scope::HasArgumentBytes);
-                let lenient = if scan.deepest > toolcert_schema::document::MAX_DEPTH {
-                    // Deeper than the oracle parses: unparseable.
-                    false
-                } else {
-                    // Past serde_json's default 128 levels, the parse goes on (the lexer bounded
-                    // the depth, so the recursion is bounded too).
-                    let deep = scan.deepest >= SERDE_DEPTH_LIMIT;
-                    match schema {
-                        // The schema checked in the parse's walk, without a value tree.
-                        Some(schema) => match crate::violates::parse_violates(args, schema, deep) {
-                            Some(violates) => {
-                                if violates {
-                                    cov.labels.insert(Label::SchemaViolation);
-                                }
-                                true
-                            }
-                            None => false,
-                        },
-                        None => {
-                            let mut de = serde_json::Deserializer::from_str(args);
-                            if deep {
-                                de.disable_recursion_limit();
-                            }
-                            <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de)
-                                .and_then(|_| de.end())
-                                .is_ok()
+                if let Some(value) = parsed(stream, at) {
+                    // The strict parse made already: whether it parses, and its schema check
+                    // over the value (what `parse_violates` answers without one).
+                    if let (Some(schema), Some(v)) = (schema, value) {
+                        if doc::violates(schema, v) {
+                            cov.labels.insert(Label::SchemaViolation);
                         }
                     }
-                };
-                // What the passes above skip without decoding (they neither decode a string's
-                // escapes nor read a number as a double), the oracle's parse refuses.
-                lenient && !facts.lone_surrogate && !facts.overflowing_number
+                    value.is_some()
+                } else {
+                    let lenient = if scan.deepest > toolcert_schema::document::MAX_DEPTH {
+                        // Deeper than the oracle parses: unparseable.
+                        false
+                    } else {
+                        // Past serde_json's default 128 levels, the parse goes on (the lexer bounded
+                        // the depth, so the recursion is bounded too).
+                        let deep = scan.deepest >= SERDE_DEPTH_LIMIT;
+                        match schema {
+                            // The schema checked in the parse's walk, without a value tree.
+                            Some(schema) => match crate::violates::parse_violates(args, schema, deep) {
+                                Some(violates) => {
+                                    if violates {
+                                        cov.labels.insert(Label::SchemaViolation);
+                                    }
+                                    true
+                                }
+                                None => false,
+                            },
+                            None => {
+                                let mut de = serde_json::Deserializer::from_str(args);
+                                if deep {
+                                    de.disable_recursion_limit();
+                                }
+                                <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de)
+                                    .and_then(|_| de.end())
+                                    .is_ok()
+                            }
+                        }
+                    };
+                    // What the passes above skip without decoding (they neither decode a string's
+                    // escapes nor read a number as a double), the oracle's parse refuses.
+                    lenient && !facts.lone_surrogate && !facts.overflowing_number
+                }
             };
             if !parses {
                 if scan.status == Status::Incomplete {
@@ -1236,6 +1258,13 @@ impl CoverageStats {
     /// Classifies `case` and counts it.
     pub fn record(&mut self, case: &Case) -> Coverage {
         let cov = classify(case);
+        self.add(&cov);
+        cov
+    }
+
+    /// [`CoverageStats::record`] with the parses made already ([`classify_with`]).
+    pub fn record_with<'p>(&mut self, case: &Case, parsed: &ParsedDocs<'p>) -> Coverage {
+        let cov = classify_with(case, parsed);
         self.add(&cov);
         cov
     }

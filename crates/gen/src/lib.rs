@@ -31,7 +31,10 @@ use proptest::test_runner::{RngAlgorithm, TestRng};
 use serde::{Deserialize, Serialize};
 
 pub use arb::{case_from_unstructured, ArbitraryCase};
-pub use coverage::{classify, Coverage, CoverageStats, Label, LabelCount, LabelGroup, LabelSet, Scope};
+pub use coverage::{
+    classify, classify_with, Coverage, CoverageStats, Label, LabelCount, LabelGroup, LabelSet, ParsedDocs,
+    Scope,
+};
 pub use strategy::{case_strategy, cases, turn_strategy, CaseStrategy, TurnStrategy};
 
 /// Which stream shapes to generate.

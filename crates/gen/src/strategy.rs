@@ -180,7 +180,11 @@ mod tests {
             let mut tree = case_tree(&strategy, 5, k).current();
             tree.name = format!("gen/5/{k}");
             let direct = generated_case(&strategy, 5, k, format!("gen/5/{k}"));
-            assert_eq!(serde_json::to_string(&direct).unwrap(), serde_json::to_string(&tree).unwrap(), "case {k}");
+            assert_eq!(
+                serde_json::to_string(&direct).unwrap(),
+                serde_json::to_string(&tree).unwrap(),
+                "case {k}"
+            );
         }
     }
 }

@@ -89,6 +89,37 @@ pub fn judge_case_exercised(
     observed: &[Observation],
     profile: Profile,
 ) -> (Vec<Violation>, Exercised) {
+    let (out, exercised, _) = judge_case_parsed(case, rendered, observed, profile);
+    (out, exercised)
+}
+
+/// The strict parses of call documents the oracle made while judging a case (see
+/// [`parse_document`]), handed on so that no later stage parses the same document again.
+#[derive(Clone, Debug, Default)]
+pub struct Parsed {
+    /// `(stream, block, value)`: `None` for a document that does not parse.
+    docs: Vec<(u32, u32, Option<Value>)>,
+}
+
+impl Parsed {
+    /// The strict parse of the arguments of call block `block` of stream `stream`, if the
+    /// oracle made one: `Some(None)` for a document that does not parse. An empty document
+    /// (which means `{}`) is never here.
+    pub fn get(&self, stream: usize, block: usize) -> Option<Option<&Value>> {
+        self.docs
+            .iter()
+            .find(|(s, b, _)| *s as usize == stream && *b as usize == block)
+            .map(|(_, _, v)| v.as_ref())
+    }
+}
+
+/// [`judge_case_exercised`], with the parses it made ([`Parsed`]).
+pub fn judge_case_parsed(
+    case: &Case,
+    rendered: &[Rendered<'_>],
+    observed: &[Observation],
+    profile: Profile,
+) -> (Vec<Violation>, Exercised, Parsed) {
     let expected: Vec<Expected> =
         case.streams.iter().zip(rendered).map(|(t, r)| expect(t, r, profile)).collect();
     let exercised = exercised(case, &expected, profile).union(exercise::reported(observed));
@@ -98,7 +129,25 @@ pub fn judge_case_exercised(
             expected.iter().enumerate().filter(|(o, _)| *o != s).map(|(_, e)| e).collect();
         Judge { stream: s as u32, exp, obs, others: &others, out: &mut out }.run();
     }
-    (out, exercised)
+    let mut parsed = Parsed::default();
+    for (s, (exp, turn)) in expected.into_iter().zip(&case.streams).enumerate() {
+        for call in exp.calls {
+            let empty = matches!(turn.blocks.get(call.block as usize),
+                Some(toolcert_scenario::Block::Call(c)) if c.arguments.is_empty());
+            let value = match call.expect {
+                _ if empty => continue,
+                Expect::Finished { judged } | Expect::FinishedOrAbandoned { judged } => match judged {
+                    Judged::Dispatch { args } | Judged::SchemaError { args } => Some(args),
+                    Judged::Unparseable => None,
+                },
+                Expect::Failed { reason: FailReason::Unparseable } => None,
+                Expect::Faulted { may_dispatch: Some(args) } => Some(args),
+                _ => continue,
+            };
+            parsed.docs.push((s as u32, call.block, value));
+        }
+    }
+    (out, exercised, parsed)
 }
 
 /// Judges one stream alone.

@@ -56,8 +56,9 @@ pub(crate) fn check_in_parallel(
                     // Without a subject of its own the job hands the case back unchecked.
                     let result = subject.as_ref().map(|s| {
                         let case = run.generated_case(strategy, k);
-                        let coverage = toolcert_gen::coverage::classify(&case);
                         let mut checked = check(&**s, &case, run.sampled(k));
+                        let coverage = checked.classify(&case);
+                        checked.parsed = Default::default();
                         // What the recording thread does not read is freed here, on the thread
                         // that allocated it (a free from another thread costs the allocator
                         // far more): the observations always, and a passing case but its name.

@@ -10,7 +10,7 @@ use toolcert_dialect::{render_bytes, render_wire, BytesStream, WireStream};
 use toolcert_gen::coverage::Coverage;
 use toolcert_gen::strategy::CaseTree;
 use toolcert_gen::{case_strategy, CoverageStats, GenConfig, ShapeMix};
-use toolcert_oracle::{judge_case, judge_case_exercised, Exercised, Grade, Invariant, Profile, Violation};
+use toolcert_oracle::{judge_case, judge_case_parsed, Exercised, Grade, Invariant, Profile, Violation};
 use toolcert_render::{render, Rendered};
 use toolcert_scenario::Case;
 use toolcert_subject::driver::{drive, Input, Speech, Units};
@@ -54,6 +54,16 @@ pub struct Checked {
     pub exercised: Exercised,
     /// The case cannot be spoken at this level and dialect (it was not run).
     pub unsupported: Option<String>,
+    /// The strict parses of call documents the oracle made, for the coverage classifier
+    /// ([`toolcert_gen::classify_with`]) to read instead of parsing them again.
+    pub parsed: toolcert_oracle::Parsed,
+}
+
+impl Checked {
+    /// Coverage of `case`, reading the documents this check parsed.
+    pub fn classify(&self, case: &Case) -> toolcert_gen::Coverage {
+        toolcert_gen::classify_with(case, &|s, b| self.parsed.get(s, b))
+    }
 }
 
 /// Where a case is fed: the level, and the dialect the wire and bytes levels speak.
@@ -160,8 +170,8 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
         Err(reason) => return Checked { unsupported: Some(reason), ..Checked::default() },
     };
     let observations = observe(subject, case, &lowered, setting);
-    let (mut violations, mut exercised) =
-        judge_case_exercised(case, &neutral, &observations, setting.profile);
+    let (mut violations, mut exercised, parsed) =
+        judge_case_parsed(case, &neutral, &observations, setting.profile);
     exercised = exercised.union(levels::exercised(case, &lowered, setting));
     if case.streams.len() > 1 && !violations.is_empty() {
         isolate(subject, case, setting, &mut violations);
@@ -175,7 +185,7 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
     {
         exercised.insert(Invariant::AccChunking);
     }
-    Checked { violations, observations, exercised, unsupported: None }
+    Checked { violations, observations, exercised, unsupported: None, parsed }
 }
 
 /// `case` with each [`toolcert_scenario::Corrupt`] message where it is rendered: dropped
@@ -610,9 +620,7 @@ impl Certification {
                 let name = case.name.clone();
                 match classified {
                     Some(c) => coverage.add(&c),
-                    None => {
-                        coverage.record(&case);
-                    }
+                    None => coverage.add(&checked.classify(&case)),
                 }
                 if let Some(reason) = checked.unsupported {
                     report.unsupported_case((self.seed, k), &name, &reason);
