@@ -1,7 +1,7 @@
 //! The harness itself: checked cases per second on one core, as `toolcert certify --jobs 1`
 //! checks them: generated case k of the seed (from `(seed, k)` alone), rendered, run through
 //! the reference and judged, with the delivered-whole re-run on one case in four, then
-//! classified for the coverage report (reading the documents the check's oracle parsed).
+//! classified for the coverage report (reading what the check rendered and parsed).
 //! Named `harness/{what}/{level}/reference`.
 //!
 //! Uses mimalloc, as the `toolcert` binary does.
@@ -33,9 +33,10 @@ fn cases_per_second(c: &mut Criterion) {
                     let case = generated_case(&strategy, 1, k, format!("gen/1/{k}"));
                     let setting = Setting { chunking: k.is_multiple_of(4), ..setting };
                     k += 1;
-                    let checked = toolcert::runner::check(&ReferenceSubject, &case, setting);
-                    // Classified as certify classifies: reading the documents the check parsed.
-                    coverage.add(&checked.classify(&case));
+                    // Classified as certify classifies: reading what the check rendered and parsed.
+                    let (checked, classified) =
+                        toolcert::runner::check_classified(&ReferenceSubject, &case, setting);
+                    coverage.add(&classified);
                     // A benchmark is also a correctness check.
                     assert!(checked.violations.is_empty(), "{:?}", checked.violations);
                 }

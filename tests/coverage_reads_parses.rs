@@ -1,11 +1,11 @@
-//! Coverage that reads the documents the oracle parsed labels every case exactly as coverage
-//! that parses them itself: the shortcut certify takes must not move a count.
+//! Coverage that reads the renderings and the documents the check made labels every case
+//! exactly as coverage that makes them itself: the shortcut certify takes must not move a count.
 
 use toolcert::gen::strategy::{case_strategy, generated_case};
 use toolcert::gen::{classify, GenConfig};
 use toolcert::oracle::Profile;
 use toolcert::reference::ReferenceSubject;
-use toolcert::runner::{check, Certification, Setting};
+use toolcert::runner::{check_classified, Certification, Setting};
 
 fn agree(profile: Profile, seed: u64) {
     let run = Certification { profile, ..Certification::default() };
@@ -14,11 +14,11 @@ fn agree(profile: Profile, seed: u64) {
     for k in 0..3000 {
         let case = generated_case(&strategy, seed, k, format!("gen/{seed}/{k}"));
         let setting = Setting { chunking: false, ..run.setting() };
-        let checked = check(&ReferenceSubject, &case, setting);
+        let (checked, coverage) = check_classified(&ReferenceSubject, &case, setting);
         for (s, turn) in case.streams.iter().enumerate() {
             read += (0..turn.blocks.len()).filter(|&b| checked.parsed.get(s, b).is_some()).count();
         }
-        assert_eq!(checked.classify(&case), classify(&case), "case {k} of seed {seed}");
+        assert_eq!(coverage, classify(&case), "case {k} of seed {seed}");
     }
     // The shortcut is taken, not just harmless.
     assert!(read > 1000, "only {read} documents read from the oracle's parses");

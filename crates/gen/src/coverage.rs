@@ -567,7 +567,7 @@ fn scope_labels() -> &'static [LabelSet; 16] {
 
 /// Labels what `case` exercises; see the module docs.
 pub fn classify(case: &Case) -> Coverage {
-    classify_with(case, &|_, _| None)
+    classify_with(case, &|_, _| None, None)
 }
 
 /// The strict parse of call block `block`'s arguments in stream `stream`, where an earlier
@@ -576,8 +576,13 @@ pub fn classify(case: &Case) -> Coverage {
 pub type ParsedDocs<'p> = dyn Fn(usize, usize) -> Option<Option<&'p serde_json::Value>> + 'p;
 
 /// [`classify`], reading the strict parse of a call's arguments from `parsed` where it was
-/// already made instead of parsing the document again.
-pub fn classify_with<'p>(case: &Case, parsed: &ParsedDocs<'p>) -> Coverage {
+/// already made instead of parsing the document again, and each stream's neutral rendering
+/// from `rendered` (`rendered[s]` is [`render`] of `case.streams[s]`) if it was made.
+pub fn classify_with<'c, 'p>(
+    case: &'c Case,
+    parsed: &ParsedDocs<'p>,
+    rendered: Option<&[toolcert_render::Rendered<'c>]>,
+) -> Coverage {
     let mut cov = Coverage::default();
     cov.enter(Scope::AllCases);
     if case.streams.len() >= 2 {
@@ -600,8 +605,11 @@ pub fn classify_with<'p>(case: &Case, parsed: &ParsedDocs<'p>) -> Coverage {
         }
         classify_names_and_indices(turn, &mut cov);
         // The turn's neutral rendering, made once and only if a label needs it.
-        let rendered = std::cell::OnceCell::new();
-        let rendered = || rendered.get_or_init(|| render(turn));
+        let made = std::cell::OnceCell::new();
+        let rendered = || match rendered {
+            Some(r) => &r[stream],
+            None => made.get_or_init(|| render(turn)),
+        };
         dialect_labels(turn, rendered, &mut cov);
         for block in &turn.blocks {
             if let Block::Text(t) = block {
@@ -1264,7 +1272,7 @@ impl CoverageStats {
 
     /// [`CoverageStats::record`] with the parses made already ([`classify_with`]).
     pub fn record_with<'p>(&mut self, case: &Case, parsed: &ParsedDocs<'p>) -> Coverage {
-        let cov = classify_with(case, parsed);
+        let cov = classify_with(case, parsed, None);
         self.add(&cov);
         cov
     }

@@ -17,7 +17,7 @@ use toolcert_gen::strategy::CaseStrategy;
 use toolcert_scenario::Case;
 use toolcert_subject::Subject;
 
-use crate::{check, Certification, Checked};
+use crate::{check, check_classified, Certification, Checked};
 
 /// How to run on several threads: the number of jobs, and how a job makes its subject.
 pub struct MoreSubjects<'a> {
@@ -56,8 +56,7 @@ pub(crate) fn check_in_parallel(
                     // Without a subject of its own the job hands the case back unchecked.
                     let result = subject.as_ref().map(|s| {
                         let case = run.generated_case(strategy, k);
-                        let mut checked = check(&**s, &case, run.sampled(k));
-                        let coverage = checked.classify(&case);
+                        let (mut checked, coverage) = check_classified(&**s, &case, run.sampled(k));
                         checked.parsed = Default::default();
                         // What the recording thread does not read is freed here, on the thread
                         // that allocated it (a free from another thread costs the allocator

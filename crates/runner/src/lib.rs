@@ -59,13 +59,6 @@ pub struct Checked {
     pub parsed: toolcert_oracle::Parsed,
 }
 
-impl Checked {
-    /// Coverage of `case`, reading the documents this check parsed.
-    pub fn classify(&self, case: &Case) -> toolcert_gen::Coverage {
-        toolcert_gen::classify_with(case, &|s, b| self.parsed.get(s, b))
-    }
-}
-
 /// Where a case is fed: the level, and the dialect the wire and bytes levels speak.
 #[derive(Clone, Copy, Debug)]
 pub struct Setting {
@@ -154,6 +147,27 @@ fn lower<'n, 'a>(
 /// Renders `case` at the setting's level, feeds it to a fresh factory of `subject` and judges
 /// what it reported; stamps are mapped back to neutral events before judging.
 pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
+    check_inner(subject, case, setting, false).0
+}
+
+/// [`check`], and the case classified for the coverage report
+/// ([`toolcert_gen::classify_with`]), reading the renderings and the documents the check made.
+pub fn check_classified(
+    subject: &dyn Subject,
+    case: &Case,
+    setting: Setting,
+) -> (Checked, toolcert_gen::Coverage) {
+    let (checked, coverage) = check_inner(subject, case, setting, true);
+    (checked, coverage.expect("classified when asked"))
+}
+
+fn check_inner(
+    subject: &dyn Subject,
+    original: &Case,
+    setting: Setting,
+    classify: bool,
+) -> (Checked, Option<toolcert_gen::Coverage>) {
+    let case = original;
     let placed;
     let case = match case.streams.iter().any(|t| t.transport.corrupt.is_some()) {
         true => {
@@ -163,11 +177,21 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
         false => case,
     };
     let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
+    // Coverage counts the case as given; a placed copy renders differently only in its bytes.
+    let coverage = |parsed: &toolcert_oracle::Parsed| {
+        classify.then(|| {
+            let same = std::ptr::eq(case, original);
+            toolcert_gen::classify_with(original, &|s, b| parsed.get(s, b), same.then_some(&neutral[..]))
+        })
+    };
     let lowered: Result<Vec<_>, String> =
         case.streams.iter().zip(&neutral).map(|(t, n)| lower(t, n, setting)).collect();
     let lowered = match lowered {
         Ok(l) => l,
-        Err(reason) => return Checked { unsupported: Some(reason), ..Checked::default() },
+        Err(reason) => {
+            let coverage = coverage(&Default::default());
+            return (Checked { unsupported: Some(reason), ..Checked::default() }, coverage);
+        }
     };
     let observations = observe(subject, case, &lowered, setting);
     let (mut violations, mut exercised, parsed) =
@@ -185,7 +209,8 @@ pub fn check(subject: &dyn Subject, case: &Case, setting: Setting) -> Checked {
     {
         exercised.insert(Invariant::AccChunking);
     }
-    Checked { violations, observations, exercised, unsupported: None, parsed }
+    let coverage = coverage(&parsed);
+    (Checked { violations, observations, exercised, unsupported: None, parsed }, coverage)
 }
 
 /// `case` with each [`toolcert_scenario::Corrupt`] message where it is rendered: dropped
@@ -620,7 +645,9 @@ impl Certification {
                 let name = case.name.clone();
                 match classified {
                     Some(c) => coverage.add(&c),
-                    None => coverage.add(&checked.classify(&case)),
+                    None => {
+                        coverage.record_with(&case, &|s, b| checked.parsed.get(s, b));
+                    }
                 }
                 if let Some(reason) = checked.unsupported {
                     report.unsupported_case((self.seed, k), &name, &reason);
@@ -663,8 +690,8 @@ impl Certification {
         if jobs == 1 {
             for k in mine {
                 let case = self.generated_case(&strategy, k);
-                let checked = check(subject, &case, self.sampled(k));
-                record(k, case, None, checked, report);
+                let (checked, classified) = check_classified(subject, &case, self.sampled(k));
+                record(k, case, Some(classified), checked, report);
             }
         } else {
             let more = more.expect("jobs > 1 come with a way to make subjects");
