@@ -694,12 +694,6 @@ impl Judge<'_> {
     /// A call with no outcome.
     fn missing(&mut self, call: &ExpectedCall, turn_failed: bool) {
         let id = Some(call.call_id.as_str());
-        let expected = show_expect(&call.expect, &call.raw);
-        let observed = if turn_failed {
-            "no outcome (the turn failed as a whole)".to_string()
-        } else {
-            "no outcome".to_string()
-        };
         let (inv, grade) = match &call.expect {
             Expect::Faulted { .. } => return,
             Expect::Finished { judged: Judged::Dispatch { .. } | Judged::SchemaError { .. } } => {
@@ -711,6 +705,13 @@ impl Judge<'_> {
             Expect::Failed { reason: FailReason::Abandoned } | Expect::FinishedOrAbandoned { .. } => {
                 (Invariant::AccAbandon, Grade::Should)
             }
+        };
+        // Formatted only for a call that needs an outcome (a faulted one returned above).
+        let expected = show_expect(&call.expect, &call.raw);
+        let observed = if turn_failed {
+            "no outcome (the turn failed as a whole)".to_string()
+        } else {
+            "no outcome".to_string()
         };
         // The invariant already says which ending the call had: the kind stays coarse, so
         // one bug is one finding whatever the document was worth.
