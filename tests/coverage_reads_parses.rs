@@ -11,7 +11,7 @@ fn agree(profile: Profile, seed: u64) {
     let run = Certification { profile, ..Certification::default() };
     let strategy = case_strategy(&GenConfig::default());
     let mut read = 0;
-    for k in 0..3000 {
+    for k in 0..2000 {
         let case = generated_case(&strategy, seed, k, format!("gen/{seed}/{k}"));
         let setting = Setting { chunking: false, ..run.setting() };
         let (checked, coverage) = check_classified(&ReferenceSubject, &case, setting);
@@ -21,7 +21,7 @@ fn agree(profile: Profile, seed: u64) {
         assert_eq!(coverage, classify(&case), "case {k} of seed {seed}");
     }
     // The shortcut is taken, not just harmless.
-    assert!(read > 1000, "only {read} documents read from the oracle's parses");
+    assert!(read > 500, "only {read} documents read from the oracle's parses");
 }
 
 #[test]
