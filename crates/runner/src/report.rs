@@ -604,7 +604,15 @@ impl Report {
             WireChat => "an openai-chat rule: not exercised in this dialect".into(),
             WireDone => "an openai-responses rule: not exercised in this dialect".into(),
             AccEnding => "the subject does not say how a turn ended (no `ending` in its observations)".into(),
-            WireUnknown => "generated in anthropic only: no unknown event or delta was delivered".into(),
+            WireUnknown => {
+                // The dialects that send units of unknown types: those attributing to the rule.
+                let homes: Vec<&str> = toolcert_dialect::registry()
+                    .iter()
+                    .filter(|d| d.attribution().iter().any(|a| a.rule == id))
+                    .map(|d| d.name())
+                    .collect();
+                format!("generated in {} only: no unknown event or delta was delivered", homes.join(" and "))
+            }
             _ if self.cases == 0 => "no case ran".into(),
             _ if self.cases == 1 => "the one case run could not break it (see docs/SPEC.md)".into(),
             _ => format!("none of the {} cases run could break it (see docs/SPEC.md)", self.cases),
