@@ -985,6 +985,14 @@ impl crate::DialectDef for Bedrock {
         "/model/toolcert.mock-v1%3A0/converse-stream"
     }
 
+    fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
+        let mut copy = event.clone();
+        let delta = copy.pointer_mut("/delta/toolUse")?;
+        crate::defect::nonempty(delta.get("input")?).then_some(())?;
+        delta["input"] = serde_json::json!(42);
+        Some(copy)
+    }
+
     fn serves(&self, path: &str) -> bool {
         let model = path.strip_prefix("/model/").and_then(|p| p.strip_suffix("/converse-stream"));
         model.is_some_and(|m| !m.is_empty() && !m.contains('/'))

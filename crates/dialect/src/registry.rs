@@ -157,6 +157,19 @@ pub trait DialectDef: Sync {
         None
     }
 
+    /// For the corpus' wire defects (`NotJson`, `WrongType`): a copy of one of its rendered
+    /// events (its JSON) that carries a non-empty argument fragment, with the fragment the
+    /// number 42; `None` for any other event (and for a dialect without such events).
+    fn wrong_typed(&self, _event: &serde_json::Value) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// For the `NamelessNewId` wire defect, when it has one (OpenAI Chat): what makes the copy
+    /// of an event announcing a call that carries a new id and no name at the same index.
+    fn nameless_new_id(&self) -> Option<fn(&serde_json::Value) -> Option<serde_json::Value>> {
+        None
+    }
+
     /// Whether it reads any of a turn's dialect events ([`WireEvents`]: each option is read
     /// only by the dialect it names). A case carrying dialect events runs, and is written to
     /// the corpus, only in the dialects that read them.
