@@ -670,6 +670,10 @@ impl crate::DialectDef for Anthropic {
         "/v1/messages"
     }
 
+    fn sdk_base_url(&self, base: &str) -> String {
+        format!("{base}      (Anthropic SDKs, ANTHROPIC_BASE_URL)")
+    }
+
     fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
         let mut copy = event.clone();
         let delta = copy.get_mut("delta")?;

@@ -985,6 +985,18 @@ impl crate::DialectDef for Bedrock {
         "/model/toolcert.mock-v1%3A0/converse-stream"
     }
 
+    fn message_bytes(&self, message: &WireMessage) -> Option<Vec<u8>> {
+        message.as_frame().map(|f| eventstream::encode(&to_message(f)))
+    }
+
+    fn content_type(&self) -> &'static str {
+        "application/vnd.amazon.eventstream"
+    }
+
+    fn sdk_base_url(&self, base: &str) -> String {
+        format!("{base}      (AWS SDKs' endpoint URL, any model id)")
+    }
+
     fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
         let mut copy = event.clone();
         let delta = copy.pointer_mut("/delta/toolUse")?;

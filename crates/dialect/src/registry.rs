@@ -105,6 +105,23 @@ pub trait DialectDef: Sync {
         Box::new(SseDeframer::default())
     }
 
+    /// For a binary framing: one wire message framed alone (`None` for SSE, whose events
+    /// `toolcert_sse` frames together, and for a message that is not its own).
+    fn message_bytes(&self, _message: &WireMessage) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// The `content-type` of its streamed response body.
+    fn content_type(&self) -> &'static str {
+        "text/event-stream"
+    }
+
+    /// The base URL its SDKs take for the mock provider at `base`, and where they take it
+    /// (what `toolcert serve` prints).
+    fn sdk_base_url(&self, base: &str) -> String {
+        format!("{base}/v1   (OpenAI SDKs, OPENAI_BASE_URL)")
+    }
+
     /// The mock provider's request path for it (`/v1/messages`).
     fn endpoint(&self) -> &'static str;
 
@@ -155,6 +172,13 @@ pub trait DialectDef: Sync {
     /// with (Responses: the contradiction is in its own `done` events, `WIRE-DONE`).
     fn done_mismatch_rule(&self) -> Option<&'static str> {
         None
+    }
+
+    /// A named case's turn as it sends it in the corpus (written in one shape, a case goes to
+    /// every dialect that can say it): the turn itself when it carries its shape, `None` when
+    /// it cannot say it at all.
+    fn corpus_turn(&self, turn: &Turn) -> Option<Turn> {
+        self.carries(&turn.shape).then(|| turn.clone())
     }
 
     /// For the corpus' wire defects (`NotJson`, `WrongType`): a copy of one of its rendered
