@@ -674,6 +674,18 @@ impl crate::DialectDef for Anthropic {
         format!("{base}      (Anthropic SDKs, ANTHROPIC_BASE_URL)")
     }
 
+    fn names_event(&self, name: &str) -> bool {
+        const EVENTS: [&str; 6] = [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+        ];
+        EVENTS.contains(&name)
+    }
+
     fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
         let mut copy = event.clone();
         let delta = copy.get_mut("delta")?;

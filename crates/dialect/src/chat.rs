@@ -676,6 +676,25 @@ impl crate::DialectDef for OpenAiChat {
         "/v1/chat/completions"
     }
 
+    /// `[DONE]`, or a chunk: `choices`, or the `chat.completion.chunk` object.
+    fn shows_in_data(&self, event: &SseEvent) -> bool {
+        #[derive(Deserialize)]
+        struct Shape<'a> {
+            // A `type` that is not a string: no dialect's data.
+            #[serde(rename = "type", borrow, default)]
+            _kind: Option<Str<'a>>,
+            #[serde(borrow, default)]
+            object: Option<Str<'a>>,
+            #[serde(default)]
+            choices: Option<serde::de::IgnoredAny>,
+        }
+        if event.data == "[DONE]" {
+            return true;
+        }
+        let Ok(shape) = serde_json::from_str::<Shape<'_>>(&event.data) else { return false };
+        shape.choices.is_some() || shape.object.is_some_and(|o| o.as_str() == "chat.completion.chunk")
+    }
+
     fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
         use serde_json::json;
         let nonempty = crate::defect::nonempty;

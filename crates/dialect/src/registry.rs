@@ -95,6 +95,18 @@ pub trait DialectDef: Sync {
     /// `ping` or an `error` does).
     fn detects(&self, message: &WireMessage) -> bool;
 
+    /// For an SSE dialect: whether an event name (or the `type` of an event's data) is one of
+    /// its events ([`DialectDef::detects`] of the SSE dialects, `json.rs`).
+    fn names_event(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// For an SSE dialect whose events are unnamed: whether an event's data shows it (OpenAI
+    /// Chat's chunks and `[DONE]`); asked when no dialect names the event.
+    fn shows_in_data(&self, _event: &toolcert_sse::SseEvent) -> bool {
+        false
+    }
+
     /// The bytes of a wire stream, framed and cut into transport chunks as `transport` says.
     fn render_bytes(&self, wire: &WireStream, transport: &Transport) -> BytesStream {
         crate::bytes::render_sse_bytes(wire, transport)

@@ -1043,6 +1043,10 @@ impl crate::DialectDef for OpenAiResponses {
         "/v1/responses"
     }
 
+    fn names_event(&self, name: &str) -> bool {
+        name.starts_with("response.")
+    }
+
     fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
         (event.get("type")? == "response.function_call_arguments.delta"
             && crate::defect::nonempty(event.get("delta")?))
