@@ -15,7 +15,7 @@
 //! `contentBlockDelta` whose `delta` union carries a member the client was not written for
 //! (a `citation` on a text block, a member added later on a tool use or reasoning block),
 //! or a message whose `:event-type` ConverseStream added later ([`UNKNOWN_EVENT`]); a
-//! decoder skips both ([`add_unknown`]).
+//! decoder skips both.
 //!
 //! **The wire unit** is the message itself, a [`Frame`] (its headers as strings, its
 //! payload), as the [`eventstream`] decoder gives it back once its lengths and checksums are
@@ -58,7 +58,7 @@ pub const EXCEPTIONS: [&str; 5] = [
 pub const EVENTS: [&str; 6] =
     ["messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"];
 
-/// The event type [`add_unknown`] sends for a unit of an unknown event type: not one of
+/// The event type the renderer sends for a unit of an unknown event type: not one of
 /// [`EVENTS`], as an event added after the client was written.
 pub const UNKNOWN_EVENT: &str = "messageMetadata";
 
