@@ -1751,11 +1751,11 @@ Examples:
             if l.is_empty() {
                 continue;
             }
-            let sdk_base = match e {
-                Endpoint::Anthropic => format!("{base}      (Anthropic SDKs, ANTHROPIC_BASE_URL)"),
-                Endpoint::Bedrock => format!("{base}      (AWS SDKs' endpoint URL, any model id)"),
-                _ => format!("{base}/v1   (OpenAI SDKs, OPENAI_BASE_URL)"),
+            // Each endpoint is its dialect's, by name (tests/serve.rs checks they agree).
+            let Some(d) = toolcert::dialect::registry().iter().find(|d| d.name() == e.name()) else {
+                continue;
             };
+            let sdk_base = d.sdk_base_url(&base);
             let _ =
                 writeln!(out, "  {:<17} POST {}\n  {:<17} base URL {sdk_base}", e.name(), mock.url(*e), "");
         }

@@ -102,3 +102,72 @@ fn the_other_bedrock_mutants_conform_where_their_bug_cannot_show() {
         assert!(v.is_empty(), "{}: {v:?}", case.name);
     }
 }
+
+/// How many units of unknown types a turn's Bedrock wire carries: delta members and event
+/// types its decoder does not read.
+fn unknown_units(t: &toolcert::scenario::Turn) -> (usize, usize) {
+    use toolcert::dialect::bedrock::{DELTA_MEMBERS, EVENTS};
+    let neutral = toolcert::render::render(t);
+    // A turn Bedrock cannot express (a redacted thinking block) is not run in it.
+    let Ok(wire) = toolcert::dialect::render_wire(t, &neutral, Dialect::Bedrock, Default::default()) else {
+        return (0, 0);
+    };
+    let (mut members, mut events) = (0, 0);
+    for f in wire.events.iter().filter_map(|m| m.as_frame()) {
+        match f.header(":event-type") {
+            Some("contentBlockDelta") => {
+                let v: serde_json::Value = serde_json::from_slice(&f.payload).unwrap();
+                let delta = v["delta"].as_object().unwrap();
+                members += usize::from(delta.keys().any(|k| !DELTA_MEMBERS.contains(&k.as_str())));
+            }
+            Some(name) => events += usize::from(!EVENTS.contains(&name)),
+            None => {}
+        }
+    }
+    (members, events)
+}
+
+/// WIRE-UNKNOWN in Bedrock (issue 15): unknown delta members and unknown event types are
+/// generated on purpose, each in at least 1% of a certification's cases at both levels, and
+/// the reference skips them (the conformance test above runs the same cases).
+#[test]
+fn unknown_delta_members_and_event_types_are_generated() {
+    for level in [Level::Wire, Level::Bytes] {
+        let all = cases(level, 1000);
+        let (mut members, mut events, mut exercised) = (0, 0, 0);
+        for case in &all {
+            let (m, e) = case.streams.iter().map(unknown_units).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            members += usize::from(m > 0);
+            events += usize::from(e > 0);
+            let c = check(&toolcert::reference::ReferenceSubject, case, setting(level));
+            assert!(c.violations.is_empty(), "{level:?} {}: {:?}", case.name, c.violations);
+            if c.exercised.contains(Invariant::WireUnknown) {
+                exercised += 1;
+                assert!(m + e > 0, "{level:?} {}: exercised without a unit on the wire", case.name);
+            }
+        }
+        assert!(members >= 10 && events >= 10, "{level:?}: {members} with a member, {events} with an event");
+        assert!(exercised >= members.max(events), "{level:?}: {exercised} exercised WIRE-UNKNOWN");
+    }
+}
+
+#[test]
+fn the_unknown_fails_mutant_is_caught_as_wire_unknown_and_only_there() {
+    let m = toolcert::mutants::by_name("bedrock-unknown-fails").unwrap();
+    let subject = m.subject();
+    for level in [Level::Wire, Level::Bytes] {
+        let mut caught = 0;
+        for mut case in cases(level, 200) {
+            let v = check(&*subject, &case, setting(level)).violations;
+            if !v.is_empty() {
+                caught += 1;
+                assert!(v.iter().all(|v| v.invariant == Invariant::WireUnknown), "{}: {v:?}", case.name);
+            }
+            // Without the units it is the reference.
+            case.streams.iter_mut().for_each(|t| t.wire.unknown.clear());
+            let v = check(&*subject, &case, setting(level)).violations;
+            assert!(v.is_empty(), "{} fails without units of unknown types: {v:?}", case.name);
+        }
+        assert!(caught > 0, "{level:?}: not caught in 200 cases");
+    }
+}

@@ -280,17 +280,11 @@ impl OwnedUnits {
             Level::Wire => OwnedUnits::Wire(wire().events),
             Level::Bytes => {
                 let wire = wire();
-                // Bedrock's binary framing: one event stream message per chunk, as a server
-                // that flushes each (the SSE path below would find no event and send nothing).
-                if wire.events.iter().any(|m| m.as_frame().is_some()) {
-                    let chunks = wire
-                        .events
-                        .iter()
-                        .filter_map(WireMessage::as_frame)
-                        .map(|f| {
-                            toolcert_dialect::eventstream::encode(&toolcert_dialect::bedrock::to_message(f))
-                        })
-                        .collect();
+                // A binary framing: one message per chunk, as a server that flushes each (the
+                // SSE path below would find no event and send nothing).
+                let def = toolcert_dialect::def(speech.dialect);
+                if def.binary() {
+                    let chunks = wire.events.iter().filter_map(|m| def.message_bytes(m)).collect();
                     return (OwnedUnits::Bytes(chunks), rendered.end);
                 }
                 // The SSE dialects (`Impl` uses Anthropic).

@@ -14,6 +14,7 @@ use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, Dialect, SseStream as WireStream};
 
 mod fast;
+mod unknown;
 
 const MODEL: &str = "claude-sonnet-4-5-20250929";
 const INPUT_TOKENS: u32 = 1187;
@@ -651,7 +652,9 @@ impl crate::DialectDef for Anthropic {
         ids: &Ids,
     ) -> Result<crate::WireStream, String> {
         let mut wire = render(neutral, ids);
-        crate::extra::add(&mut wire, turn, Dialect::Anthropic);
+        if !turn.wire.is_plain() {
+            unknown::unknown(&mut wire, &turn.wire);
+        }
         Ok(wire.into())
     }
 
@@ -665,6 +668,31 @@ impl crate::DialectDef for Anthropic {
 
     fn endpoint(&self) -> &'static str {
         "/v1/messages"
+    }
+
+    fn sdk_base_url(&self, base: &str) -> String {
+        format!("{base}      (Anthropic SDKs, ANTHROPIC_BASE_URL)")
+    }
+
+    fn names_event(&self, name: &str) -> bool {
+        const EVENTS: [&str; 6] = [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+        ];
+        EVENTS.contains(&name)
+    }
+
+    fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
+        let mut copy = event.clone();
+        let delta = copy.get_mut("delta")?;
+        (delta.get("type")? == "input_json_delta" && crate::defect::nonempty(delta.get("partial_json")?))
+            .then_some(())?;
+        delta["partial_json"] = serde_json::json!(42);
+        Some(copy)
     }
 
     fn exercised(&self, turn: &toolcert_scenario::Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {

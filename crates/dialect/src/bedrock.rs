@@ -11,6 +11,12 @@
 //! `throttlingException`, ...) and the stream closes after it. Every payload carries a `p`
 //! field of padding (letters and digits) that hides its length; a decoder ignores it.
 //!
+//! **Units of unknown types** (docs/SPEC.md WIRE-UNKNOWN, a turn's `wire.unknown`): a
+//! `contentBlockDelta` whose `delta` union carries a member the client was not written for
+//! (a `citation` on a text block, a member added later on a tool use or reasoning block),
+//! or a message whose `:event-type` ConverseStream added later ([`UNKNOWN_EVENT`]); a
+//! decoder skips both.
+//!
 //! **The wire unit** is the message itself, a [`Frame`] (its headers as strings, its
 //! payload), as the [`eventstream`] decoder gives it back once its lengths and checksums are
 //! checked; [`to_message`] and [`from_message`] map a frame to the codec's message and back.
@@ -30,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
 use toolcert_scenario::{
     Corrupt, CorruptWhat, Cut, CutAim, ForeignKind, Shape, StopMeaning, StopReason, StreamEnd, Tail, TailAim,
-    Transport, Turn,
+    Transport, Turn, UnknownKind,
 };
 use toolcert_subject::{ErrorClass, Frame, TurnError, WireMessage};
 
@@ -51,6 +57,13 @@ pub const EXCEPTIONS: [&str; 5] = [
 /// The event types ConverseStream sends.
 pub const EVENTS: [&str; 6] =
     ["messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"];
+
+/// The event type the renderer sends for a unit of an unknown event type: not one of
+/// [`EVENTS`], as an event added after the client was written.
+pub const UNKNOWN_EVENT: &str = "messageMetadata";
+
+/// The members of the `delta` union the decoder reads; any other is skipped.
+pub const DELTA_MEMBERS: [&str; 3] = ["text", "toolUse", "reasoningContent"];
 
 const SIGNATURE: &str = "ErcBCkgIBRABGAIiQPaGFwLx0Q0XqgvrS7yRpDbwtr5B";
 
@@ -186,6 +199,68 @@ struct ExceptionBody<'a> {
     message: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     original_status_code: Option<u32>,
+}
+
+/// A `contentBlockDelta` whose `delta` has one member the client does not know.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UnknownBlockDelta<'a> {
+    content_block_index: u32,
+    delta: UnknownDelta,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p: Option<Cow<'a, str>>,
+}
+
+/// Members of the `delta` union this decoder does not read: `citation` (the API reference's
+/// `CitationsDelta`: `title`, `sourceContent`, `location`), and a member a later API adds on a
+/// tool use.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+enum UnknownDelta {
+    Citation(CitationsDelta),
+    ToolUseStatus { status: &'static str },
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CitationsDelta {
+    title: &'static str,
+    source_content: [CitationText; 1],
+    location: CitationLocation,
+}
+
+#[derive(Serialize)]
+struct CitationText {
+    text: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CitationLocation {
+    document_char: DocumentChar,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DocumentChar {
+    document_index: u32,
+    start: u32,
+    end: u32,
+}
+
+/// The payload of [`UNKNOWN_EVENT`].
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UnknownEvent<'a> {
+    service_tier: ServiceTier,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p: Option<Cow<'a, str>>,
+}
+
+#[derive(Serialize)]
+struct ServiceTier {
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 const INPUT_TOKENS: u32 = 1187;
@@ -353,6 +428,114 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
         out.json(Some("metadata"), &metadata, neutral.events.len());
     }
     out.wire
+}
+
+/// What is open at a point of a Bedrock stream: a text block, or another (a tool use, a
+/// reasoning block).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Text(u32),
+    Other(u32),
+}
+
+/// The block open before each message of `events` and after the last (`len + 1` entries;
+/// text and reasoning open with their first delta).
+fn open_blocks(events: &[WireMessage]) -> Vec<Option<Open>> {
+    let mut open = None;
+    let mut out = Vec::with_capacity(events.len() + 1);
+    for e in events {
+        out.push(open);
+        let Some(f) = e.as_frame() else { continue };
+        let parsed = || {
+            let v: serde_json::Value = serde_json::from_slice(&f.payload).ok()?;
+            Some((u32::try_from(v.get("contentBlockIndex")?.as_u64()?).ok()?, v))
+        };
+        match f.header(":event-type") {
+            Some("contentBlockStart") => open = parsed().map(|(i, _)| Open::Other(i)),
+            Some("contentBlockDelta") if open.is_none() => {
+                if let Some((i, v)) = parsed() {
+                    let text = v.pointer("/delta/text").is_some();
+                    open = Some(if text { Open::Text(i) } else { Open::Other(i) });
+                }
+            }
+            Some("contentBlockStop") => {
+                if let Some((i, _)) = parsed() {
+                    if matches!(open, Some(Open::Text(o) | Open::Other(o)) if o == i) {
+                        open = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.push(open);
+    out
+}
+
+/// `wire` with the turn's units of unknown types inserted: each once `at` neutral events
+/// are delivered, in the body (after `messageStart`, before `messageStop`, an exception or
+/// the end). A delta goes on the block open there; with none open, right after the first
+/// message of the next block (text has no start: a delta before it would open it), and with
+/// no block after it either, it is an unknown event. Each unit completes no neutral event.
+fn add_unknown(wire: &mut WireStream, turn: &Turn, ids: &Ids) {
+    let end = wire
+        .events
+        .iter()
+        .position(|e| {
+            e.as_frame()
+                .and_then(|f| f.header(":event-type").or(f.header(":exception-type")))
+                .is_some_and(|n| n == "messageStop" || n == "metadata" || is_exception(n))
+        })
+        .unwrap_or(wire.events.len());
+    let open = open_blocks(&wire.events);
+    let mut places: Vec<(usize, UnknownKind, Option<Open>)> = turn
+        .wire
+        .unknown
+        .iter()
+        .map(|u| {
+            let at = wire.upto.iter().position(|&n| n > u.at).unwrap_or(end).clamp(1.min(end), end);
+            match u.kind {
+                UnknownKind::Delta if open[at].is_none() => {
+                    match (at + 1..=end).find(|&k| open[k].is_some()) {
+                        Some(k) => (k, u.kind, open[k]),
+                        None => (at, UnknownKind::Event, None),
+                    }
+                }
+                kind => (at, kind, open[at]),
+            }
+        })
+        .collect();
+    places.sort_by_key(|p| p.0);
+    // From the back, so earlier places stay where they were computed.
+    for (n, &(at, kind, open)) in places.iter().enumerate().rev() {
+        // Padding of its own, apart from the rendered messages' numbers.
+        let p = pad(ids, 1000 + n);
+        let delta = |index, delta| {
+            crate::json::to_json(&UnknownBlockDelta { content_block_index: index, delta, p: p.clone() })
+        };
+        let (name, payload) = match (kind, open) {
+            (UnknownKind::Delta, Some(Open::Text(index))) => {
+                let citation = CitationsDelta {
+                    title: "Shipping policy",
+                    source_content: [CitationText { text: "The order ships within two business days." }],
+                    location: CitationLocation {
+                        document_char: DocumentChar { document_index: 0, start: 0, end: 42 },
+                    },
+                };
+                ("contentBlockDelta", delta(index, UnknownDelta::Citation(citation)))
+            }
+            (UnknownKind::Delta, Some(Open::Other(index))) => {
+                ("contentBlockDelta", delta(index, UnknownDelta::ToolUseStatus { status: "streaming" }))
+            }
+            (UnknownKind::Event, _) | (UnknownKind::Delta, None) => {
+                let event = UnknownEvent { service_tier: ServiceTier { kind: "default" }, p: p.clone() };
+                (UNKNOWN_EVENT, crate::json::to_json(&event))
+            }
+        };
+        let upto = at.checked_sub(1).and_then(|w| wire.upto.get(w)).copied().unwrap_or(0);
+        wire.events.insert(at, WireMessage::Frame(event_frame(name, payload)));
+        wire.upto.insert(at, upto);
+    }
 }
 
 /// What kind of content block an index holds.
@@ -761,12 +944,16 @@ impl crate::DialectDef for Bedrock {
 
     fn render(
         &self,
-        _turn: &Turn,
+        turn: &Turn,
         neutral: &Rendered<'_>,
         _quirks: crate::Quirks,
         ids: &Ids,
     ) -> Result<WireStream, String> {
-        Ok(render(neutral, ids))
+        let mut wire = render(neutral, ids);
+        if !turn.wire.unknown.is_empty() {
+            add_unknown(&mut wire, turn, ids);
+        }
+        Ok(wire)
     }
 
     fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {
@@ -798,9 +985,49 @@ impl crate::DialectDef for Bedrock {
         "/model/toolcert.mock-v1%3A0/converse-stream"
     }
 
+    fn message_bytes(&self, message: &WireMessage) -> Option<Vec<u8>> {
+        message.as_frame().map(|f| eventstream::encode(&to_message(f)))
+    }
+
+    fn content_type(&self) -> &'static str {
+        "application/vnd.amazon.eventstream"
+    }
+
+    fn sdk_base_url(&self, base: &str) -> String {
+        format!("{base}      (AWS SDKs' endpoint URL, any model id)")
+    }
+
+    fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
+        let mut copy = event.clone();
+        let delta = copy.pointer_mut("/delta/toolUse")?;
+        crate::defect::nonempty(delta.get("input")?).then_some(())?;
+        delta["input"] = serde_json::json!(42);
+        Some(copy)
+    }
+
     fn serves(&self, path: &str) -> bool {
         let model = path.strip_prefix("/model/").and_then(|p| p.strip_suffix("/converse-stream"));
         model.is_some_and(|m| !m.is_empty() && !m.contains('/'))
+    }
+
+    fn exercised(&self, turn: &Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
+        if !turn.wire.unknown.is_empty() {
+            add("WIRE-UNKNOWN");
+        }
+    }
+
+    fn attribution(&self) -> &'static [crate::Attribution] {
+        &[crate::Attribution {
+            rule: "WIRE-UNKNOWN",
+            has: |t| !t.wire.unknown.is_empty(),
+            strip: |t| t.wire.unknown.clear(),
+            why: "passes without the delta members and event types it does not know",
+        }]
+    }
+
+    /// Units of unknown types.
+    fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
+        !wire.unknown.is_empty()
     }
 }
 

@@ -17,6 +17,7 @@ use toolcert_subject::TurnError;
 use crate::json::{own, parse, to_json, tokens, Ids, Out, Seen, Str};
 use crate::{malformed, Dialect, Quirks, SseStream as WireStream};
 
+mod extra;
 mod fast;
 
 const MODEL: &str = "gpt-4o-2024-08-06";
@@ -657,7 +658,9 @@ impl crate::DialectDef for OpenAiChat {
         ids: &Ids,
     ) -> Result<crate::WireStream, String> {
         let mut wire = render(turn, neutral, quirks, ids)?;
-        crate::extra::add(&mut wire, turn, Dialect::OpenAiChat);
+        if !turn.wire.is_plain() {
+            extra::add(&mut wire, turn);
+        }
         Ok(wire.into())
     }
 
@@ -671,6 +674,53 @@ impl crate::DialectDef for OpenAiChat {
 
     fn endpoint(&self) -> &'static str {
         "/v1/chat/completions"
+    }
+
+    /// `[DONE]`, or a chunk: `choices`, or the `chat.completion.chunk` object.
+    fn shows_in_data(&self, event: &SseEvent) -> bool {
+        #[derive(Deserialize)]
+        struct Shape<'a> {
+            // A `type` that is not a string: no dialect's data.
+            #[serde(rename = "type", borrow, default)]
+            _kind: Option<Str<'a>>,
+            #[serde(borrow, default)]
+            object: Option<Str<'a>>,
+            #[serde(default)]
+            choices: Option<serde::de::IgnoredAny>,
+        }
+        if event.data == "[DONE]" {
+            return true;
+        }
+        let Ok(shape) = serde_json::from_str::<Shape<'_>>(&event.data) else { return false };
+        shape.choices.is_some() || shape.object.is_some_and(|o| o.as_str() == "chat.completion.chunk")
+    }
+
+    fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
+        use serde_json::json;
+        let nonempty = crate::defect::nonempty;
+        let entries = event.pointer("/choices/0/delta/tool_calls")?.as_array()?;
+        let entry = entries.iter().find(|e| e.pointer("/function/arguments").is_some_and(nonempty))?;
+        // The entry alone, as a later fragment of its call: index and arguments.
+        let choice = json!({
+            "index": 0,
+            "delta": {"tool_calls": [{"index": entry.get("index")?, "function": {"arguments": 42}}]},
+            "finish_reason": null,
+        });
+        let mut copy = event.clone();
+        copy["choices"] = json!([choice]);
+        Some(copy)
+    }
+
+    fn nameless_new_id(&self) -> Option<fn(&serde_json::Value) -> Option<serde_json::Value>> {
+        Some(nameless_new_id)
+    }
+
+    /// A per-call case is sent as Chat chunks too, its blocks in order.
+    fn corpus_turn(&self, turn: &Turn) -> Option<Turn> {
+        match turn.shape {
+            Shape::PerCall => as_chat(turn),
+            Shape::Interleaved(_) => Some(turn.clone()),
+        }
     }
 
     fn exercised(&self, turn: &Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
@@ -717,4 +767,37 @@ impl crate::DialectDef for OpenAiChat {
 /// Chat's prelude, usage-without-choices and `[DONE]`-without-finish units.
 fn bookkeeping(turn: &Turn) -> bool {
     crate::DialectDef::reads(&OpenAiChat, &turn.wire)
+}
+/// A Chat chunk with one entry at the first announced index: a new id, no name.
+fn nameless_new_id(v: &serde_json::Value) -> Option<serde_json::Value> {
+    use serde_json::{json, Value};
+    let entries = v.pointer("/choices/0/delta/tool_calls")?.as_array()?;
+    let entry = entries.iter().find(|e| e.get("id").is_some_and(Value::is_string))?;
+    let id = format!("{}_other", entry["id"].as_str()?);
+    let mut copy = v.clone();
+    copy["choices"] = json!([{
+        "index": 0,
+        "delta": {"tool_calls": [{"index": entry.get("index")?, "id": id, "type": "function",
+            "function": {"arguments": ""}}]},
+        "finish_reason": null,
+    }]);
+    Some(copy)
+}
+/// The turn as OpenAI Chat sends it: the same blocks in order, as chunks; `None` when it
+/// carries what Chat cannot (a terminal that repeats the arguments).
+fn as_chat(turn: &Turn) -> Option<Turn> {
+    if turn.faults.iter().any(|f| matches!(f.kind, FaultKind::DoneMismatch { .. })) {
+        return None;
+    }
+    let mut t = turn.clone();
+    // Chat indices count calls only.
+    let mut k = 0;
+    for b in &mut t.blocks {
+        if let toolcert_scenario::Block::Call(c) = b {
+            c.index = k;
+            k += 1;
+        }
+    }
+    t.shape = Shape::Interleaved(toolcert_scenario::Interleave::default());
+    Some(t)
 }

@@ -1,9 +1,10 @@
 //! Wire defects ([`WireDefect`]): one event inserted into a rendered wire stream that no
 //! neutral event describes, for the corpus cases a decoder must refuse. The inserted event
 //! is derived from the stream's own events (the same event name, the same chunk envelope),
-//! so only the defect differs from what the provider sends.
+//! so only the defect differs from what the provider sends; each dialect says how its events
+//! carry one ([`crate::DialectDef::wrong_typed`], [`crate::DialectDef::nameless_new_id`]).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use toolcert_scenario::{Dialect, WireDefect};
 use toolcert_sse::SseEvent;
 
@@ -13,13 +14,14 @@ use crate::SseStream as WireStream;
 /// inserted event (the defect arrives as the next one would).
 pub fn defect(wire: &WireStream, dialect: Dialect, defect: WireDefect) -> Result<(WireStream, u32), String> {
     let parsed = |e: &SseEvent| serde_json::from_str::<Value>(&e.data).ok();
+    let def = crate::def(dialect);
     let (k, event) = match defect {
         WireDefect::NotJson | WireDefect::WrongType => {
             let (k, copy) = wire
                 .events
                 .iter()
                 .enumerate()
-                .find_map(|(k, e)| wrong_typed(dialect, &parsed(e)?).map(|c| (k, c)))
+                .find_map(|(k, e)| def.wrong_typed(&parsed(e)?).map(|c| (k, c)))
                 .ok_or("the stream has no argument fragment to put the defect after")?;
             let data = match defect {
                 WireDefect::NotJson => "{not json".to_string(),
@@ -28,11 +30,11 @@ pub fn defect(wire: &WireStream, dialect: Dialect, defect: WireDefect) -> Result
             (k, SseEvent { event: wire.events[k].event.clone(), data, id: None })
         }
         WireDefect::NamelessNewId => {
-            if dialect != Dialect::OpenAiChat {
+            let Some(nameless_new_id) = def.nameless_new_id() else {
                 return Err(format!(
                     "a nameless new id at an occupied index is a Chat defect, not {dialect}'s"
                 ));
-            }
+            };
             let (k, copy) = wire
                 .events
                 .iter()
@@ -49,55 +51,9 @@ pub fn defect(wire: &WireStream, dialect: Dialect, defect: WireDefect) -> Result
     Ok((out, before))
 }
 
-/// A copy of a fragment-carrying event with the fragment a number; `None` for other events.
-fn wrong_typed(dialect: Dialect, v: &Value) -> Option<Value> {
-    let nonempty = |f: &Value| f.as_str().is_some_and(|s| !s.is_empty());
-    let mut copy = v.clone();
-    match dialect {
-        Dialect::Anthropic => {
-            let delta = copy.get_mut("delta")?;
-            (delta.get("type")? == "input_json_delta" && nonempty(delta.get("partial_json")?))
-                .then_some(())?;
-            delta["partial_json"] = json!(42);
-        }
-        Dialect::OpenAiResponses => {
-            (copy.get("type")? == "response.function_call_arguments.delta" && nonempty(copy.get("delta")?))
-                .then_some(())?;
-            copy["delta"] = json!(42);
-        }
-        Dialect::OpenAiChat => {
-            let entries = v.pointer("/choices/0/delta/tool_calls")?.as_array()?;
-            let entry = entries.iter().find(|e| e.pointer("/function/arguments").is_some_and(nonempty))?;
-            // The entry alone, as a later fragment of its call: index and arguments.
-            let choice = json!({
-                "index": 0,
-                "delta": {"tool_calls": [{"index": entry.get("index")?, "function": {"arguments": 42}}]},
-                "finish_reason": null,
-            });
-            copy["choices"] = json!([choice]);
-        }
-        Dialect::Bedrock => {
-            let delta = copy.pointer_mut("/delta/toolUse")?;
-            nonempty(delta.get("input")?).then_some(())?;
-            delta["input"] = json!(42);
-        }
-    }
-    Some(copy)
-}
-
-/// A Chat chunk with one entry at the first announced index: a new id, no name.
-fn nameless_new_id(v: &Value) -> Option<Value> {
-    let entries = v.pointer("/choices/0/delta/tool_calls")?.as_array()?;
-    let entry = entries.iter().find(|e| e.get("id").is_some_and(Value::is_string))?;
-    let id = format!("{}_other", entry["id"].as_str()?);
-    let mut copy = v.clone();
-    copy["choices"] = json!([{
-        "index": 0,
-        "delta": {"tool_calls": [{"index": entry.get("index")?, "id": id, "type": "function",
-            "function": {"arguments": ""}}]},
-        "finish_reason": null,
-    }]);
-    Some(copy)
+/// Whether a JSON value is a non-empty string (an argument fragment worth retyping).
+pub(crate) fn nonempty(f: &Value) -> bool {
+    f.as_str().is_some_and(|s| !s.is_empty())
 }
 
 #[cfg(test)]

@@ -214,47 +214,26 @@ pub(crate) fn tokens(events: &[Event<'_>]) -> u32 {
     (bytes / 4) as u32 + 1
 }
 
-/// The dialect one event shows, if it shows one.
+/// The SSE dialect one event shows, if it shows one: by the event's name (a dialect's own,
+/// [`crate::DialectDef::names_event`]), else by its data as a dialect reads it
+/// ([`crate::DialectDef::shows_in_data`]), else by the data's `type` as an event name.
 pub(crate) fn detect_one(event: &SseEvent) -> Option<Dialect> {
-    const ANTHROPIC: [&str; 6] = [
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    ];
-    let by_name = |name: &str| {
-        if name.starts_with("response.") {
-            Some(Dialect::OpenAiResponses)
-        } else if ANTHROPIC.contains(&name) {
-            Some(Dialect::Anthropic)
-        } else {
-            None
-        }
-    };
+    let by_name = |name: &str| crate::registry().iter().find(|d| d.names_event(name)).map(|d| d.id());
     if let Some(name) = &event.event {
         if let Some(d) = by_name(name) {
             return Some(d);
         }
     }
-    if event.data == "[DONE]" {
-        return Some(Dialect::OpenAiChat);
+    if let Some(d) = crate::registry().iter().find(|d| d.shows_in_data(event)) {
+        return Some(d.id());
     }
     #[derive(serde::Deserialize)]
-    struct Shape<'a> {
+    struct Typed<'a> {
         #[serde(rename = "type", borrow, default)]
         kind: Option<Str<'a>>,
-        #[serde(borrow, default)]
-        object: Option<Str<'a>>,
-        #[serde(default)]
-        choices: Option<de::IgnoredAny>,
     }
-    let shape: Shape<'_> = serde_json::from_str(&event.data).ok()?;
-    if shape.choices.is_some() || shape.object.is_some_and(|o| o.as_str() == "chat.completion.chunk") {
-        return Some(Dialect::OpenAiChat);
-    }
-    shape.kind.and_then(|k| by_name(k.as_str()))
+    let typed: Typed<'_> = serde_json::from_str(&event.data).ok()?;
+    typed.kind.and_then(|k| by_name(k.as_str()))
 }
 
 /// A wire field the decoder reads only for being there (Chat's `usage`): rendered from `T`,

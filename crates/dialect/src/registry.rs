@@ -95,6 +95,18 @@ pub trait DialectDef: Sync {
     /// `ping` or an `error` does).
     fn detects(&self, message: &WireMessage) -> bool;
 
+    /// For an SSE dialect: whether an event name (or the `type` of an event's data) is one of
+    /// its events ([`DialectDef::detects`] of the SSE dialects, `json.rs`).
+    fn names_event(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// For an SSE dialect whose events are unnamed: whether an event's data shows it (OpenAI
+    /// Chat's chunks and `[DONE]`); asked when no dialect names the event.
+    fn shows_in_data(&self, _event: &toolcert_sse::SseEvent) -> bool {
+        false
+    }
+
     /// The bytes of a wire stream, framed and cut into transport chunks as `transport` says.
     fn render_bytes(&self, wire: &WireStream, transport: &Transport) -> BytesStream {
         crate::bytes::render_sse_bytes(wire, transport)
@@ -103,6 +115,23 @@ pub trait DialectDef: Sync {
     /// A fresh reader of its framing: transport chunks back into wire messages.
     fn deframer(&self) -> Box<dyn Deframer> {
         Box::new(SseDeframer::default())
+    }
+
+    /// For a binary framing: one wire message framed alone (`None` for SSE, whose events
+    /// `toolcert_sse` frames together, and for a message that is not its own).
+    fn message_bytes(&self, _message: &WireMessage) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// The `content-type` of its streamed response body.
+    fn content_type(&self) -> &'static str {
+        "text/event-stream"
+    }
+
+    /// The base URL its SDKs take for the mock provider at `base`, and where they take it
+    /// (what `toolcert serve` prints).
+    fn sdk_base_url(&self, base: &str) -> String {
+        format!("{base}/v1   (OpenAI SDKs, OPENAI_BASE_URL)")
     }
 
     /// The mock provider's request path for it (`/v1/messages`).
@@ -154,6 +183,26 @@ pub trait DialectDef: Sync {
     /// The rule a protocol violation of a turn with a `DoneMismatch` fault is relabelled
     /// with (Responses: the contradiction is in its own `done` events, `WIRE-DONE`).
     fn done_mismatch_rule(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// A named case's turn as it sends it in the corpus (written in one shape, a case goes to
+    /// every dialect that can say it): the turn itself when it carries its shape, `None` when
+    /// it cannot say it at all.
+    fn corpus_turn(&self, turn: &Turn) -> Option<Turn> {
+        self.carries(&turn.shape).then(|| turn.clone())
+    }
+
+    /// For the corpus' wire defects (`NotJson`, `WrongType`): a copy of one of its rendered
+    /// events (its JSON) that carries a non-empty argument fragment, with the fragment the
+    /// number 42; `None` for any other event (and for a dialect without such events).
+    fn wrong_typed(&self, _event: &serde_json::Value) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// For the `NamelessNewId` wire defect, when it has one (OpenAI Chat): what makes the copy
+    /// of an event announcing a call that carries a new id and no name at the same index.
+    fn nameless_new_id(&self) -> Option<fn(&serde_json::Value) -> Option<serde_json::Value>> {
         None
     }
 

@@ -1028,9 +1028,7 @@ impl crate::DialectDef for OpenAiResponses {
         _quirks: toolcert_scenario::Quirks,
         ids: &Ids,
     ) -> Result<crate::WireStream, String> {
-        let mut wire = render(turn, neutral, ids);
-        crate::extra::add(&mut wire, turn, Dialect::OpenAiResponses);
-        Ok(wire.into())
+        Ok(render(turn, neutral, ids).into())
     }
 
     fn decoder(&self, _quirks: toolcert_scenario::Quirks) -> Box<dyn crate::WireDecoder> {
@@ -1043,6 +1041,19 @@ impl crate::DialectDef for OpenAiResponses {
 
     fn endpoint(&self) -> &'static str {
         "/v1/responses"
+    }
+
+    fn names_event(&self, name: &str) -> bool {
+        name.starts_with("response.")
+    }
+
+    fn wrong_typed(&self, event: &serde_json::Value) -> Option<serde_json::Value> {
+        (event.get("type")? == "response.function_call_arguments.delta"
+            && crate::defect::nonempty(event.get("delta")?))
+        .then_some(())?;
+        let mut copy = event.clone();
+        copy["delta"] = serde_json::json!(42);
+        Some(copy)
     }
 
     /// A call's terminal event (`function_call_arguments.done`) repeats its arguments:

@@ -580,7 +580,7 @@ fn dialect_event_cases() -> Vec<NamedCase> {
         named(
             "dialect/unknown-delta-and-event",
             DELTAS,
-            "Anthropic: a citations_delta inside the text, a delta type added later inside the call and an event type added later: each skipped",
+            "Anthropic and Bedrock: a citation delta inside the text (citations_delta, delta.citation), a delta type or member added later inside the call and an event type added later: each skipped",
             false,
             with(per_call(two_calls(), stop(StopReason::ToolUse)), &|t| {
                 t.wire.unknown = vec![

@@ -1,7 +1,8 @@
 //! Bedrock (binary event stream) mutants: the correct [`Base`] core behind the project's
 //! Bedrock decoder, with exactly one defect in the framing or the message mapping that only
 //! this dialect can have (`docs/ZOO.md`): checksums not checked, each transport chunk
-//! decoded on its own, an exception taken for a clean end, `contentBlockIndex` ignored.
+//! decoded on its own, an exception taken for a clean end, `contentBlockIndex` ignored, a
+//! delta member or an event type it does not know taken for a defect.
 
 use toolcert_dialect::eventstream::{self, Message};
 use toolcert_dialect::WireDecoder;
@@ -24,6 +25,28 @@ pub(crate) enum Defect {
     ExceptionAsEnd,
     /// Tool-use deltas go to the tool use started last, whatever their `contentBlockIndex`.
     IndexIgnored,
+    /// A `contentBlockDelta` whose `delta` has a member the client does not know, or an event
+    /// message of a type it does not know, fails the turn (it should be skipped).
+    UnknownFails,
+}
+
+/// What `UnknownFails` refuses in `event`: an event type or a delta member the decoder
+/// does not read.
+fn unknown(event: &WireMessage) -> Option<String> {
+    let f = event.as_frame()?;
+    (f.header(":message-type")? == "event").then_some(())?;
+    let name = f.header(":event-type")?;
+    if !toolcert_dialect::bedrock::EVENTS.contains(&name) {
+        return Some(format!("unknown event type {name}"));
+    }
+    (name == "contentBlockDelta").then_some(())?;
+    let v: serde_json::Value = serde_json::from_slice(&f.payload).ok()?;
+    let member = v
+        .get("delta")?
+        .as_object()?
+        .keys()
+        .find(|k| !toolcert_dialect::bedrock::DELTA_MEMBERS.contains(&k.as_str()))?;
+    Some(format!("contentBlockDelta: unknown delta member {member}"))
 }
 
 pub(crate) struct BedrockFactory(pub Defect);
@@ -67,6 +90,11 @@ impl Stack {
         let exception = event.as_frame().and_then(|f| f.header(":exception-type")).is_some();
         if self.defect == Defect::ExceptionAsEnd && exception {
             return self.core.on_event(&Event::Stop { reason: toolcert_scenario::StopReason::EndTurn }, out);
+        }
+        if self.defect == Defect::UnknownFails {
+            if let Some(why) = unknown(event) {
+                return Err(TurnError::new(ErrorClass::Malformed, why));
+            }
         }
         self.events.clear();
         self.decoder.decode(event, &mut self.events)?;

@@ -714,6 +714,14 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::Bedrock),
             || Box::new(BedrockFactory(BedrockDefect::IndexIgnored)),
         ),
+        below(
+            "bedrock-unknown-fails",
+            DELTAS_CALL,
+            "Bedrock: a contentBlockDelta whose delta carries a member the client does not know (citation), or a message of an event type it does not know, fails the turn",
+            &[WireUnknown],
+            (Level::Wire, Dialect::Bedrock),
+            || Box::new(BedrockFactory(BedrockDefect::UnknownFails)),
+        ),
     ]
 }
 

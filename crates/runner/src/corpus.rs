@@ -14,9 +14,7 @@ use toolcert_dialect::{decoder, defect, detect, render_bytes, render_wire};
 use toolcert_oracle::corpus::{outcome_to_file, ExpectationFile};
 use toolcert_oracle::{expect, expect_defect, Profile, Violation};
 use toolcert_render::{render, Event};
-use toolcert_scenario::{
-    Case, Dialect, FaultKind, Interleave, Quirks, Shape, StreamEnd, Transport, Turn, WireDefect,
-};
+use toolcert_scenario::{Case, Dialect, Quirks, Shape, StreamEnd, Transport, Turn, WireDefect};
 use toolcert_subject::driver::{drive, Input, Speech, Units};
 use toolcert_subject::{ErrorClass, Level, Observation, Subject, WireMessage};
 
@@ -33,25 +31,6 @@ pub struct CorpusCase {
     pub defect: Option<WireDefect>,
 }
 
-/// The turn as OpenAI Chat sends it: the same blocks in order, as chunks; `None` when it
-/// carries what Chat cannot (a terminal that repeats the arguments).
-fn as_chat(turn: &Turn) -> Option<Turn> {
-    if turn.faults.iter().any(|f| matches!(f.kind, FaultKind::DoneMismatch { .. })) {
-        return None;
-    }
-    let mut t = turn.clone();
-    // Chat indices count calls only.
-    let mut k = 0;
-    for b in &mut t.blocks {
-        if let toolcert_scenario::Block::Call(c) = b {
-            c.index = k;
-            k += 1;
-        }
-    }
-    t.shape = Shape::Interleaved(Interleave::default());
-    Some(t)
-}
-
 /// Every corpus case, in a stable order.
 pub fn cases() -> Vec<CorpusCase> {
     let mut out = Vec::new();
@@ -62,14 +41,7 @@ pub fn cases() -> Vec<CorpusCase> {
             if !turn.wire.is_plain() && !toolcert_dialect::def(dialect).reads(&turn.wire) {
                 continue;
             }
-            let turn = match (dialect, &turn.shape) {
-                (Dialect::OpenAiChat, Shape::PerCall) => match as_chat(turn) {
-                    Some(t) => t,
-                    None => continue,
-                },
-                (d, shape) if !toolcert_dialect::def(d).carries(shape) => continue,
-                _ => turn.clone(),
-            };
+            let Some(turn) = toolcert_dialect::def(dialect).corpus_turn(turn) else { continue };
             // Only what the dialect can say faithfully (Responses alone repeats arguments in
             // its terminal, say).
             if render_wire(&turn, &render(&turn), dialect, Quirks::default()).is_err() {
@@ -86,17 +58,12 @@ pub fn cases() -> Vec<CorpusCase> {
         }
         for d in toolcert_gen::named::defects() {
             // The wire defects are SSE events (`toolcert_dialect::defect`).
-            if (d.chat_only && dialect != Dialect::OpenAiChat) || toolcert_dialect::def(dialect).binary() {
+            // A Chat-only defect (a nameless new id) goes to the dialects that have it.
+            let def = toolcert_dialect::def(dialect);
+            if (d.chat_only && def.nameless_new_id().is_none()) || def.binary() {
                 continue;
             }
-            let turn = match (dialect, &d.turn.shape) {
-                (Dialect::OpenAiChat, Shape::PerCall) => match as_chat(&d.turn) {
-                    Some(t) => t,
-                    None => continue,
-                },
-                (d, shape) if !toolcert_dialect::def(d).carries(shape) => continue,
-                _ => d.turn.clone(),
-            };
+            let Some(turn) = def.corpus_turn(&d.turn) else { continue };
             out.push(CorpusCase {
                 id: format!("{}/{}", dialect.name(), d.id),
                 dialect,
@@ -182,7 +149,9 @@ pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String>
     // complete before it (as the runner places it).
     let mut turn = c.turn.clone();
     if let Some(k) = &mut turn.transport.corrupt {
-        k.after = toolcert_dialect::bedrock::corrupt_before(&wire, *k);
+        if let Some(before) = toolcert_dialect::def(c.dialect).damaged_before(&wire, *k) {
+            k.after = before;
+        }
     }
     // LF line ends as recorded; a connection that dropped inside an event keeps its tail.
     let transport =

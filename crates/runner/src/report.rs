@@ -596,15 +596,27 @@ impl Report {
         if id.starts_with("BYTES-") && self.level != Level::Bytes {
             return format!("a bytes rule: not exercised at the {} level (run --level bytes)", self.level);
         }
+        // The dialects a wire rule belongs to: those whose level attribution names it.
+        let homes = || -> Vec<&str> {
+            toolcert_dialect::registry()
+                .iter()
+                .filter(|d| d.attribution().iter().any(|a| a.rule == id))
+                .map(|d| d.name())
+                .collect()
+        };
         match inv {
             _ if self.legacy && Invariant::NEWER_THAN_EXERCISED_COUNTS.contains(&inv) => {
                 "the report predates this rule".into()
             }
             AccSchema if !self.schema => "the schema profile is off (--no-schema)".into(),
-            WireChat => "an openai-chat rule: not exercised in this dialect".into(),
-            WireDone => "an openai-responses rule: not exercised in this dialect".into(),
+            WireChat | WireDone => format!("an {} rule: not exercised in this dialect", homes().join(" or ")),
             AccEnding => "the subject does not say how a turn ended (no `ending` in its observations)".into(),
-            WireUnknown => "generated in anthropic only: no unknown event or delta was delivered".into(),
+            WireUnknown => {
+                format!(
+                    "generated in {} only: no unknown event or delta was delivered",
+                    homes().join(" and ")
+                )
+            }
             _ if self.cases == 0 => "no case ran".into(),
             _ if self.cases == 1 => "the one case run could not break it (see docs/SPEC.md)".into(),
             _ => format!("none of the {} cases run could break it (see docs/SPEC.md)", self.cases),

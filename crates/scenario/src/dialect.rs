@@ -49,17 +49,22 @@ impl fmt::Display for Dialect {
     }
 }
 
+/// Names as a sentence lists them: `a, b, c or d`.
+pub fn or_list<const N: usize>(names: [&str; N]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// A dialect name that is not one of [`Dialect::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownDialect(pub String);
 
 impl fmt::Display for UnknownDialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown dialect `{}` (expected anthropic, openai-chat, openai-responses or bedrock)",
-            self.0
-        )
+        write!(f, "unknown dialect `{}` (expected {})", self.0, or_list(Dialect::ALL.map(Dialect::name)))
     }
 }
 

@@ -19,8 +19,8 @@ pub struct WireEvents {
     /// other repeats the deltas.
     #[serde(default, skip_serializing_if = "MismatchIn::is_both")]
     pub mismatch_in: MismatchIn,
-    /// Anthropic: units of a type the client was not written for, inserted once this many
-    /// neutral events are delivered (clamped to the body, before the stop).
+    /// Anthropic and Bedrock: units of a type the client was not written for, inserted once
+    /// this many neutral events are delivered (clamped to the body, before the stop).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown: Vec<Unknown>,
     /// OpenAI Chat: the prelude chunk some hosts send first (Azure OpenAI): `choices: []`
@@ -63,7 +63,7 @@ impl MismatchIn {
     }
 }
 
-/// One unit of a type the client does not know (Anthropic).
+/// One unit of a type the client does not know (Anthropic, Bedrock).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unknown {
     pub kind: UnknownKind,
@@ -74,9 +74,11 @@ pub struct Unknown {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UnknownKind {
-    /// A `content_block_delta` of a delta type the client does not know, on the block open
-    /// there: a `citations_delta` on a text block, a type added later on a tool block (with
-    /// no block open it is sent as an unknown event instead).
+    /// A delta the client does not know, on the block open there: Anthropic's
+    /// `content_block_delta` of a `citations_delta` on a text block, a type added later on a
+    /// tool block (with no block open it is sent as an unknown event instead); Bedrock's
+    /// `contentBlockDelta` with a `citation` member on a text block, a member added later on
+    /// another (with no block open, on the next block: crates/dialect/src/bedrock.rs).
     Delta,
     /// An event type the API added after the client was written.
     Event,

@@ -91,6 +91,14 @@ impl Endpoint {
         }
     }
 
+    /// The `content-type` of its streamed replies.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Endpoint::Bedrock => "application/vnd.amazon.eventstream",
+            _ => "text/event-stream",
+        }
+    }
+
     /// The endpoint served at `path` (a trailing `/` is tolerated: some clients join base URLs
     /// that way).
     pub fn from_path(path: &str) -> Option<Endpoint> {
@@ -114,7 +122,9 @@ impl FromStr for Endpoint {
 
     fn from_str(s: &str) -> Result<Endpoint, String> {
         Endpoint::ALL.into_iter().find(|e| e.name() == s).ok_or_else(|| {
-            format!("unknown endpoint {s:?}: expected anthropic, openai-chat, openai-responses or bedrock")
+            let names = Endpoint::ALL.map(Endpoint::name);
+            let (last, rest) = names.split_last().expect("endpoints");
+            format!("unknown endpoint {s:?}: expected {} or {last}", rest.join(", "))
         })
     }
 }

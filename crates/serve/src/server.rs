@@ -186,13 +186,7 @@ fn stream(shared: Arc<Shared>, reply: Reply, endpoint: Endpoint) -> hyper::Respo
     // frame, which a frame-by-frame client reads back without merging neighbours.
     hyper::Response::builder()
         .status(StatusCode::OK)
-        .header(
-            "content-type",
-            match endpoint {
-                Endpoint::Bedrock => "application/vnd.amazon.eventstream",
-                _ => "text/event-stream",
-            },
-        )
+        .header("content-type", endpoint.content_type())
         .header("cache-control", "no-cache")
         .body(body.boxed())
         .expect("a static response is valid")
