@@ -696,18 +696,13 @@ impl crate::DialectDef for Anthropic {
     }
 
     fn exercised(&self, turn: &toolcert_scenario::Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
-        if !turn.wire.unknown.is_empty() {
-            add("WIRE-UNKNOWN");
-        }
+        crate::registry::unknown_units_exercised(turn, add)
     }
 
     fn attribution(&self) -> &'static [crate::Attribution] {
-        &[crate::Attribution {
-            rule: "WIRE-UNKNOWN",
-            has: |t| !t.wire.unknown.is_empty(),
-            strip: |t| t.wire.unknown.clear(),
-            why: "passes without the events and deltas of unknown types",
-        }]
+        const RULES: &[crate::Attribution] =
+            &[crate::Attribution::unknown_units("passes without the events and deltas of unknown types")];
+        RULES
     }
 
     /// Units of unknown types.

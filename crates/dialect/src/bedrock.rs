@@ -1011,18 +1011,14 @@ impl crate::DialectDef for Bedrock {
     }
 
     fn exercised(&self, turn: &Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
-        if !turn.wire.unknown.is_empty() {
-            add("WIRE-UNKNOWN");
-        }
+        crate::registry::unknown_units_exercised(turn, add)
     }
 
     fn attribution(&self) -> &'static [crate::Attribution] {
-        &[crate::Attribution {
-            rule: "WIRE-UNKNOWN",
-            has: |t| !t.wire.unknown.is_empty(),
-            strip: |t| t.wire.unknown.clear(),
-            why: "passes without the delta members and event types it does not know",
-        }]
+        const RULES: &[crate::Attribution] = &[crate::Attribution::unknown_units(
+            "passes without the delta members and event types it does not know",
+        )];
+        RULES
     }
 
     /// Units of unknown types.

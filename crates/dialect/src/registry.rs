@@ -227,6 +227,28 @@ pub struct Attribution {
     pub why: &'static str,
 }
 
+impl Attribution {
+    /// WIRE-UNKNOWN, for a dialect whose turns carry units of unknown types (`wire.unknown`).
+    pub(crate) const fn unknown_units(why: &'static str) -> Attribution {
+        Attribution { rule: "WIRE-UNKNOWN", has: has_unknown_units, strip: strip_unknown_units, why }
+    }
+}
+
+fn has_unknown_units(t: &Turn) -> bool {
+    !t.wire.unknown.is_empty()
+}
+
+fn strip_unknown_units(t: &mut Turn) {
+    t.wire.unknown.clear()
+}
+
+/// [`DialectDef::exercised`] of a dialect whose only wire rule of its own is WIRE-UNKNOWN.
+pub(crate) fn unknown_units_exercised(turn: &Turn, add: &mut dyn FnMut(&'static str)) {
+    if has_unknown_units(turn) {
+        add("WIRE-UNKNOWN");
+    }
+}
+
 /// Every dialect, in [`Dialect::ALL`] order. Adding a dialect adds one line here.
 pub static REGISTRY: &[&dyn DialectDef] = &[
     &crate::anthropic::Anthropic,
