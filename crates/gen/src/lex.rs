@@ -647,6 +647,12 @@ trait Sink {
     fn put(&mut self, s: usize, f: u16);
     /// Offsets `i..end` of plain string content, `base` their common flags.
     fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16);
+    /// Whether [`Sink::string_run`] may want anything of a run with flags `base` (a cheap
+    /// test before the call).
+    #[inline(always)]
+    fn wants_run(&self, _base: u16) -> bool {
+        true
+    }
     /// Offsets `i..len` past a lexical error: only the boundary flag.
     fn after_error(&mut self, bytes: &[u8], i: usize);
     /// Nothing more is wanted: the scan may stop (its status is then meaningless).
@@ -900,6 +906,13 @@ impl Sink for Questions {
         }
     }
 
+    #[inline(always)]
+    fn wants_run(&self, base: u16) -> bool {
+        // A run answers a question whose flags (but the boundary) are among the run's and
+        // the space's; `classes` is all of them if one wants the boundary alone.
+        self.classes & (base | flag::NEXT_TO_SPACE) != 0
+    }
+
     fn after_error(&mut self, bytes: &[u8], i: usize) {
         // Only the boundary flag: only a question for the boundary alone is answered here.
         if !self.qs.iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
@@ -933,7 +946,9 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
             let end = i + string_run(&bytes[i..]);
             if end > i {
                 let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
-                sink.string_run(bytes, i, end, base);
+                if sink.wants_run(base) {
+                    sink.string_run(bytes, i, end, base);
+                }
                 i = end;
                 if i == len || sink.done() {
                     break;
