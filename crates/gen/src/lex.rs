@@ -634,7 +634,8 @@ pub(crate) fn scan_with_keys(doc: &str) -> Scan {
 /// without a flag per byte (the one pass over the bytes is the same).
 pub(crate) fn scan_at(doc: &str, at: &[usize]) -> Scan {
     debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
-    let mut sink = Only { at, next: 0, flags: Vec::with_capacity(at.len()) };
+    let next_at = at.first().copied().unwrap_or(usize::MAX);
+    let mut sink = Only { at, next: 0, next_at, flags: Vec::with_capacity(at.len()) };
     let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
     Scan { flags: sink.flags, status, top_keys, deepest }
 }
@@ -709,6 +710,8 @@ impl Sink for Every {
 struct Only<'a> {
     at: &'a [usize],
     next: usize,
+    /// `at[next]`, or `usize::MAX` past the last (one compare per byte asks for it).
+    next_at: usize,
     flags: Vec<u16>,
 }
 
@@ -716,9 +719,10 @@ impl Only<'_> {
     /// Puts `f(s)` for every wanted offset `s` below `end`.
     #[inline(always)]
     fn each_below(&mut self, end: usize, f: impl Fn(usize) -> u16) {
-        while let Some(&s) = self.at.get(self.next).filter(|&&s| s < end) {
-            self.flags.push(f(s));
+        while self.next_at < end {
+            self.flags.push(f(self.next_at));
             self.next += 1;
+            self.next_at = self.at.get(self.next).copied().unwrap_or(usize::MAX);
         }
     }
 }
@@ -726,7 +730,7 @@ impl Only<'_> {
 impl Sink for Only<'_> {
     #[inline(always)]
     fn wants(&self, s: usize, _: u16) -> bool {
-        self.at.get(self.next) == Some(&s)
+        self.next_at == s
     }
 
     #[inline(always)]
@@ -742,7 +746,7 @@ impl Sink for Only<'_> {
             base | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
                 | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE)
         });
-        debug_assert!(self.at.get(self.next).is_none_or(|&s| s >= end) && i <= end);
+        debug_assert!(self.next_at >= end && i <= end);
     }
 
     fn after_error(&mut self, bytes: &[u8], _: usize) {
