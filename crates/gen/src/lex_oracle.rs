@@ -388,7 +388,6 @@ fn string_run(bytes: &[u8]) -> usize {
 }
 
 /// Scans `doc` once, recording the top-level keys; see the module docs.
-
 pub(crate) fn scan_with_keys(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
     let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
@@ -422,7 +421,6 @@ trait Sink {
 }
 
 /// Every offset's flags.
-
 struct Every(Vec<u16>);
 
 /// `s` is a char boundary unless byte `s` continues a multi-byte character.
