@@ -11,6 +11,15 @@
 //! The lexer follows RFC 8259 closely (number grammar, escapes, control characters) but is
 //! not the judge of validity: the oracle parses with serde_json, and so does the coverage
 //! classifier wherever validity matters.
+//!
+//! A step is a lookup: the state (expectation and token in one byte) and the byte's class
+//! index [`NEXT`], whose entries are the next state or one of a few actions (the stack, the
+//! keys, a number's end); the flags of an offset come from its state by table too. The
+//! per-byte `match` this replaced is the tests' oracle (`lex_oracle.rs`).
+
+#[cfg(test)]
+#[path = "lex_oracle.rs"]
+mod oracle;
 
 /// Per-offset flags; offset `s` describes the cut between byte `s - 1` and byte `s`.
 pub(crate) mod flag {
@@ -58,114 +67,396 @@ pub(crate) struct Scan {
     pub deepest: usize,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Container {
-    Object,
-    Array,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Expect {
+/// The lexer's states: what the next byte may be (outside tokens) or where in a token it is.
+/// One byte names both the expectation and the token, so a step is a lookup in [`NEXT`].
+mod st {
     /// A value (top level, after a colon, after a comma in an array).
-    Value,
-    /// First key of an object, or `}`.
-    KeyOrEnd,
-    /// A key after a comma.
-    Key,
-    Colon,
-    /// `,` or the closing bracket of the innermost container.
-    CommaOrEnd,
+    pub const VALUE: u8 = 0;
     /// First value of an array, or `]`.
-    ValueOrEnd,
+    pub const VALUE_OR_END: u8 = 1;
+    /// First key of an object, or `}`.
+    pub const KEY_OR_END: u8 = 2;
+    /// A key after a comma.
+    pub const KEY: u8 = 3;
+    pub const COLON: u8 = 4;
+    /// `,` or `}` in an object; `,` or `]` in an array.
+    pub const COMMA_OBJ: u8 = 5;
+    pub const COMMA_ARR: u8 = 6;
     /// The top-level value is complete.
-    Done,
-}
+    pub const DONE: u8 = 7;
+    pub const STR_KEY: u8 = 8;
+    pub const STR_VAL: u8 = 9;
+    /// After the backslash (of a key's string, a value's).
+    pub const ESC_KEY: u8 = 10;
+    pub const ESC_VAL: u8 = 11;
+    /// `\uXXXX` with 0 to 3 hex digits read: `UNI_KEY + digits`, `UNI_VAL + digits`.
+    pub const UNI_KEY: u8 = 12;
+    pub const UNI_VAL: u8 = 16;
+    pub const MINUS: u8 = 20;
+    pub const ZERO: u8 = 21;
+    pub const INT: u8 = 22;
+    pub const DOT: u8 = 23;
+    pub const FRAC: u8 = 24;
+    pub const EXP: u8 = 25;
+    pub const EXP_SIGN: u8 = 26;
+    pub const EXP_DIGITS: u8 = 27;
+    /// Inside `true`, `false`, `null`: the byte named is the one expected next.
+    pub const T_R: u8 = 28;
+    pub const T_U: u8 = 29;
+    pub const T_E: u8 = 30;
+    pub const F_A: u8 = 31;
+    pub const F_L: u8 = 32;
+    pub const F_S: u8 = 33;
+    pub const F_E: u8 = 34;
+    pub const N_U: u8 = 35;
+    pub const N_L: u8 = 36;
+    pub const N_L2: u8 = 37;
+    /// A lexical error: nothing after it is classified.
+    pub const ERROR: u8 = 38;
+    pub const COUNT: usize = 39;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Num {
-    Minus,
-    Zero,
-    Int,
-    Dot,
-    Frac,
-    Exp,
-    ExpSign,
-    ExpDigits,
-}
-
-impl Num {
-    fn accepting(self) -> bool {
-        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpDigits)
+    pub const fn is_string(s: u8) -> bool {
+        s >= STR_KEY && s < MINUS
     }
 
-    fn step(self, b: u8) -> Option<Num> {
-        use Num::*;
-        Some(match (self, b) {
-            (Minus, b'0') => Zero,
-            (Minus, b'1'..=b'9') => Int,
-            (Int, b'0'..=b'9') => Int,
-            (Zero | Int, b'.') => Dot,
-            (Dot | Frac, b'0'..=b'9') => Frac,
-            (Zero | Int | Frac, b'e' | b'E') => Exp,
-            (Exp, b'+' | b'-') => ExpSign,
-            (Exp | ExpSign | ExpDigits, b'0'..=b'9') => ExpDigits,
-            _ => return None,
-        })
+    pub const fn is_key_string(s: u8) -> bool {
+        matches!(s, STR_KEY | ESC_KEY) || (s >= UNI_KEY && s < UNI_VAL)
+    }
+
+    /// A number that may end here.
+    pub const fn accepting(s: u8) -> bool {
+        matches!(s, ZERO | INT | FRAC | EXP_DIGITS)
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Token {
-    None,
-    Str { key: bool },
-    Escape { key: bool },
-    Unicode { key: bool, digits: u8 },
-    Number(Num),
-    Literal { rest: &'static [u8] },
+/// What a step does besides entering a state: the entries of [`NEXT`] from 64 up.
+mod act {
+    /// `{`: push an object.
+    pub const PUSH_OBJ: u8 = 64;
+    /// `[`: push an array.
+    pub const PUSH_ARR: u8 = 65;
+    /// `}` or `]` (the table only closes the container that is open).
+    pub const CLOSE: u8 = 66;
+    /// A key's opening quote.
+    pub const KEY_OPEN: u8 = 67;
+    /// A key's closing quote.
+    pub const KEY_CLOSE: u8 = 68;
+    /// A value's last byte (a string's closing quote, a literal's last letter).
+    pub const VALUE_DONE: u8 = 69;
+    /// A byte after a complete number: the number ends, the byte is what follows.
+    pub const NUM_END: u8 = 70;
+    /// A byte after the top-level value: a second document starts with it.
+    pub const SECOND_DOC: u8 = 71;
 }
+
+/// Byte classes: bytes of one class step every state alike.
+mod class {
+    pub const OTHER: u8 = 0;
+    pub const SPACE: u8 = 1;
+    /// `\t`, `\n`, `\r`: whitespace between tokens, an error in a string.
+    pub const WS_CTRL: u8 = 2;
+    pub const CTRL: u8 = 3;
+    pub const QUOTE: u8 = 4;
+    pub const BACKSLASH: u8 = 5;
+    pub const SLASH: u8 = 6;
+    pub const LBRACE: u8 = 7;
+    pub const RBRACE: u8 = 8;
+    pub const LBRACKET: u8 = 9;
+    pub const RBRACKET: u8 = 10;
+    pub const COLON: u8 = 11;
+    pub const COMMA: u8 = 12;
+    pub const MINUS: u8 = 13;
+    pub const PLUS: u8 = 14;
+    pub const ZERO: u8 = 15;
+    pub const DIGIT: u8 = 16;
+    pub const DOT: u8 = 17;
+    pub const A: u8 = 18;
+    pub const B: u8 = 19;
+    /// `c`, `d`, `A`..`D`, `F`: hex digits only.
+    pub const HEX: u8 = 20;
+    pub const E_LOWER: u8 = 21;
+    pub const E_UPPER: u8 = 22;
+    pub const F: u8 = 23;
+    pub const L: u8 = 24;
+    pub const N: u8 = 25;
+    pub const R: u8 = 26;
+    pub const S: u8 = 27;
+    pub const T: u8 = 28;
+    pub const U: u8 = 29;
+    /// The columns of [`super::NEXT`]: a power of two, so a row is found by a shift.
+    pub const COUNT: usize = 32;
+
+    pub const fn of(b: u8) -> u8 {
+        match b {
+            b' ' => SPACE,
+            b'\t' | b'\n' | b'\r' => WS_CTRL,
+            0..=0x1f => CTRL,
+            b'"' => QUOTE,
+            b'\\' => BACKSLASH,
+            b'/' => SLASH,
+            b'{' => LBRACE,
+            b'}' => RBRACE,
+            b'[' => LBRACKET,
+            b']' => RBRACKET,
+            b':' => COLON,
+            b',' => COMMA,
+            b'-' => MINUS,
+            b'+' => PLUS,
+            b'0' => ZERO,
+            b'1'..=b'9' => DIGIT,
+            b'.' => DOT,
+            b'a' => A,
+            b'b' => B,
+            b'c' | b'd' | b'A'..=b'D' | b'F' => HEX,
+            b'e' => E_LOWER,
+            b'E' => E_UPPER,
+            b'f' => F,
+            b'l' => L,
+            b'n' => N,
+            b'r' => R,
+            b's' => S,
+            b't' => T,
+            b'u' => U,
+            _ => OTHER,
+        }
+    }
+
+    pub const fn is_hex(c: u8) -> bool {
+        matches!(c, ZERO | DIGIT | A | B | HEX | E_LOWER | E_UPPER | F)
+    }
+
+    pub const fn is_digit(c: u8) -> bool {
+        matches!(c, ZERO | DIGIT)
+    }
+}
+
+/// The class of every byte.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = class::of(b as u8);
+        b += 1;
+    }
+    t
+};
+
+/// Where a value starting with a byte of class `c` leads.
+const fn start_value(c: u8) -> u8 {
+    match c {
+        class::LBRACE => act::PUSH_OBJ,
+        class::LBRACKET => act::PUSH_ARR,
+        class::QUOTE => st::STR_VAL,
+        class::MINUS => st::MINUS,
+        class::ZERO => st::ZERO,
+        class::DIGIT => st::INT,
+        class::T => st::T_R,
+        class::F => st::F_A,
+        class::N => st::N_U,
+        _ => st::ERROR,
+    }
+}
+
+/// The step from state `s` on a byte of class `c`: a state, or an action of [`act`].
+const fn next(s: u8, c: u8) -> u8 {
+    use st::*;
+    let ws = matches!(c, class::SPACE | class::WS_CTRL);
+    match s {
+        VALUE..=DONE if ws => s,
+        VALUE => start_value(c),
+        VALUE_OR_END => match c {
+            class::RBRACKET => act::CLOSE,
+            _ => start_value(c),
+        },
+        KEY_OR_END | KEY => match c {
+            class::QUOTE => act::KEY_OPEN,
+            class::RBRACE if s == KEY_OR_END => act::CLOSE,
+            _ => ERROR,
+        },
+        st::COLON => match c {
+            class::COLON => VALUE,
+            _ => ERROR,
+        },
+        COMMA_OBJ => match c {
+            class::COMMA => KEY,
+            class::RBRACE => act::CLOSE,
+            _ => ERROR,
+        },
+        COMMA_ARR => match c {
+            class::COMMA => VALUE,
+            class::RBRACKET => act::CLOSE,
+            _ => ERROR,
+        },
+        DONE => act::SECOND_DOC,
+        STR_KEY | STR_VAL => match c {
+            class::QUOTE if s == STR_KEY => act::KEY_CLOSE,
+            class::QUOTE => act::VALUE_DONE,
+            class::BACKSLASH => s + (ESC_KEY - STR_KEY),
+            class::CTRL | class::WS_CTRL => ERROR,
+            _ => s,
+        },
+        ESC_KEY | ESC_VAL => match c {
+            class::QUOTE
+            | class::BACKSLASH
+            | class::SLASH
+            | class::B
+            | class::F
+            | class::N
+            | class::R
+            | class::T => s - (ESC_KEY - STR_KEY),
+            class::U if s == ESC_KEY => UNI_KEY,
+            class::U => UNI_VAL,
+            _ => ERROR,
+        },
+        UNI_KEY..=19 => {
+            let (base, string) = if s < UNI_VAL { (UNI_KEY, STR_KEY) } else { (UNI_VAL, STR_VAL) };
+            if !class::is_hex(c) {
+                ERROR
+            } else if s - base == 3 {
+                string
+            } else {
+                s + 1
+            }
+        }
+        MINUS..=EXP_DIGITS => {
+            let n = match (s, c) {
+                (MINUS, class::ZERO) => ZERO,
+                (MINUS, class::DIGIT) => INT,
+                (INT, _) if class::is_digit(c) => INT,
+                (ZERO | INT, class::DOT) => DOT,
+                (DOT | FRAC, _) if class::is_digit(c) => FRAC,
+                (ZERO | INT | FRAC, class::E_LOWER | class::E_UPPER) => EXP,
+                (EXP, class::PLUS | class::MINUS) => EXP_SIGN,
+                (EXP | EXP_SIGN | EXP_DIGITS, _) if class::is_digit(c) => EXP_DIGITS,
+                _ => ERROR,
+            };
+            if n == ERROR && accepting(s) {
+                act::NUM_END
+            } else {
+                n
+            }
+        }
+        T_R..=N_L2 => {
+            let (want, then) = match s {
+                T_R => (class::R, T_U),
+                T_U => (class::U, T_E),
+                T_E => (class::E_LOWER, act::VALUE_DONE),
+                F_A => (class::A, F_L),
+                F_L => (class::L, F_S),
+                F_S => (class::S, F_E),
+                F_E => (class::E_LOWER, act::VALUE_DONE),
+                N_U => (class::U, N_L),
+                N_L => (class::L, N_L2),
+                _ => (class::L, act::VALUE_DONE),
+            };
+            if c == want {
+                then
+            } else {
+                ERROR
+            }
+        }
+        _ => ERROR,
+    }
+}
+
+/// [`next`] for every state and class.
+static NEXT: [[u8; class::COUNT]; st::COUNT] = {
+    let mut t = [[0u8; class::COUNT]; st::COUNT];
+    let mut s = 0;
+    while s < st::COUNT {
+        let mut c = 0;
+        while c < class::COUNT {
+            t[s][c] = next(s as u8, c as u8);
+            c += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// The flags a state gives the offsets in it (before the nesting, the spaces and the brace
+/// that closes the document, which also depend on the bytes and the stack).
+static STATE_FLAGS: [u16; st::COUNT] = {
+    let mut t = [0u16; st::COUNT];
+    let mut s = 0;
+    while s < st::COUNT {
+        let q = s as u8;
+        let mut f = 0;
+        if q == st::COLON {
+            f |= flag::KEY_COLON;
+        }
+        if st::is_string(q) {
+            f |= flag::IN_STRING;
+            if !st::is_key_string(q) {
+                f |= flag::IN_VALUE_STRING;
+            }
+        }
+        if q == st::ESC_KEY || q == st::ESC_VAL {
+            f |= flag::ESCAPE;
+        }
+        if q >= st::UNI_KEY && q < st::MINUS {
+            f |= flag::UNICODE;
+        }
+        t[s] = f;
+        s += 1;
+    }
+    t
+};
+
+/// The flags an offset in a state may carry besides the boundary: [`STATE_FLAGS`], the
+/// space next to the cut in a string, the closing brace after the top-level value (and the
+/// nesting, which any state but the error may carry).
+static MAY_FLAGS: [u16; st::COUNT] = {
+    let mut t = [0u16; st::COUNT];
+    let mut s = 0;
+    while s < st::COUNT {
+        let q = s as u8;
+        t[s] = STATE_FLAGS[s]
+            | if st::is_string(q) { flag::NEXT_TO_SPACE } else { 0 }
+            | if q == st::DONE { flag::PREFIX_PARSES } else { 0 };
+        s += 1;
+    }
+    t
+};
 
 /// The open containers: a bit per level for the first 64 (no allocation for any document a
 /// model writes), a vector beyond.
 #[derive(Default)]
 struct Stack {
+    /// Bit `d` set: level `d` is an object.
     bits: u64,
     depth: usize,
-    deep: Vec<Container>,
+    /// Levels from 64 up: `true` for an object.
+    deep: Vec<bool>,
     /// The greatest `depth` reached.
     deepest: usize,
 }
 
 impl Stack {
-    fn len(&self) -> usize {
-        self.depth
-    }
-
     fn is_empty(&self) -> bool {
         self.depth == 0
     }
 
-    fn push(&mut self, c: Container) {
+    fn push(&mut self, object: bool) {
         if self.depth < 64 {
             let bit = 1u64 << self.depth;
-            if c == Container::Object {
+            if object {
                 self.bits |= bit;
             } else {
                 self.bits &= !bit;
             }
         } else {
-            self.deep.push(c);
+            self.deep.push(object);
         }
         self.depth += 1;
         self.deepest = self.deepest.max(self.depth);
     }
 
-    fn last(&self) -> Option<Container> {
+    /// The innermost container is an object (the stack is not empty).
+    fn top_is_object(&self) -> bool {
         match self.depth {
-            0 => None,
-            d if d <= 64 => {
-                Some(if self.bits >> (d - 1) & 1 == 1 { Container::Object } else { Container::Array })
-            }
-            _ => self.deep.last().copied(),
+            d if d <= 64 => self.bits >> (d - 1) & 1 == 1,
+            _ => self.deep.last() == Some(&true),
         }
     }
 
@@ -173,240 +464,152 @@ impl Stack {
         if self.depth > 64 {
             self.deep.pop();
         }
-        self.depth = self.depth.saturating_sub(1);
+        self.depth -= 1;
     }
 }
 
 struct Lexer {
+    state: u8,
     stack: Stack,
     /// Objects on the stack below the top-level container.
     nested: u32,
-    expect: Expect,
-    token: Token,
-    error: bool,
     values_done: u32,
     key_start: usize,
 }
 
 impl Lexer {
+    /// The flags of offset `s` (`s - 1` consumed, not `s`), but the boundary.
     #[inline(always)]
     fn flags_here(&self, bytes: &[u8], s: usize) -> u16 {
-        if self.error {
+        let state = self.state;
+        if state == st::ERROR {
             return 0;
         }
-        let mut f = if self.nested > 0 { flag::NESTED } else { 0 };
-        match self.token {
-            Token::None => match self.expect {
-                Expect::Colon => f |= flag::KEY_COLON,
-                Expect::Done if self.values_done == 1 && s > 0 && bytes[s - 1] == b'}' => {
-                    f |= flag::PREFIX_PARSES
-                }
-                _ => {}
-            },
-            Token::Str { key } | Token::Escape { key } | Token::Unicode { key, .. } => {
-                f |= flag::IN_STRING;
-                if !key {
-                    f |= flag::IN_VALUE_STRING;
-                }
-                // A space on either side of the cut is string content: the opening quote is
-                // before `s - 1` when byte `s - 1` is a space, and the closing quote is a `"`.
-                let before = s > 0 && bytes[s - 1] == b' ';
-                let after = bytes.get(s) == Some(&b' ') && matches!(self.token, Token::Str { .. });
-                if before || after {
-                    f |= flag::NEXT_TO_SPACE;
-                }
-                match self.token {
-                    Token::Escape { .. } => f |= flag::ESCAPE,
-                    Token::Unicode { digits, .. } if digits < 4 => f |= flag::UNICODE,
-                    _ => {}
-                }
+        let mut f = STATE_FLAGS[state as usize] | if self.nested > 0 { flag::NESTED } else { 0 };
+        if st::is_string(state) {
+            // A space on either side of the cut is string content: the opening quote is
+            // before `s - 1` when byte `s - 1` is a space, and the closing quote is a `"`.
+            let before = s > 0 && bytes[s - 1] == b' ';
+            let after = bytes.get(s) == Some(&b' ') && (state == st::STR_KEY || state == st::STR_VAL);
+            if before || after {
+                f |= flag::NEXT_TO_SPACE;
             }
-            Token::Number(_) | Token::Literal { .. } => {}
+        } else if state == st::DONE && self.values_done == 1 && s > 0 && bytes[s - 1] == b'}' {
+            f |= flag::PREFIX_PARSES;
         }
         f
     }
 
-    /// A value has ended: update what the enclosing container expects.
+    /// What offsets in the current state may carry (see [`MAY_FLAGS`]), the boundary included.
+    #[inline(always)]
+    fn may_flags(&self) -> u16 {
+        MAY_FLAGS[self.state as usize] | flag::NESTED | flag::BOUNDARY
+    }
+
+    /// A value has ended: the state is what the enclosing container expects.
+    #[inline(always)]
     fn value_done(&mut self) {
-        if self.stack.is_empty() {
-            self.expect = Expect::Done;
+        self.state = if self.stack.is_empty() {
             self.values_done += 1;
+            st::DONE
+        } else if self.stack.top_is_object() {
+            st::COMMA_OBJ
         } else {
-            self.expect = Expect::CommaOrEnd;
-        }
-    }
-
-    fn start_value(&mut self, b: u8) {
-        match b {
-            b'{' => {
-                if !self.stack.is_empty() {
-                    self.nested += 1;
-                }
-                self.stack.push(Container::Object);
-                self.expect = Expect::KeyOrEnd;
-            }
-            b'[' => {
-                self.stack.push(Container::Array);
-                self.expect = Expect::ValueOrEnd;
-            }
-            b'"' => self.token = Token::Str { key: false },
-            b'-' => self.token = Token::Number(Num::Minus),
-            b'0' => self.token = Token::Number(Num::Zero),
-            b'1'..=b'9' => self.token = Token::Number(Num::Int),
-            b't' => self.token = Token::Literal { rest: b"rue" },
-            b'f' => self.token = Token::Literal { rest: b"alse" },
-            b'n' => self.token = Token::Literal { rest: b"ull" },
-            _ => self.error = true,
-        }
-    }
-
-    fn close(&mut self, c: Container) {
-        if self.stack.last() == Some(c) {
-            self.stack.pop();
-            if c == Container::Object && !self.stack.is_empty() {
-                self.nested -= 1;
-            }
-            self.value_done();
-        } else {
-            self.error = true;
-        }
+            st::COMMA_ARR
+        };
     }
 
     /// Consumes byte `i`.
     #[inline(always)]
     fn step(&mut self, bytes: &[u8], i: usize, top_keys: &mut Option<Vec<std::ops::Range<usize>>>) {
-        let b = bytes[i];
-        match self.token {
-            Token::Str { key } => {
-                match b {
-                    b'"' => {
-                        self.token = Token::None;
-                        if key {
-                            if self.stack.len() == 1 {
-                                if let Some(keys) = top_keys {
-                                    keys.push(self.key_start..i);
-                                }
-                            }
-                            self.expect = Expect::Colon;
-                        } else {
-                            self.value_done();
-                        }
+        let c = CLASS[bytes[i] as usize];
+        let t = NEXT[self.state as usize][c as usize];
+        if t < act::PUSH_OBJ {
+            self.state = t;
+        } else {
+            self.act(t, c, i, top_keys);
+        }
+    }
+
+    #[inline(always)]
+    fn act(&mut self, mut t: u8, c: u8, i: usize, top_keys: &mut Option<Vec<std::ops::Range<usize>>>) {
+        loop {
+            match t {
+                act::PUSH_OBJ => {
+                    if !self.stack.is_empty() {
+                        self.nested += 1;
                     }
-                    b'\\' => self.token = Token::Escape { key },
-                    0..=0x1f => self.error = true,
-                    _ => {}
+                    self.stack.push(true);
+                    self.state = st::KEY_OR_END;
                 }
-                return;
-            }
-            Token::Escape { key } => {
-                match b {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.token = Token::Str { key },
-                    b'u' => self.token = Token::Unicode { key, digits: 0 },
-                    _ => self.error = true,
+                act::PUSH_ARR => {
+                    self.stack.push(false);
+                    self.state = st::VALUE_OR_END;
                 }
-                return;
-            }
-            Token::Unicode { key, digits } => {
-                if b.is_ascii_hexdigit() {
-                    self.token = if digits == 3 {
-                        Token::Str { key }
-                    } else {
-                        Token::Unicode { key, digits: digits + 1 }
-                    };
-                } else {
-                    self.error = true;
-                }
-                return;
-            }
-            Token::Literal { rest } => {
-                if rest.first() == Some(&b) {
-                    if rest.len() == 1 {
-                        self.token = Token::None;
-                        self.value_done();
-                    } else {
-                        self.token = Token::Literal { rest: &rest[1..] };
+                act::CLOSE => {
+                    let object = self.stack.top_is_object();
+                    self.stack.pop();
+                    if object && !self.stack.is_empty() {
+                        self.nested -= 1;
                     }
-                } else {
-                    self.error = true;
-                }
-                return;
-            }
-            Token::Number(n) => match n.step(b) {
-                Some(next) => {
-                    self.token = Token::Number(next);
-                    return;
-                }
-                None if n.accepting() => {
-                    // The number ends here; the byte belongs to what follows.
-                    self.token = Token::None;
                     self.value_done();
                 }
-                None => {
-                    self.error = true;
-                    return;
-                }
-            },
-            Token::None => {}
-        }
-        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-            return;
-        }
-        match self.expect {
-            Expect::Value => self.start_value(b),
-            Expect::ValueOrEnd => {
-                if b == b']' {
-                    self.close(Container::Array);
-                } else {
-                    self.start_value(b);
-                }
-            }
-            Expect::KeyOrEnd | Expect::Key => {
-                if b == b'"' {
-                    self.token = Token::Str { key: true };
+                act::KEY_OPEN => {
                     self.key_start = i + 1;
-                } else if b == b'}' && self.expect == Expect::KeyOrEnd {
-                    self.close(Container::Object);
-                } else {
-                    self.error = true;
+                    self.state = st::STR_KEY;
                 }
-            }
-            Expect::Colon => {
-                if b == b':' {
-                    self.expect = Expect::Value;
-                } else {
-                    self.error = true;
+                act::KEY_CLOSE => {
+                    if self.stack.depth == 1 {
+                        if let Some(keys) = top_keys {
+                            keys.push(self.key_start..i);
+                        }
+                    }
+                    self.state = st::COLON;
                 }
+                act::VALUE_DONE => self.value_done(),
+                act::NUM_END | act::SECOND_DOC => {
+                    // The byte belongs to what follows: step it again from there.
+                    if t == act::NUM_END {
+                        self.value_done();
+                    } else {
+                        // A second document end to end: lex it too (its splits are still
+                        // worth classifying), but the whole is not one document.
+                        self.values_done += 1;
+                        self.state = st::VALUE;
+                    }
+                    t = NEXT[self.state as usize][c as usize];
+                    if t < act::PUSH_OBJ {
+                        self.state = t;
+                        return;
+                    }
+                    continue;
+                }
+                _ => self.state = t,
             }
-            Expect::CommaOrEnd => match (b, self.stack.last()) {
-                (b',', Some(Container::Object)) => self.expect = Expect::Key,
-                (b',', Some(Container::Array)) => self.expect = Expect::Value,
-                (b'}', _) => self.close(Container::Object),
-                (b']', _) => self.close(Container::Array),
-                _ => self.error = true,
-            },
-            Expect::Done => {
-                // A second document end to end: lex it too (its splits are still worth
-                // classifying), but the whole is not one document.
-                self.values_done += 1;
-                self.expect = Expect::Value;
-                self.start_value(b);
-            }
+            return;
         }
     }
 }
-
 /// The length of the plain string content at the start of `bytes`: up to the first quote,
-/// backslash or control character. Sixteen bytes at a time, so the test vectorizes.
+/// backslash or control character. Eight bytes at a time, as one word: a byte's top bit in
+/// `mask` says it is one of those (the lowest such bit is exact: the borrows that may set
+/// bits above it start at a byte that matched).
 fn string_run(bytes: &[u8]) -> usize {
-    let special = |b: u8| (b == b'"') | (b == b'\\') | (b < 0x20);
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let mut n = 0;
-    for chunk in bytes.chunks(16) {
-        if chunk.iter().fold(false, |a, &b| a | special(b)) {
-            return n + chunk.iter().position(|&b| special(b)).unwrap_or(chunk.len());
+    while let Some(word) = bytes.get(n..n + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let mask = zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        if mask != 0 {
+            return n + (mask.trailing_zeros() / 8) as usize;
         }
-        n += chunk.len();
+        n += 8;
     }
-    n
+    n + bytes[n..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len() - n)
 }
 
 /// Scans `doc` once; see the module docs. `top_keys` is left empty. (The builder asks
@@ -431,18 +634,26 @@ pub(crate) fn scan_with_keys(doc: &str) -> Scan {
 /// without a flag per byte (the one pass over the bytes is the same).
 pub(crate) fn scan_at(doc: &str, at: &[usize]) -> Scan {
     debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
-    let mut sink = Only { at, next: 0, flags: Vec::with_capacity(at.len()) };
+    let next_at = at.first().copied().unwrap_or(usize::MAX);
+    let mut sink = Only { at, next: 0, next_at, flags: Vec::with_capacity(at.len()) };
     let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
     Scan { flags: sink.flags, status, top_keys, deepest }
 }
 
 /// Where the scan puts the flags of each offset.
 trait Sink {
-    /// Whether the flags of offset `s` are wanted (offsets come in increasing order).
-    fn wants(&self, s: usize) -> bool;
+    /// Whether the flags of offset `s` are wanted (offsets come in increasing order), `may`
+    /// the flags it may carry.
+    fn wants(&self, s: usize, may: u16) -> bool;
     fn put(&mut self, s: usize, f: u16);
     /// Offsets `i..end` of plain string content, `base` their common flags.
     fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16);
+    /// Whether [`Sink::string_run`] may want anything of a run with flags `base` (a cheap
+    /// test before the call).
+    #[inline(always)]
+    fn wants_run(&self, _base: u16) -> bool {
+        true
+    }
     /// Offsets `i..len` past a lexical error: only the boundary flag.
     fn after_error(&mut self, bytes: &[u8], i: usize);
     /// Nothing more is wanted: the scan may stop (its status is then meaningless).
@@ -468,7 +679,7 @@ fn boundary(b: u8) -> u16 {
 #[cfg(test)]
 impl Sink for Every {
     #[inline(always)]
-    fn wants(&self, _: usize) -> bool {
+    fn wants(&self, _: usize, _: u16) -> bool {
         true
     }
 
@@ -499,6 +710,8 @@ impl Sink for Every {
 struct Only<'a> {
     at: &'a [usize],
     next: usize,
+    /// `at[next]`, or `usize::MAX` past the last (one compare per byte asks for it).
+    next_at: usize,
     flags: Vec<u16>,
 }
 
@@ -506,17 +719,18 @@ impl Only<'_> {
     /// Puts `f(s)` for every wanted offset `s` below `end`.
     #[inline(always)]
     fn each_below(&mut self, end: usize, f: impl Fn(usize) -> u16) {
-        while let Some(&s) = self.at.get(self.next).filter(|&&s| s < end) {
-            self.flags.push(f(s));
+        while self.next_at < end {
+            self.flags.push(f(self.next_at));
             self.next += 1;
+            self.next_at = self.at.get(self.next).copied().unwrap_or(usize::MAX);
         }
     }
 }
 
 impl Sink for Only<'_> {
     #[inline(always)]
-    fn wants(&self, s: usize) -> bool {
-        self.at.get(self.next) == Some(&s)
+    fn wants(&self, s: usize, _: u16) -> bool {
+        self.next_at == s
     }
 
     #[inline(always)]
@@ -525,13 +739,14 @@ impl Sink for Only<'_> {
         self.each_below(s + 1, |_| f);
     }
 
+    #[inline(always)]
     fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
         self.each_below(end, |s| {
             let (b, prev) = (bytes[s], bytes[s - 1]);
             base | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
                 | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE)
         });
-        debug_assert!(self.at.get(self.next).is_none_or(|&s| s >= end) && i <= end);
+        debug_assert!(self.next_at >= end && i <= end);
     }
 
     fn after_error(&mut self, bytes: &[u8], _: usize) {
@@ -641,8 +856,8 @@ impl Questions {
 
 impl Sink for Questions {
     #[inline(always)]
-    fn wants(&self, s: usize) -> bool {
-        s > 0 && s < self.len
+    fn wants(&self, s: usize, may: u16) -> bool {
+        s > 0 && s < self.len && may & self.classes != 0
     }
 
     #[inline(always)]
@@ -695,6 +910,13 @@ impl Sink for Questions {
         }
     }
 
+    #[inline(always)]
+    fn wants_run(&self, base: u16) -> bool {
+        // A run answers a question whose flags (but the boundary) are among the run's and
+        // the space's; `classes` is all of them if one wants the boundary alone.
+        self.classes & (base | flag::NEXT_TO_SPACE) != 0
+    }
+
     fn after_error(&mut self, bytes: &[u8], i: usize) {
         // Only the boundary flag: only a question for the boundary alone is answered here.
         if !self.qs.iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
@@ -718,68 +940,52 @@ impl Sink for Questions {
 fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>, usize) {
     let bytes = doc.as_bytes();
     let mut top_keys = keys.then(Vec::new);
-    let mut lx = Lexer {
-        stack: Stack::default(),
-        nested: 0,
-        expect: Expect::Value,
-        token: Token::None,
-        error: false,
-        values_done: 0,
-        key_start: 0,
-    };
+    let mut lx = Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
     let len = bytes.len();
-    let mut started = false;
     let mut i = 0;
     while i < len {
-        if sink.done() {
-            break;
-        }
-        if lx.error {
+        if lx.state | 1 == st::STR_VAL {
+            // Fast path over plain string content (most of a document's bytes): the flags
+            // are the string's, plus the boundary and the spaces around the cut.
+            let end = i + string_run(&bytes[i..]);
+            if end > i {
+                let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
+                if sink.wants_run(base) {
+                    sink.string_run(bytes, i, end, base);
+                }
+                i = end;
+                if i == len || sink.done() {
+                    break;
+                }
+            }
+        } else if lx.state == st::ERROR {
             // Past an error nothing is classified.
             sink.after_error(bytes, i);
             break;
         }
-        if let Token::Str { key } = lx.token {
-            // Fast path over plain string content (most of a document's bytes): the flags
-            // are the string's, plus the boundary and the spaces around the cut.
-            let mut base = flag::IN_STRING;
-            if !key {
-                base |= flag::IN_VALUE_STRING;
-            }
-            if lx.nested > 0 {
-                base |= flag::NESTED;
-            }
-            let end = i + string_run(&bytes[i..]);
-            sink.string_run(bytes, i, end, base);
-            i = end;
-            if i == len {
+        if sink.wants(i, lx.may_flags()) {
+            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
+            if sink.done() {
                 break;
             }
-        }
-        if sink.wants(i) {
-            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
-        }
-        if !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
-            started = true;
         }
         lx.step(bytes, i, &mut top_keys);
         i += 1;
     }
     // A number at the very end is complete once the input is.
-    if let Token::Number(n) = lx.token {
-        if n.accepting() && !lx.error {
-            lx.token = Token::None;
-            lx.value_done();
-        }
+    if st::accepting(lx.state) {
+        lx.value_done();
     }
-    if sink.wants(len) {
+    if sink.wants(len, lx.may_flags()) {
         sink.put(len, lx.flags_here(bytes, len) | flag::BOUNDARY);
     }
-    let status = if !started {
-        Status::Empty
-    } else if lx.error || lx.values_done > 1 {
+    // (Past an error or a second value nothing is empty: an error is a non-space byte or
+    // inside a token, and a value leaves the first state.)
+    let status = if lx.state == st::ERROR || lx.values_done > 1 {
         Status::Invalid
-    } else if lx.expect == Expect::Done {
+    } else if lx.state == st::VALUE && lx.values_done == 0 && lx.stack.is_empty() {
+        Status::Empty
+    } else if lx.state == st::DONE {
         Status::Valid
     } else {
         Status::Incomplete
@@ -790,6 +996,191 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A small deterministic generator (xorshift), so a failure names its document.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Every byte class and every token's pieces, for documents that break anywhere.
+    const PIECES: [&str; 44] = [
+        "{", "}", "[", "]", ":", ",", "\"", "\\", "/", " ", "\t", "\n", "\r", "\u{1}", "0", "1", "9", "-",
+        "+", ".", "e", "E", "a", "b", "c", "F", "f", "l", "n", "r", "s", "t", "u", "x", "é", "true", "false",
+        "null", "\\u00e9", "\\ud83d", "\"k\": ", "{\"a\": ", "1.5e-3", "}}",
+    ];
+
+    /// A random value: every token, escapes, numbers, nesting, whitespace anywhere it may go.
+    fn value(r: &mut Rng, depth: usize, out: &mut String) {
+        let ws = |r: &mut Rng, out: &mut String| {
+            for _ in 0..r.below(3).saturating_sub(1) {
+                out.push([' ', '\t', '\n', '\r'][r.below(4)]);
+            }
+        };
+        ws(r, out);
+        let pick = if depth > 6 { 3 + r.below(5) } else { r.below(8) };
+        match pick {
+            0 | 1 => {
+                out.push('{');
+                for k in 0..r.below(4) {
+                    if k > 0 {
+                        out.push(',');
+                    }
+                    ws(r, out);
+                    string(r, out);
+                    ws(r, out);
+                    out.push(':');
+                    value(r, depth + 1, out);
+                }
+                ws(r, out);
+                out.push('}');
+            }
+            2 => {
+                out.push('[');
+                for k in 0..r.below(4) {
+                    if k > 0 {
+                        out.push(',');
+                    }
+                    value(r, depth + 1, out);
+                }
+                ws(r, out);
+                out.push(']');
+            }
+            3 | 4 => string(r, out),
+            5 => out.push_str(["0", "-0", "12", "-3.25", "1e5", "2E+10", "0.5e-2", "7"][r.below(8)]),
+            6 => out.push_str(["true", "false", "null"][r.below(3)]),
+            _ => out.push_str(["1", "\"\"", "[]", "{}"][r.below(4)]),
+        }
+        ws(r, out);
+    }
+
+    fn string(r: &mut Rng, out: &mut String) {
+        out.push('"');
+        for _ in 0..r.below(8) {
+            out.push_str(
+                ["a", " ", "b c", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9", "\\uD83D\\uDE00", "é", "東", "x"]
+                    [r.below(12)],
+            );
+        }
+        out.push('"');
+    }
+
+    /// Generated arguments, hand-made and random documents, and each of them broken: a piece
+    /// inserted, a char deleted or replaced, a prefix kept, two written end to end.
+    fn documents(n: usize) -> Vec<String> {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut docs: Vec<String> = vec![
+            "".into(),
+            " \t\n".into(),
+            "{".into(),
+            "20".into(),
+            "-".into(),
+            "1 2".into(),
+            "01".into(),
+            r#"{"a":1}{"a":2}"#.into(),
+            r#"{"a": 1} x"#.into(),
+            format!("{}{}", "[{\"k\": ".repeat(80), "}]".repeat(80)),
+            format!("{}1{}", "[".repeat(200), "]".repeat(199)),
+        ];
+        for case in crate::cases(&crate::GenConfig::default(), 13).take(n / 4) {
+            docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
+        }
+        for _ in 0..n {
+            let mut d = String::new();
+            if r.below(3) == 0 {
+                for _ in 0..r.below(30) {
+                    d.push_str(PIECES[r.below(PIECES.len())]);
+                }
+            } else {
+                value(&mut r, 0, &mut d);
+            }
+            docs.push(d);
+        }
+        let whole = docs.len();
+        for k in 0..whole {
+            let d = docs[k].clone();
+            let cuts: Vec<usize> = (0..=d.len()).filter(|&s| d.is_char_boundary(s)).collect();
+            let at = cuts[r.below(cuts.len())];
+            let after = cuts.iter().copied().find(|&s| s > at).unwrap_or(d.len());
+            let mut broken = d.clone();
+            match r.below(5) {
+                0 => broken.insert_str(at, PIECES[r.below(PIECES.len())]),
+                1 => broken.replace_range(at..after, ""),
+                2 => broken.replace_range(at..after, PIECES[r.below(PIECES.len())]),
+                3 => broken.truncate(at),
+                _ => broken = format!("{d}{}", docs[r.below(whole)]),
+            }
+            docs.push(broken);
+        }
+        docs
+    }
+
+    /// The word-at-a-time run stops where a byte-by-byte search does, whatever the bytes
+    /// around the stop (high bytes, borrows from every special byte) and the length.
+    #[test]
+    fn string_runs_stop_at_the_first_special_byte() {
+        let mut r = Rng(3);
+        let alphabet = [
+            b'a', b' ', b'"', b'\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xa0, 0xdf, 0xff, b'!', b'#', b'[',
+            b']',
+        ];
+        for _ in 0..20_000 {
+            let bytes: Vec<u8> = (0..r.below(40)).map(|_| alphabet[r.below(alphabet.len())]).collect();
+            let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
+            assert_eq!(string_run(&bytes), want, "{bytes:?}");
+        }
+    }
+
+    const ALL: [u16; 9] = [
+        flag::BOUNDARY,
+        flag::NEXT_TO_SPACE,
+        flag::ESCAPE,
+        flag::UNICODE,
+        flag::NESTED,
+        flag::KEY_COLON,
+        flag::PREFIX_PARSES,
+        flag::IN_VALUE_STRING,
+        flag::IN_STRING,
+    ];
+
+    /// The table-driven lexer says what the per-byte one said, of every offset of every
+    /// document (flags, status, keys, depth), and so do its two partial passes.
+    #[test]
+    fn every_answer_is_the_per_byte_lexers() {
+        let docs = documents(6000);
+        let mut r = Rng(7);
+        for d in &docs {
+            let (new, old) = (scan_with_keys(d), oracle::scan_with_keys(d));
+            assert_eq!(new.flags, old.flags, "{d:?}");
+            assert_eq!(new.status, old.status, "{d:?}");
+            assert_eq!(new.top_keys, old.top_keys, "{d:?}");
+            assert_eq!(new.deepest, old.deepest, "{d:?}");
+            let len = d.len();
+            let mut at: Vec<usize> = (0..r.below(6)).map(|_| r.below(len + 1)).collect();
+            at.sort_unstable();
+            let (new, old) = (scan_at(d, &at), oracle::scan_at(d, &at));
+            assert_eq!(new.flags, old.flags, "{d:?} at {at:?}");
+            assert_eq!(
+                (new.status, new.top_keys, new.deepest),
+                (old.status, old.top_keys, old.deepest),
+                "{d:?}"
+            );
+            let questions: Vec<(u16, u8)> = (0..1 + r.below(4))
+                .map(|_| (ALL[r.below(ALL.len())], [0, 1, 128, 255, r.below(256) as u8][r.below(5)]))
+                .collect();
+            assert_eq!(
+                first_flagged(d, &questions),
+                oracle::first_flagged(d, &questions),
+                "{d:?} {questions:?}"
+            );
+        }
+    }
 
     fn at(doc: &str, s: usize) -> u16 {
         scan(doc).flags[s]
