@@ -12,6 +12,8 @@
 //! provider has no more fragments for it, while the message-level stop reason that follows
 //! may still say the turn was cut (max_tokens), so dispatch waits for the whole stream.
 
+mod finite;
+
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -152,8 +154,11 @@ pub struct Reference {
     schemas: Vec<(String, Rc<schema::Compiled>)>,
     /// Announced calls in announcement order.
     calls: Vec<CallBuffer>,
-    /// Where each announced index sits in `calls`: a turn may announce any number of calls
-    /// (a replayed stream of 200,000), and a scan per announcement would make that quadratic.
+    /// Where each announced index sits in `calls`, for an index announced out of place: a
+    /// turn may announce any number of calls (a replayed stream of 200,000), and a scan per
+    /// announcement would make that quadratic. Index k announced as the k-th call (as every
+    /// dialect numbers them) sits at k and is not entered here, so the common turn builds no
+    /// hash table.
     by_index: HashMap<u32, usize>,
     /// The message-level stop reason, once it arrived.
     stop: Option<StopReason>,
@@ -179,24 +184,34 @@ impl Reference {
         Reference { schemas, ..Reference::default() }
     }
 
+    /// Where the call announced with `index` sits in `calls`.
+    fn position(&self, index: u32) -> Option<usize> {
+        let at = index as usize;
+        match self.calls.get(at) {
+            Some(call) if call.index == index => Some(at),
+            _ => self.by_index.get(&index).copied(),
+        }
+    }
+
     fn call_mut(&mut self, index: u32) -> Option<&mut CallBuffer> {
-        let at = *self.by_index.get(&index)?;
+        let at = self.position(index)?;
         self.calls.get_mut(at)
     }
 
-    fn judge(&self, call: &CallBuffer) -> Outcome {
-        let failed = |reason| Outcome::Failed {
+    /// The call's outcome; the call is consumed, its strings move into the outcome.
+    fn judge(&self, call: CallBuffer) -> Outcome {
+        let failed = |reason, call: CallBuffer| Outcome::Failed {
             reason,
-            call_id: Some(call.call_id.clone()),
-            name: Some(call.name.clone()),
-            raw: call.args.clone(),
+            call_id: Some(call.call_id),
+            name: Some(call.name),
+            raw: call.args,
         };
         match self.stop {
-            Some(reason) if reason.is_truncating() => return failed(FailReason::Truncated),
+            Some(reason) if reason.is_truncating() => return failed(FailReason::Truncated, call),
             // Interleaved streams have no per-call terminal: the stop reason is every call's.
             Some(_) => {}
             // Without the stop reason the turn may yet have been cut: never dispatch.
-            None => return failed(FailReason::Abandoned),
+            None => return failed(FailReason::Abandoned, call),
         }
         // A call with no argument bytes takes no arguments, as providers send it.
         let parsed = if call.args.is_empty() {
@@ -204,24 +219,21 @@ impl Reference {
         } else {
             parse(&call.args)
         };
-        let Some(args) = parsed else { return failed(FailReason::Unparseable) };
+        let Some(args) = parsed else { return failed(FailReason::Unparseable, call) };
         let errors = match self.schemas.iter().find(|(name, _)| *name == call.name) {
             None => Vec::new(),
             Some((_, compiled)) => compiled.errors(&args),
         };
+        let CallBuffer { call_id, name, .. } = call;
         if errors.is_empty() {
-            Outcome::Dispatchable { call_id: call.call_id.clone(), name: call.name.clone(), args }
+            Outcome::Dispatchable { call_id, name, args }
         } else {
-            Outcome::SchemaError { call_id: call.call_id.clone(), name: call.name.clone(), args, errors }
+            Outcome::SchemaError { call_id, name, args, errors }
         }
     }
 }
 
-/// The one parse of a finished buffer (docs/SPEC.md, "What a strict parser refuses"): the
-/// whole buffer is one JSON value with valid strings (serde_json refuses `NaN`, trailing
-/// bytes and lone surrogates), and no number overflows a double (`1e400`). Numbers stay as
-/// their decimal text (the workspace's `arbitrary_precision`), so the dispatched value is
-/// exactly the model's. `Ok(None)`: parsed, but a number overflows.
+/// A protocol error: the stream broke a rule of the protocol.
 fn protocol(class: ErrorClass, detail: String) -> Result<(), TurnError> {
     Err(TurnError::new(class, detail))
 }
@@ -271,14 +283,16 @@ impl Reference {
                         format!("call {index} announced after the stop"),
                     );
                 }
-                if self.by_index.contains_key(index) {
+                if self.position(*index).is_some() {
                     return protocol(
                         ErrorClass::DuplicateAnnouncement,
                         format!("index {index} announced twice (as {call_id})"),
                     );
                 }
                 self.layout.push(Slot::Call { call_id: call_id.to_string() });
-                self.by_index.insert(*index, self.calls.len());
+                if *index as usize != self.calls.len() {
+                    self.by_index.insert(*index, self.calls.len());
+                }
                 self.calls.push(CallBuffer {
                     index: *index,
                     call_id: call_id.to_string(),
@@ -342,7 +356,7 @@ impl Reference {
         // Each buffer is freed once judged: a turn's arguments are not held twice over, as
         // text and as parsed values.
         for call in std::mem::take(&mut self.calls) {
-            out.outcome(self.judge(&call));
+            out.outcome(self.judge(call));
         }
         self.by_index.clear();
         out.layout(std::mem::take(&mut self.layout));
@@ -359,29 +373,129 @@ impl Reference {
     }
 }
 
-use toolcert_schema::document::parse_nested;
-
-/// One strict parse of a whole buffer: nothing trailing, a repeated key keeps its last
-/// value, nested at most [`toolcert_schema::document::MAX_DEPTH`] levels. `None`: unparseable.
+/// The one parse of a finished buffer (docs/SPEC.md, "What a strict parser refuses"): the
+/// whole buffer is one JSON value with valid strings (serde_json refuses `NaN`, trailing
+/// bytes and lone surrogates), a repeated key keeps its last value, nested at most
+/// [`toolcert_schema::document::MAX_DEPTH`] levels, and no number overflows a double
+/// (`1e400`: no JSON value can carry it on). Numbers stay as their decimal text (the
+/// workspace's `arbitrary_precision`), so the dispatched value is exactly the model's.
+/// `None`: unparseable.
 fn parse(args: &str) -> Option<serde_json::Value> {
-    parse_nested(args).filter(finite)
+    // Numbers are checked as they are read, not in a second walk over the value. A document
+    // that read an overflowing number (rare) is decided on the value as parsed, where a
+    // repeated key's last value is what counts.
+    let checked = toolcert_schema::document::parse_nested_as::<finite::Checked>(args)?;
+    (!checked.overflow_read || finite::holds(&checked.value)).then_some(checked.value)
 }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+    use toolcert_subject::ErrorClass;
 
-/// Refuses what a double cannot hold (`1e400`): no JSON value can carry it on.
-fn finite(v: &serde_json::Value) -> bool {
-    match v {
-        serde_json::Value::Number(n) => fits_a_double(n.as_str()) || n.as_f64().is_some_and(f64::is_finite),
-        serde_json::Value::Array(a) => a.iter().all(finite),
-        serde_json::Value::Object(o) => o.values().all(finite),
-        _ => true,
+    /// The strict parse as its rules say it (docs/SPEC.md): serde_json's grammar at the depth
+    /// bound, then no number a double cannot hold, checked over the whole parsed value.
+    fn by_the_rules(doc: &str) -> Option<serde_json::Value> {
+        fn holds(v: &serde_json::Value) -> bool {
+            match v {
+                serde_json::Value::Number(n) => n.as_f64().is_some_and(f64::is_finite),
+                serde_json::Value::Array(a) => a.iter().all(holds),
+                serde_json::Value::Object(o) => o.values().all(holds),
+                _ => true,
+            }
+        }
+        toolcert_schema::document::parse_nested(doc).filter(holds)
     }
-}
 
-/// Whether a number's text is surely finite as a double without parsing it as one: no
-/// exponent and at most 308 digits before the point (below 10^308, under `f64::MAX`). Most
-/// numbers are; the others are parsed.
-fn fits_a_double(text: &str) -> bool {
-    let b = text.as_bytes();
-    let int = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
-    int <= 308 && !b.iter().any(|&c| c == b'e' || c == b'E')
+    #[test]
+    fn the_parse_checking_numbers_as_it_reads_answers_as_the_rules() {
+        let deep =
+            |levels: usize, inner: &str| format!("{}{inner}{}", "[".repeat(levels), "]".repeat(levels));
+        let long = format!("{}.5", "9".repeat(400));
+        let docs = [
+            r#"{"a": [1, -2, 3.25, 1e3, -0.0, {"b": null, "c": true}], "d": "x\u00e9\ud83d\ude00"}"#
+                .to_string(),
+            r#"{"a": 1e400}"#.into(),
+            r#"{"a": [1, 2, {"b": -1E309}]}"#.into(),
+            r#"[1.7976931348623157e308, 2.2250738585072014e-308, 1e-400]"#.into(),
+            r#"{"a": 18446744073709551616, "b": -9223372036854775809}"#.into(),
+            format!(r#"{{"a": {long}}}"#),
+            format!(r#"{{"a": {}}}"#, "9".repeat(308)),
+            format!(r#"{{"a": {}}}"#, "9".repeat(309)),
+            r#"{"a": 1, "a": 2}"#.into(),
+            r#"{"a": 1e400, "a": 2}"#.into(),
+            r#"{"a": 2, "a": 1e400}"#.into(),
+            r#"{"a": {"b": 1e400}, "a": {"b": 1}}"#.into(),
+            r#"{"a": 1e400, "b": 1e400, "a": 1}"#.into(),
+            r#"{"a": 1e400, "b": [1e400], "a": 1, "b": 2}"#.into(),
+            // serde_json's number token as a key in the text: whatever serde_json makes of it.
+            r#"{"$serde_json::private::Number": "1.5"}"#.into(),
+            r#"{"$serde_json::private::Number": "1e400"}"#.into(),
+            r#"{"$serde_json::private::Number": "x"}"#.into(),
+            r#"{"$serde_json::private::Number": "1.5", "b": 2}"#.into(),
+            r#"{"k": {"$serde_json::private::Number": 2}}"#.into(),
+            deep(200, "1e400"),
+            deep(200, "1.5"),
+            deep(600, "1"),
+            r#"{"a": 1,}"#.into(),
+            r#"{"a": "\ud800"}"#.into(),
+            "[1] 2".into(),
+            "NaN".into(),
+            "".into(),
+            "{}".into(),
+            "3".into(),
+            "1e400".into(),
+        ];
+        for d in &docs {
+            assert_eq!(parse(d), by_the_rules(d), "{d:.80}");
+        }
+        assert!(parse(r#"{"a": 1e400}"#).is_none() && parse(&deep(200, "1.5")).is_some());
+    }
+
+    fn start(index: u32, id: &'static str) -> Event<'static> {
+        Event::CallStart { index, call_id: Cow::Borrowed(id), name: Cow::Borrowed("t") }
+    }
+
+    fn delta(index: u32, fragment: &'static str) -> Event<'static> {
+        Event::ArgsDelta { index, fragment: Cow::Borrowed(fragment) }
+    }
+
+    fn class(r: Result<(), TurnError>) -> Option<ErrorClass> {
+        r.err().map(|e| e.class)
+    }
+
+    #[test]
+    fn indexes_out_of_place_are_found_and_still_refused_twice() {
+        let mut acc = Reference::new();
+        let mut out = Emit::default();
+        // Index 5 sits at position 0, index 0 at position 1, index 2 at its own place.
+        for e in [start(5, "e"), start(0, "a"), start(2, "c")] {
+            acc.on_event(&e, &mut out).unwrap();
+        }
+        for e in [delta(5, "{\"f\": 5}"), delta(0, "{\"f\": "), delta(2, "[2]"), delta(0, "0}")] {
+            acc.on_event(&e, &mut out).unwrap();
+        }
+        for index in [5, 0, 2] {
+            assert_eq!(
+                class(acc.on_event(&start(index, "z"), &mut out)),
+                Some(ErrorClass::DuplicateAnnouncement)
+            );
+        }
+        for index in [1, 3, 4] {
+            assert_eq!(class(acc.on_event(&delta(index, "x"), &mut out)), Some(ErrorClass::UnannouncedIndex));
+        }
+        acc.on_event(&Event::Stop { reason: StopReason::ToolUse }, &mut out).unwrap();
+        acc.finish(StreamEnd::Eof, &mut out).unwrap();
+        let got: Vec<(String, String)> = out
+            .into_observation()
+            .outcomes
+            .into_iter()
+            .map(|o| match o.value {
+                Outcome::Dispatchable { call_id, args, .. } => (call_id, args.to_string()),
+                other => panic!("not dispatchable: {}", other.label()),
+            })
+            .collect();
+        let want = [("e", r#"{"f":5}"#), ("a", r#"{"f":0}"#), ("c", "[2]")];
+        assert_eq!(got, want.map(|(a, b)| (a.to_string(), b.to_string())));
+    }
 }

@@ -2,7 +2,6 @@
 //! oracle (to derive what a call's arguments are) and the reference accumulator (to parse
 //! what it received) share. A pure helper: neither consults the other through it.
 
-use serde::Deserialize as _;
 use serde_json::Value;
 
 /// The most levels of nesting a document may have and still parse. JSON itself has no limit
@@ -14,7 +13,15 @@ pub const MAX_DEPTH: usize = 512;
 /// The JSON grammar and the depth limit (no number checks): `None` when `document` is not
 /// one JSON value nested at most [`MAX_DEPTH`] levels.
 pub fn parse_nested(document: &str) -> Option<Value> {
-    match serde_json::from_str::<Value>(document) {
+    parse_nested_as::<Value>(document)
+}
+
+/// [`parse_nested`] into any type read from a JSON value, for a caller that checks more as it
+/// reads (the reference refuses an overflowing number while parsing, not in a second walk):
+/// `None` also when `T` refuses the value. `T`'s own errors must not be syntax errors, or one
+/// could pass for the depth limit.
+pub fn parse_nested_as<T: serde::de::DeserializeOwned>(document: &str) -> Option<T> {
+    match serde_json::from_str::<T>(document) {
         Ok(v) => Some(v),
         // serde_json stops at 128 levels by default; between that and ours, parse again
         // without its limit (the depth is checked first, so the recursion stays bounded).
@@ -46,10 +53,10 @@ pub fn parse_nested_eager(document: &str) -> Option<Value> {
 }
 
 /// The parse without serde_json's depth limit (the caller bounds the depth).
-fn parse_unbounded(document: &str) -> Option<Value> {
+fn parse_unbounded<T: serde::de::DeserializeOwned>(document: &str) -> Option<T> {
     let mut de = serde_json::Deserializer::from_str(document);
     de.disable_recursion_limit();
-    let v = Value::deserialize(&mut de).ok()?;
+    let v = T::deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
 }
