@@ -2,7 +2,7 @@
 //! rule (a number no double holds, `1e400`, is refused) without a second walk over the
 //! parsed value, which cost the reference about 4 % of its floor on large documents.
 //!
-//! The visitor is serde_json's own `Value` visitor, call for call (so it accepts exactly what
+//! The visitor mirrors serde_json's `Value` visitor, call for call (so it accepts exactly what
 //! `serde_json::from_str::<Value>` accepts and builds the same value), with one check added
 //! where a number arrives as text: under the workspace's `arbitrary_precision`, a number that
 //! is no `u64` or `i64` comes as a one-entry map keyed by serde_json's number token.
