@@ -710,7 +710,7 @@ pub fn classify_with<'c, 'p>(
             if schema.is_some() {
                 cov.enter(Scope::HasSchemaCall);
             }
-            // Strictly, as the oracle parses; no value tree.
+            // Strictly, as the oracle parses.
             let parses = if args.is_empty() {
                 cov.labels.insert(Label::EmptyArguments);
                 if let Some(schema) = schema {
@@ -726,49 +726,18 @@ pub fn classify_with<'c, 'p>(
                 false
             } else {
                 cov.enter(Scope::HasArgumentBytes);
-                if let Some(value) = parsed(stream, at) {
-                    // The strict parse made already: whether it parses, and its schema check
-                    // over the value (what `parse_violates` answers without one).
-                    if let (Some(schema), Some(v)) = (schema, value) {
-                        if doc::violates(schema, v) {
-                            cov.labels.insert(Label::SchemaViolation);
-                        }
-                    }
-                    value.is_some()
-                } else {
-                    let lenient = if scan.deepest > toolcert_schema::document::MAX_DEPTH {
-                        // Deeper than the oracle parses: unparseable.
-                        false
-                    } else {
-                        // Past serde_json's default 128 levels, the parse goes on (the lexer bounded
-                        // the depth, so the recursion is bounded too).
-                        let deep = scan.deepest >= SERDE_DEPTH_LIMIT;
-                        match schema {
-                            // The schema checked in the parse's walk, without a value tree.
-                            Some(schema) => match crate::violates::parse_violates(args, schema, deep) {
-                                Some(violates) => {
-                                    if violates {
-                                        cov.labels.insert(Label::SchemaViolation);
-                                    }
-                                    true
-                                }
-                                None => false,
-                            },
-                            None => {
-                                let mut de = serde_json::Deserializer::from_str(args);
-                                if deep {
-                                    de.disable_recursion_limit();
-                                }
-                                <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de)
-                                    .and_then(|_| de.end())
-                                    .is_ok()
-                            }
-                        }
-                    };
-                    // What the passes above skip without decoding (they neither decode a string's
-                    // escapes nor read a number as a double), the oracle's parse refuses.
-                    lenient && !facts.lone_surrogate && !facts.overflowing_number
+                // The oracle's parse where it made one (a value tree), else one made here.
+                let (parses, violates) = match parsed(stream, at) {
+                    Some(value) => (
+                        value.is_some(),
+                        matches!((schema, value), (Some(s), Some(v)) if doc::violates(s, v)),
+                    ),
+                    None => parse_strictly(args, schema, &scan, &facts),
+                };
+                if violates {
+                    cov.labels.insert(Label::SchemaViolation);
                 }
+                parses
             };
             if !parses {
                 if scan.status == Status::Incomplete {
@@ -791,6 +760,42 @@ pub fn classify_with<'c, 'p>(
         }
     }
     cov
+}
+
+/// Whether a document the lexer accepts parses strictly, as the oracle parses, and whether it
+/// breaks `schema`, without a value tree. Past serde_json's default 128 levels the parse goes
+/// on (the lexer bounded the depth, so the recursion is bounded too); deeper than the oracle
+/// parses is unparseable.
+fn parse_strictly(
+    args: &str,
+    schema: Option<&serde_json::Value>,
+    scan: &lex::Scan,
+    facts: &DocFacts,
+) -> (bool, bool) {
+    if scan.deepest > toolcert_schema::document::MAX_DEPTH {
+        return (false, false);
+    }
+    let deep = scan.deepest >= SERDE_DEPTH_LIMIT;
+    let (lenient, violates) = match schema {
+        // The schema checked in the parse's walk.
+        Some(schema) => match crate::violates::parse_violates(args, schema, deep) {
+            Some(violates) => (true, violates),
+            None => (false, false),
+        },
+        None => {
+            let mut de = serde_json::Deserializer::from_str(args);
+            if deep {
+                de.disable_recursion_limit();
+            }
+            let ok = <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de)
+                .and_then(|_| de.end())
+                .is_ok();
+            (ok, false)
+        }
+    };
+    // What the walk skips without decoding (it neither decodes a string's escapes nor reads a
+    // number as a double), the oracle's parse refuses.
+    (lenient && !facts.lone_surrogate && !facts.overflowing_number, violates)
 }
 
 /// The dialect events a turn's wire rendering sends ([`toolcert_scenario::WireEvents`]),

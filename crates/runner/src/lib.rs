@@ -167,21 +167,24 @@ fn check_inner(
     setting: Setting,
     classify: bool,
 ) -> (Checked, Option<toolcert_gen::Coverage>) {
-    let case = original;
+    let corrupt = original.streams.iter().any(|t| t.transport.corrupt.is_some());
     let placed;
-    let case = match case.streams.iter().any(|t| t.transport.corrupt.is_some()) {
-        true => {
-            placed = place_corrupt(case, setting);
-            &placed
-        }
-        false => case,
+    let case = if corrupt {
+        placed = place_corrupt(original, setting);
+        &placed
+    } else {
+        original
     };
     let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
-    // Coverage counts the case as given; a placed copy renders differently only in its bytes.
+    // Coverage counts the case as given: a placed copy's renderings are not its own (its
+    // blocks, and so the documents parsed, are).
     let coverage = |parsed: &toolcert_oracle::Parsed| {
         classify.then(|| {
-            let same = std::ptr::eq(case, original);
-            toolcert_gen::classify_with(original, &|s, b| parsed.get(s, b), same.then_some(&neutral[..]))
+            toolcert_gen::classify_with(
+                original,
+                &|s, b| parsed.get(s, b),
+                (!corrupt).then_some(&neutral[..]),
+            )
         })
     };
     let lowered: Result<Vec<_>, String> =
