@@ -144,6 +144,31 @@ fn lines(s: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The offset of the first CR or LF in `b`. Transport chunks are often a few bytes and
+/// lines a few hundred: eight bytes at a time costs less there than `memchr2`'s set-up,
+/// which wins on long runs (a large document on one `data:` line).
+#[inline]
+fn find_eol(b: &[u8]) -> Option<usize> {
+    if b.len() >= 64 {
+        return memchr::memchr2(b'\n', b'\r', b);
+    }
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(word) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let (lf, cr) = (w ^ (LO * u64::from(b'\n')), w ^ (LO * u64::from(b'\r')));
+        // A zero byte of `lf` or `cr` is an LF or a CR; the borrow of the subtraction can
+        // only flag bytes above a true zero, so the lowest flag is exact.
+        let m = ((lf.wrapping_sub(LO) & !lf) | (cr.wrapping_sub(LO) & !cr)) & HI;
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| c == b'\n' || c == b'\r').map(|p| i + p)
+}
+
 /// Splits `bytes` into transport chunks at the given offsets.
 ///
 /// Offsets are clamped to the length, sorted and deduplicated; offsets at `0` or at the end
@@ -383,7 +408,7 @@ impl Decoder {
                 self.line_start = self.offset;
                 continue;
             }
-            match memchr::memchr2(b'\n', b'\r', rest) {
+            match find_eol(rest) {
                 Some(p) => {
                     let seg = &rest[..p];
                     self.after_cr = rest[p] == b'\r';

@@ -224,3 +224,32 @@ fn cut_makes_non_empty_chunks_in_order() {
     assert_eq!(cut(b, &[4, 2, 2, 0, 6, 99]), [&b"ab"[..], b"cd", b"ef"]);
     assert!(cut(b"", &[0, 1]).is_empty());
 }
+
+/// The word-at-a-time line-end search finds what `memchr2` finds, at every length on both
+/// sides of its switch to `memchr2` and at every position, with the bytes around a line end
+/// that a borrow could confuse (CR and LF next to each other, their neighbours 0x0B, 0x0C,
+/// 0x09, 0x0E, 0x8A, 0x8D, NUL).
+#[test]
+fn the_line_end_search_agrees_with_memchr2() {
+    let fill = [b'a', 0x0B, 0x0C, 0x09, 0x0E, 0x8A, 0x8D, 0, 0xFF, b'\n' + 1];
+    for len in 0..80 {
+        for &f in &fill {
+            let mut b = vec![f; len];
+            assert_eq!(find_eol(&b), memchr::memchr2(b'\n', b'\r', &b), "none in {len} × {f:#x}");
+            for at in 0..len {
+                for (first, second) in [(b'\n', None), (b'\r', None), (b'\r', Some(b'\n')), (b'\n', Some(b'\r'))] {
+                    b.fill(f);
+                    b[at] = first;
+                    if let Some(s) = second.filter(|_| at + 1 < len) {
+                        b[at + 1] = s;
+                    }
+                    // A later line end must not move the answer.
+                    if at + 3 < len {
+                        b[len - 1] = b'\r';
+                    }
+                    assert_eq!(find_eol(&b), memchr::memchr2(b'\n', b'\r', &b), "{b:?}");
+                }
+            }
+        }
+    }
+}
