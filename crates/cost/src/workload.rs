@@ -261,7 +261,7 @@ pub struct Stream {
 pub(crate) enum OwnedUnits {
     Events(Vec<Event<'static>>),
     Wire(Vec<WireMessage>),
-    Bytes(Vec<Vec<u8>>),
+    Bytes(toolcert_subject::Chunks),
 }
 
 impl OwnedUnits {
@@ -290,17 +290,7 @@ impl OwnedUnits {
                 // The SSE dialects (`Impl` uses Anthropic).
                 let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
                 let encoded = encode(&events, &Framing::default());
-                let mut start = 0;
-                let chunks = encoded
-                    .ends
-                    .iter()
-                    .map(|&end| {
-                        let c = encoded.bytes[start..end].to_vec();
-                        start = end;
-                        c
-                    })
-                    .collect();
-                OwnedUnits::Bytes(chunks)
+                OwnedUnits::Bytes(toolcert_subject::Chunks::cut(encoded.bytes, encoded.ends))
             }
         };
         (units, rendered.end)

@@ -821,18 +821,7 @@ pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
         bytes.extend_from_slice(&next[..tail_len(&next, tail)]);
     }
     let cuts = resolve(&bytes, &starts, &transport.cuts);
-    let mut chunks = Vec::with_capacity(cuts.len() + 1);
-    let mut upto = Vec::with_capacity(cuts.len() + 1);
-    let mut start = 0;
-    for end in cuts.iter().copied().chain(std::iter::once(bytes.len())) {
-        if end <= start {
-            continue;
-        }
-        chunks.push(bytes[start..end].to_vec());
-        upto.push(wire.delivered_by(&ends, end));
-        start = end;
-    }
-    BytesStream { chunks, upto, cuts }
+    crate::bytes::chunked(wire, bytes, &ends, cuts)
 }
 
 /// How many bytes of the next message a tail keeps: at least one, never all.

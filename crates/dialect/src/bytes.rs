@@ -9,7 +9,7 @@
 
 use toolcert_scenario::{Cut, CutAim, Tail, TailAim, Transport};
 use toolcert_sse::{encode, SseEvent};
-use toolcert_subject::WireMessage;
+use toolcert_subject::{Chunks, WireMessage};
 
 use toolcert_sse::Framing;
 
@@ -18,7 +18,7 @@ use crate::{framing, line_end, WireStream};
 /// A stream as transport chunks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BytesStream {
-    pub chunks: Vec<Vec<u8>>,
+    pub chunks: Chunks,
     /// `upto[c]`: neutral events delivered in full once chunks `0..=c` have arrived.
     pub upto: Vec<u32>,
     /// The cut offsets used, sorted.
@@ -38,19 +38,26 @@ pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> Byte
         let keep = tail_len(&next.bytes, tail, line_end(transport.line_end).as_bytes().len());
         encoded.bytes.extend_from_slice(&next.bytes[..keep]);
     }
-    let bytes = &encoded.bytes;
-    let cuts = resolve(bytes, &transport.cuts);
-    let mut chunks = Vec::with_capacity(cuts.len() + 1);
-    let mut upto = Vec::with_capacity(cuts.len() + 1);
-    let mut start = 0;
-    for end in cuts.iter().copied().chain(std::iter::once(bytes.len())) {
-        if end <= start {
-            continue;
-        }
-        chunks.push(bytes[start..end].to_vec());
-        upto.push(wire.delivered_by(&encoded.ends, end));
-        start = end;
-    }
+    let cuts = resolve(&encoded.bytes, &transport.cuts);
+    chunked(wire, encoded.bytes, &encoded.ends, cuts)
+}
+
+/// `bytes` (the encoding of `wire`, `ends[w]` just past its message `w`) cut at `cuts`
+/// (sorted), with the neutral events each chunk completes.
+pub(crate) fn chunked(wire: &WireStream, bytes: Vec<u8>, ends: &[usize], cuts: Vec<usize>) -> BytesStream {
+    let chunks = Chunks::cut(bytes, cuts.iter().copied());
+    // The chunk ends only grow: the messages they complete are counted in one walk.
+    let mut done = 0;
+    let upto = chunks
+        .ends()
+        .iter()
+        .map(|&end| {
+            while ends.get(done).is_some_and(|&e| e <= end) {
+                done += 1;
+            }
+            wire.delivered_by_count(done)
+        })
+        .collect();
     BytesStream { chunks, upto, cuts }
 }
 

@@ -104,7 +104,12 @@ impl<U> WireStream<U> {
     /// SSE encoding are, given the encoding's [`toolcert_sse::Encoded::ends`]: the count of
     /// the last wire event whose terminating blank line is within those bytes.
     pub fn delivered_by(&self, ends: &[usize], bytes: usize) -> u32 {
-        match ends.partition_point(|&e| e <= bytes).checked_sub(1) {
+        self.delivered_by_count(ends.partition_point(|&e| e <= bytes))
+    }
+
+    /// How many neutral events are delivered once its first `messages` wire messages are.
+    pub fn delivered_by_count(&self, messages: usize) -> u32 {
+        match messages.checked_sub(1) {
             Some(w) => self.upto.get(w).or(self.upto.last()).copied().unwrap_or(0),
             None => 0,
         }

@@ -169,11 +169,11 @@ fn the_messages_have_the_api_reference_shapes() {
 
 /// The bytes of `turn`, whole and cut at `cut`, through the frames decoder and the dialect
 /// decoder: the same neutral events as the wire round trip.
-fn through_bytes(chunks: &[Vec<u8>]) -> Result<Vec<WireMessage>, ErrorClass> {
+fn through_bytes<C: AsRef<[u8]>>(chunks: impl IntoIterator<Item = C>) -> Result<Vec<WireMessage>, ErrorClass> {
     let mut frames = BedrockFrames::new();
     let mut out = Vec::new();
     for c in chunks {
-        frames.feed(c, &mut out).map_err(|e| e.class)?;
+        frames.feed(c.as_ref(), &mut out).map_err(|e| e.class)?;
     }
     Ok(out)
 }
@@ -184,7 +184,7 @@ fn bytes_cut_at_every_position_give_the_same_messages() {
         let neutral = render(&t);
         let wire = render_wire(&t, &neutral, B, PLAIN).unwrap();
         let whole = render_bytes(B, &wire, &Transport::default()).chunks.concat();
-        assert_eq!(through_bytes(std::slice::from_ref(&whole)).unwrap(), wire.events);
+        assert_eq!(through_bytes([whole.as_slice()]).unwrap(), wire.events);
         for at in 1..whole.len() {
             let chunks = [whole[..at].to_vec(), whole[at..].to_vec()];
             assert_eq!(through_bytes(&chunks).unwrap(), wire.events, "cut at {at}");
@@ -201,7 +201,7 @@ fn bytes_cut_at_every_position_give_the_same_messages() {
                 let transport = Transport { cuts: vec![Cut { aim, pick }; 3], ..Transport::default() };
                 let b = render_bytes(B, &wire, &transport);
                 assert_eq!(b.chunks.concat(), whole);
-                assert_eq!(through_bytes(&b.chunks).unwrap(), wire.events);
+                assert_eq!(through_bytes(b.chunks.iter()).unwrap(), wire.events);
                 let mut frames = BedrockFrames::new();
                 let mut seen = Vec::new();
                 for (c, chunk) in b.chunks.iter().enumerate() {
@@ -277,7 +277,7 @@ fn generated_cases_round_trip_at_the_wire_and_bytes_levels() {
             tried += 1;
             round_trip(t);
             let b = render_bytes(B, &wire, &t.transport);
-            match (through_bytes(&b.chunks), t.transport.corrupt) {
+            match (through_bytes(b.chunks.iter()), t.transport.corrupt) {
                 (Ok(events), None) => assert_eq!(events, wire.events),
                 (Err(class), Some(_)) => {
                     corrupt += 1;

@@ -405,10 +405,10 @@ pub fn replay(
             subject.name()
         ));
     }
-    let chunks: Vec<Vec<u8>> = if chunk == 0 {
-        vec![std::mem::take(&mut bytes)]
+    let chunks: toolcert_subject::Chunks = if chunk == 0 {
+        [std::mem::take(&mut bytes)].into_iter().collect()
     } else {
-        bytes.chunks(chunk).map(<[u8]>::to_vec).collect()
+        bytes.chunks(chunk).collect()
     };
     drop(bytes);
     let tools = expectation.as_ref().map(|e| e.tools.clone()).unwrap_or_default();

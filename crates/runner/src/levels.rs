@@ -64,7 +64,9 @@ pub(crate) fn exercised(case: &Case, lowered: &[crate::Lowered<'_, '_>], setting
             if b.chunks.len() >= 2 || !turn.transport.is_plain() {
                 set.insert(Invariant::BytesFraming);
             }
-            if b.chunks.windows(2).any(|w| w[1].first().is_some_and(|x| x & 0xC0 == 0x80)) {
+            // A chunk starting with a continuation byte: a character split across two chunks.
+            let ends = b.chunks.ends();
+            if ends[..ends.len().saturating_sub(1)].iter().any(|&e| b.chunks.bytes()[e] & 0xC0 == 0x80) {
                 set.insert(Invariant::BytesUtf8);
             }
             if turn.transport.corrupt.is_some() {
@@ -182,7 +184,7 @@ fn splits_a_char(case: &Case, setting: Setting) -> bool {
             return false;
         };
         let b = toolcert_dialect::render_bytes(setting.speech.dialect, &wire, &t.transport);
-        let bytes = b.chunks.concat();
+        let bytes = b.chunks.bytes();
         b.cuts.iter().any(|&c| bytes.get(c).is_some_and(|x| x & 0xC0 == 0x80))
     })
 }
@@ -196,7 +198,7 @@ fn snapped(case: &Case, setting: Setting) -> Option<Case> {
         let wire =
             toolcert_dialect::render_wire(t, &neutral, setting.speech.dialect, setting.speech.quirks).ok()?;
         let b = toolcert_dialect::render_bytes(setting.speech.dialect, &wire, &t.transport);
-        let bytes = b.chunks.concat();
+        let bytes = b.chunks.bytes();
         let cuts = b
             .cuts
             .iter()

@@ -92,9 +92,9 @@ fn render(turn: &Turn, dialect: Dialect, chunk: usize) -> Option<Vec<Vec<u8>>> {
     let wire = toolcert_dialect::render_wire(turn, &neutral, dialect, Quirks::default()).ok()?;
     let chunks = toolcert_dialect::render_bytes(dialect, &wire, &turn.transport).chunks;
     if chunk == 0 {
-        return Some(chunks);
+        return Some(chunks.iter().map(<[u8]>::to_vec).collect());
     }
-    Some(chunks.concat().chunks(chunk).map(<[u8]>::to_vec).collect())
+    Some(chunks.bytes().chunks(chunk).map(<[u8]>::to_vec).collect())
 }
 
 /// A recorded stream and its dialect: `given`, else its expectation file's, else the binary

@@ -19,7 +19,7 @@ use crate::{
 pub enum Units<'a> {
     Events(&'a [Event<'a>]),
     Wire(&'a [WireMessage]),
-    Bytes(&'a [Vec<u8>]),
+    Bytes(&'a crate::Chunks),
 }
 
 impl Units<'_> {
@@ -121,9 +121,9 @@ impl Feed<'_> {
         };
         let (units, emit, next) = (self.units, &mut self.emit, &mut self.next);
         let result = guarded(AssertUnwindSafe(|| match (acc, units) {
-            (Acc::Events(a), Units::Events(u)) => feed_all(u, next, emit, |e, out| a.on_event(e, out)),
-            (Acc::Wire(a), Units::Wire(u)) => feed_all(u, next, emit, |e, out| a.on_wire(e, out)),
-            (Acc::Bytes(a), Units::Bytes(u)) => feed_all(u, next, emit, |c, out| a.on_bytes(c, out)),
+            (Acc::Events(a), Units::Events(u)) => feed_all(|k| u.get(k), next, emit, |e, out| a.on_event(e, out)),
+            (Acc::Wire(a), Units::Wire(u)) => feed_all(|k| u.get(k), next, emit, |e, out| a.on_wire(e, out)),
+            (Acc::Bytes(a), Units::Bytes(u)) => feed_all(|k| u.get(k), next, emit, |c, out| a.on_bytes(c, out)),
             _ => unreachable!("an accumulator is made for the level of its units"),
         }));
         match result {
@@ -166,13 +166,13 @@ impl Feed<'_> {
 /// Feeds `units[*next..]` in order, counting each unit as delivered before handing it over
 /// (so a stamp counts the unit being handled); stops at the first turn error.
 #[inline(always)]
-fn feed_all<U>(
-    units: &[U],
+fn feed_all<'u, U: ?Sized + 'u>(
+    unit: impl Fn(usize) -> Option<&'u U>,
     next: &mut usize,
     emit: &mut Emit,
     mut on_unit: impl FnMut(&U, &mut Emit) -> Result<(), TurnError>,
 ) -> Result<(), TurnError> {
-    while let Some(unit) = units.get(*next) {
+    while let Some(unit) = unit(*next) {
         *next += 1;
         emit.delivered += 1;
         on_unit(unit, emit)?;

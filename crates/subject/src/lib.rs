@@ -22,7 +22,7 @@ mod event;
 pub mod wire;
 
 pub use event::Event;
-pub use wire::{Frame, SseEvent, WireMessage};
+pub use wire::{Chunks, Frame, SseEvent, WireMessage};
 
 /// What an accumulator decides about one announced call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -92,3 +92,92 @@ impl From<Frame> for WireMessage {
         WireMessage::Frame(f)
     }
 }
+
+/// The bytes level's units: a stream's transport chunks, kept as one buffer and where each
+/// chunk ends (a stream cut every few bytes has thousands of chunks; one allocation each
+/// cost more than the rest of rendering them).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Chunks {
+    bytes: Vec<u8>,
+    /// `ends[k]` is the offset just past chunk `k`: never decreasing, the last one
+    /// `bytes.len()`.
+    ends: Vec<usize>,
+}
+
+impl Chunks {
+    /// `bytes` cut at `ends` (each the end of a chunk); offsets not past the previous one
+    /// make no chunk, so every chunk is non-empty, and the rest of `bytes` after the last
+    /// offset is a chunk of its own.
+    pub fn cut(bytes: Vec<u8>, ends: impl IntoIterator<Item = usize>) -> Chunks {
+        let mut at = Vec::new();
+        let mut start = 0;
+        for end in ends.into_iter().chain(std::iter::once(bytes.len())) {
+            let end = end.min(bytes.len());
+            if end > start {
+                at.push(end);
+                start = end;
+            }
+        }
+        Chunks { bytes, ends: at }
+    }
+
+    /// Appends one chunk (even an empty one: a subject fed it may answer it).
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// How many chunks.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Chunk `k`.
+    pub fn get(&self, k: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(k)?;
+        let start = if k == 0 { 0 } else { self.ends[k - 1] };
+        Some(&self.bytes[start..end])
+    }
+
+    /// The chunks in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        (0..self.len()).map(|k| &self[k])
+    }
+
+    /// The whole stream, every chunk in order.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Where each chunk ends in [`Chunks::bytes`].
+    pub fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    /// The whole stream, as one `Vec`.
+    pub fn concat(&self) -> Vec<u8> {
+        self.bytes.clone()
+    }
+}
+
+impl std::ops::Index<usize> for Chunks {
+    type Output = [u8];
+
+    fn index(&self, k: usize) -> &[u8] {
+        self.get(k).expect("a chunk index below Chunks::len")
+    }
+}
+
+impl<C: AsRef<[u8]>> FromIterator<C> for Chunks {
+    fn from_iter<I: IntoIterator<Item = C>>(iter: I) -> Chunks {
+        let mut chunks = Chunks::default();
+        for c in iter {
+            chunks.push(c.as_ref());
+        }
+        chunks
+    }
+}
