@@ -57,33 +57,26 @@ impl<'a> Cursor<'a> {
     pub fn string(&mut self) -> Option<Str<'a>> {
         let body = self.rest.strip_prefix('"')?;
         let b = body.as_bytes();
-        let clean = |run: &[u8]| !run.iter().any(|&c| c < 0x20);
-        let stop = memchr::memchr2(b'"', b'\\', b)?;
+        let stop = special(b, 0)?;
         if b[stop] == b'"' {
-            if !clean(&b[..stop]) {
-                return None;
-            }
             self.rest = &body[stop + 1..];
             return Some(Str(Cow::Borrowed(&body[..stop])));
         }
-        if !clean(&b[..stop]) {
-            return None;
-        }
-        // Escapes come every few bytes in JSON text carried as a string: one pass a byte,
-        // each run copied at the escape that ends it. `from` and `i` are at ASCII bytes, so
-        // they are character boundaries.
+        // Escapes come every few bytes in JSON text carried as a string: each run copied at
+        // the escape that ends it. `from` and `i` are at ASCII bytes, so they are character
+        // boundaries.
         let mut s = Vec::with_capacity(b.len());
         let (mut from, mut i) = (0, stop);
         loop {
-            match *b.get(i)? {
+            match b[i] {
                 b'"' => {
-                    s.extend(b[from..i].iter().copied());
+                    run(&mut s, &b[from..i]);
                     self.rest = &body[i + 1..];
                     // UTF-8: runs of a `&str` split at ASCII bytes, and ASCII.
                     return String::from_utf8(s).ok().map(|s| Str(Cow::Owned(s)));
                 }
                 b'\\' => {
-                    s.extend(b[from..i].iter().copied());
+                    run(&mut s, &b[from..i]);
                     s.push(match b.get(i + 1)? {
                         b'"' => b'"',
                         b'\\' => b'\\',
@@ -95,11 +88,11 @@ impl<'a> Cursor<'a> {
                         b't' => b'\t',
                         _ => return None,
                     });
-                    i += 2;
-                    from = i;
+                    from = i + 2;
+                    i = special(b, from)?;
                 }
-                0..=0x1F => return None,
-                _ => i += 1,
+                // A control character, which JSON forbids raw.
+                _ => return None,
             }
         }
     }
@@ -135,13 +128,10 @@ impl JsonBuf {
         v.push(b'"');
         let b = s.as_bytes();
         let mut start = 0;
-        for (i, &c) in b.iter().enumerate() {
-            // One table load a byte: JSON text in a fragment has a quote every few bytes.
+        while let Some(i) = special(b, start) {
+            let c = b[i];
             let esc = ESCAPE[c as usize];
-            if esc == 0 {
-                continue;
-            }
-            v.extend(b[start..i].iter().copied());
+            run(v, &b[start..i]);
             if esc == b'u' {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 v.extend_from_slice(&[
@@ -157,7 +147,7 @@ impl JsonBuf {
             }
             start = i + 1;
         }
-        v.extend(b[start..].iter().copied());
+        run(v, &b[start..]);
         v.push(b'"');
     }
 
@@ -181,6 +171,40 @@ impl JsonBuf {
     pub fn finish(self) -> Option<String> {
         String::from_utf8(self.0).ok()
     }
+}
+
+/// Appends a run of bytes written as they are: the few bytes between two quotes of JSON text
+/// carried as a string are copied inline, where a `memcpy` call would cost more than they do.
+#[inline]
+fn run(v: &mut Vec<u8>, run: &[u8]) {
+    if run.len() < 16 {
+        v.extend(run.iter().copied());
+    } else {
+        v.extend_from_slice(run);
+    }
+}
+
+/// The offset of the first byte at or after `from` that a JSON string cannot hold as it is
+/// (a quote, a backslash, a control character), eight bytes at a time.
+#[inline]
+pub(crate) fn special(b: &[u8], mut i: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let (quote, backslash) = (w ^ (LO * u64::from(b'"')), w ^ (LO * u64::from(b'\\')));
+        // A zero byte of `quote` or `backslash`, or a byte of `w` below 0x20: the borrow of
+        // a subtraction can only flag bytes above a true one, so the lowest flag is exact.
+        let m = ((quote.wrapping_sub(LO) & !quote)
+            | (backslash.wrapping_sub(LO) & !backslash)
+            | (w.wrapping_sub(LO * 0x20) & !w))
+            & HI;
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b.get(i..)?.iter().position(|&c| ESCAPE[c as usize] != 0).map(|p| i + p)
 }
 
 /// What follows the backslash of each byte's escape (`0`: written as it is), as `serde_json`
@@ -251,6 +275,31 @@ pub(crate) mod tests {
             out.raw("x");
             out.str(s);
             assert_eq!(out.finish().unwrap(), format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
+        }
+    }
+
+    /// The word-at-a-time search for a byte a JSON string escapes finds what a byte-by-byte
+    /// look-up does: every byte value at every offset of every length around a word, among
+    /// neighbours a borrow could confuse (the bytes next to `"`, `\\` and 0x20, NUL, 0x80, 0xFF).
+    #[test]
+    fn the_escape_search_agrees_with_the_table() {
+        let slow = |b: &[u8], from: usize| (from..b.len()).find(|&i| super::ESCAPE[b[i] as usize] != 0);
+        let fills = [b'a', 0x21, 0x23, 0x5B, 0x5D, 0x20, 0x80, 0xFF, 0xA2, 0xDC];
+        for len in 0..20 {
+            for &f in &fills {
+                for at in 0..len {
+                    for c in 0..=255u8 {
+                        let mut b = vec![f; len];
+                        b[at] = c;
+                        if at + 2 < len {
+                            b[len - 1] = 0;
+                        }
+                        for from in [0, at, at.saturating_sub(1), len] {
+                            assert_eq!(super::special(&b, from), slow(&b, from), "{b:?} from {from}");
+                        }
+                    }
+                }
+            }
         }
     }
 
