@@ -169,6 +169,23 @@ fn find_eol(b: &[u8]) -> Option<usize> {
     b[i..].iter().position(|&c| c == b'\n' || c == b'\r').map(|p| i + p)
 }
 
+/// Whether `b` is ASCII without a CR or an LF, eight bytes at a time.
+#[inline]
+fn plain_ascii(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let (lf, cr) = (w ^ (LO * u64::from(b'\n')), w ^ (LO * u64::from(b'\r')));
+        // Any flag at all (a high bit, or a zero byte of `lf` or `cr`) refuses the chunk.
+        if (w | (lf.wrapping_sub(LO) & !lf) | (cr.wrapping_sub(LO) & !cr)) & HI != 0 {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|&c| c < 0x80 && c != b'\n' && c != b'\r')
+}
+
 /// Splits `bytes` into transport chunks at the given offsets.
 ///
 /// Offsets are clamped to the length, sorted and deduplicated; offsets at `0` or at the end
@@ -326,6 +343,9 @@ impl Decoder {
 
     /// Reads one chunk of the stream.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.continues_line(chunk) {
+            return Ok(());
+        }
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
@@ -347,6 +367,29 @@ impl Decoder {
             self.failed = Some(e.clone());
         }
         r
+    }
+
+    /// The commonest chunk of a stream cut every few bytes, taken whole when it is one: a
+    /// short piece of ASCII with no line end, which only extends the current line. Anything
+    /// else (a line end, a byte of a longer character, a line at the limit, the start of the
+    /// stream, a failed decoder) is left to the general path, untouched.
+    #[inline]
+    fn continues_line(&mut self, chunk: &[u8]) -> bool {
+        let plain = !chunk.is_empty()
+            && chunk.len() < 64
+            && !self.at_start
+            && self.failed.is_none()
+            && self.checked == self.line.len()
+            && self.line.len() + chunk.len() <= self.limit
+            && !(self.after_cr && chunk[0] == b'\n')
+            && plain_ascii(chunk);
+        if plain {
+            self.after_cr = false;
+            self.line.extend_from_slice(chunk);
+            self.checked = self.line.len();
+            self.offset += chunk.len() as u64;
+        }
+        plain
     }
 
     fn feed_inner(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
