@@ -121,7 +121,11 @@ pub fn encode<E: std::borrow::Borrow<SseEvent>>(events: &[E], framing: &Framing<
 fn field(b: &mut Vec<u8>, name: &str, value: &str, eol: &[u8]) {
     b.extend_from_slice(name.as_bytes());
     b.extend_from_slice(b": ");
-    b.extend(value.bytes().map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c }));
+    match find_eol(value.as_bytes()) {
+        // The usual value: nothing to replace, copied as it is.
+        None => b.extend_from_slice(value.as_bytes()),
+        Some(_) => b.extend(value.bytes().map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c })),
+    }
     b.extend_from_slice(eol);
 }
 
