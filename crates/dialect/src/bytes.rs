@@ -283,10 +283,14 @@ mod tests {
             let reps = [0, 1, 2, 5, 40][round % 5];
             let text = unit.repeat(reps);
             let bytes = &text.as_bytes()[..text.len().saturating_sub(round % 7)];
-            let cuts: Vec<Cut> = (0..next() % 6)
-                .map(|_| cut(aims[(next() % 5) as usize], (next() % 2000) as u32))
-                .collect();
-            assert_eq!(resolve(bytes, &cuts), resolve_by_sorting(bytes, &cuts), "{cuts:?} over {}", bytes.len());
+            let cuts: Vec<Cut> =
+                (0..next() % 6).map(|_| cut(aims[(next() % 5) as usize], (next() % 2000) as u32)).collect();
+            assert_eq!(
+                resolve(bytes, &cuts),
+                resolve_by_sorting(bytes, &cuts),
+                "{cuts:?} over {}",
+                bytes.len()
+            );
         }
     }
 

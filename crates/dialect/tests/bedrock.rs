@@ -169,7 +169,9 @@ fn the_messages_have_the_api_reference_shapes() {
 
 /// The bytes of `turn`, whole and cut at `cut`, through the frames decoder and the dialect
 /// decoder: the same neutral events as the wire round trip.
-fn through_bytes<C: AsRef<[u8]>>(chunks: impl IntoIterator<Item = C>) -> Result<Vec<WireMessage>, ErrorClass> {
+fn through_bytes<C: AsRef<[u8]>>(
+    chunks: impl IntoIterator<Item = C>,
+) -> Result<Vec<WireMessage>, ErrorClass> {
     let mut frames = BedrockFrames::new();
     let mut out = Vec::new();
     for c in chunks {

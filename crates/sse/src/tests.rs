@@ -237,7 +237,9 @@ fn the_line_end_search_agrees_with_memchr2() {
             let mut b = vec![f; len];
             assert_eq!(find_eol(&b), memchr::memchr2(b'\n', b'\r', &b), "none in {len} × {f:#x}");
             for at in 0..len {
-                for (first, second) in [(b'\n', None), (b'\r', None), (b'\r', Some(b'\n')), (b'\n', Some(b'\r'))] {
+                for (first, second) in
+                    [(b'\n', None), (b'\r', None), (b'\r', Some(b'\n')), (b'\n', Some(b'\r'))]
+                {
                     b.fill(f);
                     b[at] = first;
                     if let Some(s) = second.filter(|_| at + 1 < len) {

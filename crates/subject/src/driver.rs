@@ -121,9 +121,13 @@ impl Feed<'_> {
         };
         let (units, emit, next) = (self.units, &mut self.emit, &mut self.next);
         let result = guarded(AssertUnwindSafe(|| match (acc, units) {
-            (Acc::Events(a), Units::Events(u)) => feed_all(|k| u.get(k), next, emit, |e, out| a.on_event(e, out)),
+            (Acc::Events(a), Units::Events(u)) => {
+                feed_all(|k| u.get(k), next, emit, |e, out| a.on_event(e, out))
+            }
             (Acc::Wire(a), Units::Wire(u)) => feed_all(|k| u.get(k), next, emit, |e, out| a.on_wire(e, out)),
-            (Acc::Bytes(a), Units::Bytes(u)) => feed_all(|k| u.get(k), next, emit, |c, out| a.on_bytes(c, out)),
+            (Acc::Bytes(a), Units::Bytes(u)) => {
+                feed_all(|k| u.get(k), next, emit, |c, out| a.on_bytes(c, out))
+            }
             _ => unreachable!("an accumulator is made for the level of its units"),
         }));
         match result {
