@@ -1231,12 +1231,29 @@ impl LabelCount {
 }
 
 /// Label counts over many cases.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// A label applies to a case when the case is in the label's one scope, so a count of the
+/// cases in each scope stands for every label's denominator: counting a case costs a step
+/// per scope it is in and per label it carries, not per label that applies.
+#[derive(Clone, Debug)]
 pub struct CoverageStats {
     pub cases: u64,
-    /// By `label as usize` (the order of [`Label::ALL`]).
+    /// By `label as usize` (the order of [`Label::ALL`]): the counts given to
+    /// [`CoverageStats::from_counts`]; the cases added since count on top.
     counts: [LabelCount; Label::ALL.len()],
+    /// By `label as usize`: cases added since that carried the label in its scope.
+    hits: [u64; Label::ALL.len()],
+    /// By `scope as usize`: cases added since that were in the scope.
+    in_scope: [u64; 16],
 }
+
+impl PartialEq for CoverageStats {
+    fn eq(&self, other: &Self) -> bool {
+        self.cases == other.cases && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for CoverageStats {}
 
 // `Label::ALL` lists the labels in their order: `counts[l as usize]` is label `l`'s.
 const _: () = {
@@ -1249,7 +1266,12 @@ const _: () = {
 
 impl Default for CoverageStats {
     fn default() -> Self {
-        CoverageStats { cases: 0, counts: [LabelCount::default(); Label::ALL.len()] }
+        CoverageStats {
+            cases: 0,
+            counts: [LabelCount::default(); Label::ALL.len()],
+            hits: [0; Label::ALL.len()],
+            in_scope: [0; 16],
+        }
     }
 }
 
@@ -1284,26 +1306,31 @@ impl CoverageStats {
 
     pub fn add(&mut self, cov: &Coverage) {
         self.cases += 1;
-        // The labels whose scope the case is in, as one set: a bit test per label.
+        let mut scopes = cov.scopes;
+        while scopes != 0 {
+            self.in_scope[scopes.trailing_zeros() as usize] += 1;
+            scopes &= scopes - 1;
+        }
+        // The labels whose scope the case is in, as one set: a step per label carried.
         let sets = scope_labels();
-        let applicable =
-            LabelSet((0..16).filter(|&b| cov.scopes & (1 << b) != 0).fold(0, |m, b| m | sets[b].0));
-        let mut bits = applicable.0;
+        let applicable = (0..16).filter(|&b| cov.scopes & (1 << b) != 0).fold(0, |m, b| m | sets[b].0);
+        let mut bits = cov.labels.0 & applicable;
         while bits != 0 {
-            let l = bits.trailing_zeros();
+            self.hits[bits.trailing_zeros() as usize] += 1;
             bits &= bits - 1;
-            let c = &mut self.counts[l as usize];
-            c.applicable += 1;
-            c.count += (cov.labels.0 >> l & 1) as u64;
         }
     }
 
     pub fn get(&self, label: Label) -> LabelCount {
-        self.counts[label as usize]
+        let c = self.counts[label as usize];
+        LabelCount {
+            count: c.count + self.hits[label as usize],
+            applicable: c.applicable + self.in_scope[label.scope() as usize],
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (Label, LabelCount)> + '_ {
-        Label::ALL.iter().map(|&l| (l, self.counts[l as usize]))
+        Label::ALL.iter().map(|&l| (l, self.get(l)))
     }
 
     /// Labels of `groups` that applied to some case and were hit in fewer than `percent`%

@@ -343,19 +343,22 @@ impl Report {
             self.tally.add(r);
             sink.case(r);
         }
-        let kept = &mut st.kept_generated;
-        let mut k = 0;
-        self.records.retain(|r| {
-            k += 1;
-            if k <= from {
-                return true;
+        // Only the records handed on now are sifted (the ones before `from` were, and a run's
+        // named cases stay there): the kept ones move up in order, the rest are cut off.
+        let mut to = from;
+        for at in from..self.records.len() {
+            let r = &self.records[at];
+            let keep =
+                r.seed.is_none() || (r.status != CaseStatus::Pass && st.kept_generated < MAX_KEPT_RECORDS);
+            if keep {
+                if r.seed.is_some() {
+                    st.kept_generated += 1;
+                }
+                self.records.swap(to, at);
+                to += 1;
             }
-            let keep = r.seed.is_none() || (r.status != CaseStatus::Pass && *kept < MAX_KEPT_RECORDS);
-            if keep && r.seed.is_some() {
-                *kept += 1;
-            }
-            keep
-        });
+        }
+        self.records.truncate(to);
         st.handed = self.records.len();
     }
 
