@@ -705,6 +705,30 @@ pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) ->
                     break;
                 }
             }
+            if bytes[i] == b'\\' {
+                // A whole escape at once where no offset inside it is wanted (`\uXXXX` would
+                // take six steps).
+                let hex = bytes.get(i + 2..i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+                match (bytes.get(i + 1), hex) {
+                    (Some(b'u'), Some(h)) if sink.next_at >= i + 6 => {
+                        let v = h.iter().fold(0, |v, &b| v << 4 | hex_value(b));
+                        unicode_escape(v, &mut high, obs);
+                        i += 6;
+                        continue;
+                    }
+                    (Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'), _)
+                        if sink.next_at >= i + 2 =>
+                    {
+                        if std::mem::take(&mut high) {
+                            obs.lone_surrogate();
+                        }
+                        obs.other_escape();
+                        i += 2;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             if bytes[i] >= 0x80 {
                 // Plain content as well, a character at a time.
                 let c = doc[i..].chars().next().expect("a character starts at a non-ASCII byte after ASCII");
@@ -720,6 +744,13 @@ pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) ->
         } else if state == st::ERROR {
             sink.after_error(bytes, i);
             break;
+        } else if matches!(state, st::INT | st::FRAC | st::EXP_DIGITS) && bytes[i].is_ascii_digit() {
+            // More digits keep the state: at once, where no offset among them is wanted.
+            let end = bytes[i..].iter().position(|b| !b.is_ascii_digit()).map_or(len, |n| i + n);
+            if sink.next_at >= end {
+                i = end;
+                continue;
+            }
         }
         if sink.wants(i, lx.may_flags()) {
             sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
@@ -750,25 +781,7 @@ pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) ->
                 }
                 s if (s == st::UNI_KEY + 3 || s == st::UNI_VAL + 3) && new != st::ERROR => {
                     let v = bytes[i - 3..=i].iter().fold(0, |v, &b| v << 4 | hex_value(b));
-                    match v {
-                        0xD800..=0xDBFF => {
-                            if high {
-                                obs.lone_surrogate();
-                            }
-                            high = true;
-                        }
-                        0xDC00..=0xDFFF => {
-                            if !std::mem::take(&mut high) {
-                                obs.lone_surrogate();
-                            }
-                        }
-                        _ => {
-                            if std::mem::take(&mut high) {
-                                obs.lone_surrogate();
-                            }
-                        }
-                    }
-                    obs.unicode_escape(v);
+                    unicode_escape(v, &mut high, obs);
                 }
                 _ => {}
             }
@@ -798,6 +811,31 @@ pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) ->
         Status::Incomplete
     };
     Scan { flags: sink.flags, status, top_keys: top_keys.unwrap_or_default(), deepest: lx.stack.deepest }
+}
+
+/// A whole `\uXXXX` escape of value `v` for `obs`; `high`: the string's last escape was a
+/// high surrogate.
+#[inline(always)]
+fn unicode_escape(v: u32, high: &mut bool, obs: &mut impl Observer) {
+    match v {
+        0xD800..=0xDBFF => {
+            if *high {
+                obs.lone_surrogate();
+            }
+            *high = true;
+        }
+        0xDC00..=0xDFFF => {
+            if !std::mem::take(high) {
+                obs.lone_surrogate();
+            }
+        }
+        _ => {
+            if std::mem::take(high) {
+                obs.lone_surrogate();
+            }
+        }
+    }
+    obs.unicode_escape(v);
 }
 
 /// [`string_run`] that stops at non-ASCII bytes too.
