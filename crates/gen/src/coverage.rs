@@ -603,6 +603,8 @@ fn classify_impl<'c, 'p>(
             StreamSchedule::Sequential => Label::SequentialStreams,
         });
     }
+    // The lexer's vectors, kept from one document to the next.
+    let mut spare = (Vec::new(), Vec::new());
     for (stream, turn) in case.streams.iter().enumerate() {
         if !turn.transport.is_plain() {
             cov.enter(Scope::HasTransport);
@@ -707,10 +709,20 @@ fn classify_impl<'c, 'p>(
             cov.enter(Scope::HasCall);
             let args = call.arguments.as_str();
             // The lexer's flags of the split offsets only: one pass, no flag per byte.
-            let splits = normalized_splits(args, &call.splits);
+            // (Splits a generator made are normal already: no copy of them then.)
+            let normal = call.splits.windows(2).all(|w| w[0] <= w[1])
+                && call.splits.iter().all(|&s| args.is_char_boundary(s));
+            let copied;
+            let splits: &[usize] = if normal {
+                &call.splits
+            } else {
+                copied = normalized_splits(args, &call.splits);
+                &copied
+            };
             let mut lexed = Lexed::default();
-            let scan = lex::scan_observed(args, &splits, &mut lexed);
-            classify_splits(args, &splits, &scan.flags, &mut cov);
+            let (flags, top_keys) = std::mem::take(&mut spare);
+            let scan = lex::scan_observed_into(args, splits, &mut lexed, flags, top_keys);
+            classify_splits(args, splits, &scan.flags, &mut cov);
             if args.len() >= 400 {
                 cov.labels.insert(Label::LongArguments);
             }
@@ -777,6 +789,7 @@ fn classify_impl<'c, 'p>(
                 cov.labels.insert(Label::SameToolTwice);
             }
             keysets.push((&call.name, keys));
+            spare = (scan.flags, scan.top_keys);
         }
         if keysets.len() >= 2 {
             cov.enter(Scope::HasMultiCallTurn);
@@ -994,7 +1007,7 @@ fn unicode_unit(c: u32, labels: &mut LabelSet) {
 }
 
 /// What [`unicode_labels`] and the token pass of [`document_labels`] find, gathered from the
-/// lexer's own pass instead ([`lex::scan_observed`]): the same labels and facts for every
+/// lexer's own pass instead ([`lex::scan_observed_into`]): the same labels and facts for every
 /// document the lexer does not call [`Status::Invalid`] (the only tokens and characters of
 /// such a document are its strings' and values', which both passes read alike).
 #[derive(Default)]

@@ -6,7 +6,7 @@
 //! prefix already parses). One pass over a document gives that context for each offset
 //! `0..=len`, kept as the caller needs it: the builder asks [`first_flagged`] where an offset
 //! of a chosen class is, to place splits there on purpose (the pass stops once it knows), and
-//! [`crate::coverage`] asks [`scan_observed`] about the splits of any case, whoever made it
+//! [`crate::coverage`] asks [`scan_observed_into`] about the splits of any case, whoever made it
 //! (and about the numbers, escapes and characters it meets on the way).
 //!
 //! The lexer follows RFC 8259 closely (number grammar, escapes, control characters) but is
@@ -614,7 +614,7 @@ fn string_run(bytes: &[u8]) -> usize {
 }
 
 /// Scans `doc` once; see the module docs. `top_keys` is left empty. (The builder asks
-/// [`first_flagged`] and coverage [`scan_observed`]: a flag per byte is for the tests.)
+/// [`first_flagged`] and coverage [`scan_observed_into`]: a flag per byte is for the tests.)
 #[cfg(test)]
 pub(crate) fn scan(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
@@ -674,15 +674,35 @@ fn hex_value(b: u8) -> u32 {
     }
 }
 
-/// [`scan_at`] telling `obs` what it meets (see [`Observer`]). Its own copy of the scan
-/// loop (the builder's [`first_flagged`] pays nothing for the observing): string runs stop at
-/// non-ASCII bytes too, and each state change is looked at for numbers and escapes.
+/// [`scan_observed_into`] with new vectors.
+#[cfg(test)]
 pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) -> Scan {
+    scan_observed_into(doc, at, obs, Vec::new(), Vec::new())
+}
+
+/// The scan of `scan_at` (the flags of the offsets `at` only, sorted, each in `0..=len`:
+/// `flags[n]` is the flags of offset `at[n]`; the status, the top-level keys, the depth),
+/// telling `obs` what it meets (see [`Observer`]). Its own copy of the scan loop (the
+/// builder's [`first_flagged`] pays nothing for the observing): string runs stop at non-ASCII
+/// bytes too, each state change is looked at for numbers and escapes, and a whole escape or a
+/// run of digits with no wanted offset inside is taken at once. `flags` and `keys` (emptied
+/// first) are the vectors of an earlier [`Scan`], so that a run of documents allocates them
+/// once.
+pub(crate) fn scan_observed_into(
+    doc: &str,
+    at: &[usize],
+    obs: &mut impl Observer,
+    mut flags: Vec<u16>,
+    mut keys: Vec<std::ops::Range<usize>>,
+) -> Scan {
     debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
     let next_at = at.first().copied().unwrap_or(usize::MAX);
-    let mut sink = Only { at, next: 0, next_at, flags: Vec::with_capacity(at.len()) };
+    flags.clear();
+    flags.reserve(at.len());
+    keys.clear();
+    let mut sink = Only { at, next: 0, next_at, flags };
     let bytes = doc.as_bytes();
-    let mut top_keys = Some(Vec::new());
+    let mut top_keys = Some(keys);
     let mut lx = Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
     let len = bytes.len();
     let is_number = |s: u8| (st::MINUS..=st::EXP_DIGITS).contains(&s);
