@@ -595,7 +595,7 @@ impl Lexer {
 /// backslash or control character. Eight bytes at a time, as one word: a byte's top bit in
 /// `mask` says it is one of those (the lowest such bit is exact: the borrows that may set
 /// bits above it start at a byte that matched).
-fn string_run(bytes: &[u8]) -> usize {
+pub(crate) fn string_run(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;

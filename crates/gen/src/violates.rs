@@ -155,9 +155,11 @@ impl<'d> Bytes<'d> {
         let start = self.i + 1;
         let mut j = start;
         let mut escaped = false;
-        while let Some(n) = memchr::memchr2(b'"', b'\\', &self.b[j.min(self.b.len())..]) {
-            j += n;
-            if self.b[j] == b'"' {
+        // (A well-formed string has no control character: the run stops at a quote or a
+        // backslash.)
+        while j < self.b.len() {
+            j += crate::lex::string_run(&self.b[j..]);
+            if self.b.get(j) != Some(&b'\\') {
                 break;
             }
             escaped = true;
