@@ -788,10 +788,10 @@ pub(crate) fn scan_observed_into(
             match state {
                 // A string's closing quote or an error (the escape after a high half may be
                 // its low one).
-                st::STR_KEY | st::STR_VAL if !matches!(new, st::ESC_KEY | st::ESC_VAL) => {
-                    if std::mem::take(&mut high) {
-                        obs.lone_surrogate();
-                    }
+                st::STR_KEY | st::STR_VAL
+                    if !matches!(new, st::ESC_KEY | st::ESC_VAL) && std::mem::take(&mut high) =>
+                {
+                    obs.lone_surrogate()
                 }
                 st::ESC_KEY | st::ESC_VAL if new == st::STR_KEY || new == st::STR_VAL => {
                     if std::mem::take(&mut high) {
@@ -878,7 +878,7 @@ fn ascii_string_run(bytes: &[u8]) -> usize {
     }
     n + bytes[n..]
         .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20 || b >= 0x80)
+        .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
         .unwrap_or(bytes.len() - n)
 }
 
@@ -1376,7 +1376,7 @@ mod tests {
             let bytes: Vec<u8> = (0..r.below(40)).map(|_| alphabet[r.below(alphabet.len())]).collect();
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
             assert_eq!(string_run(&bytes), want, "{bytes:?}");
-            let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20 || b >= 0x80);
+            let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
             assert_eq!(ascii_string_run(&bytes), want.unwrap_or(bytes.len()), "{bytes:?}");
         }
     }
