@@ -785,25 +785,28 @@ pub(crate) fn scan_observed_into(
             } else if is_number(state) {
                 obs.number(&doc[number_start..i]);
             }
-            match state {
-                // A string's closing quote or an error (the escape after a high half may be
-                // its low one).
-                st::STR_KEY | st::STR_VAL
-                    if !matches!(new, st::ESC_KEY | st::ESC_VAL) && std::mem::take(&mut high) =>
-                {
-                    obs.lone_surrogate()
-                }
-                st::ESC_KEY | st::ESC_VAL if new == st::STR_KEY || new == st::STR_VAL => {
-                    if std::mem::take(&mut high) {
-                        obs.lone_surrogate();
+            // (Only a string's states end in an escape or a quote.)
+            if st::is_string(state) {
+                match state {
+                    // A string's closing quote or an error (the escape after a high half may be
+                    // its low one).
+                    st::STR_KEY | st::STR_VAL
+                        if !matches!(new, st::ESC_KEY | st::ESC_VAL) && std::mem::take(&mut high) =>
+                    {
+                        obs.lone_surrogate()
                     }
-                    obs.other_escape();
+                    st::ESC_KEY | st::ESC_VAL if new == st::STR_KEY || new == st::STR_VAL => {
+                        if std::mem::take(&mut high) {
+                            obs.lone_surrogate();
+                        }
+                        obs.other_escape();
+                    }
+                    s if (s == st::UNI_KEY + 3 || s == st::UNI_VAL + 3) && new != st::ERROR => {
+                        let v = bytes[i - 3..=i].iter().fold(0, |v, &b| v << 4 | hex_value(b));
+                        unicode_escape(v, &mut high, obs);
+                    }
+                    _ => {}
                 }
-                s if (s == st::UNI_KEY + 3 || s == st::UNI_VAL + 3) && new != st::ERROR => {
-                    let v = bytes[i - 3..=i].iter().fold(0, |v, &b| v << 4 | hex_value(b));
-                    unicode_escape(v, &mut high, obs);
-                }
-                _ => {}
             }
         }
         i += 1;
