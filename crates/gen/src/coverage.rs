@@ -583,6 +583,18 @@ pub fn classify_with<'c, 'p>(
     parsed: &ParsedDocs<'p>,
     rendered: Option<&[toolcert_render::Rendered<'c>]>,
 ) -> Coverage {
+    classify_impl(case, parsed, rendered, true)
+}
+
+/// [`classify_with`]; `lexer_pass`: a document's tokens and characters are read in the
+/// lexer's pass (`false`: in passes of their own, for every document, as they were before:
+/// the tests' oracle).
+fn classify_impl<'c, 'p>(
+    case: &'c Case,
+    parsed: &ParsedDocs<'p>,
+    rendered: Option<&[toolcert_render::Rendered<'c>]>,
+    lexer_pass: bool,
+) -> Coverage {
     let mut cov = Coverage::default();
     cov.enter(Scope::AllCases);
     if case.streams.len() >= 2 {
@@ -591,6 +603,8 @@ pub fn classify_with<'c, 'p>(
             StreamSchedule::Sequential => Label::SequentialStreams,
         });
     }
+    // The lexer's vectors, kept from one document to the next.
+    let mut spare = (Vec::new(), Vec::new());
     for (stream, turn) in case.streams.iter().enumerate() {
         if !turn.transport.is_plain() {
             cov.enter(Scope::HasTransport);
@@ -695,17 +709,40 @@ pub fn classify_with<'c, 'p>(
             cov.enter(Scope::HasCall);
             let args = call.arguments.as_str();
             // The lexer's flags of the split offsets only: one pass, no flag per byte.
-            let splits = normalized_splits(args, &call.splits);
-            let scan = lex::scan_at(args, &splits);
-            classify_splits(args, &splits, &scan.flags, &mut cov);
+            // (Splits a generator made are normal already: no copy of them then.)
+            let normal = call.splits.windows(2).all(|w| w[0] <= w[1])
+                && call.splits.iter().all(|&s| args.is_char_boundary(s));
+            let copied;
+            let splits: &[usize] = if normal {
+                &call.splits
+            } else {
+                copied = normalized_splits(args, &call.splits);
+                &copied
+            };
+            let mut lexed = Lexed::default();
+            let (flags, top_keys) = std::mem::take(&mut spare);
+            let scan = lex::scan_observed_into(args, splits, &mut lexed, flags, top_keys);
+            classify_splits(args, splits, &scan.flags, &mut cov);
             if args.len() >= 400 {
                 cov.labels.insert(Label::LongArguments);
             }
             if args.len() >= crate::HUGE_MIN {
                 cov.labels.insert(Label::HugeArguments);
             }
-            unicode_labels(args, &mut cov);
-            let facts = document_labels(args, &call.splits, &scan, &mut cov);
+            let mut keys: Vec<&str> = scan.top_keys.iter().map(|r| &args[r.clone()]).collect();
+            keys.sort_unstable();
+            shape_labels(args, &call.splits, &scan, &keys, &mut cov);
+            let facts = if scan.status == Status::Invalid || !lexer_pass {
+                // The lexer gave up somewhere (or the old passes are asked for): they read on.
+                unicode_labels(args, &mut cov);
+                document_labels(args, &mut cov)
+            } else {
+                cov.labels.0 |= lexed.labels.0;
+                if scan.deepest >= 128 {
+                    cov.labels.insert(Label::DeepNesting);
+                }
+                lexed.facts
+            };
             let schema = turn.schema_of(&call.name);
             if schema.is_some() {
                 cov.enter(Scope::HasSchemaCall);
@@ -732,7 +769,7 @@ pub fn classify_with<'c, 'p>(
                         value.is_some(),
                         matches!((schema, value), (Some(s), Some(v)) if doc::violates(s, v)),
                     ),
-                    None => parse_strictly(args, schema, &scan, &facts),
+                    None => parse_strictly(args, schema, &scan, &facts, lexer_pass),
                 };
                 if violates {
                     cov.labels.insert(Label::SchemaViolation);
@@ -748,12 +785,11 @@ pub fn classify_with<'c, 'p>(
                     cov.labels.insert(Label::InvalidDocument);
                 }
             }
-            let mut keys: Vec<&str> = scan.top_keys.iter().map(|r| &args[r.clone()]).collect();
-            keys.sort_unstable();
             if keysets.iter().any(|(n, k)| *n == call.name && *k == keys) {
                 cov.labels.insert(Label::SameToolTwice);
             }
             keysets.push((&call.name, keys));
+            spare = (scan.flags, scan.top_keys);
         }
         if keysets.len() >= 2 {
             cov.enter(Scope::HasMultiCallTurn);
@@ -766,22 +802,37 @@ pub fn classify_with<'c, 'p>(
 /// breaks `schema`, without a value tree. Past serde_json's default 128 levels the parse goes
 /// on (the lexer bounded the depth, so the recursion is bounded too); deeper than the oracle
 /// parses is unparseable.
+///
+/// `lexer_pass`: a document the lexer reads as one value is known to parse (`false`: it is
+/// parsed all the same, the tests' oracle).
 fn parse_strictly(
     args: &str,
     schema: Option<&serde_json::Value>,
     scan: &lex::Scan,
     facts: &DocFacts,
+    lexer_pass: bool,
 ) -> (bool, bool) {
     if scan.deepest > toolcert_schema::document::MAX_DEPTH {
         return (false, false);
     }
     let deep = scan.deepest >= SERDE_DEPTH_LIMIT;
+    // A document the lexer reads as one value parses unless it has a lone surrogate, which the
+    // parse refuses wherever it is (the tests hold the lexer and the parse to that): only its
+    // schema is to be checked.
+    if lexer_pass && facts.lone_surrogate {
+        return (false, false);
+    }
+    let sure = lexer_pass;
     let (lenient, violates) = match schema {
-        // The schema checked in the parse's walk.
-        Some(schema) => match crate::violates::parse_violates(args, schema, deep) {
+        Some(schema) => match sure.then(|| crate::violates::lexed_violates(args, schema)).flatten() {
             Some(violates) => (true, violates),
-            None => (false, false),
+            // The schema checked in the parse's walk.
+            None => match crate::violates::parse_violates(args, schema, deep) {
+                Some(violates) => (true, violates),
+                None => (false, false),
+            },
         },
+        None if sure => (true, false),
         None => {
             let mut de = serde_json::Deserializer::from_str(args);
             if deep {
@@ -904,18 +955,7 @@ fn classify_names_and_indices(turn: &toolcert_scenario::Turn, cov: &mut Coverage
 
 /// Unicode classes, raw and as `\u` escapes, in argument or text bytes.
 fn unicode_labels(s: &str, cov: &mut Coverage) {
-    let unit = |c: u32, cov: &mut Coverage| {
-        let label = match c {
-            0x300..=0x36F => Label::UnicodeDecomposed,
-            0x212B | 0x2126 | 0xFB00..=0xFB06 | 0xFF01..=0xFF5E | 0x1100..=0x11FF => Label::UnicodeNormalizes,
-            0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 => Label::UnicodeInvisible,
-            0xFEFF => Label::ByteOrderMark,
-            0xFDD0..=0xFDEF | 0xFFFE | 0xFFFF => Label::Noncharacter,
-            c if c > 0xFFFF && c & 0xFFFE == 0xFFFE => Label::Noncharacter,
-            _ => return,
-        };
-        cov.labels.insert(label);
-    };
+    let unit = |c: u32, cov: &mut Coverage| unicode_unit(c, &mut cov.labels);
     let b = s.as_bytes();
     // Only the non-ASCII characters are decoded (documents are mostly ASCII), found eight
     // bytes at a time.
@@ -952,6 +992,94 @@ fn unicode_labels(s: &str, cov: &mut Coverage) {
     }
 }
 
+/// The Unicode class of one code point (raw or escaped), if it has one.
+fn unicode_unit(c: u32, labels: &mut LabelSet) {
+    let label = match c {
+        0x300..=0x36F => Label::UnicodeDecomposed,
+        0x212B | 0x2126 | 0xFB00..=0xFB06 | 0xFF01..=0xFF5E | 0x1100..=0x11FF => Label::UnicodeNormalizes,
+        0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 => Label::UnicodeInvisible,
+        0xFEFF => Label::ByteOrderMark,
+        0xFDD0..=0xFDEF | 0xFFFE | 0xFFFF => Label::Noncharacter,
+        c if c > 0xFFFF && c & 0xFFFE == 0xFFFE => Label::Noncharacter,
+        _ => return,
+    };
+    labels.insert(label);
+}
+
+/// What [`unicode_labels`] and the token pass of [`document_labels`] find, gathered from the
+/// lexer's own pass instead ([`lex::scan_observed_into`]): the same labels and facts for every
+/// document the lexer does not call [`Status::Invalid`] (the only tokens and characters of
+/// such a document are its strings' and values', which both passes read alike).
+#[derive(Default)]
+struct Lexed {
+    labels: LabelSet,
+    facts: DocFacts,
+    /// A high surrogate escape waiting for its low half, as [`unicode_labels`] pairs them
+    /// (across anything but another escape).
+    pending_high: Option<u32>,
+}
+
+impl lex::Observer for Lexed {
+    fn number(&mut self, text: &str) {
+        if text.len() > 15 {
+            self.facts.overflowing_number |= number_labels(text, &mut self.labels);
+            return;
+        }
+        // What `number_labels` finds of a short number, with less reading: no integer of 15
+        // digits passes 2^53, no decimal of 15 keeps 17 digits, and a double overflows only
+        // where the exponent takes the value past 10^308.
+        if !is_json_number(text) {
+            self.labels.insert(Label::InvalidNumber);
+            return;
+        }
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let (mantissa, exp) = match digits.find(['e', 'E']) {
+            Some(k) => (&digits[..k], Some(&digits[k + 1..])),
+            None => (digits, None),
+        };
+        if let Some(exp) = exp {
+            self.labels.insert(Label::ExponentForm);
+            // (At most 12 digits: an i64 holds them.)
+            let exp: i64 = exp.parse().expect("a JSON number's exponent");
+            let whole = mantissa.find('.').unwrap_or(mantissa.len()) as i64;
+            if whole + exp > 308 && text.parse::<f64>().is_ok_and(f64::is_infinite) {
+                self.facts.overflowing_number = true;
+            }
+        }
+        if mantissa.bytes().all(|d| d == b'0' || d == b'.')
+            && (text.starts_with('-') || mantissa.contains('.'))
+        {
+            self.labels.insert(Label::SignedZero);
+        }
+    }
+
+    fn unicode_escape(&mut self, v: u32) {
+        match (self.pending_high.take(), v) {
+            (Some(hi), 0xDC00..=0xDFFF) => {
+                unicode_unit(0x10000 + ((hi - 0xD800) << 10) + (v - 0xDC00), &mut self.labels)
+            }
+            (_, 0xD800..=0xDBFF) => self.pending_high = Some(v),
+            (_, v) => unicode_unit(v, &mut self.labels),
+        }
+    }
+
+    fn other_escape(&mut self) {
+        self.pending_high = None;
+    }
+
+    fn non_ascii(&mut self, c: char) {
+        if c == '\u{2028}' || c == '\u{2029}' {
+            self.labels.insert(Label::RawLineSeparator);
+        }
+        unicode_unit(c as u32, &mut self.labels);
+    }
+
+    fn lone_surrogate(&mut self) {
+        self.labels.insert(Label::LoneSurrogate);
+        self.facts.lone_surrogate = true;
+    }
+}
+
 /// The first byte at or after `from` that is not ASCII.
 fn next_non_ascii(b: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
@@ -974,15 +1102,14 @@ struct DocFacts {
     overflowing_number: bool,
 }
 
-/// Number forms, nesting depth, duplicate and long keys, lone surrogates, whitespace-only
-/// and non-object documents, empty fragments, splits between surrogate halves.
-fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Coverage) -> DocFacts {
-    let mut facts = DocFacts::default();
+/// Whitespace-only and non-object documents, empty fragments, duplicate and long keys
+/// (`keys`: the top-level keys, sorted), splits between surrogate halves.
+fn shape_labels(args: &str, splits: &[usize], scan: &lex::Scan, keys: &[&str], cov: &mut Coverage) {
     if args.is_empty() {
         if !splits.is_empty() {
             cov.labels.insert(Label::AllEmptyFragments);
         }
-        return facts;
+        return;
     }
     let b = args.as_bytes();
     let first = b.iter().position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
@@ -991,14 +1118,29 @@ fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Cov
         Some(f) if b[f] != b'{' && scan.status == Status::Valid => cov.labels.insert(Label::NotObject),
         _ => {}
     }
-    let keys: Vec<&str> = scan.top_keys.iter().map(|r| &args[r.clone()]).collect();
     if keys.iter().any(|k| k.len() >= 1024) {
         cov.labels.insert(Label::LongKey);
     }
     // Of one document (two written end to end repeat their keys without duplicating any).
-    if scan.status == Status::Valid && keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k)) {
+    if scan.status == Status::Valid && keys.windows(2).any(|w| w[0] == w[1]) {
         cov.labels.insert(Label::DuplicateKeys);
     }
+    // A split between the two escapes of a surrogate pair (`\ud83d` | `\ude00`).
+    for &s in splits {
+        if s >= 6 && s + 2 <= b.len() && b[s - 6] == b'\\' && b[s - 5] == b'u' && &b[s..s + 2] == b"\\u" {
+            let hi = std::str::from_utf8(&b[s - 4..s]).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
+            if hi.is_some_and(|h| (0xD800..=0xDBFF).contains(&h)) {
+                cov.labels.insert(Label::SurrogatesSplit);
+            }
+        }
+    }
+}
+
+/// Number forms, nesting depth and lone surrogates, in a pass of its own that reads any
+/// bytes (the lexer's pass finds the same in documents it does not call invalid).
+fn document_labels(args: &str, cov: &mut Coverage) -> DocFacts {
+    let mut facts = DocFacts::default();
+    let b = args.as_bytes();
     let lone = |cov: &mut Coverage, facts: &mut DocFacts| {
         cov.labels.insert(Label::LoneSurrogate);
         facts.lone_surrogate = true;
@@ -1075,7 +1217,7 @@ fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Cov
                     .iter()
                     .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')))
                     .map_or(b.len(), |n| i + n);
-                facts.overflowing_number |= number_labels(&args[i..end], cov);
+                facts.overflowing_number |= number_labels(&args[i..end], &mut cov.labels);
                 i = end;
             }
             _ => i += 1,
@@ -1084,59 +1226,51 @@ fn document_labels(args: &str, splits: &[usize], scan: &lex::Scan, cov: &mut Cov
     if deepest >= 128 {
         cov.labels.insert(Label::DeepNesting);
     }
-    // A split between the two escapes of a surrogate pair (`\ud83d` | `\ude00`).
-    for &s in splits {
-        if s >= 6 && s + 2 <= b.len() && b[s - 6] == b'\\' && b[s - 5] == b'u' && &b[s..s + 2] == b"\\u" {
-            let hi = std::str::from_utf8(&b[s - 4..s]).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
-            if hi.is_some_and(|h| (0xD800..=0xDBFF).contains(&h)) {
-                cov.labels.insert(Label::SurrogatesSplit);
-            }
-        }
-    }
     facts
 }
 
 /// The classes of one number-like token outside strings; `true` when it is a number no
 /// double holds (the number rule refuses its document).
-fn number_labels(t: &str, cov: &mut Coverage) -> bool {
+fn number_labels(t: &str, labels: &mut LabelSet) -> bool {
     if matches!(t, "true" | "false" | "null") {
         return false;
     }
     if !is_json_number(t) {
-        cov.labels.insert(Label::InvalidNumber);
+        labels.insert(Label::InvalidNumber);
         return false;
     }
     let digits = t.trim_start_matches('-');
     let exp = digits.find(['e', 'E']);
     if exp.is_some() {
-        cov.labels.insert(Label::ExponentForm);
+        labels.insert(Label::ExponentForm);
     }
     // Surely finite from its text (no exponent, under 300 digits), else read as a double.
     let overflowing = (exp.is_some() || t.len() >= 300) && t.parse::<f64>().is_ok_and(f64::is_infinite);
     let mantissa = &digits[..exp.unwrap_or(digits.len())];
     if !mantissa.contains('.') && exp.is_none() {
         // An integer: beyond 2^53, beyond 64 bits.
-        match mantissa.parse::<u128>() {
+        // (Fifteen digits stay below 10^15 < 2^53: no need to read them.)
+        match if mantissa.len() <= 15 { Ok(0) } else { mantissa.parse::<u128>() } {
             Ok(v) if v > 1 << 53 => {
-                cov.labels.insert(Label::BigInteger);
+                labels.insert(Label::BigInteger);
                 let beyond = if t.starts_with('-') { v > 1 << 63 } else { v > u128::from(u64::MAX) };
                 if beyond {
-                    cov.labels.insert(Label::Beyond64Bit);
+                    labels.insert(Label::Beyond64Bit);
                 }
             }
             Ok(_) => {}
             Err(_) => {
-                cov.labels.insert(Label::BigInteger);
-                cov.labels.insert(Label::Beyond64Bit);
+                labels.insert(Label::BigInteger);
+                labels.insert(Label::Beyond64Bit);
             }
         }
     }
     let significant = mantissa.bytes().filter(u8::is_ascii_digit).skip_while(|&d| d == b'0').count();
     if mantissa.contains('.') && significant > 17 {
-        cov.labels.insert(Label::LongDecimal);
+        labels.insert(Label::LongDecimal);
     }
     if mantissa.bytes().all(|d| d == b'0' || d == b'.') && (t.starts_with('-') || mantissa.contains('.')) {
-        cov.labels.insert(Label::SignedZero);
+        labels.insert(Label::SignedZero);
     }
     overflowing
 }
@@ -1399,6 +1533,7 @@ impl fmt::Display for CoverageStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::GenConfig;
     use toolcert_scenario::{Call, Ending, StopReason, StreamEnd, TextBlock, Turn};
 
     /// What the lenient passes would accept but the oracle's strict parse refuses is found by
@@ -1406,8 +1541,16 @@ mod tests {
     #[test]
     fn the_label_pass_finds_what_the_lenient_passes_skip() {
         let facts = |d: &str| {
-            let scan = lex::scan_at(d, &[]);
-            document_labels(d, &[], &scan, &mut Coverage::default())
+            let old = document_labels(d, &mut Coverage::default());
+            // The lexer's pass finds the same.
+            let mut lexed = Lexed::default();
+            lex::scan_observed(d, &[], &mut lexed);
+            assert_eq!(
+                (old.lone_surrogate, old.overflowing_number),
+                (lexed.facts.lone_surrogate, lexed.facts.overflowing_number),
+                "{d}"
+            );
+            old
         };
         for refused in [
             r#"{"a":"\ud800"}"#,
@@ -1458,6 +1601,191 @@ mod tests {
             let refused = serde_json::from_str::<serde_json::Value>(doc).is_err();
             assert_eq!(scan.deepest >= SERDE_DEPTH_LIMIT, refused, "{doc}");
         }
+    }
+
+    /// Labels and facts of one document by the lexer's pass and by the passes of their own
+    /// (`None` for the lexer's where it calls the document invalid: the old passes read it).
+    /// The labels, and whether a lone surrogate and an overflowing number were found.
+    type Found = (LabelSet, bool, bool);
+
+    fn both_passes(d: &str) -> (Option<Found>, Found) {
+        let mut old = Coverage::default();
+        unicode_labels(d, &mut old);
+        let f = document_labels(d, &mut old);
+        let mut lexed = Lexed::default();
+        let scan = lex::scan_observed(d, &[], &mut lexed);
+        if scan.deepest >= 128 {
+            lexed.labels.insert(Label::DeepNesting);
+        }
+        let new = (scan.status != Status::Invalid).then_some((
+            lexed.labels,
+            lexed.facts.lone_surrogate,
+            lexed.facts.overflowing_number,
+        ));
+        (new, (old.labels, f.lone_surrogate, f.overflowing_number))
+    }
+
+    /// The lexer's pass reads a short number as `number_labels` does, valid or not.
+    #[test]
+    fn short_numbers_are_read_as_number_labels_reads_them() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let alphabet = b"0123456789000-.eE+";
+        let (mut valid, mut zeros) = (0, 0);
+        for n in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = 1 + (x % 18) as usize;
+            let t: String =
+                (0..len).map(|k| alphabet[(x >> (k * 3 % 60)) as usize % alphabet.len()] as char).collect();
+            let t = if n % 3 == 0 { t.replace(['e', 'E', '+'], "") } else { t };
+            // Zeros, which the random texts rarely are.
+            let t = match n % 1000 {
+                0..10 => ["-0", "0.0", "-0.0", "-0.000", "0.00", "-00", "0.", "-", ".0", "-.0"][n % 1000]
+                    .to_owned(),
+                _ => t,
+            };
+            let mut lexed = Lexed::default();
+            lex::Observer::number(&mut lexed, &t);
+            let mut labels = LabelSet::default();
+            let overflowing = number_labels(&t, &mut labels);
+            assert_eq!((lexed.labels, lexed.facts.overflowing_number), (labels, overflowing), "{t}");
+            valid += usize::from(is_json_number(&t) && t.len() <= 15);
+            zeros += usize::from(labels.contains(Label::SignedZero));
+        }
+        assert!(valid > 5000 && zeros > 500, "{valid} valid, {zeros} signed zeros");
+    }
+
+    /// Documents at the edges, whole and cut at every character: where the lexer does not
+    /// call one invalid its pass finds what the passes of their own found.
+    #[test]
+    fn the_lexers_pass_finds_what_the_old_passes_found_at_the_edges() {
+        let deep = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        let mut docs: Vec<String> = [
+            r#"{"a": NaN}"#,
+            r#"{"a": Infinity}"#,
+            r#"{"a": -Infinity}"#,
+            r#"{"a": 01}"#,
+            r#"{"a": 1.}"#,
+            r#"{"a": .5}"#,
+            r#"{"a": +1}"#,
+            r#"{"a": 0x1F}"#,
+            r#"{"a": 1e}"#,
+            r#"{"a": 1e+}"#,
+            r#"{"a": -}"#,
+            r#"{"a": 1.5e-7, "b": -0, "c": 0.0, "d": -0.0, "e": 1E+400, "f": 12345678901234567890123}"#,
+            r#"{"a": 9007199254740993, "b": -9223372036854775809, "c": 18446744073709551616}"#,
+            r#"{"a": 3.14159265358979323846, "b": 0.000000000000000000001, "c": 1e-400}"#,
+            r#"[1, -2, 3.5, 1e5, 0, -0]"#,
+            "123",
+            "-0.0",
+            "1e400",
+            "\"x\"",
+            "true",
+            "null",
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"x\udc00"}"#,
+            r#"{"a":"\ud800\u0041"}"#,
+            r#"{"a":"\ud83d\ude00"}"#,
+            r#"{"a":"\ud83d\ud83d\ude00"}"#,
+            r#"{"a":"\ud83d\ude00\ude00"}"#,
+            r#"{"a":"\ud800\n"}"#,
+            r#"{"a":"\ud800x"}"#,
+            r#"{"a":"\ud800é"}"#,
+            r#"{"a":"\ud800", "b": "\udc00"}"#,
+            r#"{"\ud800": 1, "b": "\udbff\udfff"}"#,
+            r#"{"a":"\\ud800 is an escaped backslash"}"#,
+            r#"{"a":"\ud83d", "b": 1, "c": "\ude00"}"#,
+            r#"{"a":"\ud83dxyz\ude00"}"#,
+            r#"{"a":"\u0301\u212b\u200d\ufeff\ufdd0\uffff\ud83f\udffe\udbff\udfff"}"#,
+            "{\"a\":\"e\u{301} \u{212b} \u{200d} \u{feff} \u{fdd0} \u{10ffff} \u{1fffe} \u{1f600}\"}",
+            "{\"a\":\"line\u{2028}sep\u{2029}\"}",
+            "{\"\u{fb01}\": \"\u{ff21}\u{1100}\u{2066}\"}",
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": {"b": 1, "b": 2}}"#,
+            "   ",
+            " \t\n\r ",
+            "",
+            r#"{"a": "x\q y", "b": 1.5}"#,
+            r#"{"a": [1, 2, 01], "b": "\ud800"}"#,
+            r#"{"a":1}{"a":2}"#,
+            r#"1 2"#,
+            "01",
+            "1-2",
+            r#"{"a": tru}"#,
+            r#"{"a": "\u12G4"}"#,
+            "{\"a\": \"\u{1}\"}",
+            r#"{"a": [1, 2,], "b": -01.5e+3}"#,
+            r#"{"a": 1} x 1e400"#,
+            r#"{"a": "unterminated"#,
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        for n in [127, 128, 129, 200] {
+            docs.push(deep(n));
+            docs.push(format!("{}\"\\ud800\"{}", "{\"a\":[".repeat(n / 2), "]}".repeat(n / 2)));
+        }
+        let (mut compared, mut lone, mut invalid_numbers) = (0, 0, 0);
+        for d in &docs {
+            let cuts = (0..=d.len()).filter(|&c| d.is_char_boundary(c));
+            for cut in cuts {
+                let doc = &d[..cut];
+                let (new, old) = both_passes(doc);
+                if let Some(new) = new {
+                    assert_eq!(new, old, "{doc:?}");
+                    compared += 1;
+                    lone += usize::from(new.1);
+                    invalid_numbers += usize::from(new.0.contains(Label::InvalidNumber));
+                }
+                // And the case's coverage as a whole, splits included.
+                let splits = vec![cut / 3, cut / 2, cut.saturating_sub(1)];
+                let case = one_call(doc, splits, Ending::Stop(StopReason::ToolUse));
+                let none: &ParsedDocs = &|_, _| None;
+                assert_eq!(
+                    classify_impl(&case, none, None, true),
+                    classify_impl(&case, none, None, false),
+                    "{doc:?}"
+                );
+            }
+        }
+        assert!(compared > 3000 && lone > 100 && invalid_numbers > 20, "{compared} {lone} {invalid_numbers}");
+    }
+
+    /// The lexer's pass labels every generated case as the passes of their own did, over
+    /// several seeds and configurations (schemas, none, huge documents).
+    #[test]
+    fn the_lexers_pass_labels_generated_cases_as_the_old_passes() {
+        let configs = [
+            (GenConfig::default(), 8000),
+            (GenConfig { schema: true, ..GenConfig::default() }, 8000),
+            (GenConfig { max_args_size: 512 * 1024, ..GenConfig::default() }, 800),
+            (GenConfig { faults: false, multi_stream: false, ..GenConfig::default() }, 4000),
+        ];
+        let none: &ParsedDocs = &|_, _| None;
+        let (mut cases, mut lexed) = (0, 0);
+        for (n, (cfg, count)) in configs.iter().enumerate() {
+            for seed in [1, 7 + n as u64] {
+                for case in crate::cases(cfg, seed).take(count / 2) {
+                    assert_eq!(
+                        classify_impl(&case, none, None, true),
+                        classify_impl(&case, none, None, false),
+                        "{}",
+                        case.name
+                    );
+                    cases += 1;
+                    for turn in &case.streams {
+                        lexed += turn
+                            .calls()
+                            .filter(|c| {
+                                lex::scan_observed(&c.arguments, &[], &mut ()).status != Status::Invalid
+                            })
+                            .count();
+                    }
+                }
+            }
+        }
+        assert!(cases >= 20_000 && lexed > 20_000, "{cases} cases, {lexed} documents in the lexer's pass");
     }
 
     fn one_call(args: &str, splits: Vec<usize>, ending: Ending) -> Case {

@@ -6,7 +6,8 @@
 //! prefix already parses). One pass over a document gives that context for each offset
 //! `0..=len`, kept as the caller needs it: the builder asks [`first_flagged`] where an offset
 //! of a chosen class is, to place splits there on purpose (the pass stops once it knows), and
-//! [`crate::coverage`] asks [`scan_at`] about the splits of any case, whoever made it.
+//! [`crate::coverage`] asks [`scan_observed_into`] about the splits of any case, whoever made it
+//! (and about the numbers, escapes and characters it meets on the way).
 //!
 //! The lexer follows RFC 8259 closely (number grammar, escapes, control characters) but is
 //! not the judge of validity: the oracle parses with serde_json, and so does the coverage
@@ -594,7 +595,7 @@ impl Lexer {
 /// backslash or control character. Eight bytes at a time, as one word: a byte's top bit in
 /// `mask` says it is one of those (the lowest such bit is exact: the borrows that may set
 /// bits above it start at a byte that matched).
-fn string_run(bytes: &[u8]) -> usize {
+pub(crate) fn string_run(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
@@ -613,7 +614,7 @@ fn string_run(bytes: &[u8]) -> usize {
 }
 
 /// Scans `doc` once; see the module docs. `top_keys` is left empty. (The builder asks
-/// [`first_flagged`] and coverage [`scan_at`]: a flag per byte is for the tests.)
+/// [`first_flagged`] and coverage [`scan_observed_into`]: a flag per byte is for the tests.)
 #[cfg(test)]
 pub(crate) fn scan(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
@@ -632,12 +633,256 @@ pub(crate) fn scan_with_keys(doc: &str) -> Scan {
 /// [`scan_with_keys`] that keeps the flags of the offsets `at` only (sorted, each in
 /// `0..=len`): `flags[n]` is the flags of offset `at[n]`. What coverage needs of a document,
 /// without a flag per byte (the one pass over the bytes is the same).
+#[cfg(test)]
 pub(crate) fn scan_at(doc: &str, at: &[usize]) -> Scan {
+    scan_observed(doc, at, &mut ())
+}
+
+/// What coverage reads of a document in the lexer's pass besides the flags: the tokens and
+/// characters its labels are about, in document order, so that no second pass is needed.
+/// Of a document with a lexical error or a second value ([`Status::Invalid`]) the calls say
+/// nothing reliable (tokens are cut where the lexer gave up): the caller must not use them.
+pub(crate) trait Observer {
+    /// A number token outside strings; at the end of a cut document it may be cut too
+    /// (`1.`, `-`).
+    fn number(&mut self, text: &str);
+    /// A whole `\uXXXX` escape of value `v`.
+    fn unicode_escape(&mut self, v: u32);
+    /// An escape other than `\u`.
+    fn other_escape(&mut self);
+    /// A non-ASCII character of a string.
+    fn non_ascii(&mut self, c: char);
+    /// A surrogate escape that is not half of a pair: a high one not followed at once by a
+    /// whole low one (in its string), or a low one not right after a high one.
+    fn lone_surrogate(&mut self);
+}
+
+/// Nothing observed.
+impl Observer for () {
+    fn number(&mut self, _: &str) {}
+    fn unicode_escape(&mut self, _: u32) {}
+    fn other_escape(&mut self) {}
+    fn non_ascii(&mut self, _: char) {}
+    fn lone_surrogate(&mut self) {}
+}
+
+/// The value of a hex digit (the lexer has checked it is one).
+fn hex_value(b: u8) -> u32 {
+    match b {
+        b'0'..=b'9' => u32::from(b - b'0'),
+        _ => u32::from((b | 0x20) - b'a' + 10),
+    }
+}
+
+/// [`scan_observed_into`] with new vectors.
+#[cfg(test)]
+pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) -> Scan {
+    scan_observed_into(doc, at, obs, Vec::new(), Vec::new())
+}
+
+/// The scan of `scan_at` (the flags of the offsets `at` only, sorted, each in `0..=len`:
+/// `flags[n]` is the flags of offset `at[n]`; the status, the top-level keys, the depth),
+/// telling `obs` what it meets (see [`Observer`]). Its own copy of the scan loop (the
+/// builder's [`first_flagged`] pays nothing for the observing): string runs stop at non-ASCII
+/// bytes too, each state change is looked at for numbers and escapes, and a whole escape or a
+/// run of digits with no wanted offset inside is taken at once. `flags` and `keys` (emptied
+/// first) are the vectors of an earlier [`Scan`], so that a run of documents allocates them
+/// once.
+pub(crate) fn scan_observed_into(
+    doc: &str,
+    at: &[usize],
+    obs: &mut impl Observer,
+    mut flags: Vec<u16>,
+    mut keys: Vec<std::ops::Range<usize>>,
+) -> Scan {
     debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
     let next_at = at.first().copied().unwrap_or(usize::MAX);
-    let mut sink = Only { at, next: 0, next_at, flags: Vec::with_capacity(at.len()) };
-    let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
-    Scan { flags: sink.flags, status, top_keys, deepest }
+    flags.clear();
+    flags.reserve(at.len());
+    keys.clear();
+    let mut sink = Only { at, next: 0, next_at, flags };
+    let bytes = doc.as_bytes();
+    let mut top_keys = Some(keys);
+    let mut lx = Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
+    let len = bytes.len();
+    let is_number = |s: u8| (st::MINUS..=st::EXP_DIGITS).contains(&s);
+    let mut number_start = 0;
+    // The string's last escape was a high surrogate: only a low one may come next.
+    let mut high = false;
+    let mut i = 0;
+    while i < len {
+        let state = lx.state;
+        if state | 1 == st::STR_VAL {
+            let base = STATE_FLAGS[state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
+            let end = i + ascii_string_run(&bytes[i..]);
+            if end > i {
+                if std::mem::take(&mut high) {
+                    obs.lone_surrogate();
+                }
+                sink.string_run(bytes, i, end, base);
+                i = end;
+                if i == len {
+                    break;
+                }
+            }
+            if bytes[i] == b'\\' {
+                // A whole escape at once where no offset inside it is wanted (`\uXXXX` would
+                // take six steps).
+                let hex = bytes.get(i + 2..i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+                match (bytes.get(i + 1), hex) {
+                    (Some(b'u'), Some(h)) if sink.next_at >= i + 6 => {
+                        let v = h.iter().fold(0, |v, &b| v << 4 | hex_value(b));
+                        unicode_escape(v, &mut high, obs);
+                        i += 6;
+                        continue;
+                    }
+                    (Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'), _)
+                        if sink.next_at >= i + 2 =>
+                    {
+                        if std::mem::take(&mut high) {
+                            obs.lone_surrogate();
+                        }
+                        obs.other_escape();
+                        i += 2;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            if bytes[i] >= 0x80 {
+                // Plain content as well, a character at a time.
+                let c = doc[i..].chars().next().expect("a character starts at a non-ASCII byte after ASCII");
+                if std::mem::take(&mut high) {
+                    obs.lone_surrogate();
+                }
+                obs.non_ascii(c);
+                let end = i + c.len_utf8();
+                sink.string_run(bytes, i, end, base);
+                i = end;
+                continue;
+            }
+        } else if state == st::ERROR {
+            sink.after_error(bytes, i);
+            break;
+        } else if matches!(state, st::INT | st::FRAC | st::EXP_DIGITS) && bytes[i].is_ascii_digit() {
+            // More digits keep the state: at once, where no offset among them is wanted.
+            let end = bytes[i..].iter().position(|b| !b.is_ascii_digit()).map_or(len, |n| i + n);
+            if sink.next_at >= end {
+                i = end;
+                continue;
+            }
+        }
+        if sink.wants(i, lx.may_flags()) {
+            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
+        }
+        lx.step(bytes, i, &mut top_keys);
+        let new = lx.state;
+        if new != state {
+            if is_number(new) {
+                if !is_number(state) {
+                    number_start = i;
+                }
+            } else if is_number(state) {
+                obs.number(&doc[number_start..i]);
+            }
+            // (Only a string's states end in an escape or a quote.)
+            if st::is_string(state) {
+                match state {
+                    // A string's closing quote or an error (the escape after a high half may be
+                    // its low one).
+                    st::STR_KEY | st::STR_VAL
+                        if !matches!(new, st::ESC_KEY | st::ESC_VAL) && std::mem::take(&mut high) =>
+                    {
+                        obs.lone_surrogate()
+                    }
+                    st::ESC_KEY | st::ESC_VAL if new == st::STR_KEY || new == st::STR_VAL => {
+                        if std::mem::take(&mut high) {
+                            obs.lone_surrogate();
+                        }
+                        obs.other_escape();
+                    }
+                    s if (s == st::UNI_KEY + 3 || s == st::UNI_VAL + 3) && new != st::ERROR => {
+                        let v = bytes[i - 3..=i].iter().fold(0, |v, &b| v << 4 | hex_value(b));
+                        unicode_escape(v, &mut high, obs);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    }
+    if is_number(lx.state) {
+        obs.number(&doc[number_start..len]);
+    }
+    if high {
+        obs.lone_surrogate();
+    }
+    // A number at the very end is complete once the input is.
+    if st::accepting(lx.state) {
+        lx.value_done();
+    }
+    if sink.wants(len, lx.may_flags()) {
+        sink.put(len, lx.flags_here(bytes, len) | flag::BOUNDARY);
+    }
+    let status = if lx.state == st::ERROR || lx.values_done > 1 {
+        Status::Invalid
+    } else if lx.state == st::VALUE && lx.values_done == 0 && lx.stack.is_empty() {
+        Status::Empty
+    } else if lx.state == st::DONE {
+        Status::Valid
+    } else {
+        Status::Incomplete
+    };
+    Scan { flags: sink.flags, status, top_keys: top_keys.unwrap_or_default(), deepest: lx.stack.deepest }
+}
+
+/// A whole `\uXXXX` escape of value `v` for `obs`; `high`: the string's last escape was a
+/// high surrogate.
+#[inline(always)]
+fn unicode_escape(v: u32, high: &mut bool, obs: &mut impl Observer) {
+    match v {
+        0xD800..=0xDBFF => {
+            if *high {
+                obs.lone_surrogate();
+            }
+            *high = true;
+        }
+        0xDC00..=0xDFFF => {
+            if !std::mem::take(high) {
+                obs.lone_surrogate();
+            }
+        }
+        _ => {
+            if std::mem::take(high) {
+                obs.lone_surrogate();
+            }
+        }
+    }
+    obs.unicode_escape(v);
+}
+
+/// [`string_run`] that stops at non-ASCII bytes too.
+fn ascii_string_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut n = 0;
+    while let Some(word) = bytes.get(n..n + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // (A high byte matches exactly; borrows set bits only above a byte that matched.)
+        let mask = zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+            | (x & HIGH);
+        if mask != 0 {
+            return n + (mask.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[n..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
+        .unwrap_or(bytes.len() - n)
 }
 
 /// Where the scan puts the flags of each offset.
@@ -1134,6 +1379,8 @@ mod tests {
             let bytes: Vec<u8> = (0..r.below(40)).map(|_| alphabet[r.below(alphabet.len())]).collect();
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
             assert_eq!(string_run(&bytes), want, "{bytes:?}");
+            let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
+            assert_eq!(ascii_string_run(&bytes), want.unwrap_or(bytes.len()), "{bytes:?}");
         }
     }
 

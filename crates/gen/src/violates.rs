@@ -70,6 +70,281 @@ pub(crate) fn parse_violates(document: &str, schema: &Value, deep: bool) -> Opti
     }
 }
 
+/// [`parse_violates`] of a document that surely parses: one whole value as the lexer reads it,
+/// nested at most [`toolcert_schema::document::MAX_DEPTH`] levels (the walk recurses), with
+/// no lone surrogate escape (the only thing of such a document the parse refuses: its walk
+/// never reads a number as a double). So only the schema is checked, in one walk over the
+/// bytes, without a parser's bookkeeping. `None` where that walk alone cannot answer as
+/// [`parse_violates`] does: an `enum` of other than strings, more than 64 properties or
+/// required keys, a `$` (raw or escaped: serde_json's number key has one). The caller asks
+/// [`parse_violates`] then.
+/// The caller asks [`parse_violates`] then.
+pub(crate) fn lexed_violates(document: &str, schema: &Value) -> Option<bool> {
+    // serde_json's number key (first in an object, raw or escaped, anywhere: also where
+    // nothing is checked, the parse reads its value as a number) is left to the parse.
+    static ESCAPED_DOLLAR: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    let b = document.as_bytes();
+    if memchr::memchr(b'$', b).is_some()
+        || ESCAPED_DOLLAR.get_or_init(|| memchr::memmem::Finder::new("u0024")).find(b).is_some()
+    {
+        return None;
+    }
+    let mut at = Bytes { b, i: 0 };
+    Some(at.value(Some(schema))? == Found::Violates)
+}
+
+/// The text of a string's raw content `raw` (well-formed, no lone surrogate), escapes decoded.
+fn unescape(raw: &[u8]) -> Option<String> {
+    let raw = std::str::from_utf8(raw).ok()?;
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(n) = rest.find('\\') {
+        out.push_str(&rest[..n]);
+        let e = rest.as_bytes().get(n + 1).copied()?;
+        rest = &rest[n + 2..];
+        let c = match e {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hex = |s: &str| s.get(..4).and_then(|h| u32::from_str_radix(h, 16).ok());
+                let v = hex(rest)?;
+                rest = &rest[4..];
+                let v = if (0xD800..0xDC00).contains(&v) {
+                    // The low half follows (no surrogate of the document is lone).
+                    let lo = rest.strip_prefix("\\u").and_then(hex)?;
+                    rest = &rest[6..];
+                    0x10000 + ((v - 0xD800) << 10) + (lo.checked_sub(0xDC00)?)
+                } else {
+                    v
+                };
+                char::from_u32(v)?
+            }
+            _ => return None,
+        };
+        out.push(c);
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A walk over a document known to be well-formed.
+struct Bytes<'d> {
+    b: &'d [u8],
+    i: usize,
+}
+
+impl<'d> Bytes<'d> {
+    fn peek(&self) -> u8 {
+        self.b.get(self.i).copied().unwrap_or(0)
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.peek(), b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    /// The string at `i` (its opening quote): its raw text, and whether it has an escape.
+    fn string(&mut self) -> (&'d [u8], bool) {
+        let start = self.i + 1;
+        let mut j = start;
+        let mut escaped = false;
+        // (A well-formed string has no control character: the run stops at a quote or a
+        // backslash.)
+        while j < self.b.len() {
+            j += crate::lex::string_run(&self.b[j..]);
+            if self.b.get(j) != Some(&b'\\') {
+                break;
+            }
+            escaped = true;
+            j += 2;
+        }
+        self.i = j + 1;
+        (&self.b[start..j.min(self.b.len())], escaped)
+    }
+
+    /// Past the scalar at `i` (a number or a literal): its text.
+    fn scalar(&mut self) -> &'d [u8] {
+        let start = self.i;
+        while !matches!(self.peek(), b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | 0) {
+            self.i += 1;
+        }
+        &self.b[start..self.i]
+    }
+
+    /// Past the value at `i` (after whitespace), nothing checked.
+    fn skip(&mut self) {
+        self.ws();
+        match self.peek() {
+            b'"' => {
+                self.string();
+            }
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek() {
+                        b'"' => {
+                            self.string();
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => depth -= 1,
+                        0 => return,
+                        _ => {}
+                    }
+                    self.i += 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+            }
+            _ => {
+                self.scalar();
+            }
+        }
+    }
+
+    /// The value at `i` (after whitespace) under `schema`, as [`Node`] finds it.
+    fn value(&mut self, schema: Option<&Value>) -> Option<Found> {
+        let Some(s) = schema.and_then(Value::as_object) else {
+            // Nothing to check below.
+            self.skip();
+            return Some(Found::Fine);
+        };
+        self.ws();
+        let walk = Walk { schema: Some(s) };
+        if let Some(Value::Array(allowed)) = s.get("enum") {
+            // `doc::violates` of the value: its type, then the enum.
+            if !allowed.iter().all(Value::is_string) {
+                return None;
+            }
+            if self.peek() != b'"' {
+                // No string is one of the strings.
+                self.skip();
+                return Some(Found::Violates);
+            }
+            let (raw, escaped) = self.string();
+            let decoded;
+            let raw = if escaped {
+                decoded = unescape(raw)?;
+                decoded.as_bytes()
+            } else {
+                raw
+            };
+            let listed = allowed.iter().any(|a| a.as_str().map(str::as_bytes) == Some(raw));
+            return Some(Found::violates(walk.wrong_type(Kind::String) || !listed));
+        }
+        Some(match self.peek() {
+            b'{' => return self.object(walk),
+            b'[' => {
+                self.i += 1;
+                let mut found = walk.leaf(Kind::Array);
+                let items = s.get("items");
+                self.ws();
+                if self.peek() == b']' {
+                    self.i += 1;
+                    return Some(found);
+                }
+                loop {
+                    found = found.or(self.value(items)?);
+                    self.ws();
+                    self.i += 1;
+                    if self.b.get(self.i - 1) != Some(&b',') {
+                        break found;
+                    }
+                }
+            }
+            b'"' => {
+                self.string();
+                walk.leaf(Kind::String)
+            }
+            b't' | b'f' => {
+                self.scalar();
+                walk.leaf(Kind::Boolean)
+            }
+            b'n' => {
+                self.scalar();
+                walk.leaf(Kind::Null)
+            }
+            _ => {
+                let t = std::str::from_utf8(self.scalar()).ok()?;
+                // As `Walk::number` reads serde_json's number held as text: `is_i64`,
+                // `is_u64` or a finite double without a fraction (every integer text short
+                // of 300 digits is one).
+                let plain = t.len() < 300 && !t.bytes().any(|c| matches!(c, b'.' | b'e' | b'E'));
+                let integer = plain || t.parse::<f64>().is_ok_and(|f| f.is_finite() && f.fract() == 0.0);
+                walk.leaf(Kind::Number { integer })
+            }
+        })
+    }
+
+    /// The object at `i` under the schema of `walk`, as `Walk::visit_map` finds it.
+    fn object(&mut self, walk: Walk<'_>) -> Option<Found> {
+        self.i += 1;
+        self.ws();
+        if self.peek() == b'}' {
+            self.i += 1;
+            return Some(walk.empty_object());
+        }
+        let props = walk.schema.and_then(|s| s.get("properties")).and_then(Value::as_object);
+        let required = walk.schema.and_then(|s| s.get("required")).and_then(Value::as_array);
+        if props.is_some_and(|p| p.len() > 64) || required.is_some_and(|r| r.len() > 64) {
+            return None;
+        }
+        // Which required keys were written, and which properties' last values (the value
+        // tree keeps the last of a key written twice) violate theirs: a bit each.
+        let (mut present, mut violating) = (0u64, 0u64);
+        loop {
+            self.ws();
+            let (key, escaped) = self.string();
+            let decoded;
+            let key = if escaped {
+                decoded = unescape(key)?;
+                decoded.as_bytes()
+            } else {
+                key
+            };
+            if let Some(r) = required {
+                for (n, _) in r.iter().enumerate().filter(|(_, q)| q.as_str().map(str::as_bytes) == Some(key))
+                {
+                    present |= 1 << n;
+                }
+            }
+            let property =
+                props.and_then(|p| p.iter().enumerate().find(|(_, (name, _))| name.as_bytes() == key));
+            self.ws();
+            self.i += 1; // the colon
+            match property {
+                Some((n, (_, s))) => {
+                    if self.value(Some(s))? == Found::Violates {
+                        violating |= 1 << n;
+                    } else {
+                        violating &= !(1 << n);
+                    }
+                }
+                // Nothing to check.
+                None => self.skip(),
+            }
+            self.ws();
+            self.i += 1;
+            if self.b.get(self.i - 1) != Some(&b',') {
+                break;
+            }
+        }
+        let strings = required.map_or(0, |r| {
+            r.iter().enumerate().filter(|(_, q)| q.is_string()).fold(0u64, |m, (n, _)| m | 1 << n)
+        });
+        let missing = strings & !present != 0;
+        Some(Found::violates(violating != 0).or(walk.leaf(Kind::Object)).or(Found::violates(missing)))
+    }
+}
+
 /// One value and the schema it must meet (`None`: nothing to check, only to parse).
 #[derive(Clone, Copy)]
 struct Node<'s> {
@@ -332,6 +607,74 @@ mod tests {
         serde_json::from_str::<Value>(document).ok().map(|v| doc::violates(schema, &v))
     }
 
+    /// A lone surrogate, as the lexer's pass finds it.
+    struct Lone(bool);
+
+    impl crate::lex::Observer for Lone {
+        fn number(&mut self, _: &str) {}
+        fn unicode_escape(&mut self, _: u32) {}
+        fn other_escape(&mut self) {}
+        fn non_ascii(&mut self, _: char) {}
+        fn lone_surrogate(&mut self) {
+            self.0 = true;
+        }
+    }
+
+    /// Whether `lexed_violates` may be asked about `d` (what `coverage` checks first: `None` if
+    /// not), and then that it answers as `parse_violates` does where it answers (`Some(true)`).
+    fn lexed_agrees(d: &str, schema: &Value) -> Option<bool> {
+        let mut lone = Lone(false);
+        let scan = crate::lex::scan_observed(d, &[], &mut lone);
+        if scan.status != crate::lex::Status::Valid || scan.deepest > toolcert_schema::document::MAX_DEPTH {
+            return None;
+        }
+        let deep = scan.deepest >= 128;
+        if lone.0 {
+            // The parse refuses a lone surrogate wherever it is.
+            assert_eq!(parse_violates(d, schema, deep), None, "{d}");
+            return None;
+        }
+        // Such a document parses as coverage parses one without a schema.
+        let mut de = serde_json::Deserializer::from_str(d);
+        if deep {
+            de.disable_recursion_limit();
+        }
+        let parses =
+            <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de).and_then(|_| de.end());
+        assert!(parses.is_ok(), "{d}");
+        // And where the walk answers, the parse does too, alike.
+        let answer = lexed_violates(d, schema);
+        if answer.is_some() {
+            assert_eq!(answer, parse_violates(d, schema, deep), "{d}");
+        }
+        Some(answer.is_some())
+    }
+
+    #[test]
+    fn the_byte_walk_agrees_with_the_parse_on_generated_documents() {
+        let (mut asked, mut answered, mut violating) = (0, 0, 0);
+        for seed in [11, 12, 13] {
+            for case in crate::cases(&crate::GenConfig { schema: true, ..crate::GenConfig::default() }, seed)
+                .take(3000)
+            {
+                for turn in &case.streams {
+                    for call in turn.calls() {
+                        let Some(schema) = turn.schema_of(&call.name) else { continue };
+                        let d = call.arguments.as_str();
+                        let Some(answered_here) = lexed_agrees(d, schema) else { continue };
+                        asked += 1;
+                        if answered_here {
+                            answered += 1;
+                            violating += usize::from(lexed_violates(d, schema) == Some(true));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(answered * 100 > asked * 95, "only {answered} of {asked} answered by the byte walk");
+        assert!(violating > 100, "only {violating} violating documents answered");
+    }
+
     #[test]
     fn agrees_with_the_value_tree_on_hand_made_documents() {
         let schema: Value = serde_json::json!({
@@ -386,11 +729,33 @@ mod tests {
             r#"{"a": 1, "b": "x"#,
             r#"{"$serde_json::private::Number": "12"}"#,
             r#"{"$serde_json::private::Number": "x"}"#,
+            r#"{"a": 1, "b": "x", "$serde_json::private::Number": "12"}"#,
+            r#"{"a": 1, "b": "x", "z": {"$serde_json::private::Number": "x"}}"#,
+            r#"{"a": 1, "b": "x", "z": {"\u0024serde_json::private::Number": "x"}}"#,
+            r#"{"a": 1, "b": "x", "d": {"\u0024serde_json::private::Number": "1"}}"#,
+            r#" { "a" : 2 , "b" : [ ] , "c" : [ 1 , 2e0 , -0.5 ] , "e" : { "f" : false } } "#,
+            r#"{"a": 1E2, "b": "x\"y", "d": "x"}"#,
+            r#"{"a": 1, "b": "x", "d": "\u0078"}"#,
+            r#"{"a": 1, "b": "x", "d": ["x"]}"#,
+            r#"{"a": 1, "b": "x", "d": null}"#,
+            r#"{"a": 1, "b": "x", "e": {"f": true, "f": false}}"#,
+            r#"{"a": 1, "b": "x", "c": [[1], {"x": [2, "3"]}]}"#,
+            r#"{"a": 1e400, "b": null}"#,
+            r#"{"a": 0.1e1, "b": null, "c": [1e-400]}"#,
+            r#""a string \" with a quote""#,
+            r#"[{"a": "b"}, [], {}, "x", 1, true, false, null]"#,
             "",
         ];
+        let mut answered = 0;
         for d in docs {
             assert_eq!(parse_violates(d, &schema, false), by_value(d, &schema), "{d}");
+            answered += usize::from(lexed_agrees(d, &schema) == Some(true));
+            // And under an enum of other values, and under the schema of one property.
+            let listed = serde_json::json!({"enum": ["x", "a string"], "type": ["string", "object"]});
+            lexed_agrees(d, &listed);
+            lexed_agrees(d, &schema["properties"]["e"]);
         }
+        assert!(answered > 20, "{answered}");
         let deep = format!("{}1{}", "[".repeat(130), "]".repeat(130));
         assert_eq!(parse_violates(&deep, &schema, false), None);
         // Told it is deep, it parses on, as the oracle's parse does.
