@@ -55,7 +55,7 @@ impl FromIterator<Invariant> for Exercised {
 
 /// The events-level invariants `case` exercises, from the expectations of its streams
 /// (`expected[s]` belongs to `case.streams[s]`, as [`crate::expect`] derived them).
-pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exercised {
+pub fn exercised(case: &Case, expected: &[Expected<'_>], profile: Profile) -> Exercised {
     use Invariant::*;
     let mut set = Exercised::default();
     // Any stream can crash the subject, and must raise a protocol error exactly when it is

@@ -151,7 +151,11 @@ mod tests {
                     })
                     .collect();
                 for limit in [0, 1, 100, MAX_DEPTH, plain(&bytes), plain(&bytes).saturating_sub(1)] {
-                    assert_eq!(openers_at_most(&bytes, limit), plain(&bytes) <= limit, "{len} {density} {limit}");
+                    assert_eq!(
+                        openers_at_most(&bytes, limit),
+                        plain(&bytes) <= limit,
+                        "{len} {density} {limit}"
+                    );
                 }
             }
         }
