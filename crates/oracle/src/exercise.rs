@@ -108,7 +108,7 @@ pub fn exercised(case: &Case, expected: &[Expected<'_>], profile: Profile) -> Ex
         }
         let text_in_pieces = turn.blocks.iter().any(|b| match b {
             Block::Text(t) => {
-                toolcert_scenario::fragments(&t.text, &t.splits).filter(|(_, f)| !f.is_empty()).count() >= 2
+                toolcert_render::fragments(&t.text, &t.splits).filter(|(_, f)| !f.is_empty()).count() >= 2
             }
             Block::Call(_) | Block::Foreign(_) => false,
         });
