@@ -195,14 +195,23 @@ fn expect_with<'a>(
             }
         }
     };
-    let mut calls: Vec<ExpectedCall<'a>> = Vec::new();
+    // Room for every piece the blocks can be sent as, so that the lists grow once at most.
+    let (mut n_calls, mut n_text) = (0, 0);
+    for b in &turn.blocks {
+        match b {
+            Block::Call(_) => n_calls += 1,
+            Block::Text(t) => n_text += t.splits.len() + 1,
+            Block::Foreign(_) => {}
+        }
+    }
+    let mut calls: Vec<ExpectedCall<'a>> = Vec::with_capacity(n_calls);
     let mut stop: Option<(toolcert_scenario::StopReason, u32)> = None;
     let mut fault: Option<FaultExpect> = None;
     let mut errored = false;
     let mut error_at: Option<u32> = None;
-    let mut text_pieces = Vec::new();
+    let mut text_pieces = Vec::with_capacity(n_text);
     let per_call = matches!(turn.shape, Shape::PerCall);
-    let mut layout: Vec<Place<'a>> = Vec::new();
+    let mut layout: Vec<Place<'a>> = Vec::with_capacity(if per_call { n_text + n_calls } else { 0 });
     let call_of = |block: u32| match &turn.blocks[block as usize] {
         Block::Call(c) => c,
         Block::Text(_) | Block::Foreign(_) => unreachable!("origins name calls by their block"),
@@ -256,7 +265,7 @@ fn expect_with<'a>(
                     name: &c.name,
                     terminal_at: None,
                     raw: Cow::Borrowed(""),
-                    fragments: Vec::new(),
+                    fragments: Vec::with_capacity(c.splits.len() + 1),
                     expect: Expect::Failed { reason: FailReason::Abandoned },
                 });
             }

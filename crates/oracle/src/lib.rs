@@ -323,9 +323,22 @@ impl Judge<'_> {
         }
         let turn_failed = error_ok.is_some();
         for call in &self.exp.calls {
-            let mine: Vec<&Timed<Outcome>> =
-                self.obs.outcomes.iter().filter(|o| o.value.call_id() == Some(call.call_id)).collect();
-            self.call(call, &mine, turn_failed);
+            let mut outcomes = self.obs.outcomes.iter().filter(|o| o.value.call_id() == Some(call.call_id));
+            // Most calls have one outcome: a list is made only for a call with several.
+            let several: Vec<&Timed<Outcome>>;
+            let one;
+            let mine: &[&Timed<Outcome>] = match (outcomes.next(), outcomes.next()) {
+                (None, _) => &[],
+                (Some(first), None) => {
+                    one = first;
+                    std::slice::from_ref(&one)
+                }
+                (Some(first), Some(second)) => {
+                    several = [first, second].into_iter().chain(outcomes).collect();
+                    &several
+                }
+            };
+            self.call(call, mine, turn_failed);
         }
         self.unmatched();
         self.text();
