@@ -99,7 +99,7 @@ pub fn exercised(case: &Case, expected: &[Expected<'_>], profile: Profile) -> Ex
             match judged {
                 Some(Judged::Unparseable) => set.insert(AccStrict),
                 Some(Judged::Dispatch { .. } | Judged::SchemaError { .. })
-                    if profile.schema && turn.schema_of(&call.name).is_some() =>
+                    if profile.schema && turn.schema_of(call.name).is_some() =>
                 {
                     set.insert(AccSchema)
                 }

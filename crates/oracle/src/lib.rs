@@ -772,7 +772,7 @@ impl Judge<'_> {
                 Invariant::AccAccount
             };
             let dispatch = matches!(o.value, Outcome::Dispatchable { .. });
-            if let Some(f) = id.and_then(|id| self.exp.foreign.iter().find(|f| f.id.as_deref() == Some(id))) {
+            if let Some(f) = id.and_then(|id| self.exp.foreign.iter().find(|f| f.id == Some(id))) {
                 let kind = f.kind.name();
                 self.flag(
                     Invariant::AccForeign,

@@ -139,7 +139,7 @@ mod tests {
                     .map(|_| {
                         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                         let r = state >> 33;
-                        if density > 0 && r % density == 0 {
+                        if density > 0 && r.is_multiple_of(density) {
                             if r & 1 == 0 {
                                 b'['
                             } else {
