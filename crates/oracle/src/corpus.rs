@@ -120,7 +120,7 @@ impl ExpectationFile {
         dialect: &str,
         turn: &toolcert_scenario::Turn,
         end: toolcert_scenario::StreamEnd,
-        exp: &Expected,
+        exp: &Expected<'_>,
     ) -> ExpectationFile {
         ExpectationFile {
             format: FORMAT,
@@ -137,9 +137,9 @@ impl ExpectationFile {
                 .calls
                 .iter()
                 .map(|c| CallExpectation {
-                    call_id: c.call_id.clone(),
-                    name: c.name.clone(),
-                    raw: c.raw.clone(),
+                    call_id: c.call_id.to_string(),
+                    name: c.name.to_string(),
+                    raw: c.raw.to_string(),
                     expect: match &c.expect {
                         Expect::Finished { judged } => judged_to_file(judged),
                         Expect::Failed { reason } => CallExpect::Failed { reason: *reason },
@@ -158,7 +158,7 @@ impl ExpectationFile {
 
     /// The oracle's expectation, without timing: every call's terminal counts as arrived
     /// before the end (a replay judges outcomes, not when they came).
-    pub fn to_expected(&self) -> Result<Expected, String> {
+    pub fn to_expected(&self) -> Result<Expected<'_>, String> {
         if self.format > FORMAT {
             return Err(format!("format {} is newer than this toolcert understands ({FORMAT})", self.format));
         }
@@ -181,11 +181,11 @@ impl ExpectationFile {
                 Ok(ExpectedCall {
                     block: k as u32,
                     index: k as u32,
-                    call_id: c.call_id.clone(),
-                    name: c.name.clone(),
+                    call_id: &c.call_id,
+                    name: &c.name,
                     terminal_at: Some(0),
-                    raw: c.raw.clone(),
-                    fragments: vec![c.raw.clone()],
+                    raw: std::borrow::Cow::Borrowed(&c.raw),
+                    fragments: vec![&c.raw],
                     expect,
                 })
             })
@@ -199,7 +199,7 @@ impl ExpectationFile {
             fault: self.error.as_ref().map(|e| FaultExpect { class: e.class, also: e.or, at: 0 }),
             // A subject that fails a faulty turn may have shown any prefix of the text; one that
             // does not fail it must show all of it.
-            text_pieces: vec![(u32::from(self.error.is_some()), self.text.clone())],
+            text_pieces: vec![(u32::from(self.error.is_some()), &self.text)],
             layout: None,
             events: 0,
             // The file lists calls, not foreign blocks: an outcome for one is an unannounced

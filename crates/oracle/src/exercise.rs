@@ -55,7 +55,7 @@ impl FromIterator<Invariant> for Exercised {
 
 /// The events-level invariants `case` exercises, from the expectations of its streams
 /// (`expected[s]` belongs to `case.streams[s]`, as [`crate::expect`] derived them).
-pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exercised {
+pub fn exercised(case: &Case, expected: &[Expected<'_>], profile: Profile) -> Exercised {
     use Invariant::*;
     let mut set = Exercised::default();
     // Any stream can crash the subject, and must raise a protocol error exactly when it is
@@ -99,7 +99,7 @@ pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exerci
             match judged {
                 Some(Judged::Unparseable) => set.insert(AccStrict),
                 Some(Judged::Dispatch { .. } | Judged::SchemaError { .. })
-                    if profile.schema && turn.schema_of(&call.name).is_some() =>
+                    if profile.schema && turn.schema_of(call.name).is_some() =>
                 {
                     set.insert(AccSchema)
                 }
@@ -108,7 +108,7 @@ pub fn exercised(case: &Case, expected: &[Expected], profile: Profile) -> Exerci
         }
         let text_in_pieces = turn.blocks.iter().any(|b| match b {
             Block::Text(t) => {
-                toolcert_scenario::fragments(&t.text, &t.splits).filter(|(_, f)| !f.is_empty()).count() >= 2
+                toolcert_render::fragments(&t.text, &t.splits).filter(|(_, f)| !f.is_empty()).count() >= 2
             }
             Block::Call(_) | Block::Foreign(_) => false,
         });

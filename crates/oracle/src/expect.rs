@@ -1,11 +1,13 @@
 //! Expectations: what a correct subject reports for one stream, derived from the scenario
 //! and the origins of the events that were delivered (never from any accumulator).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 use toolcert_render::{Origin, Rendered};
 use toolcert_scenario::{Block, EndingKind, FaultClass, FaultKind, ForeignKind, Shape, Turn};
-use toolcert_subject::{ErrorClass, FailReason, Slot};
+use toolcert_subject::{ErrorClass, FailReason};
 
 /// What the call's document is worth once finished, as a strict parser and the schema see it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -49,27 +51,39 @@ impl FaultExpect {
     }
 }
 
-/// One announced call as delivered.
+/// One announced call as delivered. Its strings borrow from the scenario (or the
+/// expectation file) it was derived from: an expectation is built for every case checked,
+/// and copying every piece of every turn cost more than judging it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ExpectedCall {
+pub struct ExpectedCall<'a> {
     /// Block position in the turn.
     pub block: u32,
     pub index: u32,
-    pub call_id: String,
-    pub name: String,
+    pub call_id: &'a str,
+    pub name: &'a str,
     /// Events delivered once its terminal event had arrived (`None`: never arrived).
     pub terminal_at: Option<u32>,
-    /// The buffer as received: the delivered fragments, joined.
-    pub raw: String,
+    /// The buffer as received: the delivered fragments, joined (borrowed where they are a
+    /// prefix of the document, as rendering delivers them).
+    pub raw: Cow<'a, str>,
     /// The fragments as delivered, for telling a reordering from a mangling.
     #[serde(skip)]
-    pub fragments: Vec<String>,
+    pub fragments: Vec<&'a str>,
     pub expect: Expect,
+}
+
+/// One slot of the assembled message a correct subject reports, in stream order, as
+/// delivered: a text piece or a call (adjacent pieces form one text run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "slot", rename_all = "snake_case")]
+pub enum Place<'a> {
+    Text { text: &'a str },
+    Call { call_id: &'a str },
 }
 
 /// What a correct subject reports for one stream.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Expected {
+pub struct Expected<'a> {
     pub ending: EndingKind,
     /// The message-level stop reason delivered, in the scenario's spelling (`None` for an
     /// abandoned or errored turn, and in a corpus file, which records only the ending).
@@ -78,36 +92,36 @@ pub struct Expected {
     /// Events delivered once the stop reason or the error event had arrived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<u32>,
-    pub calls: Vec<ExpectedCall>,
+    pub calls: Vec<ExpectedCall<'a>>,
     /// The first fault delivered: the protocol error the turn must fail with.
     pub fault: Option<FaultExpect>,
     /// Text pieces as delivered: (events delivered after the piece, text).
     #[serde(skip)]
-    pub text_pieces: Vec<(u32, String)>,
+    pub text_pieces: Vec<(u32, &'a str)>,
     /// The assembled message's layout, where the shape orders blocks (per-call shape only).
-    pub layout: Option<Vec<Slot>>,
+    pub layout: Option<Vec<Place<'a>>>,
     pub events: u32,
     /// The foreign blocks delivered (at least their start, or in Chat a delta): none of
     /// them may be dispatched or leak into a call or the text (ACC-FOREIGN).
     #[serde(skip)]
-    pub foreign: Vec<ExpectedForeign>,
+    pub foreign: Vec<ExpectedForeign<'a>>,
 }
 
 /// One foreign block as delivered.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ExpectedForeign {
+pub struct ExpectedForeign<'a> {
     pub block: u32,
     pub kind: ForeignKind,
     /// The id it carries, if its kind carries one (what a subject that dispatched it would
     /// name its outcome with).
-    pub id: Option<String>,
+    pub id: Option<&'a str>,
     /// Its content as delivered, piece by piece.
-    pub pieces: Vec<String>,
+    pub pieces: Vec<&'a str>,
     /// Events delivered once each of its events had arrived.
     pub at: Vec<u32>,
 }
 
-impl ExpectedForeign {
+impl ExpectedForeign<'_> {
     /// A piece of its content long enough to be recognised where it leaked.
     pub fn leaked_into(&self, got: &str, own: &str) -> bool {
         let whole: String = self.pieces.concat();
@@ -116,10 +130,15 @@ impl ExpectedForeign {
     }
 }
 
-impl Expected {
+impl<'a> Expected<'a> {
     /// The text delivered within the first `n` events.
     pub fn text_upto(&self, n: u32) -> String {
-        self.text_pieces.iter().filter(|(at, _)| *at <= n).map(|(_, t)| t.as_str()).collect()
+        self.pieces_upto(n).collect()
+    }
+
+    /// The text pieces delivered within the first `n` events, in order.
+    pub fn pieces_upto(&self, n: u32) -> impl Iterator<Item = &'a str> + '_ {
+        self.text_pieces.iter().filter(move |(at, _)| *at <= n).map(|(_, t)| *t)
     }
 
     /// Every delivered text piece, joined.
@@ -141,7 +160,7 @@ pub struct Profile {
 /// defect of class `malformed` once `after` neutral events are complete: the runner keeps
 /// it only where it is rendered (the bytes level of a binary-framed dialect), with `after`
 /// set to exactly the events complete before the damaged message.
-pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected {
+pub fn expect<'a>(turn: &'a Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected<'a> {
     let n = rendered.events.len() as u32;
     let corrupt = turn.transport.corrupt.map(|c| (c.after.min(n), ErrorClass::Malformed));
     expect_with(turn, rendered, profile, corrupt)
@@ -151,22 +170,22 @@ pub fn expect(turn: &Turn, rendered: &Rendered<'_>, profile: Profile) -> Expecte
 /// describes ([`toolcert_scenario::WireDefect`]), arriving once `before` neutral events are
 /// complete: a fault of `class` at that point, judged as any fault is (the turn fails, no
 /// call is dispatched unless it finished before the defect).
-pub fn expect_defect(
-    turn: &Turn,
+pub fn expect_defect<'a>(
+    turn: &'a Turn,
     rendered: &Rendered<'_>,
     profile: Profile,
     before: u32,
     class: ErrorClass,
-) -> Expected {
+) -> Expected<'a> {
     expect_with(turn, rendered, profile, Some((before, class)))
 }
 
-fn expect_with(
-    turn: &Turn,
+fn expect_with<'a>(
+    turn: &'a Turn,
     rendered: &Rendered<'_>,
     profile: Profile,
     defect: Option<(u32, ErrorClass)>,
-) -> Expected {
+) -> Expected<'a> {
     // A defect is an event between neutral events `before` and `before + 1`: it counts as
     // delivered with the next one, so that a call finished by event `before` finished first.
     let defect_fault = |fault: &mut Option<FaultExpect>, delivered: u32| {
@@ -176,18 +195,28 @@ fn expect_with(
             }
         }
     };
-    let mut calls: Vec<ExpectedCall> = Vec::new();
+    // Room for every piece the blocks can be sent as, so that the lists grow once at most.
+    let (mut n_calls, mut n_text) = (0, 0);
+    for b in &turn.blocks {
+        match b {
+            Block::Call(_) => n_calls += 1,
+            Block::Text(t) => n_text += t.splits.len() + 1,
+            Block::Foreign(_) => {}
+        }
+    }
+    let mut calls: Vec<ExpectedCall<'a>> = Vec::with_capacity(n_calls);
     let mut stop: Option<(toolcert_scenario::StopReason, u32)> = None;
     let mut fault: Option<FaultExpect> = None;
     let mut errored = false;
     let mut error_at: Option<u32> = None;
-    let mut text_pieces = Vec::new();
-    let mut layout: Vec<Slot> = Vec::new();
+    let mut text_pieces = Vec::with_capacity(n_text);
+    let per_call = matches!(turn.shape, Shape::PerCall);
+    let mut layout: Vec<Place<'a>> = Vec::with_capacity(if per_call { n_text + n_calls } else { 0 });
     let call_of = |block: u32| match &turn.blocks[block as usize] {
         Block::Call(c) => c,
         Block::Text(_) | Block::Foreign(_) => unreachable!("origins name calls by their block"),
     };
-    let mut foreign: Vec<ExpectedForeign> = Vec::new();
+    let mut foreign: Vec<ExpectedForeign<'a>> = Vec::new();
     let mut foreign_piece = |block: u32, piece: Option<(u32, u32)>, delivered: u32| {
         let Some(Block::Foreign(f)) = turn.blocks.get(block as usize) else { return };
         let k = match foreign.iter().position(|e| e.block == block) {
@@ -196,7 +225,7 @@ fn expect_with(
                 foreign.push(ExpectedForeign {
                     block,
                     kind: f.kind,
-                    id: (f.kind.carries_id() && !f.id.is_empty()).then(|| f.id.clone()),
+                    id: (f.kind.carries_id() && !f.id.is_empty()).then_some(f.id.as_str()),
                     pieces: Vec::new(),
                     at: Vec::new(),
                 });
@@ -206,9 +235,9 @@ fn expect_with(
         let e = &mut foreign[k];
         e.at.push(delivered);
         match piece {
-            Some((start, end)) => e.pieces.push(f.text[start as usize..end as usize].to_string()),
+            Some((start, end)) => e.pieces.push(&f.text[start as usize..end as usize]),
             // A kind that does not stream carries its whole content in its start.
-            None if !f.kind.streams() && e.at.len() == 1 => e.pieces.push(f.text.clone()),
+            None if !f.kind.streams() && e.at.len() == 1 => e.pieces.push(&f.text),
             None => {}
         }
     };
@@ -219,32 +248,39 @@ fn expect_with(
             Origin::Text { block, start, end } => {
                 let Block::Text(t) = &turn.blocks[block as usize] else { unreachable!() };
                 let piece = &t.text[start as usize..end as usize];
-                text_pieces.push((delivered, piece.to_string()));
-                match layout.last_mut() {
-                    Some(Slot::Text { text }) => text.push_str(piece),
-                    _ => layout.push(Slot::Text { text: piece.to_string() }),
+                text_pieces.push((delivered, piece));
+                if per_call {
+                    layout.push(Place::Text { text: piece });
                 }
             }
             Origin::Announce { block } => {
                 let c = call_of(block);
-                layout.push(Slot::Call { call_id: c.call_id.clone() });
+                if per_call {
+                    layout.push(Place::Call { call_id: &c.call_id });
+                }
                 calls.push(ExpectedCall {
                     block,
                     index: c.index,
-                    call_id: c.call_id.clone(),
-                    name: c.name.clone(),
+                    call_id: &c.call_id,
+                    name: &c.name,
                     terminal_at: None,
-                    raw: String::new(),
-                    fragments: Vec::new(),
+                    raw: Cow::Borrowed(""),
+                    fragments: Vec::with_capacity(c.splits.len() + 1),
                     expect: Expect::Failed { reason: FailReason::Abandoned },
                 });
             }
             Origin::Fragment { block, start, end } => {
                 let c = call_of(block);
                 if let Some(e) = calls.iter_mut().find(|e| e.block == block) {
-                    let piece = &c.arguments[start as usize..end as usize];
-                    e.raw.push_str(piece);
-                    e.fragments.push(piece.to_string());
+                    let (start, end) = (start as usize, end as usize);
+                    let piece = &c.arguments[start..end];
+                    match &mut e.raw {
+                        // The fragments so far are the document's first bytes, and this one
+                        // follows them: the buffer is still a prefix of the document.
+                        Cow::Borrowed(raw) if raw.len() == start => *raw = &c.arguments[..end],
+                        raw => raw.to_mut().push_str(piece),
+                    }
+                    e.fragments.push(piece);
                 }
             }
             Origin::CallStop { block } => {
@@ -253,7 +289,7 @@ fn expect_with(
                     // A terminal that repeats arguments other than the fragments is a fault.
                     let mismatch = turn.faults.iter().any(|f| match &f.kind {
                         FaultKind::DoneMismatch { call, arguments } => {
-                            turn.fault_call_block(*call) == Some(block) && *arguments != e.raw
+                            turn.fault_call_block(*call) == Some(block) && *arguments != *e.raw
                         }
                         _ => false,
                     });
@@ -329,7 +365,7 @@ fn expect_with(
     }
     for e in &mut calls {
         let document = &call_of(e.block).arguments;
-        let judged = || judge(document, turn.schema_of(&e.name).filter(|_| profile.schema));
+        let judged = || judge(document, turn.schema_of(e.name).filter(|_| profile.schema));
         e.expect = match (fault.map(|f| f.at), stop) {
             (Some(fault_at), _) => Expect::Faulted {
                 // Dispatch was allowed only if the call had finished before the fault and the
@@ -364,7 +400,7 @@ fn expect_with(
         calls,
         fault,
         text_pieces,
-        layout: matches!(turn.shape, Shape::PerCall).then_some(layout),
+        layout: per_call.then_some(layout),
         events: rendered.events.len() as u32,
         foreign,
     }

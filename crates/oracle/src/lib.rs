@@ -26,7 +26,7 @@ pub use expect::depth as nesting_depth;
 
 pub use expect::{
     expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, ExpectedForeign,
-    FaultExpect, Judged, Profile, MAX_DEPTH,
+    FaultExpect, Judged, Place, Profile, MAX_DEPTH,
 };
 pub use invariant::{Grade, Invariant};
 use number::Agreement;
@@ -120,12 +120,12 @@ pub fn judge_case_parsed(
     observed: &[Observation],
     profile: Profile,
 ) -> (Vec<Violation>, Exercised, Parsed) {
-    let expected: Vec<Expected> =
+    let expected: Vec<Expected<'_>> =
         case.streams.iter().zip(rendered).map(|(t, r)| expect(t, r, profile)).collect();
     let exercised = exercised(case, &expected, profile).union(exercise::reported(observed));
     let mut out = Vec::new();
     for (s, (exp, obs)) in expected.iter().zip(observed).enumerate() {
-        let others: Vec<&Expected> =
+        let others: Vec<&Expected<'_>> =
             expected.iter().enumerate().filter(|(o, _)| *o != s).map(|(_, e)| e).collect();
         Judge { stream: s as u32, exp, obs, others: &others, out: &mut out }.run();
     }
@@ -151,7 +151,7 @@ pub fn judge_case_parsed(
 }
 
 /// Judges one stream alone.
-pub fn judge_stream(exp: &Expected, obs: &Observation) -> Vec<Violation> {
+pub fn judge_stream(exp: &Expected<'_>, obs: &Observation) -> Vec<Violation> {
     let mut out = Vec::new();
     Judge { stream: 0, exp, obs, others: &[], out: &mut out }.run();
     out
@@ -159,10 +159,10 @@ pub fn judge_stream(exp: &Expected, obs: &Observation) -> Vec<Violation> {
 
 struct Judge<'a> {
     stream: u32,
-    exp: &'a Expected,
+    exp: &'a Expected<'a>,
     obs: &'a Observation,
     /// The other streams of the case, to recognise data that leaked across streams.
-    others: &'a [&'a Expected],
+    others: &'a [&'a Expected<'a>],
     out: &'a mut Vec<Violation>,
 }
 
@@ -323,13 +323,22 @@ impl Judge<'_> {
         }
         let turn_failed = error_ok.is_some();
         for call in &self.exp.calls {
-            let mine: Vec<&Timed<Outcome>> = self
-                .obs
-                .outcomes
-                .iter()
-                .filter(|o| o.value.call_id() == Some(call.call_id.as_str()))
-                .collect();
-            self.call(call, &mine, turn_failed);
+            let mut outcomes = self.obs.outcomes.iter().filter(|o| o.value.call_id() == Some(call.call_id));
+            // Most calls have one outcome: a list is made only for a call with several.
+            let several: Vec<&Timed<Outcome>>;
+            let one;
+            let mine: &[&Timed<Outcome>] = match (outcomes.next(), outcomes.next()) {
+                (None, _) => &[],
+                (Some(first), None) => {
+                    one = first;
+                    std::slice::from_ref(&one)
+                }
+                (Some(first), Some(second)) => {
+                    several = [first, second].into_iter().chain(outcomes).collect();
+                    &several
+                }
+            };
+            self.call(call, mine, turn_failed);
         }
         self.unmatched();
         self.text();
@@ -398,8 +407,8 @@ impl Judge<'_> {
         }
     }
 
-    fn call(&mut self, call: &ExpectedCall, mine: &[&Timed<Outcome>], turn_failed: bool) {
-        let id = Some(call.call_id.as_str());
+    fn call(&mut self, call: &ExpectedCall<'_>, mine: &[&Timed<Outcome>], turn_failed: bool) {
+        let id = Some(call.call_id);
         let Some(first) = mine.first() else {
             self.missing(call, turn_failed);
             return;
@@ -416,7 +425,7 @@ impl Judge<'_> {
             );
         }
         let o = &first.value;
-        if o.name() != Some(call.name.as_str()) && !matches!(o, Outcome::Failed { name: None, .. }) {
+        if o.name() != Some(call.name) && !matches!(o, Outcome::Failed { name: None, .. }) {
             self.flag(
                 Invariant::AccIdentity,
                 Grade::Must,
@@ -459,8 +468,8 @@ impl Judge<'_> {
     }
 
     /// Compares one outcome with what the call should have given.
-    fn against(&mut self, call: &ExpectedCall, expect: &Expect, o: &Outcome) {
-        let id = Some(call.call_id.as_str());
+    fn against(&mut self, call: &ExpectedCall<'_>, expect: &Expect, o: &Outcome) {
+        let id = Some(call.call_id);
         let expected = || show_expect(expect, &call.raw);
         // Formatted only for a violation: most outcomes are right.
         let observed = || show_outcome(o);
@@ -517,8 +526,8 @@ impl Judge<'_> {
         }
     }
 
-    fn finished(&mut self, call: &ExpectedCall, judged: &Judged, o: &Outcome) {
-        let id = Some(call.call_id.as_str());
+    fn finished(&mut self, call: &ExpectedCall<'_>, judged: &Judged, o: &Outcome) {
+        let id = Some(call.call_id);
         let expected = || show_expect(&Expect::Finished { judged: judged.clone() }, &call.raw);
         // Formatted only for a violation: most outcomes are right.
         let observed = || show_outcome(o);
@@ -600,7 +609,7 @@ impl Judge<'_> {
     /// Dispatched arguments against the strict parse of the model's document, under the number
     /// rule: another value is a `grade` mismatch; the same values with a number of another
     /// kind (`2` for `2.0`) a should-grade note; another spelling of the same kind nothing.
-    fn args(&mut self, call: &ExpectedCall, want: &Value, got: &Value, grade: Grade) {
+    fn args(&mut self, call: &ExpectedCall<'_>, want: &Value, got: &Value, grade: Grade) {
         match number::agree(want, got) {
             Agreement::Same | Agreement::Respelled => {}
             Agreement::Retyped => {
@@ -612,7 +621,7 @@ impl Judge<'_> {
                 self.flag(
                     Invariant::AccFidelity,
                     Grade::Should,
-                    Some(call.call_id.as_str()),
+                    Some(call.call_id),
                     "a number dispatched with its value but another kind",
                     expected,
                     observed,
@@ -623,15 +632,15 @@ impl Judge<'_> {
     }
 
     /// A failure's raw buffer must be the buffer as received.
-    fn raw(&mut self, call: &ExpectedCall, raw: &str) {
+    fn raw(&mut self, call: &ExpectedCall<'_>, raw: &str) {
         if raw != call.raw {
             self.mismatch(call, MismatchOf::Raw(raw), Grade::Should);
         }
     }
 
     /// Arguments or a buffer that differ from the model's: names the likeliest cause.
-    fn mismatch(&mut self, call: &ExpectedCall, got: MismatchOf<'_>, grade: Grade) {
-        let id = Some(call.call_id.as_str());
+    fn mismatch(&mut self, call: &ExpectedCall<'_>, got: MismatchOf<'_>, grade: Grade) {
+        let id = Some(call.call_id);
         let (expected, observed) = match got {
             MismatchOf::Args(a) => match expect_args(&call.expect) {
                 Some(want) => contrast("args ", &want.to_string(), &a.to_string(), None),
@@ -657,7 +666,7 @@ impl Judge<'_> {
             }
         }
         // Another call's data in this call's outcome, when that call did not get it itself.
-        let served = |c: &ExpectedCall, obs: &Observation| {
+        let served = |c: &ExpectedCall<'_>, obs: &Observation| {
             obs.outcomes.iter().any(|o| match (&o.value, &c.expect) {
                 (
                     Outcome::Dispatchable { call_id, args, .. },
@@ -686,14 +695,14 @@ impl Judge<'_> {
 
     /// The first foreign block with an event in the unit that failed the turn (events
     /// `before + 1 ..= delivered`, 1-based).
-    fn failed_on_foreign(&self) -> Option<&ExpectedForeign> {
+    fn failed_on_foreign(&self) -> Option<&ExpectedForeign<'_>> {
         let at = self.obs.error.as_ref()?.at;
         self.exp.foreign.iter().find(|f| f.at.iter().any(|&n| n > at.before && n <= at.delivered))
     }
 
     /// A call with no outcome.
-    fn missing(&mut self, call: &ExpectedCall, turn_failed: bool) {
-        let id = Some(call.call_id.as_str());
+    fn missing(&mut self, call: &ExpectedCall<'_>, turn_failed: bool) {
+        let id = Some(call.call_id);
         let (inv, grade) = match &call.expect {
             Expect::Faulted { .. } => return,
             Expect::Finished { judged: Judged::Dispatch { .. } | Judged::SchemaError { .. } } => {
@@ -726,7 +735,7 @@ impl Judge<'_> {
         let namesake = self.exp.calls.iter().find(|c| {
             c.block != call.block
                 && c.name == call.name
-                && self.obs.outcomes.iter().any(|o| o.value.call_id() == Some(c.call_id.as_str()))
+                && self.obs.outcomes.iter().any(|o| o.value.call_id() == Some(c.call_id))
         });
         if let Some(other) = namesake {
             self.flag(
@@ -752,7 +761,7 @@ impl Judge<'_> {
             // An id that embeds an announced one, or the arguments of an announced call under
             // another id: the identity was mangled, not a call made up.
             let mangled = self.exp.calls.iter().any(|c| {
-                id.is_some_and(|id| id.contains(c.call_id.as_str()))
+                id.is_some_and(|id| id.contains(c.call_id))
                     || matches!(&o.value, Outcome::Dispatchable { args, .. } if MismatchOf::Args(args).carries(c, c))
             });
             let inv = if from_other_stream {
@@ -763,7 +772,7 @@ impl Judge<'_> {
                 Invariant::AccAccount
             };
             let dispatch = matches!(o.value, Outcome::Dispatchable { .. });
-            if let Some(f) = id.and_then(|id| self.exp.foreign.iter().find(|f| f.id.as_deref() == Some(id))) {
+            if let Some(f) = id.and_then(|id| self.exp.foreign.iter().find(|f| f.id == Some(id))) {
                 let kind = f.kind.name();
                 self.flag(
                     Invariant::AccForeign,
@@ -797,15 +806,16 @@ impl Judge<'_> {
         // A subject that failed the turn saw the text up to the unit that failed it, which may
         // have carried several events; one that did not was fed everything.
         let (lo, hi) = match &self.obs.error {
-            Some(e) => (self.exp.text_upto(e.at.before), self.exp.text_upto(e.at.delivered)),
-            None => {
-                let all = self.exp.text();
-                (all.clone(), all)
-            }
+            Some(e) => (e.at.before, e.at.delivered),
+            None => (u32::MAX, u32::MAX),
         };
         let got = &self.obs.text;
-        let want = hi;
-        if !(got.starts_with(lo.as_str()) && want.starts_with(got.as_str())) {
+        // Compared piece by piece; the pieces are joined only to show a difference (most
+        // texts are right, and joining every turn's text cost more than comparing it).
+        if !(starts_with_pieces(got, self.exp.pieces_upto(lo))
+            && pieces_start_with(self.exp.pieces_upto(hi), got))
+        {
+            let want = self.exp.text_upto(hi);
             if let Some(f) = self.exp.foreign.iter().find(|f| f.leaked_into(got, &want)) {
                 let at = first_difference(&want, got);
                 let unit = format!("of the text ({} bytes; observed {})", want.len(), got.len());
@@ -820,7 +830,7 @@ impl Judge<'_> {
                 .calls
                 .iter()
                 .flat_map(|c| &c.fragments)
-                .any(|f| f.len() >= 2 && got.contains(f.as_str()) && !want.contains(f.as_str()));
+                .any(|f| f.len() >= 2 && got.contains(f) && !want.contains(f));
             let at = first_difference(&want, got);
             let unit = format!("of the text ({} bytes; observed {})", want.len(), got.len());
             let (expected, mut observed) =
@@ -924,25 +934,134 @@ fn early(at: Stamp, terminal_at: u32) -> bool {
     !at.at_finish && at.delivered < terminal_at
 }
 
-/// Layouts compared with adjacent text runs merged and empty runs dropped.
-fn same_layout(a: &[toolcert_subject::Slot], b: &[toolcert_subject::Slot]) -> bool {
-    normal_layout(a) == normal_layout(b)
-}
-
-fn normal_layout(slots: &[toolcert_subject::Slot]) -> Vec<toolcert_subject::Slot> {
-    use toolcert_subject::Slot;
-    let mut out: Vec<Slot> = Vec::new();
-    for s in slots {
-        match (out.last_mut(), s) {
-            (_, Slot::Text { text }) if text.is_empty() => {}
-            (Some(Slot::Text { text: run }), Slot::Text { text }) => run.push_str(text),
-            _ => out.push(s.clone()),
+/// Whether `s` begins with `pieces` joined.
+fn starts_with_pieces<'p>(s: &str, pieces: impl Iterator<Item = &'p str>) -> bool {
+    let mut rest = s.as_bytes();
+    for p in pieces {
+        match rest.strip_prefix(p.as_bytes()) {
+            Some(r) => rest = r,
+            None => return false,
         }
     }
-    out
+    true
 }
 
-fn show_layout(slots: &[toolcert_subject::Slot]) -> String {
+/// Whether `pieces` joined begin with `s`.
+fn pieces_start_with<'p>(pieces: impl Iterator<Item = &'p str>, s: &str) -> bool {
+    let mut rest = s.as_bytes();
+    for p in pieces {
+        if rest.is_empty() {
+            return true;
+        }
+        let n = p.len().min(rest.len());
+        if p.as_bytes()[..n] != rest[..n] {
+            return false;
+        }
+        rest = &rest[n..];
+    }
+    rest.is_empty()
+}
+
+/// One slot of a layout, as the comparison reads it.
+trait LayoutSlot {
+    /// `Ok(text)` of a text slot, `Err(call_id)` of a call.
+    fn part(&self) -> Result<&str, &str>;
+}
+
+impl LayoutSlot for toolcert_subject::Slot {
+    fn part(&self) -> Result<&str, &str> {
+        match self {
+            toolcert_subject::Slot::Text { text } => Ok(text),
+            toolcert_subject::Slot::Call { call_id } => Err(call_id),
+        }
+    }
+}
+
+impl LayoutSlot for Place<'_> {
+    fn part(&self) -> Result<&str, &str> {
+        match *self {
+            Place::Text { text } => Ok(text),
+            Place::Call { call_id } => Err(call_id),
+        }
+    }
+}
+
+/// A layout's runs with adjacent text merged and empty text dropped: each text run as the
+/// range of its slots, each call as its id.
+fn runs<S: LayoutSlot>(slots: &[S]) -> impl Iterator<Item = Result<&[S], &str>> + '_ {
+    let mut k = 0;
+    std::iter::from_fn(move || loop {
+        let first = slots.get(k)?;
+        match first.part() {
+            Err(call_id) => {
+                k += 1;
+                return Some(Err(call_id));
+            }
+            Ok(_) => {
+                let end = slots[k..].iter().position(|s| s.part().is_err()).map_or(slots.len(), |n| k + n);
+                let run = &slots[k..end];
+                k = end;
+                if run.iter().any(|s| s.part().is_ok_and(|t| !t.is_empty())) {
+                    return Some(Ok(run));
+                }
+            }
+        }
+    })
+}
+
+/// The text of a run of text slots, piece by piece.
+fn run_text<S: LayoutSlot>(run: &[S]) -> impl Iterator<Item = &str> {
+    run.iter().filter_map(|s| s.part().ok())
+}
+
+/// Layouts compared with adjacent text runs merged and empty runs dropped (without building
+/// either: most layouts are right).
+fn same_layout<A: LayoutSlot, B: LayoutSlot>(a: &[A], b: &[B]) -> bool {
+    let (mut a, mut b) = (runs(a), runs(b));
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some(Err(x)), Some(Err(y))) if x == y => {}
+            (Some(Ok(x)), Some(Ok(y))) if same_pieces(run_text(x), run_text(y)) => {}
+            _ => return false,
+        }
+    }
+}
+
+/// Whether two sequences of pieces join to the same text.
+fn same_pieces<'x, 'y>(mut a: impl Iterator<Item = &'x str>, mut b: impl Iterator<Item = &'y str>) -> bool {
+    let (mut x, mut y): (&[u8], &[u8]) = (b"", b"");
+    loop {
+        while x.is_empty() {
+            let Some(p) = a.next() else { break };
+            x = p.as_bytes();
+        }
+        while y.is_empty() {
+            let Some(p) = b.next() else { break };
+            y = p.as_bytes();
+        }
+        if x.is_empty() || y.is_empty() {
+            return x.is_empty() && y.is_empty();
+        }
+        let n = x.len().min(y.len());
+        if x[..n] != y[..n] {
+            return false;
+        }
+        (x, y) = (&x[n..], &y[n..]);
+    }
+}
+
+fn normal_layout<S: LayoutSlot>(slots: &[S]) -> Vec<toolcert_subject::Slot> {
+    use toolcert_subject::Slot;
+    runs(slots)
+        .map(|r| match r {
+            Ok(run) => Slot::Text { text: run_text(run).collect() },
+            Err(call_id) => Slot::Call { call_id: call_id.to_string() },
+        })
+        .collect()
+}
+
+fn show_layout<S: LayoutSlot>(slots: &[S]) -> String {
     use toolcert_subject::Slot;
     let parts: Vec<String> = normal_layout(slots)
         .iter()
@@ -968,7 +1087,7 @@ enum MismatchOf<'a> {
 impl MismatchOf<'_> {
     /// Carries data of `other` that the call `own` does not: its arguments, or a delivered
     /// piece of its buffer.
-    fn carries(&self, own: &ExpectedCall, other: &ExpectedCall) -> bool {
+    fn carries(&self, own: &ExpectedCall<'_>, other: &ExpectedCall<'_>) -> bool {
         match self {
             MismatchOf::Args(a) => match &other.expect {
                 Expect::Finished { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
@@ -994,7 +1113,7 @@ impl MismatchOf<'_> {
     /// The same bytes as the call's buffer in another order: for a failure's raw buffer, the
     /// same multiset of bytes; for dispatched arguments, the strict parse of the fragments
     /// joined in another order.
-    fn reorders(&self, call: &ExpectedCall) -> bool {
+    fn reorders(&self, call: &ExpectedCall<'_>) -> bool {
         let r = match self {
             MismatchOf::Raw(r) => r,
             MismatchOf::Args(a) => return reordered_parse(&call.fragments, a),
@@ -1017,12 +1136,12 @@ mod tests;
 /// fragments, otherwise the reorderings bugs produce (reversed, sorted, one adjacent swap).
 /// Fragments of white space only are left out: moving them is not what changed the value
 /// (dropping them, as a trimming bug does, is).
-fn reordered_parse(fragments: &[String], args: &Value) -> bool {
-    let parses_to = |order: &[&String]| {
-        let joined: String = order.iter().map(|s| s.as_str()).collect();
+fn reordered_parse(fragments: &[&str], args: &Value) -> bool {
+    let parses_to = |order: &[&str]| {
+        let joined: String = order.concat();
         parse_document(&joined).is_some_and(|v| number::same_value(&v, args))
     };
-    let refs: Vec<&String> = fragments.iter().filter(|f| !f.trim().is_empty()).collect();
+    let refs: Vec<&str> = fragments.iter().copied().filter(|f| !f.trim().is_empty()).collect();
     if parses_to(&refs) {
         // The value is what the fragments give in their own order, white space aside.
         return false;
@@ -1046,7 +1165,7 @@ fn reordered_parse(fragments: &[String], args: &Value) -> bool {
 }
 
 /// Heap-free recursive permutation search; stops at the first order `f` accepts.
-fn permutations<'s>(order: &mut Vec<&'s String>, k: usize, f: &dyn Fn(&[&'s String]) -> bool) -> bool {
+fn permutations<'s>(order: &mut Vec<&'s str>, k: usize, f: &dyn Fn(&[&'s str]) -> bool) -> bool {
     if k == order.len() {
         return f(order);
     }

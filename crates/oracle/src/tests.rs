@@ -610,3 +610,93 @@ fn foreign_flags_a_dispatched_server_tool_thinking_in_the_text_and_foreign_bytes
     let v = judge_one(&t, &o);
     assert_eq!(v[0].invariant, Invariant::AccForeign, "{v:?}");
 }
+
+/// The layout comparison and the text prefix checks read pieces in place; the joined forms
+/// they replaced (merge adjacent text, drop empty runs, compare; join, then `starts_with`)
+/// are kept here as their oracle, over every layout of a few short slots.
+#[test]
+fn piecewise_comparisons_answer_as_the_joined_forms() {
+    fn old_normal(slots: &[Slot]) -> Vec<Slot> {
+        let mut out: Vec<Slot> = Vec::new();
+        for s in slots {
+            match (out.last_mut(), s) {
+                (_, Slot::Text { text }) if text.is_empty() => {}
+                (Some(Slot::Text { text: run }), Slot::Text { text }) => run.push_str(text),
+                _ => out.push(s.clone()),
+            }
+        }
+        out
+    }
+    let atoms = ["", "a", "ab", "b", "ba", "c#A", "c#B"];
+    let slot = |a: &str| match a.strip_prefix("c#") {
+        Some(id) => Slot::Call { call_id: id.to_string() },
+        None => Slot::Text { text: a.to_string() },
+    };
+    let place = |a: &'static str| match a.strip_prefix("c#") {
+        Some(id) => Place::Call { call_id: id },
+        None => Place::Text { text: a },
+    };
+    // Every sequence of up to 4 atoms.
+    let mut layouts: Vec<Vec<&'static str>> = vec![vec![]];
+    for _ in 0..4 {
+        let longer: Vec<Vec<&str>> = layouts
+            .iter()
+            .filter(|l| l.len() == layouts.last().map_or(0, Vec::len))
+            .flat_map(|l| atoms.iter().map(move |a| [l.clone(), vec![*a]].concat()))
+            .collect();
+        layouts.extend(longer);
+    }
+    let mut compared = 0;
+    for (k, a) in layouts.iter().enumerate() {
+        let places: Vec<Place<'_>> = a.iter().map(|x| place(x)).collect();
+        let slots_a: Vec<Slot> = a.iter().map(|x| slot(x)).collect();
+        assert_eq!(normal_layout(&places), old_normal(&slots_a));
+        // Against a sample of the others (every pair would be 10^7 comparisons).
+        for b in layouts.iter().skip(k % 7).step_by(7) {
+            let slots_b: Vec<Slot> = b.iter().map(|x| slot(x)).collect();
+            let want = old_normal(&slots_a) == old_normal(&slots_b);
+            assert_eq!(same_layout(&places, &slots_b), want, "{a:?} vs {b:?}");
+            assert_eq!(same_layout(&slots_b, &places), want, "{b:?} vs {a:?}");
+            compared += 1;
+        }
+        // The text checks: `a`'s text atoms as pieces against the joined text of `b`'s.
+        let pieces: Vec<&str> = a.iter().copied().filter(|x| !x.starts_with("c#")).collect();
+        let joined = pieces.concat();
+        for b in layouts.iter().skip(k % 5).step_by(5) {
+            let s: String = b.iter().copied().filter(|x| !x.starts_with("c#")).collect();
+            assert_eq!(
+                starts_with_pieces(&s, pieces.iter().copied()),
+                s.starts_with(&joined),
+                "{s:?} {pieces:?}"
+            );
+            assert_eq!(
+                pieces_start_with(pieces.iter().copied(), &s),
+                joined.starts_with(&s),
+                "{pieces:?} {s:?}"
+            );
+        }
+    }
+    assert!(compared > 100_000, "{compared}");
+}
+
+/// A call's buffer borrows the document while the delivered fragments are its first bytes
+/// in order, and is the fragments joined whatever they are.
+#[test]
+fn the_buffer_is_the_fragments_joined() {
+    let t = pair();
+    let r = render(&t);
+    let exp = expect(&t, &r, Profile::default());
+    for (c, args) in exp.calls.iter().zip([REFUNDED, OPEN]) {
+        assert_eq!(c.raw, args);
+        assert!(matches!(c.raw, std::borrow::Cow::Borrowed(_)));
+        assert_eq!(c.fragments.concat(), args);
+    }
+    // Cut after the first call's second fragment (two text pieces, its announcement, two
+    // fragments): its buffer is what came.
+    let mut cut = pair();
+    cut.ending = Ending::Abandoned { after: 5, end: StreamEnd::Disconnect };
+    let r = render(&cut);
+    let exp = expect(&cut, &r, Profile::default());
+    assert_eq!(exp.calls[0].raw, &REFUNDED[..16]);
+    assert_eq!(exp.calls[0].fragments, [&REFUNDED[..14], &REFUNDED[14..16]]);
+}

@@ -1,11 +1,14 @@
 //! A JSON value read with its numbers checked as they are read: the strict parse's overflow
 //! rule (a number no double holds, `1e400`, is refused) without a second walk over the
-//! parsed value, which cost the reference about 4 % of its floor on large documents.
+//! parsed value, which cost the reference about 4 % of its floor on large documents; and
+//! with its nesting bounded as it is read, so that a document nested past serde_json's 128
+//! levels is parsed once, not first refused at level 128 and then parsed again.
 //!
 //! The visitor mirrors serde_json's `Value` visitor, call for call (so it accepts exactly what
-//! `serde_json::from_str::<Value>` accepts and builds the same value), with one check added
-//! where a number arrives as text: under the workspace's `arbitrary_precision`, a number that
-//! is no `u64` or `i64` comes as a one-entry map keyed by serde_json's number token.
+//! `serde_json::from_str::<Value>` accepts and builds the same value), with two checks added:
+//! where a number arrives as text (under the workspace's `arbitrary_precision`, a number that
+//! is no `u64` or `i64` comes as a one-entry map keyed by serde_json's number token), and
+//! where an array or object opens deeper than [`MAX_DEPTH`].
 
 use std::cell::Cell;
 use std::fmt;
@@ -13,6 +16,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
+use toolcert_schema::document::MAX_DEPTH;
 
 /// The key serde_json's `arbitrary_precision` reads a number's text under (its
 /// `number::TOKEN`, private to it; its own `Value` visitor matches the same string).
@@ -25,29 +29,49 @@ pub(crate) struct Checked {
     pub(crate) overflow_read: bool,
 }
 
+/// The strict parse of `document` ([`toolcert_schema::document::parse_nested`]'s grammar and
+/// depth bound), its numbers checked as they are read. serde_json's own depth limit is off:
+/// the visitor refuses a container deeper than [`MAX_DEPTH`] before reading into it, so the
+/// recursion stays bounded.
+pub(crate) fn parse_checked(document: &str) -> Option<Checked> {
+    let mut de = serde_json::Deserializer::from_str(document);
+    de.disable_recursion_limit();
+    let checked = Checked::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(checked)
+}
+
 impl<'de> Deserialize<'de> for Checked {
     #[inline]
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Checked, D::Error> {
         let overflow = Cell::new(false);
-        let value = deserializer.deserialize_any(FiniteVisitor(&overflow))?;
+        let value = deserializer.deserialize_any(FiniteVisitor(&overflow, 0))?;
         Ok(Checked { value, overflow_read: overflow.get() })
     }
 }
 
-/// The seed of a nested value.
-struct Nested<'a>(&'a Cell<bool>);
+/// The seed of a value inside `.1` arrays and objects.
+struct Nested<'a>(&'a Cell<bool>, usize);
 
 impl<'de> DeserializeSeed<'de> for Nested<'_> {
     type Value = Value;
     #[inline]
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(FiniteVisitor(self.0))
+        deserializer.deserialize_any(FiniteVisitor(self.0, self.1))
     }
 }
 
-/// Reads a value, setting the flag when a number overflows (not an error at once: a
-/// repeated key keeps its last value, so a later one may replace it).
-struct FiniteVisitor<'a>(&'a Cell<bool>);
+/// Reads a value inside `.1` arrays and objects, setting the flag when a number overflows
+/// (not an error at once: a repeated key keeps its last value, so a later one may replace it).
+struct FiniteVisitor<'a>(&'a Cell<bool>, usize);
+
+/// A container opening at `level` (1 for the document's own) past the bound.
+fn too_deep<E: de::Error>(level: usize) -> Result<(), E> {
+    if level > MAX_DEPTH {
+        return Err(E::custom(format_args!("nested deeper than {MAX_DEPTH} levels")));
+    }
+    Ok(())
+}
 
 impl<'de> Visitor<'de> for FiniteVisitor<'_> {
     type Value = Value;
@@ -112,8 +136,10 @@ impl<'de> Visitor<'de> for FiniteVisitor<'_> {
 
     #[inline]
     fn visit_seq<V: SeqAccess<'de>>(self, mut visitor: V) -> Result<Value, V::Error> {
+        let level = self.1 + 1;
+        too_deep(level)?;
         let mut vec = Vec::new();
-        while let Some(elem) = visitor.next_element_seed(Nested(self.0))? {
+        while let Some(elem) = visitor.next_element_seed(Nested(self.0, level))? {
             vec.push(elem);
         }
         Ok(Value::Array(vec))
@@ -129,14 +155,19 @@ impl<'de> Visitor<'de> for FiniteVisitor<'_> {
                 Ok(Value::Number(number))
             }
             Some(Key::Map(first)) => {
+                let level = self.1 + 1;
+                too_deep(level)?;
                 let mut values = Map::new();
-                values.insert(first, visitor.next_value_seed(Nested(self.0))?);
+                values.insert(first, visitor.next_value_seed(Nested(self.0, level))?);
                 while let Some(key) = visitor.next_key::<String>()? {
-                    values.insert(key, visitor.next_value_seed(Nested(self.0))?);
+                    values.insert(key, visitor.next_value_seed(Nested(self.0, level))?);
                 }
                 Ok(Value::Object(values))
             }
-            None => Ok(Value::Object(Map::new())),
+            None => {
+                too_deep(self.1 + 1)?;
+                Ok(Value::Object(Map::new()))
+            }
         }
     }
 }

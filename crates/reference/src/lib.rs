@@ -147,6 +147,15 @@ struct CallBuffer {
     stopped: bool,
 }
 
+/// The most calls a turn has for an out-of-place index to be found by a scan of the calls
+/// rather than in the hash table.
+const SCAN: usize = 16;
+
+/// The capacity a call's buffer starts with: room for a small document, so that appending
+/// 13-byte fragments does not grow it from 13 bytes by doubling (five reallocations and
+/// copies before 610 bytes).
+const FIRST_CAPACITY: usize = 512;
+
 /// The reference accumulator for one stream.
 #[derive(Default)]
 pub struct Reference {
@@ -154,11 +163,13 @@ pub struct Reference {
     schemas: Vec<(String, Rc<schema::Compiled>)>,
     /// Announced calls in announcement order.
     calls: Vec<CallBuffer>,
-    /// Where each announced index sits in `calls`, for an index announced out of place: a
-    /// turn may announce any number of calls (a replayed stream of 200,000), and a scan per
-    /// announcement would make that quadratic. Index k announced as the k-th call (as every
-    /// dialect numbers them) sits at k and is not entered here, so the common turn builds no
-    /// hash table.
+    /// Where each announced index sits in `calls`, for an index announced out of place once
+    /// the turn has more than [`SCAN`] calls: a turn may announce any number of calls (a
+    /// replayed stream of 200,000), and a scan per announcement would make that quadratic.
+    /// Index k announced as the k-th call (as the chat dialect numbers them) sits at k and is
+    /// not entered here; a turn of a few calls is scanned (block indexes, as Anthropic numbers
+    /// them, put most calls out of place, and hashing each cost more than the scan), so the
+    /// common turn builds no hash table.
     by_index: HashMap<u32, usize>,
     /// The message-level stop reason, once it arrived.
     stop: Option<StopReason>,
@@ -189,6 +200,7 @@ impl Reference {
         let at = index as usize;
         match self.calls.get(at) {
             Some(call) if call.index == index => Some(at),
+            _ if self.calls.len() <= SCAN => self.calls.iter().position(|c| c.index == index),
             _ => self.by_index.get(&index).copied(),
         }
     }
@@ -290,14 +302,23 @@ impl Reference {
                     );
                 }
                 self.layout.push(Slot::Call { call_id: call_id.to_string() });
-                if *index as usize != self.calls.len() {
-                    self.by_index.insert(*index, self.calls.len());
+                let at = self.calls.len();
+                if at >= SCAN {
+                    // Past the scan: every call out of place is in the table from here on.
+                    if at == SCAN {
+                        let out_of_place =
+                            self.calls.iter().enumerate().filter(|(k, c)| c.index as usize != *k);
+                        self.by_index.extend(out_of_place.map(|(k, c)| (c.index, k)));
+                    }
+                    if *index as usize != at {
+                        self.by_index.insert(*index, at);
+                    }
                 }
                 self.calls.push(CallBuffer {
                     index: *index,
                     call_id: call_id.to_string(),
                     name: name.to_string(),
-                    args: String::new(),
+                    args: String::with_capacity(FIRST_CAPACITY),
                     stopped: false,
                 });
             }
@@ -381,10 +402,10 @@ impl Reference {
 /// workspace's `arbitrary_precision`), so the dispatched value is exactly the model's.
 /// `None`: unparseable.
 fn parse(args: &str) -> Option<serde_json::Value> {
-    // Numbers are checked as they are read, not in a second walk over the value. A document
-    // that read an overflowing number (rare) is decided on the value as parsed, where a
-    // repeated key's last value is what counts.
-    let checked = toolcert_schema::document::parse_nested_as::<finite::Checked>(args)?;
+    // Numbers and depth are checked as they are read, not in a second walk over the value or
+    // a second parse. A document that read an overflowing number (rare) is decided on the
+    // value as parsed, where a repeated key's last value is what counts.
+    let checked = finite::parse_checked(args)?;
     (!checked.overflow_read || finite::holds(&checked.value)).then_some(checked.value)
 }
 #[cfg(test)]
@@ -437,6 +458,17 @@ mod tests {
             deep(200, "1e400"),
             deep(200, "1.5"),
             deep(600, "1"),
+            deep(127, "1"),
+            deep(128, "1"),
+            deep(toolcert_schema::document::MAX_DEPTH, "1"),
+            deep(toolcert_schema::document::MAX_DEPTH - 1, "{}"),
+            deep(toolcert_schema::document::MAX_DEPTH, "{}"),
+            deep(toolcert_schema::document::MAX_DEPTH, "[]"),
+            deep(toolcert_schema::document::MAX_DEPTH + 1, "1"),
+            format!("{}1{}", r#"{"a": ["#.repeat(256), "]}".repeat(256)),
+            format!("{}1{}", r#"{"a": ["#.repeat(257), "]}".repeat(257)),
+            format!("{}1{}", r#"{"a": ["#.repeat(300), "]}".repeat(299)),
+            deep(100_000, "1"),
             r#"{"a": 1,}"#.into(),
             r#"{"a": "\ud800"}"#.into(),
             "[1] 2".into(),
@@ -462,6 +494,61 @@ mod tests {
 
     fn class(r: Result<(), TurnError>) -> Option<ErrorClass> {
         r.err().map(|e| e.class)
+    }
+
+    /// More calls than a scan finds, announced out of place (and one in place), then fed
+    /// interleaved: each fragment reaches its own buffer, a repeat and an unknown index are
+    /// refused, wherever the table takes over from the scan.
+    #[test]
+    fn many_indexes_out_of_place_are_found_past_the_scan() {
+        for n in [SCAN - 1, SCAN, SCAN + 1, 3 * SCAN] {
+            let mut acc = Reference::new();
+            let mut out = Emit::default();
+            // Call k at index 3n - 3k: out of place but where 3n - 3k = k (k = 3n/4).
+            let index = |k: usize| (3 * n - 3 * k) as u32;
+            let ids: Vec<String> = (0..n).map(|k| format!("c{k}")).collect();
+            for (k, id) in ids.iter().enumerate() {
+                let e = Event::CallStart {
+                    index: index(k),
+                    call_id: Cow::Borrowed(id.as_str()),
+                    name: Cow::Borrowed("t"),
+                };
+                acc.on_event(&e, &mut out).unwrap();
+            }
+            for half in ["[", "]"] {
+                for k in (0..n).rev() {
+                    let piece = if half == "[" { format!("[{k}") } else { "]".to_string() };
+                    let e = Event::ArgsDelta { index: index(k), fragment: Cow::Owned(piece) };
+                    acc.on_event(&e, &mut out).unwrap();
+                }
+            }
+            for k in 0..n {
+                let e = Event::CallStart {
+                    index: index(k),
+                    call_id: Cow::Borrowed("z"),
+                    name: Cow::Borrowed("t"),
+                };
+                assert_eq!(
+                    class(acc.on_event(&e, &mut out)),
+                    Some(ErrorClass::DuplicateAnnouncement),
+                    "{n} {k}"
+                );
+            }
+            assert_eq!(class(acc.on_event(&delta(1, "x"), &mut out)), Some(ErrorClass::UnannouncedIndex));
+            acc.on_event(&Event::Stop { reason: StopReason::ToolUse }, &mut out).unwrap();
+            acc.finish(StreamEnd::Eof, &mut out).unwrap();
+            let got: Vec<(String, String)> = out
+                .into_observation()
+                .outcomes
+                .into_iter()
+                .map(|o| match o.value {
+                    Outcome::Dispatchable { call_id, args, .. } => (call_id, args.to_string()),
+                    other => panic!("not dispatchable: {}", other.label()),
+                })
+                .collect();
+            let want: Vec<(String, String)> = (0..n).map(|k| (format!("c{k}"), format!("[{k}]"))).collect();
+            assert_eq!(got, want, "{n} calls");
+        }
     }
 
     #[test]

@@ -46,10 +46,28 @@ pub fn parse_nested_as<T: serde::de::DeserializeOwned>(document: &str) -> Option
 /// spares a caller whose documents are rarely deep (the reference, whose cost is measured
 /// against a bare parse).
 pub fn parse_nested_eager(document: &str) -> Option<Value> {
-    if document.bytes().filter(|&b| b == b'[' || b == b'{').count() <= MAX_DEPTH {
+    if document.len() <= MAX_DEPTH || openers_at_most(document.as_bytes(), MAX_DEPTH) {
         return parse_unbounded(document);
     }
     parse_nested(document)
+}
+
+/// Whether `bytes` hold at most `limit` of `[` and `{`. Counted in blocks of bytes whose
+/// per-byte flags sum in a `u8` lane each (the loop vectorises; a plain filtered count did not,
+/// and cost a tenth of the oracle's parse), stopping once past the limit.
+fn openers_at_most(bytes: &[u8], limit: usize) -> bool {
+    // `[` is 0x5B and `{` 0x7B: one compare after setting bit 0x20.
+    let opener = |b: u8| u8::from(b | 0x20 == b'{');
+    let mut n = 0usize;
+    let mut blocks = bytes.chunks_exact(255);
+    for block in &mut blocks {
+        n += usize::from(block.iter().fold(0u8, |s, &b| s + opener(b)));
+        if n > limit {
+            return false;
+        }
+    }
+    n += blocks.remainder().iter().map(|&b| usize::from(opener(b))).sum::<usize>();
+    n <= limit
 }
 
 /// The parse without serde_json's depth limit (the caller bounds the depth).
@@ -108,6 +126,39 @@ mod tests {
         assert!(parse_nested(&nested(MAX_DEPTH)).is_some());
         assert!(parse_nested(&nested(MAX_DEPTH + 1)).is_none());
         assert!(parse_nested("[1] 2").is_none(), "nothing may trail the document");
+    }
+
+    #[test]
+    fn openers_are_counted_as_a_plain_count_would() {
+        let plain = |b: &[u8]| b.iter().filter(|&&c| c == b'[' || c == b'{').count();
+        // Every byte value, in blocks that straddle the 255-byte lanes, at counts around the limit.
+        let mut state = 7u64;
+        for len in [0usize, 1, 254, 255, 256, 511, 512, 513, 1000, 4096] {
+            for density in [0u64, 1, 4, 64] {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        let r = state >> 33;
+                        if density > 0 && r.is_multiple_of(density) {
+                            if r & 1 == 0 {
+                                b'['
+                            } else {
+                                b'{'
+                            }
+                        } else {
+                            (r >> 8) as u8
+                        }
+                    })
+                    .collect();
+                for limit in [0, 1, 100, MAX_DEPTH, plain(&bytes), plain(&bytes).saturating_sub(1)] {
+                    assert_eq!(
+                        openers_at_most(&bytes, limit),
+                        plain(&bytes) <= limit,
+                        "{len} {density} {limit}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

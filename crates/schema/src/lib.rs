@@ -37,6 +37,9 @@ impl Compiled {
     pub fn errors(&self, args: &Value) -> Vec<String> {
         match self {
             #[cfg(feature = "schema")]
+            // Most documents are valid: the boolean check costs half of setting up the error
+            // walk, which only an invalid document then pays for.
+            Compiled::Valid(v) if v.is_valid(args) => Vec::new(),
             Compiled::Valid(v) => v.iter_errors(args).map(|e| e.to_string()).collect(),
             Compiled::Invalid(e) => vec![format!("the tool's schema does not compile: {e}")],
             #[cfg(not(feature = "schema"))]
@@ -114,7 +117,13 @@ mod tests {
         )
         .unwrap();
         let c = compiled(&schema);
-        let ok = |doc: &str| c.accepts(&serde_json::from_str(doc).unwrap());
+        // `errors` (checked first, walked only when invalid) agrees with `accepts`.
+        let ok = |doc: &str| {
+            let v = serde_json::from_str(doc).unwrap();
+            let errors = c.errors(&v);
+            assert_eq!(errors.is_empty(), c.accepts(&v), "{doc}: {errors:?}");
+            c.accepts(&v)
+        };
         for good in [
             r#"{"n": 0}"#,
             r#"{"n": 1.0}"#,

@@ -242,17 +242,17 @@ pub fn drive(factory: &dyn Factory, case: &Case, inputs: &[Input<'_>], speech: S
         }
         feed
     };
-    let mut feeds: Vec<Feed<'_>> = Vec::with_capacity(inputs.len());
     match &case.schedule {
-        StreamSchedule::Sequential => {
-            for s in 0..inputs.len() {
+        // One stream at a time: each is fed to its end and only its observation is kept.
+        StreamSchedule::Sequential => (0..inputs.len())
+            .map(|s| {
                 let mut feed = make(s);
                 feed.run_to_end();
-                feeds.push(feed);
-            }
-        }
+                feed.emit.obs
+            })
+            .collect(),
         StreamSchedule::Concurrent(order) => {
-            feeds.extend((0..inputs.len()).map(make));
+            let mut feeds: Vec<Feed<'_>> = (0..inputs.len()).map(make).collect();
             let n = inputs.len().max(1);
             for &o in order {
                 feeds[o as usize % n].step();
@@ -265,7 +265,7 @@ pub fn drive(factory: &dyn Factory, case: &Case, inputs: &[Input<'_>], speech: S
                     progressed |= feed.step();
                 }
             }
+            feeds.into_iter().map(|f| f.emit.obs).collect()
         }
     }
-    feeds.into_iter().map(|f| f.emit.obs).collect()
 }
