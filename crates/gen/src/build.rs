@@ -13,7 +13,7 @@ use toolcert_scenario::{
 };
 
 use crate::doc::{self, TOOLS};
-use crate::lex::{self, flag};
+use crate::lex::{self, flag, Resume};
 use crate::plan::{BlockPlan, CallPlan, CasePlan, ForeignPlan, SplitClass, SplitPlan, TextPlan, TurnPlan};
 use crate::{GenConfig, ShapeMix};
 
@@ -210,6 +210,7 @@ pub(crate) fn build_turn(
 
     let names = Names::new(tp, &call_tools);
     let mut blocks = Vec::with_capacity(laid.len());
+    let mut resumes = Vec::new();
     let mut ordinal = 0u32;
     for (pos, l) in laid.iter().enumerate() {
         match *l {
@@ -258,11 +259,20 @@ pub(crate) fn build_turn(
                     1 => 1024,
                     _ => doc::huge_size(plan.doc.size, cfg.max_args_size) + 512,
                 });
-                doc::render(tool, &plan.doc, keys, cfg.schema, cfg.max_args_size, &mut arguments);
+                resumes.clear();
+                doc::render(
+                    tool,
+                    &plan.doc,
+                    keys,
+                    cfg.schema,
+                    cfg.max_args_size,
+                    &mut arguments,
+                    &mut resumes,
+                );
                 if cut != 0 && Some(pos) == last_call {
-                    cut_document(&mut arguments, cut, tp.ending.cut_pos);
+                    cut_document(&mut arguments, cut, tp.ending.cut_pos, &mut resumes);
                 }
-                let splits = resolve_splits(&arguments, &plan.splits);
+                let splits = resolve_splits(&arguments, &plan.splits, &resumes);
                 let mut call_id = call_id(family, id_seed, stream, ordinal);
                 while blocks.iter().any(|b| matches!(b, Block::Call(c) if c.call_id == call_id)) {
                     call_id.push('x');
@@ -478,30 +488,33 @@ fn interior(text: &str, fraction: u8) -> usize {
     s
 }
 
-/// Cuts the document as a model cut off mid-call would leave it.
-fn cut_document(doc: &mut String, mode: u8, pos: u8) {
+/// Cuts the document as a model cut off mid-call would leave it (and drops the resume
+/// points past the cut).
+fn cut_document(doc: &mut String, mode: u8, pos: u8, resumes: &mut Vec<Resume>) {
     let at = match mode {
-        2 => nth_with(doc, flag::IN_VALUE_STRING, pos).unwrap_or_else(|| interior(doc, pos)),
+        2 => nth_with(doc, flag::IN_VALUE_STRING, pos, resumes).unwrap_or_else(|| interior(doc, pos)),
         // Right after the top-level `}`: the cut document parses (the truncation rule must
         // still refuse it). Documents with nothing after the brace stay whole.
-        3 => nth_with(doc, flag::PREFIX_PARSES, 0).unwrap_or(doc.len()),
+        3 => nth_with(doc, flag::PREFIX_PARSES, 0, resumes).unwrap_or(doc.len()),
         _ => interior(doc, pos),
     };
     // A cut before the first byte would leave no arguments, which means `{}`: not a cut.
     if at > 0 {
         doc.truncate(at);
+        resumes.retain(|r| r.at() < at);
     }
 }
 
 /// The first interior offset (`1..len`, char boundary) carrying `f` at or after
 /// `fraction`/256 of the way through the document, wrapping around. (A position, not the
 /// n-th candidate: one partial pass instead of a count and a pass.)
-fn nth_with(doc: &str, f: u16, fraction: u8) -> Option<usize> {
-    lex::first_flagged(doc, &[(f, fraction)])[0]
+fn nth_with(doc: &str, f: u16, fraction: u8, resumes: &[Resume]) -> Option<usize> {
+    lex::first_flagged(doc, &[(f, fraction)], resumes)[0]
 }
 
-/// Resolves split plans to sorted byte offsets on char boundaries.
-pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan]) -> Vec<usize> {
+/// Resolves split plans to sorted byte offsets on char boundaries; `resumes` are the
+/// renderer's (see [`lex::first_flagged`]).
+pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan], resumes: &[Resume]) -> Vec<usize> {
     let len = doc.len();
     let bytes = doc.as_bytes();
     // Every plan's question of the lexer, answered in one pass (see `lex::first_flagged`).
@@ -515,7 +528,7 @@ pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan]) -> Vec<usize> {
         _ => None,
     };
     let questions: Vec<(u16, u8)> = plans.iter().filter_map(|p| Some((wanted(p)?, p.pick))).collect();
-    let mut answers = lex::first_flagged(doc, &questions).into_iter();
+    let mut answers = lex::first_flagged(doc, &questions, resumes).into_iter();
     let mut out = Vec::with_capacity(
         2 * plans.len() + if plans.iter().any(|p| p.class() == SplitClass::Chunked) { len / 2 } else { 0 },
     );
@@ -778,35 +791,103 @@ mod tests {
     #[test]
     fn splits_land_in_their_class() {
         let d = r#"{"city": "M\u00e9rida", "note": "line one\nline two"}"#;
-        let s = resolve_splits(d, &[plan(SplitClass::Unicode, 0, 0)]);
+        let s = resolve_splits(d, &[plan(SplitClass::Unicode, 0, 0)], &[]);
         assert_eq!(&d[..s[0]], r#"{"city": "M\u"#);
-        let s = resolve_splits(d, &[plan(SplitClass::Escape, 128, 0)]);
+        let s = resolve_splits(d, &[plan(SplitClass::Escape, 128, 0)], &[]);
         assert_eq!(&d[s[0]..], "nline two\"}");
-        let s = resolve_splits(d, &[plan(SplitClass::KeyColon, 0, 0)]);
+        let s = resolve_splits(d, &[plan(SplitClass::KeyColon, 0, 0)], &[]);
         assert_eq!(&d[s[0]..s[0] + 1], ":");
         let d = "{\"limit\": 20}\n";
-        let s = resolve_splits(d, &[plan(SplitClass::AfterBrace, 0, 0)]);
+        let s = resolve_splits(d, &[plan(SplitClass::AfterBrace, 0, 0)], &[]);
         assert_eq!(s, [13]);
     }
 
     #[test]
     fn one_byte_runs_and_empty_fragments() {
         let d = r#"{"a": "é"}"#;
-        let s = resolve_splits(d, &[plan(SplitClass::OneByteRun, 0, 1)]);
+        let s = resolve_splits(d, &[plan(SplitClass::OneByteRun, 0, 1)], &[]);
         assert_eq!(s, [1, 2]);
-        let s = resolve_splits(d, &[plan(SplitClass::EmptyFragment, 0, 0)]);
+        let s = resolve_splits(d, &[plan(SplitClass::EmptyFragment, 0, 0)], &[]);
         assert_eq!(s, [0]);
-        let s = resolve_splits(d, &[plan(SplitClass::EmptyFragment, 0, 2)]);
+        let s = resolve_splits(d, &[plan(SplitClass::EmptyFragment, 0, 2)], &[]);
         assert_eq!(s, [d.len()]);
+    }
+
+    /// Huge documents of every form, whole and cut: each resume point the renderer records
+    /// is where a pass from the first byte has the lexer, and every answer resuming from
+    /// them is the answer of a pass from the first byte.
+    #[test]
+    fn resume_points_hold_and_answer_as_a_pass_from_the_start() {
+        use crate::source::RngSource;
+        let classes = [
+            flag::NEXT_TO_SPACE,
+            flag::ESCAPE,
+            flag::UNICODE,
+            flag::NESTED,
+            flag::KEY_COLON,
+            flag::PREFIX_PARSES,
+            flag::IN_VALUE_STRING,
+            flag::IN_STRING,
+        ];
+        let mut docs = 0;
+        let mut points = 0;
+        for k in 0..300u64 {
+            let huge = k % 10 == 0;
+            let cfg = GenConfig {
+                schema: k % 2 == 0,
+                max_args_size: if huge { 1 << 18 } else { 1 << 16 },
+                ..GenConfig::default()
+            };
+            let plan = CasePlan::sample(&mut RngSource::new(&mut crate::rng_for_case(3, k)), &cfg);
+            for (n, b) in plan.first.blocks.iter().enumerate() {
+                let BlockPlan::Call(c) = b else { continue };
+                let mut d = c.doc;
+                d.long = 2;
+                d.size = d.size.wrapping_add(k as u8);
+                let mut doc = String::new();
+                let mut resumes = Vec::new();
+                doc::render(
+                    c.tool % 7,
+                    &d,
+                    d.fields.len(),
+                    cfg.schema,
+                    cfg.max_args_size,
+                    &mut doc,
+                    &mut resumes,
+                );
+                if n % 2 == 1 {
+                    cut_document(&mut doc, 1 + (k % 3) as u8, d.form_arg, &mut resumes);
+                }
+                for &r in &resumes {
+                    assert!(lex::resume_holds(&doc, r), "{r:?} in {doc:?}");
+                }
+                docs += 1;
+                points += resumes.len();
+                let questions: Vec<(u16, u8)> = (0..8)
+                    .map(|q| {
+                        (
+                            classes[(q + k as usize) % classes.len()],
+                            [0, 1, 128, 255, d.form_arg, (c.splits.len() as u8).wrapping_mul(37), d.size, 200][q],
+                        )
+                    })
+                    .collect();
+                assert_eq!(
+                    lex::first_flagged(&doc, &questions, &resumes),
+                    lex::first_flagged(&doc, &questions, &[]),
+                    "{questions:?} {resumes:?} in {doc:?}"
+                );
+            }
+        }
+        assert!(docs > 250 && points > 10 * docs, "{docs} documents, {points} points");
     }
 
     #[test]
     fn cuts_after_the_top_level_brace_parse() {
         let mut d = String::from("{\"limit\": 20}  ");
-        cut_document(&mut d, 3, 0);
+        cut_document(&mut d, 3, 0, &mut Vec::new());
         assert_eq!(d, "{\"limit\": 20}");
         let mut d = String::from(r#"{"note": "abc def"}"#);
-        cut_document(&mut d, 2, 0);
+        cut_document(&mut d, 2, 0, &mut Vec::new());
         assert_eq!(d, r#"{"note": ""#);
     }
 

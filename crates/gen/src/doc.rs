@@ -9,11 +9,11 @@
 //! trees: rendering is a single pass over fixed templates, which is what keeps generation
 //! fast. The templates also give the schema profile its JSON Schemas.
 
-use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
+use crate::lex::Resume;
 use crate::plan::{DocPlan, Form, Violation};
 
 /// The type of a field's value.
@@ -462,18 +462,34 @@ impl Writer<'_> {
             Kind::Id => {
                 let (p, n) = (c.next(), c.next());
                 self.string_with(|s| {
-                    let _ = match p % 4 {
-                        0 => write!(s, "A-{}", 4400 + u32::from(n)),
-                        1 => write!(s, "ORD-2024-{:04}", u32::from(n) * 7),
-                        2 => write!(s, "A\\u002d{}", 4400 + u32::from(n)),
-                        _ => write!(s, "sku_{n:02x}{p:02x}"),
+                    match p % 4 {
+                        0 => {
+                            s.push_str("A-");
+                            decimal(s, 4400 + usize::from(n), 1);
+                        }
+                        1 => {
+                            s.push_str("ORD-2024-");
+                            decimal(s, usize::from(n) * 7, 4);
+                        }
+                        2 => {
+                            s.push_str("A\\u002d");
+                            decimal(s, 4400 + usize::from(n), 1);
+                        }
+                        _ => {
+                            s.push_str("sku_");
+                            hex2(s, n);
+                            hex2(s, p);
+                        }
                     };
                 });
             }
             Kind::Date => {
                 let (m, d, t) = (c.next(), c.next(), c.next());
                 self.string_with(|s| {
-                    let _ = write!(s, "2024-{:02}-{:02}", 1 + m % 12, 1 + d % 28);
+                    s.push_str("2024-");
+                    decimal(s, 1 + usize::from(m % 12), 2);
+                    s.push('-');
+                    decimal(s, 1 + usize::from(d % 28), 2);
                     if t % 4 == 3 {
                         s.push_str("T09:30:00Z");
                     }
@@ -503,7 +519,8 @@ impl Writer<'_> {
                         // The same value with one character written as a `\u` escape.
                         let i = at as usize % v.len();
                         s.push_str(&v[..i]);
-                        let _ = write!(s, "\\u{:04x}", v.as_bytes()[i]);
+                        s.push_str("\\u00");
+                        hex2(s, v.as_bytes()[i]);
                         s.push_str(&v[i + 1..]);
                     } else {
                         s.push_str(v);
@@ -600,7 +617,17 @@ impl Writer<'_> {
 
 /// Renders the document a call's arguments hold, before any cut. `keys` is how many of the
 /// template's fields are written (clamped to the required ones and the template's length).
-pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_size: usize, out: &mut String) {
+/// A huge document also gets lexer states to resume from (offsets in the document, which
+/// starts at `out`'s length), so that finding its split points lexes little of it.
+pub(crate) fn render(
+    tool: u8,
+    plan: &DocPlan,
+    keys: usize,
+    schema: bool,
+    max_size: usize,
+    out: &mut String,
+    resumes: &mut Vec<Resume>,
+) {
     let t = template(tool);
     let form = plan.form();
     let pick = |table: &[&'static str]| table[plan.form_arg as usize % table.len()];
@@ -682,10 +709,13 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_si
     }
     if plan.long == 2 {
         let target = huge_size(plan.size, max_size);
+        // Resume points only where nothing before the field can be a lexical error.
+        let marks = (!matches!(form, Form::BadEscape | Form::RawControl | Form::BadNumber))
+            .then_some(Marks { resumes, start, last: 0 });
         if plan.size.is_multiple_of(2) {
-            add_field(w.out, start, "attachment", |o| file_body(o, target, plan.size));
+            add_field(w.out, start, "attachment", |o| file_body(o, target, plan.size, marks));
         } else {
-            add_field(w.out, start, "records", |o| records(o, target, plan.size));
+            add_field(w.out, start, "records", |o| records(o, target, plan.size, marks));
         }
     }
     if unplaced_string {
@@ -747,40 +777,106 @@ pub(crate) fn huge_size(choice: u8, max: usize) -> usize {
     (base + base * (c * 37 % 100) / 100).min(max)
 }
 
-/// `{"path": ..., "content": "..."}`: a file body of about `target` bytes.
-fn file_body(out: &mut String, target: usize, choice: u8) {
+/// Where a huge field records its resume points: `start` is the document's first byte in
+/// the output, `last` the output length at the last point recorded.
+struct Marks<'a> {
+    resumes: &'a mut Vec<Resume>,
+    start: usize,
+    last: usize,
+}
+
+impl Marks<'_> {
+    /// One point in a few hundred bytes: resuming lexes at most that far before a question's
+    /// start.
+    fn mark(marks: &mut Option<Marks<'_>>, at: usize, resume: fn(usize) -> Resume) {
+        if let Some(m) = marks {
+            if at - m.last >= 256 {
+                m.resumes.push(resume(at - m.start));
+                m.last = at;
+            }
+        }
+    }
+
+    /// The point right after the field's value.
+    fn end(marks: Option<Marks<'_>>, at: usize) {
+        if let Some(m) = marks {
+            m.resumes.push(Resume::after_field(at - m.start));
+        }
+    }
+}
+
+/// `{"path": ..., "content": "..."}`: a file body of about `target` bytes (the value of a
+/// field of the top-level object).
+fn file_body(out: &mut String, target: usize, choice: u8, mut marks: Option<Marks<'_>>) {
     let start = out.len();
+    out.reserve(target + 64);
     out.push_str("{\"path\": \"src/m\\u00f3dulo/lib.rs\", \"content\": \"");
     let mut k = choice as usize;
     while out.len() - start < target {
+        // Between lines, inside the content string and in no escape.
+        Marks::mark(&mut marks, out.len(), Resume::nested_string);
         out.push_str(FILE_LINES[k % FILE_LINES.len()]);
         k += 1;
     }
     out.push_str("\"}");
+    Marks::end(marks, out.len());
 }
 
-/// `[{...}, ...]`: records until about `target` bytes.
-fn records(out: &mut String, target: usize, choice: u8) {
+/// `[{...}, ...]`: records until about `target` bytes (the value of a field of the top-level
+/// object).
+fn records(out: &mut String, target: usize, choice: u8, mut marks: Option<Marks<'_>>) {
     let start = out.len();
+    out.reserve(target + 256);
     out.push('[');
     let mut k = 0usize;
     while out.len() - start < target {
         if k > 0 {
             out.push_str(", ");
+            // Where the next record starts.
+            Marks::mark(&mut marks, out.len(), Resume::array_element);
         }
         let c = (choice as usize + k) % 256;
-        let _ = write!(
-            out,
-            "{{\"id\": {k}, \"sku\": \"A-{}\", \"qty\": {}, \"price\": {}, \"note\": \"{}\", \"ok\": {}}}",
-            4400 + c,
-            INTS[c % INTS.len()],
-            NUMBERS[c % NUMBERS.len()],
-            SENTENCES[c % SENTENCES.len()],
-            c.is_multiple_of(2)
-        );
+        // `{"id": k, "sku": "A-…", "qty": …, "price": …, "note": "…", "ok": …}`
+        out.push_str("{\"id\": ");
+        decimal(out, k, 1);
+        out.push_str(", \"sku\": \"A-");
+        decimal(out, 4400 + c, 1);
+        out.push_str("\", \"qty\": ");
+        out.push_str(INTS[c % INTS.len()]);
+        out.push_str(", \"price\": ");
+        out.push_str(NUMBERS[c % NUMBERS.len()]);
+        out.push_str(", \"note\": \"");
+        out.push_str(SENTENCES[c % SENTENCES.len()]);
+        out.push_str("\", \"ok\": ");
+        out.push_str(if c.is_multiple_of(2) { "true}" } else { "false}" });
         k += 1;
     }
     out.push(']');
+    Marks::end(marks, out.len());
+}
+
+/// `n` in decimal, zero-padded to `width` digits (as `{n:0width$}` writes it, without the
+/// formatting machinery).
+fn decimal(out: &mut String, n: usize, width: usize) {
+    let mut digits = [b'0'; 20];
+    let (mut n, mut k) = (n, digits.len());
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let k = k.min(digits.len() - width);
+    out.push_str(std::str::from_utf8(&digits[k..]).expect("ASCII digits"));
+}
+
+/// `b` as two lowercase hex digits (`{b:02x}`).
+fn hex2(out: &mut String, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(char::from(HEX[usize::from(b >> 4)]));
+    out.push(char::from(HEX[usize::from(b & 15)]));
 }
 
 /// The JSON Schema of a tool's input, shared by every case that offers the tool.
@@ -876,6 +972,22 @@ fn type_matches(t: &str, v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        for n in (0..3000).chain([9_999, 10_000, 123_456_789, usize::MAX]) {
+            for width in [1, 2, 4] {
+                let mut s = String::from("x");
+                decimal(&mut s, n, width);
+                assert_eq!(s, format!("x{n:0width$}"));
+            }
+        }
+        for b in 0..=255u8 {
+            let mut s = String::new();
+            hex2(&mut s, b);
+            assert_eq!(s, format!("{b:02x}"));
+        }
+    }
 
     #[test]
     fn schemas_accept_the_seed_examples_and_refuse_p1() {

@@ -759,10 +759,17 @@ impl Sink for Only<'_> {
 /// first one before that point; `None` if no offset carries them (or `doc` is shorter than two
 /// bytes). What `scan(doc).flags` says of those offsets, in one pass that keeps no flag per
 /// byte and stops once every question has its answer after its point.
-pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<usize>> {
+///
+/// `resumes` are lexer states the renderer vouches for (sorted by offset, see [`Resume`]): with
+/// some, each question is answered from the last one at or before its point (a huge document
+/// is lexed from near the point, not from its first byte).
+pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)], resumes: &[Resume]) -> Vec<Option<usize>> {
     let len = doc.len();
     if len < 2 {
         return vec![None; questions.len()];
+    }
+    if !resumes.is_empty() {
+        return questions.iter().map(|&q| first_flagged_resuming(doc, q, resumes)).collect();
     }
     // A question no offset can answer (its class needs a byte the document lacks) is settled
     // here: left open, it would keep the pass going to the end of the document.
@@ -789,6 +796,176 @@ pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<us
     }
     let mut answers = sink.qs.iter().map(|q| q.after.or(q.before));
     possible.iter().map(|&p| if p { answers.next().flatten() } else { None }).collect()
+}
+
+/// A lexer state at an offset of a document, known to whoever wrote the document: the
+/// renderer records them in and after a huge field (`doc::render`), where nothing before can
+/// have been a lexical error. Offsets `at..` lexed from this state get the flags a pass from
+/// the first byte gives them (the tests hold every recorded one to that pass). `span` is
+/// what offsets from `at` to the next point may carry (any flag after the last point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Resume {
+    at: usize,
+    kind: ResumeKind,
+    span: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ResumeKind {
+    /// Nothing read yet.
+    Start,
+    /// Inside a value string (in no escape) of an object that is a field of the top-level
+    /// object; up to the next point, in that string or just after it.
+    NestedString,
+    /// After a comma in an array that is a field of the top-level object (where an element
+    /// starts), no object open below the top-level one; up to the next point, in that array.
+    ArrayElement,
+    /// Right after the value of a field of the top-level object.
+    AfterField,
+}
+
+impl Resume {
+    /// See [`ResumeKind::NestedString`]: the offsets up to the next point are string content,
+    /// its closing quote and the nested object's end.
+    pub(crate) fn nested_string(at: usize) -> Resume {
+        let span = flag::BOUNDARY
+            | flag::IN_STRING
+            | flag::IN_VALUE_STRING
+            | flag::NEXT_TO_SPACE
+            | flag::ESCAPE
+            | flag::UNICODE
+            | flag::NESTED;
+        Resume { at, kind: ResumeKind::NestedString, span }
+    }
+
+    /// See [`ResumeKind::ArrayElement`]: inside the array, the top-level value is not done.
+    pub(crate) fn array_element(at: usize) -> Resume {
+        Resume { at, kind: ResumeKind::ArrayElement, span: !flag::PREFIX_PARSES }
+    }
+
+    /// See [`ResumeKind::AfterField`].
+    pub(crate) fn after_field(at: usize) -> Resume {
+        Resume { at, kind: ResumeKind::AfterField, span: u16::MAX }
+    }
+
+    pub(crate) fn at(self) -> usize {
+        self.at
+    }
+
+    /// The lexer as a pass from the first byte leaves it at [`Resume::at`].
+    fn lexer(self) -> Lexer {
+        // Level 0 is the top-level object; level 1 the field's object or array.
+        let (state, bits, depth, nested) = match self.kind {
+            ResumeKind::Start => (st::VALUE, 0, 0, 0),
+            ResumeKind::NestedString => (st::STR_VAL, 0b11, 2, 1),
+            ResumeKind::ArrayElement => (st::VALUE, 0b01, 2, 0),
+            ResumeKind::AfterField => (st::COMMA_OBJ, 0b01, 1, 0),
+        };
+        let stack = Stack { bits, depth, deep: Vec::new(), deepest: depth };
+        Lexer { state, stack, nested, values_done: 0, key_start: 0 }
+    }
+}
+
+/// [`first_flagged`] of one question: lexed from the last resume point at or before its
+/// start, past the points whose span cannot carry the flag; the first offset before the
+/// start (when none is after it) from the first byte, up to where the points say there is
+/// none.
+fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume]) -> Option<usize> {
+    let bytes = doc.as_bytes();
+    let len = bytes.len();
+    if !may_carry(bytes, f) {
+        return None;
+    }
+    let start = 1 + usize::from(fraction) * (len - 1) / 256;
+    // Point 0 is the first byte; the renderer's follow.
+    let first = Resume { at: 0, kind: ResumeKind::Start, span: u16::MAX };
+    let point = |k: usize| if k == 0 { first } else { resumes[k - 1] };
+    let points = 1 + resumes.len();
+    let lacks = |k: usize| f & !point(k).span != 0;
+    let ask = |from: usize, start: usize, end: usize| {
+        let mut sink = Questions {
+            len: end,
+            open: 1,
+            qs: vec![Question { want: f | flag::BOUNDARY, start, after: None, before: None }],
+            classes: 0,
+        };
+        sink.settle_classes();
+        let p = point(from);
+        lex_from(bytes, p.lexer(), p.at, end, &mut sink);
+        (sink.qs[0].after, sink.qs[0].before)
+    };
+    // The last point at or before the start (point 0 is at 0).
+    let i = resumes.partition_point(|r| r.at <= start);
+    let mut j = i;
+    while j < points && lacks(j) {
+        j += 1;
+    }
+    // (Only a pass from `i` itself sees offsets before the start.)
+    let (after, before) = if j < points { ask(j, start, len) } else { (None, None) };
+    if after.is_some() {
+        return after;
+    }
+    let mut k = i;
+    while k > 0 && lacks(k - 1) {
+        k -= 1;
+    }
+    // Nothing from point `k` to the start: the first offset of all is before `k`, or the
+    // pass from `i` saw it.
+    let end = point(k).at;
+    if end > 0 {
+        if let (Some(s), _) = ask(0, 1, end) {
+            return Some(s);
+        }
+    }
+    before
+}
+
+/// The loop of [`scan_impl`] over bytes `i..end` from the state `lx` (a [`Resume`] point),
+/// for a sink that stops the pass once it is done; what it says of the document as a whole
+/// is not kept.
+fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Questions) {
+    let mut top_keys = None;
+    while i < end {
+        if lx.state | 1 == st::STR_VAL {
+            let run_end = (i + string_run(&bytes[i..])).min(end);
+            if run_end > i {
+                let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
+                if sink.wants_run(base) {
+                    sink.string_run(bytes, i, run_end, base);
+                }
+                i = run_end;
+                if i == end || sink.done() {
+                    return;
+                }
+            }
+        } else if lx.state == st::ERROR {
+            sink.after_error(bytes, i);
+            return;
+        }
+        if sink.wants(i, lx.may_flags()) {
+            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
+            if sink.done() {
+                return;
+            }
+        }
+        lx.step(bytes, i, &mut top_keys);
+        i += 1;
+    }
+}
+
+/// Whether the lexer a pass from the first byte of `doc` has at `r.at()` is `r`'s.
+#[cfg(test)]
+pub(crate) fn resume_holds(doc: &str, r: Resume) -> bool {
+    let bytes = doc.as_bytes();
+    let mut lx = Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
+    let mut top_keys = None;
+    for i in 0..r.at() {
+        lx.step(bytes, i, &mut top_keys);
+    }
+    let want = r.lexer();
+    let mask = (1u64 << lx.stack.depth.min(63)) - 1;
+    (lx.state, lx.stack.bits & mask, lx.stack.depth, lx.nested, lx.values_done)
+        == (want.state, want.stack.bits, want.stack.depth, want.nested, want.values_done)
 }
 
 /// Whether some offset of `doc` may carry `f`, from a byte search (`false` only when none
@@ -1175,7 +1352,7 @@ mod tests {
                 .map(|_| (ALL[r.below(ALL.len())], [0, 1, 128, 255, r.below(256) as u8][r.below(5)]))
                 .collect();
             assert_eq!(
-                first_flagged(d, &questions),
+                first_flagged(d, &questions, &[]),
                 oracle::first_flagged(d, &questions),
                 "{d:?} {questions:?}"
             );
@@ -1232,12 +1409,15 @@ mod tests {
             let flags = scan(doc).flags;
             for fraction in [0u8, 1, 37, 128, 200, 255] {
                 let questions: Vec<(u16, u8)> = all.iter().map(|&f| (f, fraction)).collect();
-                let answers = first_flagged(doc, &questions);
+                let answers = first_flagged(doc, &questions, &[]);
                 for (&(f, fr), got) in questions.iter().zip(&answers) {
                     assert_eq!(*got, first_in_flags(&flags, f, fr), "{doc:?} flag {f} at {fr}");
                 }
                 for &f in &all {
-                    assert_eq!(first_flagged(doc, &[(f, fraction)])[0], first_in_flags(&flags, f, fraction));
+                    assert_eq!(
+                        first_flagged(doc, &[(f, fraction)], &[])[0],
+                        first_in_flags(&flags, f, fraction)
+                    );
                 }
             }
         }
