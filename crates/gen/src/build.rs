@@ -527,14 +527,33 @@ pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan], resumes: &[Resume])
         SplitClass::AfterBrace => Some(flag::PREFIX_PARSES),
         _ => None,
     };
-    let questions: Vec<(u16, u8)> = plans.iter().filter_map(|p| Some((wanted(p)?, p.pick))).collect();
-    let mut answers = lex::first_flagged(doc, &questions, resumes).into_iter();
+    // (A call has at most 8 plans; more are answered 8 at a time.)
+    let mut questions = [(0u16, 0u8); 8];
+    let mut answers = [None; 8];
+    let mut read = 0;
     let mut out = Vec::with_capacity(
         2 * plans.len() + if plans.iter().any(|p| p.class() == SplitClass::Chunked) { len / 2 } else { 0 },
     );
-    for p in plans {
+    for (k, p) in plans.iter().enumerate() {
+        if k % 8 == 0 {
+            let chunk = &plans[k..plans.len().min(k + 8)];
+            let mut asked = 0;
+            read = 0;
+            for p in chunk {
+                if let Some(f) = wanted(p) {
+                    questions[asked] = (f, p.pick);
+                    asked += 1;
+                }
+            }
+            lex::first_flagged_into(doc, &questions[..asked], resumes, &mut answers[..asked]);
+        }
         // This plan's answer, taken in plan order whether or not the plan reads it.
-        let answer = if wanted(p).is_some() { answers.next().flatten() } else { None };
+        let answer = if wanted(p).is_some() {
+            read += 1;
+            answers[read - 1]
+        } else {
+            None
+        };
         let uniform = || Some(interior(doc, p.pick)).filter(|&s| s > 0);
         let one = match p.class() {
             SplitClass::Uniform => uniform(),
@@ -600,7 +619,10 @@ pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan], resumes: &[Resume])
         out.extend(one);
     }
     if !out.is_sorted() {
-        out.sort_unstable();
+        // A few sorted runs (a chunked plan's is long): the stable sort merges runs, where the
+        // unstable one would partition thousands of offsets. (Offsets are plain integers:
+        // both orders are the same.)
+        out.sort();
     }
     debug_assert_eq!(normalized_splits(doc, &out), out);
     out
@@ -867,7 +889,16 @@ mod tests {
                     .map(|q| {
                         (
                             classes[(q + k as usize) % classes.len()],
-                            [0, 1, 128, 255, d.form_arg, (c.splits.len() as u8).wrapping_mul(37), d.size, 200][q],
+                            [
+                                0,
+                                1,
+                                128,
+                                255,
+                                d.form_arg,
+                                (c.splits.len() as u8).wrapping_mul(37),
+                                d.size,
+                                200,
+                            ][q],
                         )
                     })
                     .collect();

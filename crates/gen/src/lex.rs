@@ -764,38 +764,50 @@ impl Sink for Only<'_> {
 /// some, each question is answered from the last one at or before its point (a huge document
 /// is lexed from near the point, not from its first byte).
 pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)], resumes: &[Resume]) -> Vec<Option<usize>> {
-    let len = doc.len();
+    let mut answers = vec![None; questions.len()];
+    first_flagged_into(doc, questions, resumes, &mut answers);
+    answers
+}
+
+/// [`first_flagged`] into `answers` (one per question), allocating nothing.
+pub(crate) fn first_flagged_into(
+    doc: &str,
+    questions: &[(u16, u8)],
+    resumes: &[Resume],
+    answers: &mut [Option<usize>],
+) {
+    debug_assert_eq!(questions.len(), answers.len());
+    answers.fill(None);
+    let bytes = doc.as_bytes();
+    let len = bytes.len();
     if len < 2 {
-        return vec![None; questions.len()];
+        return;
     }
     if !resumes.is_empty() {
-        return questions.iter().map(|&q| first_flagged_resuming(doc, q, resumes)).collect();
+        for (&q, a) in questions.iter().zip(answers.iter_mut()) {
+            *a = first_flagged_resuming(doc, q, resumes);
+        }
+        return;
     }
-    // A question no offset can answer (its class needs a byte the document lacks) is settled
-    // here: left open, it would keep the pass going to the end of the document.
-    let possible: Vec<bool> = questions.iter().map(|&(f, _)| may_carry(doc.as_bytes(), f)).collect();
-    let mut sink = Questions {
-        len,
-        open: possible.iter().filter(|&&p| p).count(),
-        qs: questions
-            .iter()
-            .zip(&possible)
-            .filter(|(_, &p)| p)
-            .map(|(&(f, fraction), _)| Question {
-                want: f | flag::BOUNDARY,
-                start: 1 + usize::from(fraction) * (len - 1) / 256,
-                after: None,
-                before: None,
-            })
-            .collect(),
-        classes: 0,
-    };
-    sink.settle_classes();
-    if sink.open > 0 {
-        scan_impl(doc, false, &mut sink);
+    // An answer does not depend on the other questions: a pass per `MAX_QUESTIONS` of them.
+    for (questions, answers) in questions.chunks(MAX_QUESTIONS).zip(answers.chunks_mut(MAX_QUESTIONS)) {
+        let mut sink = Questions::new(len);
+        let mut slot = [0; MAX_QUESTIONS];
+        for (k, &(f, fraction)) in questions.iter().enumerate() {
+            // A question no offset can answer (its class needs a byte the document lacks) is
+            // settled here: left open, it would keep the pass going to the end of the document.
+            if may_carry(bytes, f) {
+                slot[sink.n] = k;
+                sink.ask(f, 1 + usize::from(fraction) * (len - 1) / 256);
+            }
+        }
+        if sink.open > 0 {
+            lex_from(bytes, Resume::START.lexer(), 0, len, &mut sink);
+        }
+        for (q, &k) in sink.qs[..sink.n].iter().zip(&slot) {
+            answers[k] = q.after.or(q.before);
+        }
     }
-    let mut answers = sink.qs.iter().map(|q| q.after.or(q.before));
-    possible.iter().map(|&p| if p { answers.next().flatten() } else { None }).collect()
 }
 
 /// A lexer state at an offset of a document, known to whoever wrote the document: the
@@ -825,6 +837,9 @@ enum ResumeKind {
 }
 
 impl Resume {
+    /// The first byte.
+    const START: Resume = Resume { at: 0, kind: ResumeKind::Start, span: u16::MAX };
+
     /// See [`ResumeKind::NestedString`]: the offsets up to the next point are string content,
     /// its closing quote and the nested object's end.
     pub(crate) fn nested_string(at: usize) -> Resume {
@@ -878,18 +893,12 @@ fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume
     }
     let start = 1 + usize::from(fraction) * (len - 1) / 256;
     // Point 0 is the first byte; the renderer's follow.
-    let first = Resume { at: 0, kind: ResumeKind::Start, span: u16::MAX };
-    let point = |k: usize| if k == 0 { first } else { resumes[k - 1] };
+    let point = |k: usize| if k == 0 { Resume::START } else { resumes[k - 1] };
     let points = 1 + resumes.len();
     let lacks = |k: usize| f & !point(k).span != 0;
     let ask = |from: usize, start: usize, end: usize| {
-        let mut sink = Questions {
-            len: end,
-            open: 1,
-            qs: vec![Question { want: f | flag::BOUNDARY, start, after: None, before: None }],
-            classes: 0,
-        };
-        sink.settle_classes();
+        let mut sink = Questions::new(end);
+        sink.ask(f, start);
         let p = point(from);
         lex_from(bytes, p.lexer(), p.at, end, &mut sink);
         (sink.qs[0].after, sink.qs[0].before)
@@ -986,8 +995,12 @@ fn may_carry(doc: &[u8], f: u16) -> bool {
     }
 }
 
+/// The most questions one pass of [`first_flagged`] answers (a call has at most 8 split plans).
+const MAX_QUESTIONS: usize = 8;
+
 /// One question of [`first_flagged`]: offsets carrying all of `want`, the first at or after
 /// `start` and the first before it.
+#[derive(Clone, Copy, Default)]
 struct Question {
     want: u16,
     start: usize,
@@ -1014,15 +1027,30 @@ struct Questions {
     len: usize,
     /// Questions without their answer at or after their start.
     open: usize,
-    qs: Vec<Question>,
+    /// The questions, `qs[..n]`.
+    qs: [Question; MAX_QUESTIONS],
+    n: usize,
     /// The flags some open question wants besides the boundary (all of them if one wants
     /// the boundary alone): an offset with none of them answers nothing.
     classes: u16,
 }
 
 impl Questions {
+    /// No questions yet, about offsets `1..len`.
+    fn new(len: usize) -> Questions {
+        Questions { len, open: 0, qs: [Question::default(); MAX_QUESTIONS], n: 0, classes: 0 }
+    }
+
+    /// Asks for the first offset carrying `f` at or after `start` (and the first before it).
+    fn ask(&mut self, f: u16, start: usize) {
+        self.qs[self.n] = Question { want: f | flag::BOUNDARY, start, after: None, before: None };
+        self.n += 1;
+        self.open += 1;
+        self.settle_classes();
+    }
+
     fn settle_classes(&mut self) {
-        self.classes = self.qs.iter().filter(|q| q.after.is_none()).fold(0, |m, q| {
+        self.classes = self.qs[..self.n].iter().filter(|q| q.after.is_none()).fold(0, |m, q| {
             m | match q.want & !flag::BOUNDARY {
                 0 => u16::MAX,
                 c => c,
@@ -1043,7 +1071,7 @@ impl Sink for Questions {
             return;
         }
         let open = self.open;
-        for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
+        for q in self.qs[..self.n].iter_mut().filter(|q| q.after.is_none()) {
             if f & q.want == q.want && q.hit(s) {
                 self.open -= 1;
             }
@@ -1059,7 +1087,7 @@ impl Sink for Questions {
         // is followed by no continuation byte).
         let end = end.min(self.len);
         let open = self.open;
-        for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
+        for q in self.qs[..self.n].iter_mut().filter(|q| q.after.is_none()) {
             let need = q.want & !base;
             if need & !(flag::BOUNDARY | flag::NEXT_TO_SPACE) != 0 {
                 continue;
@@ -1096,7 +1124,7 @@ impl Sink for Questions {
 
     fn after_error(&mut self, bytes: &[u8], i: usize) {
         // Only the boundary flag: only a question for the boundary alone is answered here.
-        if !self.qs.iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
+        if !self.qs[..self.n].iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
             return;
         }
         let from = i.max(1);
