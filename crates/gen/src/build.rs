@@ -835,7 +835,7 @@ mod tests {
         assert_eq!(s, [d.len()]);
     }
 
-    /// Huge documents of every form, whole and cut: each resume point the renderer records
+    /// Huge and deep documents of every form, whole and cut: each resume point the renderer records
     /// is where a pass from the first byte has the lexer, and every answer resuming from
     /// them is the answer of a pass from the first byte.
     #[test]
@@ -864,7 +864,11 @@ mod tests {
             for (n, b) in plan.first.blocks.iter().enumerate() {
                 let BlockPlan::Call(c) = b else { continue };
                 let mut d = c.doc;
-                d.long = 2;
+                // Huge, deep (form 11), or both.
+                d.long = if k % 3 == 1 { d.long } else { 2 };
+                if k % 3 != 0 {
+                    d.form = 11;
+                }
                 d.size = d.size.wrapping_add(k as u8);
                 let mut doc = String::new();
                 let mut resumes = Vec::new();

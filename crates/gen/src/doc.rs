@@ -697,7 +697,9 @@ pub(crate) fn render(
                 }
             }
         }
-        Form::Deep => add_field(w.out, start, "tree", |o| deep(o, 128 + plan.form_arg as usize % 160)),
+        Form::Deep => add_field(w.out, start, "tree", |o| {
+            deep(o, 128 + plan.form_arg as usize % 160, Marks { resumes: &mut *resumes, start, last: 0 })
+        }),
         Form::LongKey => {
             let mut key = String::with_capacity(8 * 1024);
             while key.len() < 1024 + 24 * plan.form_arg as usize {
@@ -748,15 +750,23 @@ fn add_field(out: &mut String, start: usize, key: &str, value: impl FnOnce(&mut 
     out.push('}');
 }
 
-/// A value nested `depth` levels: arrays, with an object every fourth level.
-fn deep(out: &mut String, depth: usize) {
+/// A value nested `depth` levels: arrays, with an object every fourth level (the value of a
+/// field of the top-level object). Resume points every sixteen levels.
+fn deep(out: &mut String, depth: usize, marks: Marks<'_>) {
     for i in 0..depth {
         out.push_str(if i % 4 == 3 { "{\"n\": " } else { "[" });
+        if i % 16 == 15 {
+            marks.resumes.push(Resume::deep_open(out.len() - marks.start, i as u16 + 1));
+        }
     }
     out.push('1');
     for i in (0..depth).rev() {
         out.push(if i % 4 == 3 { '}' } else { ']' });
+        if i % 16 == 0 && i > 0 {
+            marks.resumes.push(Resume::deep_close(out.len() - marks.start, i as u16));
+        }
     }
+    Marks::end(Some(marks), out.len());
 }
 
 /// The size of a huge document: from 4 KiB up to `max` (most often the smaller sizes, so

@@ -834,6 +834,11 @@ enum ResumeKind {
     ArrayElement,
     /// Right after the value of a field of the top-level object.
     AfterField,
+    /// In a field's value nested as `doc::render` nests its deep documents (arrays, every
+    /// fourth level an object `{"n": …}`), this many levels open: after a level's opening
+    /// (`[`, or `{"n": `), or after a level's close.
+    DeepOpen(u16),
+    DeepClose(u16),
 }
 
 impl Resume {
@@ -858,6 +863,19 @@ impl Resume {
         Resume { at, kind: ResumeKind::ArrayElement, span: !flag::PREFIX_PARSES }
     }
 
+    /// See [`ResumeKind::DeepOpen`]: up to the next point, offsets in the nesting, whose only
+    /// strings are the keys `"n"` (nothing but a key, its colon, the nesting and the boundary).
+    pub(crate) fn deep_open(at: usize, levels: u16) -> Resume {
+        Resume { at, kind: ResumeKind::DeepOpen(levels), span: Resume::DEEP_SPAN }
+    }
+
+    /// See [`ResumeKind::DeepClose`] (`levels` > 0: the last close is [`Resume::after_field`]).
+    pub(crate) fn deep_close(at: usize, levels: u16) -> Resume {
+        Resume { at, kind: ResumeKind::DeepClose(levels), span: Resume::DEEP_SPAN }
+    }
+
+    const DEEP_SPAN: u16 = flag::BOUNDARY | flag::IN_STRING | flag::KEY_COLON | flag::NESTED;
+
     /// See [`ResumeKind::AfterField`].
     pub(crate) fn after_field(at: usize) -> Resume {
         Resume { at, kind: ResumeKind::AfterField, span: u16::MAX }
@@ -875,6 +893,22 @@ impl Resume {
             ResumeKind::NestedString => (st::STR_VAL, 0b11, 2, 1),
             ResumeKind::ArrayElement => (st::VALUE, 0b01, 2, 0),
             ResumeKind::AfterField => (st::COMMA_OBJ, 0b01, 1, 0),
+            ResumeKind::DeepOpen(levels) | ResumeKind::DeepClose(levels) => {
+                // Stack level `d` > 0 is the nesting's level `d - 1`, an object every fourth.
+                let depth = 1 + usize::from(levels);
+                let object = |d: usize| d == 0 || (d - 1) % 4 == 3;
+                let bits = (0..depth.min(64)).filter(|&d| object(d)).fold(0u64, |b, d| b | 1 << d);
+                let deep = (64..depth).map(object).collect();
+                let top = object(depth - 1);
+                let state = match (self.kind, top) {
+                    (ResumeKind::DeepOpen(_), true) => st::VALUE,
+                    (ResumeKind::DeepOpen(_), false) => st::VALUE_OR_END,
+                    (_, true) => st::COMMA_OBJ,
+                    (_, false) => st::COMMA_ARR,
+                };
+                let stack = Stack { bits, depth, deep, deepest: depth };
+                return Lexer { state, stack, nested: u32::from(levels / 4), values_done: 0, key_start: 0 };
+            }
         };
         let stack = Stack { bits, depth, deep: Vec::new(), deepest: depth };
         Lexer { state, stack, nested, values_done: 0, key_start: 0 }
@@ -972,9 +1006,9 @@ pub(crate) fn resume_holds(doc: &str, r: Resume) -> bool {
         lx.step(bytes, i, &mut top_keys);
     }
     let want = r.lexer();
-    let mask = (1u64 << lx.stack.depth.min(63)) - 1;
-    (lx.state, lx.stack.bits & mask, lx.stack.depth, lx.nested, lx.values_done)
-        == (want.state, want.stack.bits, want.stack.depth, want.nested, want.values_done)
+    let mask = if lx.stack.depth >= 64 { u64::MAX } else { (1u64 << lx.stack.depth) - 1 };
+    (lx.state, lx.stack.bits & mask, lx.stack.depth, &lx.stack.deep, lx.nested, lx.values_done)
+        == (want.state, want.stack.bits, want.stack.depth, &want.stack.deep, want.nested, want.values_done)
 }
 
 /// Whether some offset of `doc` may carry `f`, from a byte search (`false` only when none
