@@ -7,6 +7,8 @@
 //! gives them realistic ids, and places the ending, faults and pings at positions scaled to
 //! the stream's length. Any plan builds a case that renders.
 
+use std::borrow::Cow;
+
 use toolcert_scenario::{
     normalized_splits, Block, Call, Case, Ending, Fault, FaultKind, ForeignBlock, ForeignKind, Interleave,
     Shape, StopReason, StreamEnd, StreamSchedule, TextBlock, Tool, Turn,
@@ -702,12 +704,13 @@ fn chat_index(tp: &TurnPlan, ordinal: u32) -> u32 {
 /// the providers allow, `^[a-zA-Z0-9_-]{1,64}$`), and sometimes a second tool whose name
 /// differs from the first's only in case, or only by a suffix.
 struct Names {
-    spelled: [String; TOOLS.len()],
+    /// Empty: the template's name. (Borrowed where a style writes it as it is.)
+    spelled: [Cow<'static, str>; TOOLS.len()],
 }
 
 impl Names {
     fn new(tp: &TurnPlan, call_tools: &[u8]) -> Names {
-        let mut spelled: [String; TOOLS.len()] = Default::default();
+        let mut spelled: [Cow<'static, str>; TOOLS.len()] = Default::default();
         let style = tp.names % 6;
         for &t in call_tools {
             if spelled[t as usize].is_empty() {
@@ -726,11 +729,11 @@ impl Names {
                     let c = chars.next().unwrap_or('x');
                     let flipped =
                         if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() };
-                    spelled[b as usize] = std::iter::once(flipped).chain(chars).collect();
+                    spelled[b as usize] = Cow::Owned(std::iter::once(flipped).chain(chars).collect());
                 }
                 // One name is the other and a suffix (a name at the limit loses its suffix).
-                2 if a_name.len() + 3 <= 64 => spelled[b as usize] = format!("{a_name}_v2"),
-                2 => spelled[b as usize] = a_name[..a_name.len() - 3].to_owned(),
+                2 if a_name.len() + 3 <= 64 => spelled[b as usize] = Cow::Owned(format!("{a_name}_v2")),
+                2 => spelled[b as usize] = Cow::Owned(a_name[..a_name.len() - 3].to_owned()),
                 _ => {}
             }
         }
@@ -748,15 +751,22 @@ impl Names {
 }
 
 /// `snake_name` in one of the spelling styles of [`Names`].
-fn spell(snake: &str, style: u8) -> String {
-    let words = snake.split('_');
-    let cap = |w: &str| {
-        let mut c = w.chars();
-        c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+fn spell(snake: &'static str, style: u8) -> Cow<'static, str> {
+    // The words without their underscores, capitalized from the `first`-th on.
+    let capitalized = |first: usize| {
+        let mut s = String::with_capacity(snake.len());
+        for (i, w) in snake.split('_').enumerate() {
+            let mut c = w.chars();
+            if let Some(f) = c.next() {
+                s.push(if i >= first { f.to_ascii_uppercase() } else { f });
+                s.push_str(c.as_str());
+            }
+        }
+        s
     };
-    match style {
-        1 => words.enumerate().map(|(i, w)| if i == 0 { w.to_owned() } else { cap(w) }).collect(),
-        2 => words.map(cap).collect(),
+    Cow::Owned(match style {
+        1 => capitalized(1),
+        2 => capitalized(0),
         3 => snake.replace('_', "-"),
         4 => format!("{snake}2_v1"),
         5 => {
@@ -771,8 +781,8 @@ fn spell(snake: &str, style: u8) -> String {
             }
             s
         }
-        _ => snake.to_owned(),
-    }
+        _ => return Cow::Borrowed(snake),
+    })
 }
 
 /// The scenario's transport from its plan; comment and multi-line positions scale to the

@@ -697,14 +697,20 @@ pub(crate) fn render(
                 }
             }
         }
-        Form::Deep => add_field(w.out, start, "tree", |o| {
-            deep(o, 128 + plan.form_arg as usize % 160, Marks { resumes: &mut *resumes, start, last: 0 })
-        }),
+        Form::Deep => {
+            let depth = 128 + plan.form_arg as usize % 160;
+            // Nine bytes open four levels, four close them.
+            w.out.reserve(16 + depth * 13 / 4);
+            add_field(w.out, start, "tree", |o| {
+                deep(o, depth, Marks { resumes: &mut *resumes, start, last: 0 })
+            })
+        }
         Form::LongKey => {
             let mut key = String::with_capacity(8 * 1024);
             while key.len() < 1024 + 24 * plan.form_arg as usize {
                 key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
             }
+            w.out.reserve(key.len() + 8);
             add_field(w.out, start, &key, |o| o.push('1'));
         }
         _ => {}
@@ -727,9 +733,10 @@ pub(crate) fn render(
     match form {
         Form::TrailingWs => out.push_str(TRAILING_WS[plan.form_arg as usize % TRAILING_WS.len()]),
         Form::Concat => {
-            let whole = out[start..].to_owned();
+            let whole = start..out.len();
+            out.reserve(whole.len() + 1);
             out.push_str(["", " ", "\n"][plan.form_arg as usize % 3]);
-            out.push_str(&whole);
+            out.extend_from_within(whole);
         }
         Form::Garbage => out.push_str(GARBAGE[plan.form_arg as usize % GARBAGE.len()]),
         _ => {}
