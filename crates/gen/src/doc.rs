@@ -803,11 +803,11 @@ struct Marks<'a> {
 }
 
 impl Marks<'_> {
-    /// One point in a few hundred bytes: resuming lexes at most that far before a question's
+    /// One point in some 64 bytes: resuming lexes at most about that far before a question's
     /// start.
     fn mark(marks: &mut Option<Marks<'_>>, at: usize, resume: fn(usize) -> Resume) {
         if let Some(m) = marks {
-            if at - m.last >= 256 {
+            if at - m.last >= 64 {
                 m.resumes.push(resume(at - m.start));
                 m.last = at;
             }

@@ -1126,20 +1126,28 @@ impl Sink for Questions {
             if need & !(flag::BOUNDARY | flag::NEXT_TO_SPACE) != 0 {
                 continue;
             }
-            let hit = |s: usize| {
-                if need & flag::NEXT_TO_SPACE != 0 {
-                    bytes[s] == b' ' || bytes[s - 1] == b' '
+            // The first offset of `from..to` (`from` > 0) the question's flags are at.
+            let first = |from: usize, to: usize| {
+                if from >= to {
+                    None
+                } else if need & flag::NEXT_TO_SPACE != 0 {
+                    // At `from` if byte `from - 1` is a space; else at the first space.
+                    if bytes[from - 1] == b' ' {
+                        Some(from)
+                    } else {
+                        memchr::memchr(b' ', &bytes[from..to]).map(|p| from + p)
+                    }
                 } else {
-                    need & flag::BOUNDARY == 0 || (bytes[s] as i8) >= -0x40
+                    (from..to).find(|&s| need & flag::BOUNDARY == 0 || (bytes[s] as i8) >= -0x40)
                 }
             };
             let from = i.max(1);
             if q.before.is_none() {
-                if let Some(s) = (from..end.min(q.start)).find(|&s| hit(s)) {
+                if let Some(s) = first(from, end.min(q.start)) {
                     q.before = Some(s);
                 }
             }
-            if let Some(s) = (from.max(q.start)..end).find(|&s| hit(s)) {
+            if let Some(s) = first(from.max(q.start), end) {
                 q.after = Some(s);
                 self.open -= 1;
             }
