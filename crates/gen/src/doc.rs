@@ -706,12 +706,9 @@ pub(crate) fn render(
             })
         }
         Form::LongKey => {
-            let mut key = String::with_capacity(8 * 1024);
-            while key.len() < 1024 + 24 * plan.form_arg as usize {
-                key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
-            }
+            let key = long_key(1024 + 24 * plan.form_arg as usize);
             w.out.reserve(key.len() + 8);
-            add_field(w.out, start, &key, |o| o.push('1'));
+            add_field(w.out, start, key, |o| o.push('1'));
         }
         _ => {}
     }
@@ -741,6 +738,22 @@ pub(crate) fn render(
         Form::Garbage => out.push_str(GARBAGE[plan.form_arg as usize % GARBAGE.len()]),
         _ => {}
     }
+}
+
+/// A key of at least `len` bytes: pieces appended, each chosen by the length so far, until
+/// it is that long. (Every key is a prefix of the longest, made once.)
+fn long_key(len: usize) -> &'static str {
+    static LONGEST: OnceLock<(String, Vec<usize>)> = OnceLock::new();
+    let (key, ends) = LONGEST.get_or_init(|| {
+        let mut key = String::new();
+        let mut ends = vec![0];
+        while key.len() < 1024 + 24 * 255 {
+            key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
+            ends.push(key.len());
+        }
+        (key, ends)
+    });
+    &key[..ends[ends.partition_point(|&e| e < len)]]
 }
 
 /// Adds `"key": value` as the last field of the object that starts at `start` (its last
@@ -885,8 +898,9 @@ fn decimal(out: &mut String, n: usize, width: usize) {
             break;
         }
     }
-    let k = k.min(digits.len() - width);
-    out.push_str(std::str::from_utf8(&digits[k..]).expect("ASCII digits"));
+    for &d in &digits[k.min(digits.len() - width)..] {
+        out.push(char::from(d));
+    }
 }
 
 /// `b` as two lowercase hex digits (`{b:02x}`).
@@ -989,6 +1003,18 @@ fn type_matches(t: &str, v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key a long-key document gets is the one its pieces make.
+    #[test]
+    fn long_keys_are_their_pieces() {
+        for form_arg in 0..=255usize {
+            let mut key = String::new();
+            while key.len() < 1024 + 24 * form_arg {
+                key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
+            }
+            assert_eq!(long_key(1024 + 24 * form_arg), key);
+        }
+    }
 
     #[test]
     fn numbers_are_written_as_format_writes_them() {
