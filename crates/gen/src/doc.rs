@@ -773,18 +773,29 @@ fn add_field(out: &mut String, start: usize, key: &str, value: impl FnOnce(&mut 
 /// A value nested `depth` levels: arrays, with an object every fourth level (the value of a
 /// field of the top-level object). Resume points every sixteen levels.
 fn deep(out: &mut String, depth: usize, marks: Marks<'_>) {
-    for i in 0..depth {
-        out.push_str(if i % 4 == 3 { "{\"n\": " } else { "[" });
-        if i % 16 == 15 {
-            marks.resumes.push(Resume::deep_open(out.len() - marks.start, i as u16 + 1));
-        }
+    // Level `i` opens with `[`, or `{"n": ` when `i % 4 == 3`, and closes with `]` or `}`:
+    // the openings of a value are a prefix of the deepest one's, its closes a suffix.
+    static DEEPEST: OnceLock<(String, String)> = OnceLock::new();
+    let (open, close) = DEEPEST.get_or_init(|| {
+        let levels = 128 + 160;
+        let open = (0..levels).map(|i| if i % 4 == 3 { "{\"n\": " } else { "[" }).collect();
+        let close = (0..levels).rev().map(|i| if i % 4 == 3 { '}' } else { ']' }).collect();
+        (open, close)
+    });
+    assert!(depth <= close.len(), "no deeper than the deepest");
+    // Nine bytes open four levels.
+    let opened = |levels: usize| 9 * (levels / 4) + levels % 4;
+    let at = out.len() - marks.start;
+    out.push_str(&open[..opened(depth)]);
+    for levels in (16..=depth).step_by(16) {
+        marks.resumes.push(Resume::deep_open(at + opened(levels), levels as u16));
     }
     out.push('1');
-    for i in (0..depth).rev() {
-        out.push(if i % 4 == 3 { '}' } else { ']' });
-        if i % 16 == 0 && i > 0 {
-            marks.resumes.push(Resume::deep_close(out.len() - marks.start, i as u16));
-        }
+    let at = out.len() - marks.start;
+    out.push_str(&close[close.len() - depth..]);
+    // After the close of level `i`, `i` levels are open.
+    for i in (16..depth).step_by(16).rev() {
+        marks.resumes.push(Resume::deep_close(at + depth - i, i as u16));
     }
     Marks::end(Some(marks), out.len());
 }
@@ -1003,6 +1014,24 @@ fn type_matches(t: &str, v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A deep value is its levels, opened and closed one by one.
+    #[test]
+    fn deep_values_are_their_levels() {
+        for depth in 128..288 {
+            let mut want = String::new();
+            for i in 0..depth {
+                want.push_str(if i % 4 == 3 { "{\"n\": " } else { "[" });
+            }
+            want.push('1');
+            for i in (0..depth).rev() {
+                want.push(if i % 4 == 3 { '}' } else { ']' });
+            }
+            let mut got = String::from("{\"tree\": ");
+            deep(&mut got, depth, Marks { resumes: &mut Vec::new(), start: 0, last: 0 });
+            assert_eq!(got["{\"tree\": ".len()..], want);
+        }
+    }
 
     /// The key a long-key document gets is the one its pieces make.
     #[test]
