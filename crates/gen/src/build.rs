@@ -665,18 +665,20 @@ fn call_id(family: u8, seed: u16, stream: usize, ordinal: u32) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let (prefix, n) = if family == 0 { ("toolu_01", 22) } else { ("call_", 24) };
     let mut x = u64::from(seed) << 32 ^ (stream as u64) << 20 ^ u64::from(ordinal);
-    let mut id = String::with_capacity(prefix.len() + n);
-    id.push_str(prefix);
+    let mut tail = [0u8; 24];
     let mut word = 0u64;
-    for i in 0..n {
+    for (i, c) in tail[..n].iter_mut().enumerate() {
         if i % 10 == 0 {
             word = splitmix64(&mut x);
         }
         // Six bits a character; the two values past the alphabet fold back (a slight bias
         // no one will notice in an id).
-        id.push(ALPHABET[(word & 63) as usize % 62] as char);
+        *c = ALPHABET[(word & 63) as usize % 62];
         word >>= 6;
     }
+    let mut id = String::with_capacity(prefix.len() + n);
+    id.push_str(prefix);
+    id.push_str(std::str::from_utf8(&tail[..n]).expect("an ASCII alphabet"));
     id
 }
 
