@@ -811,8 +811,8 @@ pub(crate) fn first_flagged_into(
 }
 
 /// A lexer state at an offset of a document, known to whoever wrote the document: the
-/// renderer records them in and after a huge field (`doc::render`), where nothing before can
-/// have been a lexical error. Offsets `at..` lexed from this state get the flags a pass from
+/// renderer records them in and after a huge field or a deep value (`doc::render`), where
+/// nothing before can have been a lexical error. Offsets `at..` lexed from this state get the flags a pass from
 /// the first byte gives them (the tests hold every recorded one to that pass). `span` is
 /// what offsets from `at` to the next point may carry (any flag after the last point).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1000,7 +1000,7 @@ fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Qu
 #[cfg(test)]
 pub(crate) fn resume_holds(doc: &str, r: Resume) -> bool {
     let bytes = doc.as_bytes();
-    let mut lx = Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
+    let mut lx = Resume::START.lexer();
     let mut top_keys = None;
     for i in 0..r.at() {
         lx.step(bytes, i, &mut top_keys);
