@@ -634,17 +634,21 @@ pub(crate) fn resolve_splits(doc: &str, plans: &[SplitPlan], resumes: &[Resume])
 /// the first at or after `fraction`/256 of the document, wrapping around.
 fn surrogate_gap(doc: &str, fraction: u8) -> Option<usize> {
     let b = doc.as_bytes();
+    // `s` is where a `\u` starts: the gap if a high surrogate's escape ends there.
     let is_gap = |s: usize| {
         s >= 6
-            && s + 2 <= b.len()
             && b[s - 6] == b'\\'
             && b[s - 5] == b'u'
             && matches!(b[s - 4], b'd' | b'D')
             && matches!(b[s - 3], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
-            && &b[s..s + 2] == b"\\u"
     };
     let start = usize::from(fraction) * b.len() / 256;
-    (start..b.len()).find(|&s| is_gap(s)).or_else(|| (0..start).find(|&s| is_gap(s)))
+    let escapes =
+        |from: usize, to: usize| memchr::memmem::find_iter(&b[from..to], b"\\u").map(move |p| from + p);
+    // (A `\u` starting before `start` may end after it.)
+    escapes(start, b.len())
+        .find(|&s| is_gap(s))
+        .or_else(|| escapes(0, (start + 1).min(b.len())).find(|&s| is_gap(s)))
 }
 
 /// A realistic call id: `toolu_01…` (Anthropic) or `call_…` (OpenAI), derived from the case's
@@ -926,6 +930,43 @@ mod tests {
             }
         }
         assert!(docs > 250 && points > 10 * docs, "{docs} documents, {points} points");
+    }
+
+    #[test]
+    fn surrogate_gaps_are_where_the_per_byte_search_finds_them() {
+        let mut docs: Vec<String> =
+            ["", "\\u", "\\ud83d\\u", "x\\ud83d\\ude00\\uD83D\\uDE00 \\uDBFF\\udfff\\u"]
+                .iter()
+                .map(|d| d.to_string())
+                .collect();
+        for case in crate::cases(&GenConfig::default(), 21).take(1000) {
+            docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
+        }
+        for d in &docs {
+            for fraction in 0..=255u8 {
+                assert_eq!(
+                    surrogate_gap(d, fraction),
+                    surrogate_gap_per_byte(d, fraction),
+                    "{d:?} at {fraction}"
+                );
+            }
+        }
+    }
+
+    /// [`surrogate_gap`] as it was, byte by byte (the tests' oracle).
+    fn surrogate_gap_per_byte(doc: &str, fraction: u8) -> Option<usize> {
+        let b = doc.as_bytes();
+        let is_gap = |s: usize| {
+            s >= 6
+                && s + 2 <= b.len()
+                && b[s - 6] == b'\\'
+                && b[s - 5] == b'u'
+                && matches!(b[s - 4], b'd' | b'D')
+                && matches!(b[s - 3], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
+                && &b[s..s + 2] == b"\\u"
+        };
+        let start = usize::from(fraction) * b.len() / 256;
+        (start..b.len()).find(|&s| is_gap(s)).or_else(|| (0..start).find(|&s| is_gap(s)))
     }
 
     #[test]
