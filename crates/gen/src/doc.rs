@@ -9,11 +9,11 @@
 //! trees: rendering is a single pass over fixed templates, which is what keeps generation
 //! fast. The templates also give the schema profile its JSON Schemas.
 
-use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
+use crate::lex::Resume;
 use crate::plan::{DocPlan, Form, Violation};
 
 /// The type of a field's value.
@@ -462,18 +462,34 @@ impl Writer<'_> {
             Kind::Id => {
                 let (p, n) = (c.next(), c.next());
                 self.string_with(|s| {
-                    let _ = match p % 4 {
-                        0 => write!(s, "A-{}", 4400 + u32::from(n)),
-                        1 => write!(s, "ORD-2024-{:04}", u32::from(n) * 7),
-                        2 => write!(s, "A\\u002d{}", 4400 + u32::from(n)),
-                        _ => write!(s, "sku_{n:02x}{p:02x}"),
+                    match p % 4 {
+                        0 => {
+                            s.push_str("A-");
+                            decimal(s, 4400 + usize::from(n), 1);
+                        }
+                        1 => {
+                            s.push_str("ORD-2024-");
+                            decimal(s, usize::from(n) * 7, 4);
+                        }
+                        2 => {
+                            s.push_str("A\\u002d");
+                            decimal(s, 4400 + usize::from(n), 1);
+                        }
+                        _ => {
+                            s.push_str("sku_");
+                            hex2(s, n);
+                            hex2(s, p);
+                        }
                     };
                 });
             }
             Kind::Date => {
                 let (m, d, t) = (c.next(), c.next(), c.next());
                 self.string_with(|s| {
-                    let _ = write!(s, "2024-{:02}-{:02}", 1 + m % 12, 1 + d % 28);
+                    s.push_str("2024-");
+                    decimal(s, 1 + usize::from(m % 12), 2);
+                    s.push('-');
+                    decimal(s, 1 + usize::from(d % 28), 2);
                     if t % 4 == 3 {
                         s.push_str("T09:30:00Z");
                     }
@@ -503,7 +519,8 @@ impl Writer<'_> {
                         // The same value with one character written as a `\u` escape.
                         let i = at as usize % v.len();
                         s.push_str(&v[..i]);
-                        let _ = write!(s, "\\u{:04x}", v.as_bytes()[i]);
+                        s.push_str("\\u00");
+                        hex2(s, v.as_bytes()[i]);
                         s.push_str(&v[i + 1..]);
                     } else {
                         s.push_str(v);
@@ -600,7 +617,17 @@ impl Writer<'_> {
 
 /// Renders the document a call's arguments hold, before any cut. `keys` is how many of the
 /// template's fields are written (clamped to the required ones and the template's length).
-pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_size: usize, out: &mut String) {
+/// A huge document also gets lexer states to resume from (offsets in the document, which
+/// starts at `out`'s length), so that finding its split points lexes little of it.
+pub(crate) fn render(
+    tool: u8,
+    plan: &DocPlan,
+    keys: usize,
+    schema: bool,
+    max_size: usize,
+    out: &mut String,
+    resumes: &mut Vec<Resume>,
+) {
     let t = template(tool);
     let form = plan.form();
     let pick = |table: &[&'static str]| table[plan.form_arg as usize % table.len()];
@@ -670,22 +697,30 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_si
                 }
             }
         }
-        Form::Deep => add_field(w.out, start, "tree", |o| deep(o, 128 + plan.form_arg as usize % 160)),
+        Form::Deep => {
+            let depth = 128 + plan.form_arg as usize % 160;
+            // Nine bytes open four levels, four close them.
+            w.out.reserve(16 + depth * 13 / 4);
+            add_field(w.out, start, "tree", |o| {
+                deep(o, depth, Marks { resumes: &mut *resumes, start, last: 0 })
+            })
+        }
         Form::LongKey => {
-            let mut key = String::with_capacity(8 * 1024);
-            while key.len() < 1024 + 24 * plan.form_arg as usize {
-                key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
-            }
-            add_field(w.out, start, &key, |o| o.push('1'));
+            let key = long_key(1024 + 24 * plan.form_arg as usize);
+            w.out.reserve(key.len() + 8);
+            add_field(w.out, start, key, |o| o.push('1'));
         }
         _ => {}
     }
     if plan.long == 2 {
         let target = huge_size(plan.size, max_size);
+        // Resume points only where nothing before the field can be a lexical error.
+        let marks = (!matches!(form, Form::BadEscape | Form::RawControl | Form::BadNumber))
+            .then_some(Marks { resumes, start, last: 0 });
         if plan.size.is_multiple_of(2) {
-            add_field(w.out, start, "attachment", |o| file_body(o, target, plan.size));
+            add_field(w.out, start, "attachment", |o| file_body(o, target, plan.size, marks));
         } else {
-            add_field(w.out, start, "records", |o| records(o, target, plan.size));
+            add_field(w.out, start, "records", |o| records(o, target, plan.size, marks));
         }
     }
     if unplaced_string {
@@ -695,13 +730,30 @@ pub(crate) fn render(tool: u8, plan: &DocPlan, keys: usize, schema: bool, max_si
     match form {
         Form::TrailingWs => out.push_str(TRAILING_WS[plan.form_arg as usize % TRAILING_WS.len()]),
         Form::Concat => {
-            let whole = out[start..].to_owned();
+            let whole = start..out.len();
+            out.reserve(whole.len() + 1);
             out.push_str(["", " ", "\n"][plan.form_arg as usize % 3]);
-            out.push_str(&whole);
+            out.extend_from_within(whole);
         }
         Form::Garbage => out.push_str(GARBAGE[plan.form_arg as usize % GARBAGE.len()]),
         _ => {}
     }
+}
+
+/// A key of at least `len` bytes: pieces appended, each chosen by the length so far, until
+/// it is that long. (Every key is a prefix of the longest, made once.)
+fn long_key(len: usize) -> &'static str {
+    static LONGEST: OnceLock<(String, Vec<usize>)> = OnceLock::new();
+    let (key, ends) = LONGEST.get_or_init(|| {
+        let mut key = String::new();
+        let mut ends = vec![0];
+        while key.len() < 1024 + 24 * 255 {
+            key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
+            ends.push(key.len());
+        }
+        (key, ends)
+    });
+    &key[..ends[ends.partition_point(|&e| e < len)]]
 }
 
 /// Adds `"key": value` as the last field of the object that starts at `start` (its last
@@ -718,15 +770,34 @@ fn add_field(out: &mut String, start: usize, key: &str, value: impl FnOnce(&mut 
     out.push('}');
 }
 
-/// A value nested `depth` levels: arrays, with an object every fourth level.
-fn deep(out: &mut String, depth: usize) {
-    for i in 0..depth {
-        out.push_str(if i % 4 == 3 { "{\"n\": " } else { "[" });
+/// A value nested `depth` levels: arrays, with an object every fourth level (the value of a
+/// field of the top-level object). Resume points every sixteen levels.
+fn deep(out: &mut String, depth: usize, marks: Marks<'_>) {
+    // Level `i` opens with `[`, or `{"n": ` when `i % 4 == 3`, and closes with `]` or `}`:
+    // the openings of a value are a prefix of the deepest one's, its closes a suffix.
+    static DEEPEST: OnceLock<(String, String)> = OnceLock::new();
+    let (open, close) = DEEPEST.get_or_init(|| {
+        let levels = 128 + 160;
+        let open = (0..levels).map(|i| if i % 4 == 3 { "{\"n\": " } else { "[" }).collect();
+        let close = (0..levels).rev().map(|i| if i % 4 == 3 { '}' } else { ']' }).collect();
+        (open, close)
+    });
+    assert!(depth <= close.len(), "no deeper than the deepest");
+    // Nine bytes open four levels.
+    let opened = |levels: usize| 9 * (levels / 4) + levels % 4;
+    let at = out.len() - marks.start;
+    out.push_str(&open[..opened(depth)]);
+    for levels in (16..=depth).step_by(16) {
+        marks.resumes.push(Resume::deep_open(at + opened(levels), levels as u16));
     }
     out.push('1');
-    for i in (0..depth).rev() {
-        out.push(if i % 4 == 3 { '}' } else { ']' });
+    let at = out.len() - marks.start;
+    out.push_str(&close[close.len() - depth..]);
+    // After the close of level `i`, `i` levels are open.
+    for i in (16..depth).step_by(16).rev() {
+        marks.resumes.push(Resume::deep_close(at + depth - i, i as u16));
     }
+    Marks::end(Some(marks), out.len());
 }
 
 /// The size of a huge document: from 4 KiB up to `max` (most often the smaller sizes, so
@@ -747,40 +818,107 @@ pub(crate) fn huge_size(choice: u8, max: usize) -> usize {
     (base + base * (c * 37 % 100) / 100).min(max)
 }
 
-/// `{"path": ..., "content": "..."}`: a file body of about `target` bytes.
-fn file_body(out: &mut String, target: usize, choice: u8) {
+/// Where a huge field records its resume points: `start` is the document's first byte in
+/// the output, `last` the output length at the last point recorded.
+struct Marks<'a> {
+    resumes: &'a mut Vec<Resume>,
+    start: usize,
+    last: usize,
+}
+
+impl Marks<'_> {
+    /// One point in some 64 bytes: resuming lexes at most about that far before a question's
+    /// start.
+    fn mark(marks: &mut Option<Marks<'_>>, at: usize, resume: fn(usize) -> Resume) {
+        if let Some(m) = marks {
+            if at - m.last >= 64 {
+                m.resumes.push(resume(at - m.start));
+                m.last = at;
+            }
+        }
+    }
+
+    /// The point right after the field's value.
+    fn end(marks: Option<Marks<'_>>, at: usize) {
+        if let Some(m) = marks {
+            m.resumes.push(Resume::after_field(at - m.start));
+        }
+    }
+}
+
+/// `{"path": ..., "content": "..."}`: a file body of about `target` bytes (the value of a
+/// field of the top-level object).
+fn file_body(out: &mut String, target: usize, choice: u8, mut marks: Option<Marks<'_>>) {
     let start = out.len();
+    out.reserve(target + 64);
     out.push_str("{\"path\": \"src/m\\u00f3dulo/lib.rs\", \"content\": \"");
     let mut k = choice as usize;
     while out.len() - start < target {
+        // Between lines, inside the content string and in no escape.
+        Marks::mark(&mut marks, out.len(), Resume::nested_string);
         out.push_str(FILE_LINES[k % FILE_LINES.len()]);
         k += 1;
     }
     out.push_str("\"}");
+    Marks::end(marks, out.len());
 }
 
-/// `[{...}, ...]`: records until about `target` bytes.
-fn records(out: &mut String, target: usize, choice: u8) {
+/// `[{...}, ...]`: records until about `target` bytes (the value of a field of the top-level
+/// object).
+fn records(out: &mut String, target: usize, choice: u8, mut marks: Option<Marks<'_>>) {
     let start = out.len();
+    out.reserve(target + 256);
     out.push('[');
     let mut k = 0usize;
     while out.len() - start < target {
         if k > 0 {
             out.push_str(", ");
+            // Where the next record starts.
+            Marks::mark(&mut marks, out.len(), Resume::array_element);
         }
         let c = (choice as usize + k) % 256;
-        let _ = write!(
-            out,
-            "{{\"id\": {k}, \"sku\": \"A-{}\", \"qty\": {}, \"price\": {}, \"note\": \"{}\", \"ok\": {}}}",
-            4400 + c,
-            INTS[c % INTS.len()],
-            NUMBERS[c % NUMBERS.len()],
-            SENTENCES[c % SENTENCES.len()],
-            c.is_multiple_of(2)
-        );
+        // `{"id": k, "sku": "A-…", "qty": …, "price": …, "note": "…", "ok": …}`
+        out.push_str("{\"id\": ");
+        decimal(out, k, 1);
+        out.push_str(", \"sku\": \"A-");
+        decimal(out, 4400 + c, 1);
+        out.push_str("\", \"qty\": ");
+        out.push_str(INTS[c % INTS.len()]);
+        out.push_str(", \"price\": ");
+        out.push_str(NUMBERS[c % NUMBERS.len()]);
+        out.push_str(", \"note\": \"");
+        out.push_str(SENTENCES[c % SENTENCES.len()]);
+        out.push_str("\", \"ok\": ");
+        out.push_str(if c.is_multiple_of(2) { "true}" } else { "false}" });
         k += 1;
     }
     out.push(']');
+    Marks::end(marks, out.len());
+}
+
+/// `n` in decimal, zero-padded to `width` digits (as `{n:0width$}` writes it, without the
+/// formatting machinery).
+fn decimal(out: &mut String, n: usize, width: usize) {
+    let mut digits = [b'0'; 20];
+    let (mut n, mut k) = (n, digits.len());
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[k.min(digits.len() - width)..] {
+        out.push(char::from(d));
+    }
+}
+
+/// `b` as two lowercase hex digits (`{b:02x}`).
+fn hex2(out: &mut String, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(char::from(HEX[usize::from(b >> 4)]));
+    out.push(char::from(HEX[usize::from(b & 15)]));
 }
 
 /// The JSON Schema of a tool's input, shared by every case that offers the tool.
@@ -876,6 +1014,52 @@ fn type_matches(t: &str, v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A deep value is its levels, opened and closed one by one.
+    #[test]
+    fn deep_values_are_their_levels() {
+        for depth in 128..288 {
+            let mut want = String::new();
+            for i in 0..depth {
+                want.push_str(if i % 4 == 3 { "{\"n\": " } else { "[" });
+            }
+            want.push('1');
+            for i in (0..depth).rev() {
+                want.push(if i % 4 == 3 { '}' } else { ']' });
+            }
+            let mut got = String::from("{\"tree\": ");
+            deep(&mut got, depth, Marks { resumes: &mut Vec::new(), start: 0, last: 0 });
+            assert_eq!(got["{\"tree\": ".len()..], want);
+        }
+    }
+
+    /// The key a long-key document gets is the one its pieces make.
+    #[test]
+    fn long_keys_are_their_pieces() {
+        for form_arg in 0..=255usize {
+            let mut key = String::new();
+            while key.len() < 1024 + 24 * form_arg {
+                key.push_str(["key_", "Mérida_", "\\u00e9", "東京", "x1"][key.len() % 5]);
+            }
+            assert_eq!(long_key(1024 + 24 * form_arg), key);
+        }
+    }
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        for n in (0..3000).chain([9_999, 10_000, 123_456_789, usize::MAX]) {
+            for width in [1, 2, 4] {
+                let mut s = String::from("x");
+                decimal(&mut s, n, width);
+                assert_eq!(s, format!("x{n:0width$}"));
+            }
+        }
+        for b in 0..=255u8 {
+            let mut s = String::new();
+            hex2(&mut s, b);
+            assert_eq!(s, format!("{b:02x}"));
+        }
+    }
 
     #[test]
     fn schemas_accept_the_seed_examples_and_refuse_p1() {

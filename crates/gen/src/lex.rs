@@ -1004,36 +1004,256 @@ impl Sink for Only<'_> {
 /// first one before that point; `None` if no offset carries them (or `doc` is shorter than two
 /// bytes). What `scan(doc).flags` says of those offsets, in one pass that keeps no flag per
 /// byte and stops once every question has its answer after its point.
-pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)]) -> Vec<Option<usize>> {
-    let len = doc.len();
+///
+/// `resumes` are lexer states the renderer vouches for (sorted by offset, see [`Resume`]): with
+/// some, each question is answered from the last one at or before its point (a huge document
+/// is lexed from near the point, not from its first byte).
+pub(crate) fn first_flagged(doc: &str, questions: &[(u16, u8)], resumes: &[Resume]) -> Vec<Option<usize>> {
+    let mut answers = vec![None; questions.len()];
+    first_flagged_into(doc, questions, resumes, &mut answers);
+    answers
+}
+
+/// [`first_flagged`] into `answers` (one per question), allocating nothing.
+pub(crate) fn first_flagged_into(
+    doc: &str,
+    questions: &[(u16, u8)],
+    resumes: &[Resume],
+    answers: &mut [Option<usize>],
+) {
+    debug_assert_eq!(questions.len(), answers.len());
+    answers.fill(None);
+    let bytes = doc.as_bytes();
+    let len = bytes.len();
     if len < 2 {
-        return vec![None; questions.len()];
+        return;
     }
-    // A question no offset can answer (its class needs a byte the document lacks) is settled
-    // here: left open, it would keep the pass going to the end of the document.
-    let possible: Vec<bool> = questions.iter().map(|&(f, _)| may_carry(doc.as_bytes(), f)).collect();
-    let mut sink = Questions {
-        len,
-        open: possible.iter().filter(|&&p| p).count(),
-        qs: questions
-            .iter()
-            .zip(&possible)
-            .filter(|(_, &p)| p)
-            .map(|(&(f, fraction), _)| Question {
-                want: f | flag::BOUNDARY,
-                start: 1 + usize::from(fraction) * (len - 1) / 256,
-                after: None,
-                before: None,
-            })
-            .collect(),
-        classes: 0,
+    if !resumes.is_empty() {
+        for (&q, a) in questions.iter().zip(answers.iter_mut()) {
+            *a = first_flagged_resuming(doc, q, resumes);
+        }
+        return;
+    }
+    // An answer does not depend on the other questions: a pass per `MAX_QUESTIONS` of them.
+    for (questions, answers) in questions.chunks(MAX_QUESTIONS).zip(answers.chunks_mut(MAX_QUESTIONS)) {
+        let mut sink = Questions::new(len);
+        let mut slot = [0; MAX_QUESTIONS];
+        for (k, &(f, fraction)) in questions.iter().enumerate() {
+            // A question no offset can answer (its class needs a byte the document lacks) is
+            // settled here: left open, it would keep the pass going to the end of the document.
+            if may_carry(bytes, f) {
+                slot[sink.n] = k;
+                sink.ask(f, 1 + usize::from(fraction) * (len - 1) / 256);
+            }
+        }
+        if sink.open > 0 {
+            lex_from(bytes, Resume::START.lexer(), 0, len, &mut sink);
+        }
+        for (q, &k) in sink.qs[..sink.n].iter().zip(&slot) {
+            answers[k] = q.after.or(q.before);
+        }
+    }
+}
+
+/// A lexer state at an offset of a document, known to whoever wrote the document: the
+/// renderer records them in and after a huge field or a deep value (`doc::render`), where
+/// nothing before can have been a lexical error. Offsets `at..` lexed from this state get the flags a pass from
+/// the first byte gives them (the tests hold every recorded one to that pass). `span` is
+/// what offsets from `at` to the next point may carry (any flag after the last point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Resume {
+    at: usize,
+    kind: ResumeKind,
+    span: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ResumeKind {
+    /// Nothing read yet.
+    Start,
+    /// Inside a value string (in no escape) of an object that is a field of the top-level
+    /// object; up to the next point, in that string or just after it.
+    NestedString,
+    /// After a comma in an array that is a field of the top-level object (where an element
+    /// starts), no object open below the top-level one; up to the next point, in that array.
+    ArrayElement,
+    /// Right after the value of a field of the top-level object.
+    AfterField,
+    /// In a field's value nested as `doc::render` nests its deep documents (arrays, every
+    /// fourth level an object `{"n": …}`), this many levels open: after a level's opening
+    /// (`[`, or `{"n": `), or after a level's close.
+    DeepOpen(u16),
+    DeepClose(u16),
+}
+
+impl Resume {
+    /// The first byte.
+    const START: Resume = Resume { at: 0, kind: ResumeKind::Start, span: u16::MAX };
+
+    /// See [`ResumeKind::NestedString`]: the offsets up to the next point are string content,
+    /// its closing quote and the nested object's end.
+    pub(crate) fn nested_string(at: usize) -> Resume {
+        let span = flag::BOUNDARY
+            | flag::IN_STRING
+            | flag::IN_VALUE_STRING
+            | flag::NEXT_TO_SPACE
+            | flag::ESCAPE
+            | flag::UNICODE
+            | flag::NESTED;
+        Resume { at, kind: ResumeKind::NestedString, span }
+    }
+
+    /// See [`ResumeKind::ArrayElement`]: inside the array, the top-level value is not done.
+    pub(crate) fn array_element(at: usize) -> Resume {
+        Resume { at, kind: ResumeKind::ArrayElement, span: !flag::PREFIX_PARSES }
+    }
+
+    /// See [`ResumeKind::DeepOpen`]: up to the next point, offsets in the nesting, whose only
+    /// strings are the keys `"n"` (nothing but a key, its colon, the nesting and the boundary).
+    pub(crate) fn deep_open(at: usize, levels: u16) -> Resume {
+        Resume { at, kind: ResumeKind::DeepOpen(levels), span: Resume::DEEP_SPAN }
+    }
+
+    /// See [`ResumeKind::DeepClose`] (`levels` > 0: the last close is [`Resume::after_field`]).
+    pub(crate) fn deep_close(at: usize, levels: u16) -> Resume {
+        Resume { at, kind: ResumeKind::DeepClose(levels), span: Resume::DEEP_SPAN }
+    }
+
+    const DEEP_SPAN: u16 = flag::BOUNDARY | flag::IN_STRING | flag::KEY_COLON | flag::NESTED;
+
+    /// See [`ResumeKind::AfterField`].
+    pub(crate) fn after_field(at: usize) -> Resume {
+        Resume { at, kind: ResumeKind::AfterField, span: u16::MAX }
+    }
+
+    pub(crate) fn at(self) -> usize {
+        self.at
+    }
+
+    /// The lexer as a pass from the first byte leaves it at [`Resume::at`].
+    fn lexer(self) -> Lexer {
+        // Level 0 is the top-level object; level 1 the field's object or array.
+        let (state, bits, depth, nested) = match self.kind {
+            ResumeKind::Start => (st::VALUE, 0, 0, 0),
+            ResumeKind::NestedString => (st::STR_VAL, 0b11, 2, 1),
+            ResumeKind::ArrayElement => (st::VALUE, 0b01, 2, 0),
+            ResumeKind::AfterField => (st::COMMA_OBJ, 0b01, 1, 0),
+            ResumeKind::DeepOpen(levels) | ResumeKind::DeepClose(levels) => {
+                // Stack level `d` > 0 is the nesting's level `d - 1`, an object every fourth.
+                let depth = 1 + usize::from(levels);
+                let object = |d: usize| d == 0 || (d - 1) % 4 == 3;
+                let bits = (0..depth.min(64)).filter(|&d| object(d)).fold(0u64, |b, d| b | 1 << d);
+                let deep = (64..depth).map(object).collect();
+                let top = object(depth - 1);
+                let state = match (self.kind, top) {
+                    (ResumeKind::DeepOpen(_), true) => st::VALUE,
+                    (ResumeKind::DeepOpen(_), false) => st::VALUE_OR_END,
+                    (_, true) => st::COMMA_OBJ,
+                    (_, false) => st::COMMA_ARR,
+                };
+                let stack = Stack { bits, depth, deep, deepest: depth };
+                return Lexer { state, stack, nested: u32::from(levels / 4), values_done: 0, key_start: 0 };
+            }
+        };
+        let stack = Stack { bits, depth, deep: Vec::new(), deepest: depth };
+        Lexer { state, stack, nested, values_done: 0, key_start: 0 }
+    }
+}
+
+/// [`first_flagged`] of one question: lexed from the last resume point at or before its
+/// start, past the points whose span cannot carry the flag; the first offset before the
+/// start (when none is after it) from the first byte, up to where the points say there is
+/// none.
+fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume]) -> Option<usize> {
+    let bytes = doc.as_bytes();
+    let len = bytes.len();
+    if !may_carry(bytes, f) {
+        return None;
+    }
+    let start = 1 + usize::from(fraction) * (len - 1) / 256;
+    // Point 0 is the first byte; the renderer's follow.
+    let point = |k: usize| if k == 0 { Resume::START } else { resumes[k - 1] };
+    let points = 1 + resumes.len();
+    let lacks = |k: usize| f & !point(k).span != 0;
+    let ask = |from: usize, start: usize, end: usize| {
+        let mut sink = Questions::new(end);
+        sink.ask(f, start);
+        let p = point(from);
+        lex_from(bytes, p.lexer(), p.at, end, &mut sink);
+        (sink.qs[0].after, sink.qs[0].before)
     };
-    sink.settle_classes();
-    if sink.open > 0 {
-        scan_impl(doc, false, &mut sink);
+    // The last point at or before the start (point 0 is at 0).
+    let i = resumes.partition_point(|r| r.at <= start);
+    let mut j = i;
+    while j < points && lacks(j) {
+        j += 1;
     }
-    let mut answers = sink.qs.iter().map(|q| q.after.or(q.before));
-    possible.iter().map(|&p| if p { answers.next().flatten() } else { None }).collect()
+    // (Only a pass from `i` itself sees offsets before the start.)
+    let (after, before) = if j < points { ask(j, start, len) } else { (None, None) };
+    if after.is_some() {
+        return after;
+    }
+    let mut k = i;
+    while k > 0 && lacks(k - 1) {
+        k -= 1;
+    }
+    // Nothing from point `k` to the start: the first offset of all is before `k`, or the
+    // pass from `i` saw it.
+    let end = point(k).at;
+    if end > 0 {
+        if let (Some(s), _) = ask(0, 1, end) {
+            return Some(s);
+        }
+    }
+    before
+}
+
+/// The loop of [`scan_impl`] over bytes `i..end` from the state `lx` (a [`Resume`] point),
+/// for a sink that stops the pass once it is done; what it says of the document as a whole
+/// is not kept.
+fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Questions) {
+    let mut top_keys = None;
+    while i < end {
+        if lx.state | 1 == st::STR_VAL {
+            let run_end = (i + string_run(&bytes[i..])).min(end);
+            if run_end > i {
+                let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
+                if sink.wants_run(base) {
+                    sink.string_run(bytes, i, run_end, base);
+                }
+                i = run_end;
+                if i == end || sink.done() {
+                    return;
+                }
+            }
+        } else if lx.state == st::ERROR {
+            sink.after_error(bytes, i);
+            return;
+        }
+        if sink.wants(i, lx.may_flags()) {
+            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
+            if sink.done() {
+                return;
+            }
+        }
+        lx.step(bytes, i, &mut top_keys);
+        i += 1;
+    }
+}
+
+/// Whether the lexer a pass from the first byte of `doc` has at `r.at()` is `r`'s.
+#[cfg(test)]
+pub(crate) fn resume_holds(doc: &str, r: Resume) -> bool {
+    let bytes = doc.as_bytes();
+    let mut lx = Resume::START.lexer();
+    let mut top_keys = None;
+    for i in 0..r.at() {
+        lx.step(bytes, i, &mut top_keys);
+    }
+    let want = r.lexer();
+    let mask = if lx.stack.depth >= 64 { u64::MAX } else { (1u64 << lx.stack.depth) - 1 };
+    (lx.state, lx.stack.bits & mask, lx.stack.depth, &lx.stack.deep, lx.nested, lx.values_done)
+        == (want.state, want.stack.bits, want.stack.depth, &want.stack.deep, want.nested, want.values_done)
 }
 
 /// Whether some offset of `doc` may carry `f`, from a byte search (`false` only when none
@@ -1054,8 +1274,12 @@ fn may_carry(doc: &[u8], f: u16) -> bool {
     }
 }
 
+/// The most questions one pass of [`first_flagged`] answers (a call has at most 8 split plans).
+const MAX_QUESTIONS: usize = 8;
+
 /// One question of [`first_flagged`]: offsets carrying all of `want`, the first at or after
 /// `start` and the first before it.
+#[derive(Clone, Copy, Default)]
 struct Question {
     want: u16,
     start: usize,
@@ -1082,15 +1306,30 @@ struct Questions {
     len: usize,
     /// Questions without their answer at or after their start.
     open: usize,
-    qs: Vec<Question>,
+    /// The questions, `qs[..n]`.
+    qs: [Question; MAX_QUESTIONS],
+    n: usize,
     /// The flags some open question wants besides the boundary (all of them if one wants
     /// the boundary alone): an offset with none of them answers nothing.
     classes: u16,
 }
 
 impl Questions {
+    /// No questions yet, about offsets `1..len`.
+    fn new(len: usize) -> Questions {
+        Questions { len, open: 0, qs: [Question::default(); MAX_QUESTIONS], n: 0, classes: 0 }
+    }
+
+    /// Asks for the first offset carrying `f` at or after `start` (and the first before it).
+    fn ask(&mut self, f: u16, start: usize) {
+        self.qs[self.n] = Question { want: f | flag::BOUNDARY, start, after: None, before: None };
+        self.n += 1;
+        self.open += 1;
+        self.settle_classes();
+    }
+
     fn settle_classes(&mut self) {
-        self.classes = self.qs.iter().filter(|q| q.after.is_none()).fold(0, |m, q| {
+        self.classes = self.qs[..self.n].iter().filter(|q| q.after.is_none()).fold(0, |m, q| {
             m | match q.want & !flag::BOUNDARY {
                 0 => u16::MAX,
                 c => c,
@@ -1111,7 +1350,7 @@ impl Sink for Questions {
             return;
         }
         let open = self.open;
-        for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
+        for q in self.qs[..self.n].iter_mut().filter(|q| q.after.is_none()) {
             if f & q.want == q.want && q.hit(s) {
                 self.open -= 1;
             }
@@ -1127,25 +1366,33 @@ impl Sink for Questions {
         // is followed by no continuation byte).
         let end = end.min(self.len);
         let open = self.open;
-        for q in self.qs.iter_mut().filter(|q| q.after.is_none()) {
+        for q in self.qs[..self.n].iter_mut().filter(|q| q.after.is_none()) {
             let need = q.want & !base;
             if need & !(flag::BOUNDARY | flag::NEXT_TO_SPACE) != 0 {
                 continue;
             }
-            let hit = |s: usize| {
-                if need & flag::NEXT_TO_SPACE != 0 {
-                    bytes[s] == b' ' || bytes[s - 1] == b' '
+            // The first offset of `from..to` (`from` > 0) the question's flags are at.
+            let first = |from: usize, to: usize| {
+                if from >= to {
+                    None
+                } else if need & flag::NEXT_TO_SPACE != 0 {
+                    // At `from` if byte `from - 1` is a space; else at the first space.
+                    if bytes[from - 1] == b' ' {
+                        Some(from)
+                    } else {
+                        memchr::memchr(b' ', &bytes[from..to]).map(|p| from + p)
+                    }
                 } else {
-                    need & flag::BOUNDARY == 0 || (bytes[s] as i8) >= -0x40
+                    (from..to).find(|&s| need & flag::BOUNDARY == 0 || (bytes[s] as i8) >= -0x40)
                 }
             };
             let from = i.max(1);
             if q.before.is_none() {
-                if let Some(s) = (from..end.min(q.start)).find(|&s| hit(s)) {
+                if let Some(s) = first(from, end.min(q.start)) {
                     q.before = Some(s);
                 }
             }
-            if let Some(s) = (from.max(q.start)..end).find(|&s| hit(s)) {
+            if let Some(s) = first(from.max(q.start), end) {
                 q.after = Some(s);
                 self.open -= 1;
             }
@@ -1164,7 +1411,7 @@ impl Sink for Questions {
 
     fn after_error(&mut self, bytes: &[u8], i: usize) {
         // Only the boundary flag: only a question for the boundary alone is answered here.
-        if !self.qs.iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
+        if !self.qs[..self.n].iter().any(|q| q.after.is_none() && q.want == flag::BOUNDARY) {
             return;
         }
         let from = i.max(1);
@@ -1422,7 +1669,7 @@ mod tests {
                 .map(|_| (ALL[r.below(ALL.len())], [0, 1, 128, 255, r.below(256) as u8][r.below(5)]))
                 .collect();
             assert_eq!(
-                first_flagged(d, &questions),
+                first_flagged(d, &questions, &[]),
                 oracle::first_flagged(d, &questions),
                 "{d:?} {questions:?}"
             );
@@ -1479,12 +1726,15 @@ mod tests {
             let flags = scan(doc).flags;
             for fraction in [0u8, 1, 37, 128, 200, 255] {
                 let questions: Vec<(u16, u8)> = all.iter().map(|&f| (f, fraction)).collect();
-                let answers = first_flagged(doc, &questions);
+                let answers = first_flagged(doc, &questions, &[]);
                 for (&(f, fr), got) in questions.iter().zip(&answers) {
                     assert_eq!(*got, first_in_flags(&flags, f, fr), "{doc:?} flag {f} at {fr}");
                 }
                 for &f in &all {
-                    assert_eq!(first_flagged(doc, &[(f, fraction)])[0], first_in_flags(&flags, f, fraction));
+                    assert_eq!(
+                        first_flagged(doc, &[(f, fraction)], &[])[0],
+                        first_in_flags(&flags, f, fraction)
+                    );
                 }
             }
         }

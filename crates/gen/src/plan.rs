@@ -32,6 +32,12 @@ impl<T: Copy + Default, const N: usize> Default for Inline<T, N> {
 }
 
 impl<T: Copy + Default, const N: usize> Inline<T, N> {
+    /// The first `len` of `items` (at most `N`); the others must be `T::default()`, as in a
+    /// vector pushed to.
+    pub fn from_prefix(items: [T; N], len: usize) -> Self {
+        Inline { len: len.min(N) as u8, items }
+    }
+
     pub fn push(&mut self, t: T) {
         if usize::from(self.len) < N {
             self.items[usize::from(self.len)] = t;

@@ -51,7 +51,7 @@ pub(crate) trait Source {
         let mut buf = [0u8; N];
         let n = n.min(N);
         self.fill(&mut buf[..n]);
-        buf[..n].iter().copied().collect()
+        Inline::from_prefix(buf, n)
     }
 }
 
