@@ -1208,7 +1208,7 @@ fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume
     before
 }
 
-/// The loop of [`scan_impl`] over bytes `i..end` from the state `lx` (a [`Resume`] point),
+/// The loop of `scan_impl` (the tests' whole-document scan) over bytes `i..end` from the state `lx` (a [`Resume`] point),
 /// for a sink that stops the pass once it is done; what it says of the document as a whole
 /// is not kept.
 fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Questions) {
@@ -1429,6 +1429,9 @@ impl Sink for Questions {
     }
 }
 
+/// The whole-document scan behind the tests' [`scan`]; coverage and the builder run their own
+/// copies of its loop ([`scan_observed_into`], [`lex_from`]).
+#[cfg(test)]
 fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>, usize) {
     let bytes = doc.as_bytes();
     let mut top_keys = keys.then(Vec::new);
