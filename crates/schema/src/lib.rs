@@ -36,10 +36,11 @@ impl Compiled {
     #[cfg_attr(not(feature = "schema"), allow(unused_variables))]
     pub fn errors(&self, args: &Value) -> Vec<String> {
         match self {
-            #[cfg(feature = "schema")]
             // Most documents are valid: the boolean check costs half of setting up the error
             // walk, which only an invalid document then pays for.
+            #[cfg(feature = "schema")]
             Compiled::Valid(v) if v.is_valid(args) => Vec::new(),
+            #[cfg(feature = "schema")]
             Compiled::Valid(v) => v.iter_errors(args).map(|e| e.to_string()).collect(),
             Compiled::Invalid(e) => vec![format!("the tool's schema does not compile: {e}")],
             #[cfg(not(feature = "schema"))]
