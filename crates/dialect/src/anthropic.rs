@@ -233,7 +233,7 @@ fn ty(name: &str) -> Option<Str<'_>> {
 }
 
 pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
-    let mut out = Out::default();
+    let mut out = Out::with_capacity(neutral.events.len() + 4);
     let msg_id = ids.base62("msg_01", "message", 22);
     let start = MessageStart {
         kind: ty("message_start"),

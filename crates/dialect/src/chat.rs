@@ -307,7 +307,7 @@ pub(crate) fn render(
     ids: &Ids,
 ) -> Result<WireStream, String> {
     let mut r = Renderer {
-        out: Out::default(),
+        out: Out::with_capacity(neutral.events.len() + 4),
         chunk_id: ids.base62("chatcmpl-", "chunk", 29),
         role_sent: false,
         pending: None,

@@ -20,6 +20,15 @@ pub(crate) struct Out {
 }
 
 impl Out {
+    /// Room for about `events` wire events (a dialect sends about one per neutral event), so
+    /// the lists grow once at most.
+    pub fn with_capacity(events: usize) -> Out {
+        let mut wire = WireStream::default();
+        wire.events.reserve(events);
+        wire.upto.reserve(events);
+        Out { wire }
+    }
+
     /// Appends a wire event after which `delivered` neutral events are complete.
     pub fn push(&mut self, name: Option<&str>, data: String, delivered: usize) {
         let delivered = delivered as u32;

@@ -392,7 +392,7 @@ impl Renderer<'_> {
 pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     let mut r = Renderer {
         item_only: toolcert_render::item_done_only(turn, neutral),
-        out: Out::default(),
+        out: Out::with_capacity(neutral.events.len() + 8),
         seq: 0,
         ids,
         response_id: ids.hex("resp_", "response", 48),

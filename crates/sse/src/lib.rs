@@ -89,7 +89,19 @@ pub fn encode<E: std::borrow::Borrow<SseEvent>>(events: &[E], framing: &Framing<
     comments.sort_unstable();
     let mut comments = comments.into_iter().peekable();
     let mut out = Encoded {
-        bytes: Vec::with_capacity(events.iter().map(|e| e.borrow().data.len() + 32).sum()),
+        // Each event's data, its name and id, and their field names and line ends.
+        bytes: Vec::with_capacity(
+            events
+                .iter()
+                .map(|e| {
+                    let e = e.borrow();
+                    e.data.len()
+                        + e.event.as_ref().map_or(0, String::len)
+                        + e.id.as_ref().map_or(0, String::len)
+                        + 48
+                })
+                .sum(),
+        ),
         ends: Vec::with_capacity(events.len()),
     };
     let b = &mut out.bytes;

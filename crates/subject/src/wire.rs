@@ -109,7 +109,8 @@ impl Chunks {
     /// make no chunk, so every chunk is non-empty, and the rest of `bytes` after the last
     /// offset is a chunk of its own.
     pub fn cut(bytes: Vec<u8>, ends: impl IntoIterator<Item = usize>) -> Chunks {
-        let mut at = Vec::new();
+        let ends = ends.into_iter();
+        let mut at = Vec::with_capacity(ends.size_hint().0 + 1);
         let mut start = 0;
         for end in ends.into_iter().chain(std::iter::once(bytes.len())) {
             let end = end.min(bytes.len());
