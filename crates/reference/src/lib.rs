@@ -537,18 +537,22 @@ mod tests {
             assert_eq!(class(acc.on_event(&delta(1, "x"), &mut out)), Some(ErrorClass::UnannouncedIndex));
             acc.on_event(&Event::Stop { reason: StopReason::ToolUse }, &mut out).unwrap();
             acc.finish(StreamEnd::Eof, &mut out).unwrap();
-            let got: Vec<(String, String)> = out
-                .into_observation()
-                .outcomes
-                .into_iter()
-                .map(|o| match o.value {
-                    Outcome::Dispatchable { call_id, args, .. } => (call_id, args.to_string()),
-                    other => panic!("not dispatchable: {}", other.label()),
-                })
-                .collect();
+            let got = dispatched(out);
             let want: Vec<(String, String)> = (0..n).map(|k| (format!("c{k}"), format!("[{k}]"))).collect();
             assert_eq!(got, want, "{n} calls");
         }
+    }
+
+    /// Each outcome's call id and arguments; every call must have been dispatchable.
+    fn dispatched(out: Emit) -> Vec<(String, String)> {
+        out.into_observation()
+            .outcomes
+            .into_iter()
+            .map(|o| match o.value {
+                Outcome::Dispatchable { call_id, args, .. } => (call_id, args.to_string()),
+                other => panic!("not dispatchable: {}", other.label()),
+            })
+            .collect()
     }
 
     #[test]
@@ -573,15 +577,7 @@ mod tests {
         }
         acc.on_event(&Event::Stop { reason: StopReason::ToolUse }, &mut out).unwrap();
         acc.finish(StreamEnd::Eof, &mut out).unwrap();
-        let got: Vec<(String, String)> = out
-            .into_observation()
-            .outcomes
-            .into_iter()
-            .map(|o| match o.value {
-                Outcome::Dispatchable { call_id, args, .. } => (call_id, args.to_string()),
-                other => panic!("not dispatchable: {}", other.label()),
-            })
-            .collect();
+        let got = dispatched(out);
         let want = [("e", r#"{"f":5}"#), ("a", r#"{"f":0}"#), ("c", "[2]")];
         assert_eq!(got, want.map(|(a, b)| (a.to_string(), b.to_string())));
     }

@@ -191,56 +191,9 @@ impl<'a> Body<'a> {
     }
 }
 
-/// The fragments a text or argument string is sent as: exactly
-/// [`toolcert_scenario::fragments`]'s, without copying and sorting the split points when
-/// they are already sorted, within the string and on character boundaries (as generated
-/// turns' are; the copy was a tenth of rendering).
-pub fn fragments<'a>(text: &'a str, splits: &'a [usize]) -> Fragments<'a> {
-    let normal = splits.windows(2).all(|w| w[0] <= w[1])
-        && splits.iter().all(|&s| s <= text.len() && text.is_char_boundary(s));
-    let splits = if normal {
-        Cow::Borrowed(splits)
-    } else {
-        Cow::Owned(toolcert_scenario::normalized_splits(text, splits))
-    };
-    Fragments { text, splits, next: 0, start: 0, done: false }
-}
-
-/// Iterator over `(byte_range, fragment)`; see [`fragments`].
-pub struct Fragments<'a> {
-    text: &'a str,
-    splits: Cow<'a, [usize]>,
-    next: usize,
-    start: usize,
-    done: bool,
-}
-
-impl<'a> Iterator for Fragments<'a> {
-    type Item = (std::ops::Range<usize>, &'a str);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        if self.text.is_empty() && self.splits.is_empty() {
-            self.done = true;
-            return None;
-        }
-        let end = match self.splits.get(self.next) {
-            Some(&s) => {
-                self.next += 1;
-                s
-            }
-            None => {
-                self.done = true;
-                self.text.len()
-            }
-        };
-        let start = self.start;
-        self.start = end;
-        Some((start..end, &self.text[start..end]))
-    }
-}
+/// The fragments a text or argument string is sent as (re-exported: the oracle and the
+/// adapters read them from here).
+pub use toolcert_scenario::{fragments, Fragments};
 
 /// A foreign block in the per-call shape: its start, its deltas (for the kinds that stream)
 /// and its stop.

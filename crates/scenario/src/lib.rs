@@ -521,9 +521,17 @@ impl FaultKind {
 ///
 /// The boundaries are `0`, each split point (sorted, clamped to the length and moved back to
 /// a character boundary) and the length. Repeated split points give empty fragments. An empty
-/// string with no split points is sent as no fragment at all.
-pub fn fragments<'a>(text: &'a str, splits: &[usize]) -> Fragments<'a> {
-    Fragments { text, splits: normalized_splits(text, splits), next: 0, start: 0, done: false }
+/// string with no split points is sent as no fragment at all. Split points already in that
+/// form (as generated turns' are) are borrowed, not copied and sorted.
+pub fn fragments<'a>(text: &'a str, splits: &'a [usize]) -> Fragments<'a> {
+    let normal = splits.windows(2).all(|w| w[0] <= w[1])
+        && splits.iter().all(|&s| s <= text.len() && text.is_char_boundary(s));
+    let splits = if normal {
+        std::borrow::Cow::Borrowed(splits)
+    } else {
+        std::borrow::Cow::Owned(normalized_splits(text, splits))
+    };
+    Fragments { text, splits, next: 0, start: 0, done: false }
 }
 
 /// Split points sorted, clamped to `text.len()` and moved back to character boundaries.
@@ -545,7 +553,7 @@ pub fn normalized_splits(text: &str, splits: &[usize]) -> Vec<usize> {
 /// Iterator over `(byte_range, fragment)`; see [`fragments`].
 pub struct Fragments<'a> {
     text: &'a str,
-    splits: Vec<usize>,
+    splits: std::borrow::Cow<'a, [usize]>,
     next: usize,
     start: usize,
     done: bool,
