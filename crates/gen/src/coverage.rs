@@ -1074,6 +1074,17 @@ impl lex::Observer for Lexed {
         unicode_unit(c as u32, &mut self.labels);
     }
 
+    fn text(&mut self, s: &str) {
+        // Only a character whose lead byte may start a labelled one is decoded: U+0300..U+036F
+        // (`CC`, `CD`), U+1000.. (`E1`), U+2000.. (`E2`), U+F000.. (`EF`), beyond U+FFFF.
+        for (k, &b) in s.as_bytes().iter().enumerate() {
+            if matches!(b, 0xCC | 0xCD | 0xE1 | 0xE2 | 0xEF | 0xF0..=0xF4) {
+                let c = s[k..].chars().next().expect("a character starts at a lead byte");
+                self.non_ascii(c);
+            }
+        }
+    }
+
     fn lone_surrogate(&mut self) {
         self.labels.insert(Label::LoneSurrogate);
         self.facts.lone_surrogate = true;

@@ -652,6 +652,13 @@ pub(crate) trait Observer {
     fn other_escape(&mut self);
     /// A non-ASCII character of a string.
     fn non_ascii(&mut self, c: char);
+    /// Plain content of a string with a non-ASCII character: [`Observer::non_ascii`] of each
+    /// (an observer may tell more cheaply which of them matter).
+    fn text(&mut self, s: &str) {
+        for c in s.chars().filter(|c| !c.is_ascii()) {
+            self.non_ascii(c);
+        }
+    }
     /// A surrogate escape that is not half of a pair: a high one not followed at once by a
     /// whole low one (in its string), or a low one not right after a high one.
     fn lone_surrogate(&mut self);
@@ -683,11 +690,12 @@ pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) ->
 /// The scan of `scan_at` (the flags of the offsets `at` only, sorted, each in `0..=len`:
 /// `flags[n]` is the flags of offset `at[n]`; the status, the top-level keys, the depth),
 /// telling `obs` what it meets (see [`Observer`]). Its own copy of the scan loop (the
-/// builder's [`first_flagged`] pays nothing for the observing): string runs stop at non-ASCII
-/// bytes too, each state change is looked at for numbers and escapes, and a whole escape or a
-/// run of digits with no wanted offset inside is taken at once. `flags` and `keys` (emptied
-/// first) are the vectors of an earlier [`Scan`], so that a run of documents allocates them
-/// once.
+/// builder's [`first_flagged`] pays nothing for the observing), which takes at once what
+/// no wanted offset cuts: the whitespace and structure between tokens (a lookup a byte, up
+/// to the next wanted offset), a string's plain content (its non-ASCII characters handed
+/// to [`Observer::text`] together), a whole escape, a run of digits. `flags` and `keys`
+/// (emptied first) are the vectors of an earlier [`Scan`], so that a run of documents
+/// allocates them once.
 pub(crate) fn scan_observed_into(
     doc: &str,
     at: &[usize],
@@ -712,12 +720,34 @@ pub(crate) fn scan_observed_into(
     let mut i = 0;
     while i < len {
         let state = lx.state;
+        if state <= st::DONE && sink.next_at > i {
+            // Between tokens: step byte after byte up to the next wanted offset, until a
+            // token starts (or an error).
+            let stop = sink.next_at.min(len);
+            loop {
+                lx.step(bytes, i, &mut top_keys);
+                i += 1;
+                if lx.state > st::DONE || i == stop {
+                    break;
+                }
+            }
+            // (A number starts with the byte that left the loop.)
+            if is_number(lx.state) {
+                number_start = i - 1;
+            }
+            continue;
+        }
         if state | 1 == st::STR_VAL {
             let base = STATE_FLAGS[state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
-            let end = i + ascii_string_run(&bytes[i..]);
-            if end > i {
+            let (n, non_ascii) = content_run(&bytes[i..]);
+            if n > 0 {
+                let end = i + n;
                 if std::mem::take(&mut high) {
                     obs.lone_surrogate();
+                }
+                if non_ascii {
+                    // (The run ends at an ASCII byte or at the end: whole characters.)
+                    obs.text(&doc[i..end]);
                 }
                 sink.string_run(bytes, i, end, base);
                 i = end;
@@ -725,41 +755,41 @@ pub(crate) fn scan_observed_into(
                     break;
                 }
             }
-            if bytes[i] == b'\\' {
-                // A whole escape at once where no offset inside it is wanted (`\uXXXX` would
-                // take six steps).
-                let hex = bytes.get(i + 2..i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
-                match (bytes.get(i + 1), hex) {
-                    (Some(b'u'), Some(h)) if sink.next_at >= i + 6 => {
-                        let v = h.iter().fold(0, |v, &b| v << 4 | hex_value(b));
-                        unicode_escape(v, &mut high, obs);
-                        i += 6;
-                        continue;
+            match bytes[i] {
+                b'"' if sink.next_at > i => {
+                    // The closing quote.
+                    if std::mem::take(&mut high) {
+                        obs.lone_surrogate();
                     }
-                    (Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'), _)
-                        if sink.next_at >= i + 2 =>
-                    {
-                        if std::mem::take(&mut high) {
-                            obs.lone_surrogate();
+                    lx.step(bytes, i, &mut top_keys);
+                    i += 1;
+                    continue;
+                }
+                b'\\' => {
+                    // A whole escape at once where no offset inside it is wanted (`\uXXXX`
+                    // would take six steps).
+                    let hex = bytes.get(i + 2..i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+                    match (bytes.get(i + 1), hex) {
+                        (Some(b'u'), Some(h)) if sink.next_at >= i + 6 => {
+                            let v = h.iter().fold(0, |v, &b| v << 4 | hex_value(b));
+                            unicode_escape(v, &mut high, obs);
+                            i += 6;
+                            continue;
                         }
-                        obs.other_escape();
-                        i += 2;
-                        continue;
+                        (Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'), _)
+                            if sink.next_at >= i + 2 =>
+                        {
+                            if std::mem::take(&mut high) {
+                                obs.lone_surrogate();
+                            }
+                            obs.other_escape();
+                            i += 2;
+                            continue;
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
-            }
-            if bytes[i] >= 0x80 {
-                // Plain content as well, a character at a time.
-                let c = doc[i..].chars().next().expect("a character starts at a non-ASCII byte after ASCII");
-                if std::mem::take(&mut high) {
-                    obs.lone_surrogate();
-                }
-                obs.non_ascii(c);
-                let end = i + c.len_utf8();
-                sink.string_run(bytes, i, end, base);
-                i = end;
-                continue;
+                _ => {}
             }
         } else if state == st::ERROR {
             sink.after_error(bytes, i);
@@ -836,6 +866,32 @@ pub(crate) fn scan_observed_into(
     Scan { flags: sink.flags, status, top_keys: top_keys.unwrap_or_default(), deepest: lx.stack.deepest }
 }
 
+/// [`string_run`], and whether the run has a non-ASCII byte.
+fn content_run(bytes: &[u8]) -> (usize, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut seen = 0;
+    let mut n = 0;
+    while let Some(word) = bytes.get(n..n + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let mask = zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        if mask != 0 {
+            // The bytes before the first match (its top bit is exact).
+            let k = mask.trailing_zeros() / 8;
+            let below = if k == 0 { 0 } else { x & (u64::MAX >> (64 - 8 * k)) };
+            return (n + k as usize, (seen | below) & HIGH != 0);
+        }
+        seen |= x;
+        n += 8;
+    }
+    let rest = &bytes[n..];
+    let k = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len());
+    (n + k, seen & HIGH != 0 || rest[..k].iter().any(|&b| b >= 0x80))
+}
+
 /// A whole `\uXXXX` escape of value `v` for `obs`; `high`: the string's last escape was a
 /// high surrogate.
 #[inline(always)]
@@ -859,30 +915,6 @@ fn unicode_escape(v: u32, high: &mut bool, obs: &mut impl Observer) {
         }
     }
     obs.unicode_escape(v);
-}
-
-/// [`string_run`] that stops at non-ASCII bytes too.
-fn ascii_string_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let mut n = 0;
-    while let Some(word) = bytes.get(n..n + 8) {
-        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        // (A high byte matches exactly; borrows set bits only above a byte that matched.)
-        let mask = zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-            | (x & HIGH);
-        if mask != 0 {
-            return n + (mask.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    n + bytes[n..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
-        .unwrap_or(bytes.len() - n)
 }
 
 /// Where the scan puts the flags of each offset.
@@ -1629,8 +1661,10 @@ mod tests {
             let bytes: Vec<u8> = (0..r.below(40)).map(|_| alphabet[r.below(alphabet.len())]).collect();
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
             assert_eq!(string_run(&bytes), want, "{bytes:?}");
+            let high = bytes[..want].iter().any(|&b| b >= 0x80);
+            assert_eq!(content_run(&bytes), (want, high), "{bytes:?}");
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
-            assert_eq!(ascii_string_run(&bytes), want.unwrap_or(bytes.len()), "{bytes:?}");
+            assert_eq!(oracle::former::ascii_string_run(&bytes), want.unwrap_or(bytes.len()), "{bytes:?}");
         }
     }
 
@@ -1676,6 +1710,115 @@ mod tests {
                 oracle::first_flagged(d, &questions),
                 "{d:?} {questions:?}"
             );
+        }
+    }
+
+    /// What an observer was told, in order.
+    #[derive(Debug, PartialEq)]
+    enum Seen {
+        Number(String),
+        Unicode(u32),
+        Other,
+        NonAscii(char),
+        Lone,
+    }
+
+    #[derive(Default)]
+    struct Log(Vec<Seen>);
+
+    impl Observer for Log {
+        fn number(&mut self, text: &str) {
+            self.0.push(Seen::Number(text.into()));
+        }
+        fn unicode_escape(&mut self, v: u32) {
+            self.0.push(Seen::Unicode(v));
+        }
+        fn other_escape(&mut self) {
+            self.0.push(Seen::Other);
+        }
+        fn non_ascii(&mut self, c: char) {
+            self.0.push(Seen::NonAscii(c));
+        }
+        fn lone_surrogate(&mut self) {
+            self.0.push(Seen::Lone);
+        }
+    }
+
+    /// `scan_observed` of `d` at `at` is the former loop's, observations included.
+    fn observed_as_before(d: &str, at: &[usize]) {
+        let (mut new_log, mut old_log) = (Log::default(), Log::default());
+        let new = scan_observed(d, at, &mut new_log);
+        let old = oracle::former::scan_observed_into(d, at, &mut old_log, Vec::new(), Vec::new());
+        assert_eq!(new.flags, old.flags, "{d:?} at {at:?}");
+        assert_eq!(
+            (new.status, &new.top_keys, new.deepest),
+            (old.status, &old.top_keys, old.deepest),
+            "{d:?} at {at:?}"
+        );
+        assert_eq!(new_log.0, old_log.0, "{d:?} at {at:?}");
+    }
+
+    /// The observing scan answers as the former one did (flags of any offsets, duplicates
+    /// included; status, keys, depth; every observation in order), on random and broken
+    /// documents, generated ones of every configuration (huge ones too), the named cases'
+    /// and prefixes of them all.
+    #[test]
+    fn the_observing_scan_answers_as_the_former_one() {
+        let mut docs = documents(3000);
+        let configs = [
+            (crate::GenConfig::default(), 1500),
+            (crate::GenConfig { schema: true, ..crate::GenConfig::default() }, 1500),
+            (crate::GenConfig { max_args_size: 512 * 1024, ..crate::GenConfig::default() }, 60),
+            (crate::GenConfig { transport: true, corrupt: true, ..crate::GenConfig::default() }, 500),
+        ];
+        let mut splits: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (cfg, n) in &configs {
+            for case in crate::cases(cfg, 31).take(*n) {
+                for c in case.streams.iter().flat_map(|t| t.calls()) {
+                    splits.push((docs.len(), c.splits.clone()));
+                    docs.push(c.arguments.clone());
+                }
+            }
+        }
+        for named in crate::named::all() {
+            for c in named.case.streams.iter().flat_map(|t| t.calls()) {
+                splits.push((docs.len(), c.splits.clone()));
+                docs.push(c.arguments.clone());
+            }
+        }
+        for d in [
+            format!("{}{}", "[{\"k\": \"\\u00e9 é x\", \"n\": -1.5e3}, ".repeat(300), "1]"),
+            format!("{}\"\\ud800\"{}", "{\"a\":[".repeat(100), "]}".repeat(100)),
+            format!("{}1{}", "[".repeat(300), "]".repeat(300)),
+            "{\"a\": \"\u{1}\"}".into(),
+            "{\"a\": \"é\u{7f}\u{80}\"}".into(),
+        ] {
+            docs.push(d);
+        }
+        let n = docs.len();
+        for k in 0..n {
+            let cut = docs[k].len() * 2 / 3;
+            if let Some(p) = docs[k].get(..cut) {
+                docs.push(p.to_owned());
+            }
+        }
+        let mut r = Rng(0x5851_f42d_4c95_7f2d);
+        for (k, d) in docs.iter().enumerate() {
+            let len = d.len();
+            observed_as_before(d, &[]);
+            let mut at: Vec<usize> = (0..r.below(24)).map(|_| r.below(len + 1)).collect();
+            at.sort_unstable();
+            observed_as_before(d, &at);
+            let step = 1 + len / 400;
+            observed_as_before(d, &(0..=len).step_by(step).collect::<Vec<_>>());
+            if r.below(4) == 0 {
+                observed_as_before(d, &(0..=len).flat_map(|s| [s, s]).take(2 * 600).collect::<Vec<_>>());
+            }
+            if let Some((_, s)) = splits.iter().find(|(i, _)| *i == k) {
+                let mut s: Vec<usize> = s.iter().map(|&s| s.min(len)).collect();
+                s.sort_unstable();
+                observed_as_before(d, &s);
+            }
         }
     }
 

@@ -752,3 +752,192 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
     };
     (status, top_keys.unwrap_or_default(), lx.stack.deepest)
 }
+
+/// `lex::scan_observed_into` as it was before it took the stretches between tokens and the
+/// non-ASCII runs of strings at once: the oracle of the new one (the same flags, status,
+/// keys, depth and observations).
+pub(crate) mod former {
+    use super::super::*;
+
+    /// The scan of `scan_at` (the flags of the offsets `at` only, sorted, each in `0..=len`:
+    /// `flags[n]` is the flags of offset `at[n]`; the status, the top-level keys, the depth),
+    /// telling `obs` what it meets (see [`Observer`]). Its own copy of the scan loop (the
+    /// builder's [`first_flagged`] pays nothing for the observing): string runs stop at non-ASCII
+    /// bytes too, each state change is looked at for numbers and escapes, and a whole escape or a
+    /// run of digits with no wanted offset inside is taken at once. `flags` and `keys` (emptied
+    /// first) are the vectors of an earlier [`Scan`], so that a run of documents allocates them
+    /// once.
+    pub(crate) fn scan_observed_into(
+        doc: &str,
+        at: &[usize],
+        obs: &mut impl Observer,
+        mut flags: Vec<u16>,
+        mut keys: Vec<std::ops::Range<usize>>,
+    ) -> Scan {
+        debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
+        let next_at = at.first().copied().unwrap_or(usize::MAX);
+        flags.clear();
+        flags.reserve(at.len());
+        keys.clear();
+        let mut sink = Only { at, next: 0, next_at, flags };
+        let bytes = doc.as_bytes();
+        let mut top_keys = Some(keys);
+        let mut lx =
+            Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
+        let len = bytes.len();
+        let is_number = |s: u8| (st::MINUS..=st::EXP_DIGITS).contains(&s);
+        let mut number_start = 0;
+        // The string's last escape was a high surrogate: only a low one may come next.
+        let mut high = false;
+        let mut i = 0;
+        while i < len {
+            let state = lx.state;
+            if state | 1 == st::STR_VAL {
+                let base = STATE_FLAGS[state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
+                let end = i + ascii_string_run(&bytes[i..]);
+                if end > i {
+                    if std::mem::take(&mut high) {
+                        obs.lone_surrogate();
+                    }
+                    sink.string_run(bytes, i, end, base);
+                    i = end;
+                    if i == len {
+                        break;
+                    }
+                }
+                if bytes[i] == b'\\' {
+                    // A whole escape at once where no offset inside it is wanted (`\uXXXX` would
+                    // take six steps).
+                    let hex = bytes.get(i + 2..i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+                    match (bytes.get(i + 1), hex) {
+                        (Some(b'u'), Some(h)) if sink.next_at >= i + 6 => {
+                            let v = h.iter().fold(0, |v, &b| v << 4 | hex_value(b));
+                            unicode_escape(v, &mut high, obs);
+                            i += 6;
+                            continue;
+                        }
+                        (Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'), _)
+                            if sink.next_at >= i + 2 =>
+                        {
+                            if std::mem::take(&mut high) {
+                                obs.lone_surrogate();
+                            }
+                            obs.other_escape();
+                            i += 2;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
+                if bytes[i] >= 0x80 {
+                    // Plain content as well, a character at a time.
+                    let c =
+                        doc[i..].chars().next().expect("a character starts at a non-ASCII byte after ASCII");
+                    if std::mem::take(&mut high) {
+                        obs.lone_surrogate();
+                    }
+                    obs.non_ascii(c);
+                    let end = i + c.len_utf8();
+                    sink.string_run(bytes, i, end, base);
+                    i = end;
+                    continue;
+                }
+            } else if state == st::ERROR {
+                sink.after_error(bytes, i);
+                break;
+            } else if matches!(state, st::INT | st::FRAC | st::EXP_DIGITS) && bytes[i].is_ascii_digit() {
+                // More digits keep the state: at once, where no offset among them is wanted.
+                let end = bytes[i..].iter().position(|b| !b.is_ascii_digit()).map_or(len, |n| i + n);
+                if sink.next_at >= end {
+                    i = end;
+                    continue;
+                }
+            }
+            if sink.wants(i, lx.may_flags()) {
+                sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
+            }
+            lx.step(bytes, i, &mut top_keys);
+            let new = lx.state;
+            if new != state {
+                if is_number(new) {
+                    if !is_number(state) {
+                        number_start = i;
+                    }
+                } else if is_number(state) {
+                    obs.number(&doc[number_start..i]);
+                }
+                // (Only a string's states end in an escape or a quote.)
+                if st::is_string(state) {
+                    match state {
+                        // A string's closing quote or an error (the escape after a high half may be
+                        // its low one).
+                        st::STR_KEY | st::STR_VAL
+                            if !matches!(new, st::ESC_KEY | st::ESC_VAL) && std::mem::take(&mut high) =>
+                        {
+                            obs.lone_surrogate()
+                        }
+                        st::ESC_KEY | st::ESC_VAL if new == st::STR_KEY || new == st::STR_VAL => {
+                            if std::mem::take(&mut high) {
+                                obs.lone_surrogate();
+                            }
+                            obs.other_escape();
+                        }
+                        s if (s == st::UNI_KEY + 3 || s == st::UNI_VAL + 3) && new != st::ERROR => {
+                            let v = bytes[i - 3..=i].iter().fold(0, |v, &b| v << 4 | hex_value(b));
+                            unicode_escape(v, &mut high, obs);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            i += 1;
+        }
+        if is_number(lx.state) {
+            obs.number(&doc[number_start..len]);
+        }
+        if high {
+            obs.lone_surrogate();
+        }
+        // A number at the very end is complete once the input is.
+        if st::accepting(lx.state) {
+            lx.value_done();
+        }
+        if sink.wants(len, lx.may_flags()) {
+            sink.put(len, lx.flags_here(bytes, len) | flag::BOUNDARY);
+        }
+        let status = if lx.state == st::ERROR || lx.values_done > 1 {
+            Status::Invalid
+        } else if lx.state == st::VALUE && lx.values_done == 0 && lx.stack.is_empty() {
+            Status::Empty
+        } else if lx.state == st::DONE {
+            Status::Valid
+        } else {
+            Status::Incomplete
+        };
+        Scan { flags: sink.flags, status, top_keys: top_keys.unwrap_or_default(), deepest: lx.stack.deepest }
+    }
+
+    /// [`string_run`] that stops at non-ASCII bytes too.
+    pub(crate) fn ascii_string_run(bytes: &[u8]) -> usize {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let mut n = 0;
+        while let Some(word) = bytes.get(n..n + 8) {
+            let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            // (A high byte matches exactly; borrows set bits only above a byte that matched.)
+            let mask = zero(x ^ (ONES * u64::from(b'"')))
+                | zero(x ^ (ONES * u64::from(b'\\')))
+                | (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+                | (x & HIGH);
+            if mask != 0 {
+                return n + (mask.trailing_zeros() / 8) as usize;
+            }
+            n += 8;
+        }
+        n + bytes[n..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
+            .unwrap_or(bytes.len() - n)
+    }
+}
