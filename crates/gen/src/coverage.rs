@@ -957,17 +957,7 @@ fn classify_names_and_indices(turn: &toolcert_scenario::Turn, cov: &mut Coverage
 fn unicode_labels(s: &str, cov: &mut Coverage) {
     let unit = |c: u32, cov: &mut Coverage| unicode_unit(c, &mut cov.labels);
     let b = s.as_bytes();
-    // Only the non-ASCII characters are decoded (documents are mostly ASCII), found eight
-    // bytes at a time.
-    let mut i = 0;
-    while let Some(at) = next_non_ascii(b, i) {
-        let c = s[at..].chars().next().expect("a character starts at a non-ASCII lead byte");
-        if c == '\u{2028}' || c == '\u{2029}' {
-            cov.labels.insert(Label::RawLineSeparator);
-        }
-        unit(c as u32, cov);
-        i = at + c.len_utf8();
-    }
+    raw_unicode_labels(s, &mut cov.labels);
     let mut i = 0;
     let mut pending_high: Option<u32> = None;
     while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
@@ -989,6 +979,44 @@ fn unicode_labels(s: &str, cov: &mut Coverage) {
             (_, v) => unit(v, cov),
         }
         i = at + 6;
+    }
+}
+
+/// Whether a character starting with byte `b` may have a class of [`unicode_unit`] or be a
+/// line separator: U+0300..U+036F (lead byte `CC`, `CD`), U+1000..U+2FFF (`E1`, `E2`),
+/// U+F000..U+FFFF (`EF`), beyond U+FFFF (`F0`..`F4`).
+#[inline(always)]
+fn may_label(b: u8) -> bool {
+    (b & 0xFE == 0xCC) | (b == 0xE1) | (b == 0xE2) | (b >= 0xEF)
+}
+
+/// The labels of the raw (unescaped) characters of `s`: only those whose lead byte may
+/// start a labelled one are decoded, found sixteen bytes at a time (the test vectorizes).
+fn raw_unicode_labels(s: &str, labels: &mut LabelSet) {
+    let b = s.as_bytes();
+    let one = |at: usize, labels: &mut LabelSet| {
+        let c = s[at..].chars().next().expect("a character starts at a lead byte");
+        if c == '\u{2028}' || c == '\u{2029}' {
+            labels.insert(Label::RawLineSeparator);
+        }
+        unicode_unit(c as u32, labels);
+    };
+    let chunks = b.chunks_exact(16);
+    let rest = chunks.remainder();
+    for (n, chunk) in chunks.enumerate() {
+        if chunk.iter().fold(false, |m, &x| m | may_label(x)) {
+            for (k, &x) in chunk.iter().enumerate() {
+                if may_label(x) {
+                    one(n * 16 + k, labels);
+                }
+            }
+        }
+    }
+    let base = b.len() - rest.len();
+    for (k, &x) in rest.iter().enumerate() {
+        if may_label(x) {
+            one(base + k, labels);
+        }
     }
 }
 
@@ -1022,7 +1050,7 @@ struct Lexed {
 impl lex::Observer for Lexed {
     fn number(&mut self, text: &str) {
         if text.len() > 15 {
-            self.facts.overflowing_number |= number_labels(text, &mut self.labels);
+            self.facts.overflowing_number |= long_number_labels(text, &mut self.labels);
             return;
         }
         // What `number_labels` finds of a short number, with less reading: no integer of 15
@@ -1075,33 +1103,13 @@ impl lex::Observer for Lexed {
     }
 
     fn text(&mut self, s: &str) {
-        // Only a character whose lead byte may start a labelled one is decoded: U+0300..U+036F
-        // (`CC`, `CD`), U+1000.. (`E1`), U+2000.. (`E2`), U+F000.. (`EF`), beyond U+FFFF.
-        for (k, &b) in s.as_bytes().iter().enumerate() {
-            if matches!(b, 0xCC | 0xCD | 0xE1 | 0xE2 | 0xEF | 0xF0..=0xF4) {
-                let c = s[k..].chars().next().expect("a character starts at a lead byte");
-                self.non_ascii(c);
-            }
-        }
+        raw_unicode_labels(s, &mut self.labels);
     }
 
     fn lone_surrogate(&mut self) {
         self.labels.insert(Label::LoneSurrogate);
         self.facts.lone_surrogate = true;
     }
-}
-
-/// The first byte at or after `from` that is not ASCII.
-fn next_non_ascii(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while i + 8 <= b.len() {
-        let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
-        if word & 0x8080_8080_8080_8080 != 0 {
-            break;
-        }
-        i += 8;
-    }
-    b[i..].iter().position(|&x| x >= 0x80).map(|n| i + n)
 }
 
 /// What the label pass of one document found that decides whether it parses.
@@ -1281,6 +1289,94 @@ fn number_labels(t: &str, labels: &mut LabelSet) -> bool {
         labels.insert(Label::LongDecimal);
     }
     if mantissa.bytes().all(|d| d == b'0' || d == b'.') && (t.starts_with('-') || mantissa.contains('.')) {
+        labels.insert(Label::SignedZero);
+    }
+    overflowing
+}
+
+/// [`number_labels`] of a number token in one pass over its bytes (the grammar, the digits'
+/// counts, the zeros), a double read only where the digits before the point and the exponent
+/// may take the value past 10^308 (below that no double overflows), the integer read only
+/// past 15 digits (as `number_labels` reads it).
+fn long_number_labels(t: &str, labels: &mut LabelSet) -> bool {
+    let b = t.as_bytes();
+    let neg = b.first() == Some(&b'-');
+    let mut i = usize::from(neg);
+    let digits = |i: &mut usize, significant: &mut usize, zeros: &mut bool| {
+        let s = *i;
+        while let Some(&d) = b.get(*i).filter(|d| d.is_ascii_digit()) {
+            if d != b'0' || *significant > 0 {
+                *significant += 1;
+            }
+            *zeros &= d == b'0';
+            *i += 1;
+        }
+        *i - s
+    };
+    let (mut significant, mut zeros) = (0usize, true);
+    let whole = match b.get(i) {
+        Some(b'0') => {
+            i += 1;
+            1
+        }
+        Some(c) if c.is_ascii_digit() => digits(&mut i, &mut significant, &mut zeros),
+        _ => 0,
+    };
+    let mut valid = whole > 0;
+    let dot = b.get(i) == Some(&b'.');
+    if dot {
+        i += 1;
+        valid &= digits(&mut i, &mut significant, &mut zeros) > 0;
+    }
+    let mantissa_end = i;
+    let exp = matches!(b.get(i), Some(b'e' | b'E'));
+    let mut exp_value: i64 = 0;
+    if exp {
+        i += 1;
+        let minus = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            exp_value = exp_value.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+            i += 1;
+        }
+        valid &= i > s;
+        if minus {
+            exp_value = -exp_value;
+        }
+    }
+    if !valid || i != b.len() {
+        labels.insert(Label::InvalidNumber);
+        return false;
+    }
+    if exp {
+        labels.insert(Label::ExponentForm);
+    }
+    let may_overflow = (exp || t.len() >= 300) && (whole as i64).saturating_add(exp_value) > 308;
+    let overflowing = may_overflow && t.parse::<f64>().is_ok_and(f64::is_infinite);
+    if !dot && !exp && whole > 15 {
+        // An integer: beyond 2^53, beyond 64 bits.
+        match t[usize::from(neg)..mantissa_end].parse::<u128>() {
+            Ok(v) if v > 1 << 53 => {
+                labels.insert(Label::BigInteger);
+                let beyond = if neg { v > 1 << 63 } else { v > u128::from(u64::MAX) };
+                if beyond {
+                    labels.insert(Label::Beyond64Bit);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => {
+                labels.insert(Label::BigInteger);
+                labels.insert(Label::Beyond64Bit);
+            }
+        }
+    }
+    if dot && significant > 17 {
+        labels.insert(Label::LongDecimal);
+    }
+    if zeros && (neg || dot) {
         labels.insert(Label::SignedZero);
     }
     overflowing
@@ -1634,6 +1730,148 @@ mod tests {
             lexed.facts.overflowing_number,
         ));
         (new, (old.labels, f.lone_surrogate, f.overflowing_number))
+    }
+
+    /// The raw characters' labels found by their lead bytes are those of every character.
+    #[test]
+    fn raw_labels_by_lead_byte_are_every_characters() {
+        let every = |s: &str| {
+            let mut labels = LabelSet::default();
+            for c in s.chars().filter(|c| !c.is_ascii()) {
+                if c == '\u{2028}' || c == '\u{2029}' {
+                    labels.insert(Label::RawLineSeparator);
+                }
+                unicode_unit(c as u32, &mut labels);
+            }
+            labels
+        };
+        // Every code point near a class's edges, and between.
+        let mut points: Vec<u32> = (0x80..0x3000).step_by(7).collect();
+        for edge in [
+            0x300u32, 0x36F, 0x212B, 0x2126, 0xFB00, 0xFB06, 0xFF01, 0xFF5E, 0x1100, 0x11FF, 0x200B, 0x200F,
+            0x202A, 0x202E, 0x2066, 0x2069, 0xFEFF, 0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE, 0x10FFFF,
+            0x2028, 0x2029, 0x1F600, 0x10000, 0xE000, 0xD7FF, 0x3000, 0x7FF, 0x800,
+        ] {
+            points.extend(edge.saturating_sub(2)..=edge + 2);
+        }
+        points.extend((0x3000..0x110000).step_by(251));
+        let chars: Vec<char> =
+            points.into_iter().filter_map(char::from_u32).filter(|c| !c.is_ascii()).collect();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            let s: String = (0..len)
+                .map(|k| {
+                    let r = (x >> (k % 50)) as usize ^ k.wrapping_mul(0x9e37);
+                    if r % 3 == 0 {
+                        ['a', ' ', '"'][r / 3 % 3]
+                    } else {
+                        chars[r % chars.len()]
+                    }
+                })
+                .collect();
+            let mut labels = LabelSet::default();
+            raw_unicode_labels(&s, &mut labels);
+            assert_eq!(labels, every(&s), "{n} {s:?}");
+        }
+        for c in &chars {
+            let s = format!("{}{c}", "x".repeat((*c as usize) % 20));
+            let mut labels = LabelSet::default();
+            raw_unicode_labels(&s, &mut labels);
+            assert_eq!(labels, every(&s), "{s:?}");
+        }
+    }
+
+    /// A long number is read as `number_labels` reads it, valid or not.
+    #[test]
+    fn long_numbers_are_read_as_number_labels_reads_them() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut valid, mut overflowing) = (0, 0);
+        let mut texts: Vec<String> = [
+            "9007199254740993",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-0.0000000000000000",
+            "0.00000000000000000001",
+            "1.0000000000000000000001",
+            "123456789012345678901234567890123456789012",
+            "1e400000000000000000000000000",
+            "1e-40000000000000000000",
+            "0.0000000000000001e400",
+            "-0000000000000000",
+            "1234567890123456e293",
+            "1234567890123456e292",
+            "12345678901234567",
+            "1.7976931348623157e308",
+            "1.7976931348623159e308",
+            "-1.79769313486231581e308",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        texts.push(format!("{}", "9".repeat(309)));
+        texts.push(format!("{}", "1".repeat(308)));
+        texts.push(format!("-{}.5", "1".repeat(309)));
+        texts.push(format!("0.{}1e310", "0".repeat(300)));
+        for n in 0..100_000 {
+            let r = next();
+            let part = |r: u64, k: u64| {
+                let len = 1 + (r >> k) as usize % [3, 20, 40, 320][(r >> (k + 8)) as usize % 4];
+                (0..len).map(|j| (b'0' + ((r >> (j % 50)) as u8 ^ j as u8) % 10) as char).collect::<String>()
+            };
+            let mut t = String::new();
+            if r & 1 == 0 {
+                t.push('-');
+            }
+            let int = part(r, 3);
+            // Leading zeros now and then (invalid), a lone zero more often.
+            t.push_str(match (r >> 20) % 8 {
+                0 => "0",
+                1 => "00",
+                _ => int.trim_start_matches('0'),
+            });
+            if (r >> 24) % 3 == 0 {
+                t.push('.');
+                if (r >> 26) % 9 != 0 {
+                    t.push_str(&if (r >> 28) % 4 == 0 {
+                        "0".repeat(1 + (r >> 30) as usize % 30)
+                    } else {
+                        part(r, 31)
+                    });
+                }
+            }
+            if (r >> 40) % 3 == 0 {
+                t.push(['e', 'E'][(r >> 42) as usize % 2]);
+                t.push_str(["", "+", "-"][(r >> 43) as usize % 3]);
+                if (r >> 45) % 11 != 0 {
+                    t.push_str(&(next() % [10, 400, 1000, 1 << 40][(r >> 47) as usize % 4]).to_string());
+                }
+            }
+            if n % 97 == 0 {
+                t.push(['x', '.', '-', 'e'][n % 4]);
+            }
+            texts.push(t);
+        }
+        for t in texts.iter().filter(|t| t.len() > 15) {
+            let (mut fast, mut slow) = (LabelSet::default(), LabelSet::default());
+            let of = long_number_labels(t, &mut fast);
+            let os = number_labels(t, &mut slow);
+            assert_eq!((fast, of), (slow, os), "{t}");
+            valid += usize::from(!slow.contains(Label::InvalidNumber));
+            overflowing += usize::from(os);
+        }
+        assert!(valid > 20_000 && overflowing > 500, "{valid} valid, {overflowing} overflowing");
     }
 
     /// The lexer's pass reads a short number as `number_labels` does, valid or not.

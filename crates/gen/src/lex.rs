@@ -722,12 +722,70 @@ pub(crate) fn scan_observed_into(
         let state = lx.state;
         if state <= st::DONE && sink.next_at > i {
             // Between tokens: step byte after byte up to the next wanted offset, until a
-            // token starts (or an error).
-            let stop = sink.next_at.min(len);
+            // token starts (or an error). A string is read here to its closing quote, a
+            // literal at once, where no wanted offset is inside.
+            let mut stop = sink.next_at.min(len);
             loop {
-                lx.step(bytes, i, &mut top_keys);
+                let c = CLASS[bytes[i] as usize];
+                let t = NEXT[lx.state as usize][c as usize];
                 i += 1;
+                if t == st::STR_VAL || t == act::KEY_OPEN {
+                    // (No high surrogate is pending outside strings.)
+                    debug_assert!(!high);
+                    let key = t == act::KEY_OPEN;
+                    lx.state = if key { st::STR_KEY } else { st::STR_VAL };
+                    lx.key_start = i;
+                    let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
+                    let (n, non_ascii) = content_run(&bytes[i..]);
+                    let end = i + n;
+                    if non_ascii {
+                        obs.text(&doc[i..end]);
+                    }
+                    if bytes.get(end) != Some(&b'"') {
+                        // An escape, an error or the end: the string's own path reads on.
+                        sink.string_run(bytes, i, end, base);
+                        i = end;
+                        break;
+                    }
+                    // The offset before the closing quote is the string's too.
+                    sink.string_run(bytes, i, end + 1, base);
+                    if !key {
+                        lx.value_done();
+                    } else {
+                        if lx.stack.depth == 1 {
+                            if let Some(keys) = &mut top_keys {
+                                keys.push(i..end);
+                            }
+                        }
+                        lx.state = st::COLON;
+                    }
+                    i = end + 1;
+                    stop = sink.next_at.min(len);
+                    if i >= stop {
+                        break;
+                    }
+                    continue;
+                }
+                if t < act::PUSH_OBJ {
+                    lx.state = t;
+                } else {
+                    lx.act(t, c, i - 1, &mut top_keys);
+                }
                 if lx.state > st::DONE || i == stop {
+                    if matches!(lx.state, st::T_R | st::F_A | st::N_U) {
+                        let rest: &[u8] = match lx.state {
+                            st::T_R => b"rue",
+                            st::F_A => b"alse",
+                            _ => b"ull",
+                        };
+                        if sink.next_at >= i + rest.len() && bytes[i..].starts_with(rest) {
+                            i += rest.len();
+                            lx.value_done();
+                            if i < stop {
+                                continue;
+                            }
+                        }
+                    }
                     break;
                 }
             }
@@ -867,6 +925,7 @@ pub(crate) fn scan_observed_into(
 }
 
 /// [`string_run`], and whether the run has a non-ASCII byte.
+#[inline(always)]
 fn content_run(bytes: &[u8]) -> (usize, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -879,10 +938,10 @@ fn content_run(bytes: &[u8]) -> (usize, bool) {
             | zero(x ^ (ONES * u64::from(b'\\')))
             | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
         if mask != 0 {
-            // The bytes before the first match (its top bit is exact).
-            let k = mask.trailing_zeros() / 8;
-            let below = if k == 0 { 0 } else { x & (u64::MAX >> (64 - 8 * k)) };
-            return (n + k as usize, (seen | below) & HIGH != 0);
+            // The bits up to the first match's top bit (which is exact; the special byte
+            // itself is ASCII).
+            let upto = mask ^ mask.wrapping_sub(1);
+            return (n + (mask.trailing_zeros() / 8) as usize, (seen | (x & upto)) & HIGH != 0);
         }
         seen |= x;
         n += 8;
@@ -1658,7 +1717,14 @@ mod tests {
             b']',
         ];
         for _ in 0..20_000 {
-            let bytes: Vec<u8> = (0..r.below(40)).map(|_| alphabet[r.below(alphabet.len())]).collect();
+            // Mostly plain bytes now and then, so that runs pass sixteen bytes.
+            let plain = r.below(2) == 0;
+            let bytes: Vec<u8> = (0..r.below(90))
+                .map(|_| match r.below(if plain { 60 } else { 1 }) {
+                    0 => alphabet[r.below(alphabet.len())],
+                    _ => [b'a', b' ', 0x7f, 0x80, 0xa0, 0xff, 0x20][r.below(7)],
+                })
+                .collect();
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
             assert_eq!(string_run(&bytes), want, "{bytes:?}");
             let high = bytes[..want].iter().any(|&b| b >= 0x80);
