@@ -1012,10 +1012,15 @@ fn raw_unicode_labels(s: &str, labels: &mut LabelSet) {
             }
         }
     }
-    let base = b.len() - rest.len();
-    for (k, &x) in rest.iter().enumerate() {
-        if may_label(x) {
-            one(base + k, labels);
+    // The last bytes as one more chunk (zeros after them are ASCII).
+    let mut last = [0u8; 16];
+    last[..rest.len()].copy_from_slice(rest);
+    if last.iter().fold(false, |m, &x| m | may_label(x)) {
+        let base = b.len() - rest.len();
+        for (k, &x) in rest.iter().enumerate() {
+            if may_label(x) {
+                one(base + k, labels);
+            }
         }
     }
 }
@@ -1051,6 +1056,13 @@ impl lex::Observer for Lexed {
     fn number(&mut self, text: &str) {
         if text.len() > 15 {
             self.facts.overflowing_number |= long_number_labels(text, &mut self.labels);
+            return;
+        }
+        // Most numbers are short integers without a leading zero: nothing to label.
+        let b = text.as_bytes();
+        let digits = b.strip_prefix(b"-").unwrap_or(b);
+        if digits.first().is_some_and(|d| (b'1'..=b'9').contains(d)) && digits.iter().all(u8::is_ascii_digit)
+        {
             return;
         }
         // What `number_labels` finds of a short number, with less reading: no integer of 15
@@ -1294,39 +1306,35 @@ fn number_labels(t: &str, labels: &mut LabelSet) -> bool {
     overflowing
 }
 
-/// [`number_labels`] of a number token in one pass over its bytes (the grammar, the digits'
-/// counts, the zeros), a double read only where the digits before the point and the exponent
-/// may take the value past 10^308 (below that no double overflows), the integer read only
-/// past 15 digits (as `number_labels` reads it).
+/// [`number_labels`] of a long number token in one pass over its bytes (the grammar, the
+/// digits' counts), a double read only where the digits before the point and the exponent may
+/// take the value past 10^308 (below that no double overflows), an integer's size told from its
+/// digits.
 fn long_number_labels(t: &str, labels: &mut LabelSet) -> bool {
     let b = t.as_bytes();
     let neg = b.first() == Some(&b'-');
     let mut i = usize::from(neg);
-    let digits = |i: &mut usize, significant: &mut usize, zeros: &mut bool| {
-        let s = *i;
-        while let Some(&d) = b.get(*i).filter(|d| d.is_ascii_digit()) {
-            if d != b'0' || *significant > 0 {
-                *significant += 1;
-            }
-            *zeros &= d == b'0';
-            *i += 1;
-        }
-        *i - s
-    };
-    let (mut significant, mut zeros) = (0usize, true);
+    let run = |i: usize| b[i..].iter().position(|d| !d.is_ascii_digit()).unwrap_or(b.len() - i);
+    // Digits from the first that is not zero on (none: the number is a zero).
+    let mut significant = 0;
     let whole = match b.get(i) {
-        Some(b'0') => {
-            i += 1;
-            1
+        Some(b'0') => 1,
+        Some(c) if c.is_ascii_digit() => {
+            significant = run(i);
+            significant
         }
-        Some(c) if c.is_ascii_digit() => digits(&mut i, &mut significant, &mut zeros),
         _ => 0,
     };
+    i += whole;
     let mut valid = whole > 0;
     let dot = b.get(i) == Some(&b'.');
     if dot {
         i += 1;
-        valid &= digits(&mut i, &mut significant, &mut zeros) > 0;
+        let n = run(i);
+        valid &= n > 0;
+        significant +=
+            if significant > 0 { n } else { n - b[i..i + n].iter().take_while(|&&d| d == b'0').count() };
+        i += n;
     }
     let mantissa_end = i;
     let exp = matches!(b.get(i), Some(b'e' | b'E'));
@@ -1357,18 +1365,13 @@ fn long_number_labels(t: &str, labels: &mut LabelSet) -> bool {
     let may_overflow = (exp || t.len() >= 300) && (whole as i64).saturating_add(exp_value) > 308;
     let overflowing = may_overflow && t.parse::<f64>().is_ok_and(f64::is_infinite);
     if !dot && !exp && whole > 15 {
-        // An integer: beyond 2^53, beyond 64 bits.
-        match t[usize::from(neg)..mantissa_end].parse::<u128>() {
-            Ok(v) if v > 1 << 53 => {
-                labels.insert(Label::BigInteger);
-                let beyond = if neg { v > 1 << 63 } else { v > u128::from(u64::MAX) };
-                if beyond {
-                    labels.insert(Label::Beyond64Bit);
-                }
-            }
-            Ok(_) => {}
-            Err(_) => {
-                labels.insert(Label::BigInteger);
+        // An integer: beyond 2^53, beyond 64 bits, compared as digits (no leading zero: the
+        // longer is the greater; one past u128 is beyond both, as its failed parse is).
+        let int = &b[usize::from(neg)..mantissa_end];
+        let above = |bound: &[u8]| int.len() > bound.len() || (int.len() == bound.len() && int > bound);
+        if above(b"9007199254740992") {
+            labels.insert(Label::BigInteger);
+            if above(if neg { b"9223372036854775808" } else { b"18446744073709551615" }) {
                 labels.insert(Label::Beyond64Bit);
             }
         }
@@ -1376,7 +1379,7 @@ fn long_number_labels(t: &str, labels: &mut LabelSet) -> bool {
     if dot && significant > 17 {
         labels.insert(Label::LongDecimal);
     }
-    if zeros && (neg || dot) {
+    if significant == 0 && (neg || dot) {
         labels.insert(Label::SignedZero);
     }
     overflowing

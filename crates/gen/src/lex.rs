@@ -375,6 +375,22 @@ static NEXT: [[u8; class::COUNT]; st::COUNT] = {
     t
 };
 
+/// [`NEXT`] by byte rather than class, for the states between tokens (`VALUE..=DONE`): one
+/// lookup less a byte in [`scan_observed_into`]'s loop between tokens.
+static STEP: [[u8; 256]; st::DONE as usize + 1] = {
+    let mut t = [[0u8; 256]; st::DONE as usize + 1];
+    let mut s = 0;
+    while s <= st::DONE as usize {
+        let mut b = 0;
+        while b < 256 {
+            t[s][b] = NEXT[s][CLASS[b] as usize];
+            b += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
 /// The flags a state gives the offsets in it (before the nesting, the spaces and the brace
 /// that closes the document, which also depend on the bytes and the stack).
 static STATE_FLAGS: [u16; st::COUNT] = {
@@ -726,8 +742,7 @@ pub(crate) fn scan_observed_into(
             // literal at once, where no wanted offset is inside.
             let mut stop = sink.next_at.min(len);
             loop {
-                let c = CLASS[bytes[i] as usize];
-                let t = NEXT[lx.state as usize][c as usize];
+                let t = STEP[lx.state as usize][bytes[i] as usize];
                 i += 1;
                 if t == st::STR_VAL || t == act::KEY_OPEN {
                     // (No high surrogate is pending outside strings.)
@@ -769,7 +784,7 @@ pub(crate) fn scan_observed_into(
                 if t < act::PUSH_OBJ {
                     lx.state = t;
                 } else {
-                    lx.act(t, c, i - 1, &mut top_keys);
+                    lx.act(t, CLASS[bytes[i - 1] as usize], i - 1, &mut top_keys);
                 }
                 if lx.state > st::DONE || i == stop {
                     if matches!(lx.state, st::T_R | st::F_A | st::N_U) {
