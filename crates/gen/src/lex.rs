@@ -742,7 +742,8 @@ pub(crate) fn scan_observed_into(
             // literal at once, where no wanted offset is inside.
             let mut stop = sink.next_at.min(len);
             loop {
-                let t = STEP[lx.state as usize][bytes[i] as usize];
+                // (`& 7`: the state is one of `VALUE..=DONE` here; no bounds check.)
+                let t = STEP[(lx.state & 7) as usize][bytes[i] as usize];
                 i += 1;
                 if t == st::STR_VAL || t == act::KEY_OPEN {
                     // (No high surrogate is pending outside strings.)
@@ -781,10 +782,20 @@ pub(crate) fn scan_observed_into(
                     }
                     continue;
                 }
-                if t < act::PUSH_OBJ {
-                    lx.state = t;
-                } else {
-                    lx.act(t, CLASS[bytes[i - 1] as usize], i - 1, &mut top_keys);
+                match t {
+                    _ if t < act::PUSH_OBJ => lx.state = t,
+                    act::PUSH_OBJ => {
+                        if !lx.stack.is_empty() {
+                            lx.nested += 1;
+                        }
+                        lx.stack.push(true);
+                        lx.state = st::KEY_OR_END;
+                    }
+                    act::PUSH_ARR => {
+                        lx.stack.push(false);
+                        lx.state = st::VALUE_OR_END;
+                    }
+                    _ => lx.act(t, CLASS[bytes[i - 1] as usize], i - 1, &mut top_keys),
                 }
                 if lx.state > st::DONE || i == stop {
                     if matches!(lx.state, st::T_R | st::F_A | st::N_U) {
