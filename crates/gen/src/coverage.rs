@@ -1438,24 +1438,27 @@ fn classify_splits(args: &str, splits: &[usize], flags: &[u16], cov: &mut Covera
         }
         start = end;
     }
+    // The interior splits' flags together: a label each flag gives.
+    let mut any = 0;
     for (&s, &f) in splits.iter().zip(flags) {
         if s == 0 || s >= len {
             continue;
         }
-        for (bit, label) in [
-            (flag::NEXT_TO_SPACE, Label::InsideStringNextToSpace),
-            (flag::ESCAPE, Label::BetweenBackslashAndEscape),
-            (flag::UNICODE, Label::InsideUnicodeEscape),
-            (flag::NESTED, Label::InsideNestedObject),
-            (flag::KEY_COLON, Label::BetweenKeyAndColon),
-        ] {
-            if f & bit != 0 {
-                cov.labels.insert(label);
-            }
-        }
+        any |= f;
         // The lexer finds the candidates; the strict parser the oracle uses has the last word.
         if f & flag::PREFIX_PARSES != 0 && serde_json::from_str::<serde::de::IgnoredAny>(&args[..s]).is_ok() {
             cov.labels.insert(Label::AfterBracePrefixParses);
+        }
+    }
+    for (bit, label) in [
+        (flag::NEXT_TO_SPACE, Label::InsideStringNextToSpace),
+        (flag::ESCAPE, Label::BetweenBackslashAndEscape),
+        (flag::UNICODE, Label::InsideUnicodeEscape),
+        (flag::NESTED, Label::InsideNestedObject),
+        (flag::KEY_COLON, Label::BetweenKeyAndColon),
+    ] {
+        if any & bit != 0 {
+            cov.labels.insert(label);
         }
     }
 }

@@ -741,7 +741,7 @@ pub(crate) fn scan_observed_into(
             // token starts (or an error). A string is read here to its closing quote, a
             // literal at once, where no wanted offset is inside.
             let mut stop = sink.next_at.min(len);
-            loop {
+            'between: loop {
                 // (`& 7`: the state is one of `VALUE..=DONE` here; no bounds check.)
                 let t = STEP[(lx.state & 7) as usize][bytes[i] as usize];
                 i += 1;
@@ -797,6 +797,45 @@ pub(crate) fn scan_observed_into(
                     }
                     _ => lx.act(t, CLASS[bytes[i - 1] as usize], i - 1, &mut top_keys),
                 }
+                if is_number(lx.state) {
+                    // A number: its bytes here too, up to the wanted offset.
+                    let start = i - 1;
+                    loop {
+                        if i == stop {
+                            number_start = start;
+                            break 'between;
+                        }
+                        if matches!(lx.state, st::INT | st::FRAC | st::EXP_DIGITS) {
+                            // More digits keep the state.
+                            i += bytes[i..stop].iter().position(|b| !b.is_ascii_digit()).unwrap_or(stop - i);
+                            if i == stop {
+                                number_start = start;
+                                break 'between;
+                            }
+                        }
+                        let t = NEXT[lx.state as usize][CLASS[bytes[i] as usize] as usize];
+                        if is_number(t) {
+                            lx.state = t;
+                            i += 1;
+                            continue;
+                        }
+                        if t == act::NUM_END && lx.stack.is_empty() {
+                            // (What follows a top-level number may start another one: the
+                            // scan's own step tells.)
+                            number_start = start;
+                            break 'between;
+                        }
+                        obs.number(&doc[start..i]);
+                        if t == act::NUM_END {
+                            // The byte after it is stepped from what follows the value.
+                            lx.value_done();
+                            continue 'between;
+                        }
+                        lx.state = t;
+                        i += 1;
+                        break 'between;
+                    }
+                }
                 if lx.state > st::DONE || i == stop {
                     if matches!(lx.state, st::T_R | st::F_A | st::N_U) {
                         let rest: &[u8] = match lx.state {
@@ -814,10 +853,6 @@ pub(crate) fn scan_observed_into(
                     }
                     break;
                 }
-            }
-            // (A number starts with the byte that left the loop.)
-            if is_number(lx.state) {
-                number_start = i - 1;
             }
             continue;
         }
