@@ -20,7 +20,7 @@
 
 #[cfg(test)]
 #[path = "lex_oracle.rs"]
-mod oracle;
+pub(crate) mod oracle;
 
 /// Per-offset flags; offset `s` describes the cut between byte `s - 1` and byte `s`.
 pub(crate) mod flag {
