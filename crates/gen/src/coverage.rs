@@ -1780,7 +1780,7 @@ mod tests {
             let s: String = (0..len)
                 .map(|k| {
                     let r = (x >> (k % 50)) as usize ^ k.wrapping_mul(0x9e37);
-                    if r % 3 == 0 {
+                    if r.is_multiple_of(3) {
                         ['a', ' ', '"'][r / 3 % 3]
                     } else {
                         chars[r % chars.len()]
@@ -1834,8 +1834,8 @@ mod tests {
         .into_iter()
         .map(String::from)
         .collect();
-        texts.push(format!("{}", "9".repeat(309)));
-        texts.push(format!("{}", "1".repeat(308)));
+        texts.push("9".repeat(309));
+        texts.push("1".repeat(308));
         texts.push(format!("-{}.5", "1".repeat(309)));
         texts.push(format!("0.{}1e310", "0".repeat(300)));
         for n in 0..100_000 {
