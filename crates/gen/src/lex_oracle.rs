@@ -1,5 +1,7 @@
 //! The per-byte lexer `lex` replaced (a `match` per byte over tokens and expectations), kept
-//! as the tests' oracle: every answer of the table-driven lexer is held to this one.
+//! as the tests' oracle: every answer of the table-driven lexer is held to this one. And
+//! ([`former`]) coverage's observing scan as it was before it read tokens in loops of their
+//! own, the oracle of the one that does.
 
 /// Per-offset flags; offset `s` describes the cut between byte `s - 1` and byte `s`.
 pub(crate) mod flag {
