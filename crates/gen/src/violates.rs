@@ -186,23 +186,33 @@ impl<'d> Bytes<'d> {
                 self.string();
             }
             b'{' | b'[' => {
-                let mut depth = 0usize;
-                loop {
-                    match self.peek() {
+                // Over the bytes to the closing bracket, a string's content a word at a time.
+                let b = self.b;
+                let (mut i, mut depth) = (self.i, 0usize);
+                while let Some(&c) = b.get(i) {
+                    i += 1;
+                    match c {
                         b'"' => {
-                            self.string();
-                            continue;
+                            loop {
+                                i += crate::lex::string_run(&b[i.min(b.len())..]);
+                                if b.get(i) != Some(&b'\\') {
+                                    break;
+                                }
+                                i += 2;
+                            }
+                            i += 1;
                         }
                         b'{' | b'[' => depth += 1,
-                        b'}' | b']' => depth -= 1,
-                        0 => return,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
                         _ => {}
                     }
-                    self.i += 1;
-                    if depth == 0 {
-                        return;
-                    }
                 }
+                self.i = i;
             }
             _ => {
                 self.scalar();
@@ -648,6 +658,39 @@ mod tests {
             assert_eq!(answer, parse_violates(d, schema, deep), "{d}");
         }
         Some(answer.is_some())
+    }
+
+    /// Skipping a whole well-formed document ends right after its value (strings with
+    /// brackets, quotes and backslashes inside, escapes at their ends).
+    #[test]
+    fn skipping_a_document_ends_after_its_value() {
+        let mut docs: Vec<String> = [
+            r#"{"a": "]}", "b": ["\"]", "\\"], "c": {"d": "\\\""}}"#,
+            r#"[{"k": "x\u005d"}, [], {}, "[", 1, true]"#,
+            r#"{"a":"\\"}  "#,
+            r#"[[[{"n": [[["}"]]]}]]]"#,
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        for case in
+            crate::cases(&crate::GenConfig { schema: true, ..crate::GenConfig::default() }, 5).take(3000)
+        {
+            docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
+        }
+        let mut skipped = 0;
+        for d in &docs {
+            if crate::lex::scan_observed(d, &[], &mut ()).status != crate::lex::Status::Valid
+                || !d.trim_start().starts_with(['{', '['])
+            {
+                continue;
+            }
+            let mut at = Bytes { b: d.as_bytes(), i: 0 };
+            at.skip();
+            assert_eq!(at.i, d.trim_end().len(), "{d}");
+            skipped += 1;
+        }
+        assert!(skipped > 2000, "{skipped}");
     }
 
     #[test]
