@@ -319,6 +319,28 @@ impl Default for SseDeframer {
     }
 }
 
+impl SseDeframer {
+    /// The rest of [`Deframer::feed_each`] once a chunk has done more than extend a line.
+    #[inline(never)]
+    fn feed_rest(
+        &mut self,
+        mut pulled: Result<bool, toolcert_sse::SseError>,
+        chunk: &[u8],
+        mut pos: usize,
+        each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
+    ) -> Result<(), TurnError> {
+        loop {
+            match pulled {
+                Ok(true) => each(&self.message)?,
+                Ok(false) => return Ok(()),
+                Err(e) => return Err(malformed(e)),
+            }
+            let WireMessage::Sse(event) = &mut self.message else { unreachable!("always an SSE event") };
+            pulled = self.sse.pull(chunk, &mut pos, event);
+        }
+    }
+}
+
 fn malformed(e: toolcert_sse::SseError) -> TurnError {
     TurnError::new(ErrorClass::Malformed, e.to_string())
 }
@@ -329,14 +351,12 @@ impl Deframer for SseDeframer {
         chunk: &[u8],
         each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
     ) -> Result<(), TurnError> {
+        let WireMessage::Sse(event) = &mut self.message else { unreachable!("always an SSE event") };
         let mut pos = 0;
-        loop {
-            let WireMessage::Sse(event) = &mut self.message else { unreachable!("always an SSE event") };
-            match self.sse.pull(chunk, &mut pos, event) {
-                Ok(true) => each(&self.message)?,
-                Ok(false) => return Ok(()),
-                Err(e) => return Err(malformed(e)),
-            }
+        match self.sse.pull(chunk, &mut pos, event) {
+            // The commonest chunk of a stream cut every few bytes: part of a line.
+            Ok(false) => Ok(()),
+            first => self.feed_rest(first, chunk, pos, each),
         }
     }
 

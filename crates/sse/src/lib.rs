@@ -185,6 +185,41 @@ fn find_eol(b: &[u8]) -> Option<usize> {
     b[i..].iter().position(|&c| c == b'\n' || c == b'\r').map(|p| i + p)
 }
 
+/// Whether `b` is ASCII without a CR or an LF, eight bytes at a time; a piece shorter than
+/// a word (a transport chunk of a stream cut every few bytes) is read as two overlapping
+/// halves packed in one word, with no loop.
+#[inline]
+fn plain_ascii(b: &[u8]) -> bool {
+    /// Any flag at all: a high bit, or a zero byte of `lf` or `cr` (exact as a yes or no;
+    /// zero bytes of `w` itself are neither).
+    #[inline]
+    fn flagged(w: u64) -> bool {
+        const LO: u64 = 0x0101_0101_0101_0101;
+        const HI: u64 = 0x8080_8080_8080_8080;
+        let (lf, cr) = (w ^ (LO * u64::from(b'\n')), w ^ (LO * u64::from(b'\r')));
+        (w | (lf.wrapping_sub(LO) & !lf) | (cr.wrapping_sub(LO) & !cr)) & HI != 0
+    }
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("eight bytes"));
+    let half = |at: usize| u64::from(u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes")));
+    let n = b.len();
+    match n {
+        0 => true,
+        1..=3 => !flagged(u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16),
+        4..=7 => !flagged(half(0) | half(n - 4) << 32),
+        _ => {
+            let mut at = 0;
+            while at + 8 <= n {
+                if flagged(word(at)) {
+                    return false;
+                }
+                at += 8;
+            }
+            // The last bytes, in a word that overlaps the one before.
+            at == n || !flagged(word(n - 8))
+        }
+    }
+}
+
 /// Splits `bytes` into transport chunks at the given offsets.
 ///
 /// Offsets are clamped to the length, sorted and deduplicated; offsets at `0` or at the end
@@ -361,7 +396,40 @@ impl Decoder {
     /// per event) and `*pos` is just past the line that dispatched it; call again with the
     /// same chunk and position. `Ok(false)`: the rest of the chunk completes no event, and
     /// `*pos` is its length. Pulling a chunk until `Ok(false)` is exactly [`Decoder::feed`].
+    #[inline(always)]
     pub fn pull(&mut self, chunk: &[u8], pos: &mut usize, event: &mut SseEvent) -> Result<bool, SseError> {
+        if self.continues_line(chunk, pos) {
+            return Ok(false);
+        }
+        self.pull_slow(chunk, pos, event)
+    }
+
+    /// The commonest chunk of a stream cut every few bytes, taken whole when it is one: a
+    /// short piece of ASCII with no line end, which only extends the current line. Anything
+    /// else (a line end, a byte of a longer character, a line at the limit, the start of the
+    /// stream, a CR just before, a failed decoder) is left to the general path, untouched.
+    #[inline(always)]
+    fn continues_line(&mut self, chunk: &[u8], pos: &mut usize) -> bool {
+        let Some(rest) = chunk.get(*pos..) else { return false };
+        let plain = !rest.is_empty()
+            && rest.len() < 64
+            && !self.at_start
+            && !self.after_cr
+            && self.failed.is_none()
+            && self.checked == self.line.len()
+            && rest.len() <= self.limit - self.line.len()
+            && plain_ascii(rest);
+        if plain {
+            self.line.extend_from_slice(rest);
+            self.checked = self.line.len();
+            self.offset += rest.len() as u64;
+            *pos = chunk.len();
+        }
+        plain
+    }
+
+    #[inline(never)]
+    fn pull_slow(&mut self, chunk: &[u8], pos: &mut usize, event: &mut SseEvent) -> Result<bool, SseError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }

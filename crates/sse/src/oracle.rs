@@ -2,7 +2,7 @@
 //! kept as the test oracle the current one is compared with, over arbitrary byte streams
 //! cut at arbitrary points (`tests.rs`).
 
-use super::{find_eol, SseError, SseEvent, Unit, BOM};
+use super::{find_eol, plain_ascii, SseError, SseEvent, Unit, BOM};
 
 #[derive(Debug)]
 pub struct OldDecoder {
@@ -313,21 +313,4 @@ impl OldDecoder {
         self.id = None;
         self.event_start = None;
     }
-}
-
-/// Whether `b` is ASCII without a CR or an LF, eight bytes at a time.
-#[inline]
-fn plain_ascii(b: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut words = b.chunks_exact(8);
-    for word in &mut words {
-        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        let (lf, cr) = (w ^ (LO * u64::from(b'\n')), w ^ (LO * u64::from(b'\r')));
-        // Any flag at all (a high bit, or a zero byte of `lf` or `cr`) refuses the chunk.
-        if (w | (lf.wrapping_sub(LO) & !lf) | (cr.wrapping_sub(LO) & !cr)) & HI != 0 {
-            return false;
-        }
-    }
-    words.remainder().iter().all(|&c| c < 0x80 && c != b'\n' && c != b'\r')
 }

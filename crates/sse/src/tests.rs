@@ -379,3 +379,22 @@ proptest::proptest! {
         }
     }
 }
+
+/// The chunk test of the decoder's shortcut says what a byte-by-byte test says, at every
+/// length around its word and half-word reads, for every byte value at every offset.
+#[test]
+fn the_plain_ascii_test_agrees_with_bytes() {
+    let slow = |b: &[u8]| b.iter().all(|&c| c < 0x80 && c != b'\n' && c != b'\r');
+    for len in 0..40 {
+        for fill in [b'a', 0x0B, 0x0C, 0x09, 0x0E, 0, 0x7F] {
+            for at in 0..len {
+                for c in 0..=255u8 {
+                    let mut b = vec![fill; len];
+                    b[at] = c;
+                    assert_eq!(plain_ascii(&b), slow(&b), "{b:?}");
+                }
+            }
+            assert_eq!(plain_ascii(&vec![fill; len]), slow(&vec![fill; len]));
+        }
+    }
+}
