@@ -50,7 +50,7 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
 /// Decodes `event` if it has one of the shapes read here, exactly as
 /// [`crate::SseDecoder::decode`] would.
 pub(super) fn decode(
-    d: &AnthropicDecoder,
+    d: &mut AnthropicDecoder,
     event: &SseEvent,
     out: &mut Vec<Event<'static>>,
 ) -> Option<Result<(), TurnError>> {
@@ -96,6 +96,86 @@ pub(super) fn decode(
                 Some(Kind::Foreign(_)) => out.push(Event::ForeignStop { index }),
                 Some(Kind::ToolUse) | None => out.push(Event::CallStop { index, arguments: None }),
             }
+        }
+        "content_block_start" => {
+            c.lit(r#"{"type":"content_block_start","index":"#)?;
+            let index = c.u32()?;
+            c.lit(r#","content_block":{"type":""#)?;
+            // As the decoder's `content_block_start` arm for a tool use and for a text block
+            // (the other block types go to serde): `input` is a key serde skips.
+            if c.lit(r#"tool_use","id":"#).is_some() {
+                let id = c.string()?;
+                c.lit(r#","name":"#)?;
+                let name = c.string()?;
+                c.lit(r#","input":{}}}"#)?;
+                c.end()?;
+                crate::fast::taken();
+                out.push(Event::CallStart { index, call_id: own(id), name: own(name) });
+                d.kinds.insert(index, Kind::ToolUse);
+            } else {
+                c.lit(r#"text","text":"#)?;
+                let text = c.string()?;
+                c.lit("}}")?;
+                c.end()?;
+                crate::fast::taken();
+                if !text.as_str().is_empty() {
+                    out.push(Event::TextDelta { text: own(text) });
+                }
+                d.kinds.insert(index, Kind::Text);
+            }
+        }
+        "message_delta" => {
+            c.lit(r#"{"type":"message_delta","delta":{"stop_reason":"#)?;
+            let reason = if c.lit("null").is_some() { None } else { Some(c.string()?) };
+            // `stop_sequence` and `usage` are keys serde skips (any JSON value): read here
+            // only in the forms the renderer writes.
+            c.lit(r#","stop_sequence":"#)?;
+            if c.lit("null").is_none() {
+                c.string()?;
+            }
+            c.lit(r#"},"usage":{"output_tokens":"#)?;
+            c.u32()?;
+            c.lit("}}")?;
+            c.end()?;
+            crate::fast::taken();
+            if let Some(r) = reason {
+                out.push(Event::Stop {
+                    reason: match super::stop_reason("message_delta", r.as_str()) {
+                        Ok(r) => r,
+                        Err(e) => return Some(Err(e)),
+                    },
+                });
+            }
+        }
+        "message_start" => {
+            // Only its `type` is read; the rest is a message serde skips, read here only in
+            // the layout the renderer writes (so it is JSON serde accepts).
+            c.lit(r#"{"type":"message_start","message":{"id":"#)?;
+            c.string()?;
+            c.lit(r#","type":"message","role":"assistant","model":"#)?;
+            c.string()?;
+            c.lit(r#","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#)?;
+            c.u32()?;
+            c.lit(r#","cache_creation_input_tokens":"#)?;
+            c.u32()?;
+            c.lit(r#","cache_read_input_tokens":"#)?;
+            c.u32()?;
+            c.lit(r#","output_tokens":"#)?;
+            c.u32()?;
+            c.lit("}}}")?;
+            c.end()?;
+            crate::fast::taken();
+        }
+        "message_stop" => {
+            c.lit(r#"{"type":"message_stop"}"#)?;
+            c.end()?;
+            crate::fast::taken();
+        }
+        "ping" => {
+            c.lit(r#"{"type":"ping"}"#)?;
+            c.end()?;
+            crate::fast::taken();
+            out.push(Event::Ping);
         }
         _ => return None,
     }
