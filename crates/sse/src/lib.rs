@@ -331,9 +331,8 @@ pub struct Decoder {
     line_start: u64,
     /// Where the current event's first line began; `None` until it has one.
     event_start: Option<u64>,
-    /// The event's `data` values, each followed by LF. Bytes, not a `String`: every line is
-    /// checked to be UTF-8 before it is applied, and the whole is converted once, at dispatch.
-    data: Vec<u8>,
+    /// The event's `data` values, each followed by LF.
+    data: String,
     /// Some `data` line arrived since the last dispatch (the data buffer is non-empty).
     has_data: bool,
     /// The event's type (checked UTF-8, as `data`).
@@ -366,7 +365,7 @@ impl Decoder {
             checked: 0,
             line_start: 0,
             event_start: None,
-            data: Vec::new(),
+            data: String::new(),
             has_data: false,
             event: Vec::new(),
             id: None,
@@ -601,8 +600,23 @@ impl Decoder {
             }
             return Err(SseError::TooLarge { unit: Unit::Line, limit: self.limit, start: self.line_start });
         }
-        // An ASCII line (nearly every line) needs no more; a character cut short by the line
-        // end is as invalid as a bad byte.
+        if let Some(value) = line.strip_prefix(b"data:") {
+            // The commonest line, and the longest: its value is checked once, as the text
+            // it is kept as (the field name is ASCII, so offsets in it are offsets in the line).
+            let value = match std::str::from_utf8(value) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Err(SseError::InvalidUtf8 {
+                        offset: self.line_start + (5 + e.valid_up_to()) as u64,
+                    })
+                }
+            };
+            let start = *self.event_start.get_or_insert(self.line_start);
+            self.push_data(value.strip_prefix(' ').unwrap_or(value), start)?;
+            return Ok(false);
+        }
+        // An ASCII line (nearly every other line) needs no more; a character cut short by the
+        // line end is as invalid as a bad byte.
         if !line.is_ascii() {
             if let Err(e) = std::str::from_utf8(line) {
                 return Err(SseError::InvalidUtf8 { offset: self.line_start + e.valid_up_to() as u64 });
@@ -621,22 +635,19 @@ impl Decoder {
         if first == b':' {
             return Ok(false);
         }
-        let (name, value) = match line.iter().position(|&c| c == b':') {
-            Some(i) => {
-                let v = &line[i + 1..];
-                (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+        // The name ends at the first colon (`data:` lines are read before): the other field
+        // of nearly every event is recognised by its prefix, without a search.
+        let (name, value) = if let Some(v) = line.strip_prefix(b"event:") {
+            (&b"event"[..], v)
+        } else {
+            match line.iter().position(|&c| c == b':') {
+                Some(i) => (&line[..i], &line[i + 1..]),
+                None => (line, &[][..]),
             }
-            None => (line, &[][..]),
         };
+        let value = value.strip_prefix(b" ").unwrap_or(value);
         match name {
-            b"data" => {
-                if self.data.len() + value.len() + 1 > self.limit {
-                    return Err(SseError::TooLarge { unit: Unit::Event, limit: self.limit, start });
-                }
-                self.data.extend_from_slice(value);
-                self.data.push(b'\n');
-                self.has_data = true;
-            }
+            b"data" => self.push_data(utf8(value), start)?,
             b"event" => {
                 self.event.clear();
                 self.event.extend_from_slice(value);
@@ -649,6 +660,16 @@ impl Decoder {
         Ok(false)
     }
 
+    fn push_data(&mut self, value: &str, start: u64) -> Result<(), SseError> {
+        if self.data.len() + value.len() + 1 > self.limit {
+            return Err(SseError::TooLarge { unit: Unit::Event, limit: self.limit, start });
+        }
+        self.data.push_str(value);
+        self.data.push('\n');
+        self.has_data = true;
+        Ok(())
+    }
+
     /// Dispatches the event (into `event`, whose buffers the next one reuses): whether there
     /// was one (an event without `data` is not dispatched).
     fn dispatch(&mut self, event: &mut SseEvent) -> bool {
@@ -657,9 +678,7 @@ impl Decoder {
             // The LF after the last data line is dropped; the data changes places with the
             // caller's previous buffer, which this decoder then fills (no copy, no allocation).
             self.data.pop();
-            let spare = std::mem::take(&mut event.data).into_bytes();
-            let data = std::mem::replace(&mut self.data, spare);
-            event.data = String::from_utf8(data).expect("data lines are checked to be UTF-8");
+            std::mem::swap(&mut self.data, &mut event.data);
             if self.event.is_empty() {
                 event.event = None;
             } else if event.event.as_deref().map(str::as_bytes) != Some(&self.event[..]) {
