@@ -328,7 +328,10 @@ fn trace_pulled(chunks: &[&[u8]], limit: usize) -> Trace {
             let r = loop {
                 match d.pull(c, &mut pos, &mut event) {
                     Ok(true) => out.push(event.clone()),
-                    Ok(false) => break Ok(assert_eq!(pos, c.len())),
+                    Ok(false) => {
+                        assert_eq!(pos, c.len());
+                        break Ok(());
+                    }
                     Err(e) => break Err(e),
                 }
             };

@@ -186,6 +186,100 @@ pub(super) fn decode(
 mod tests {
     use super::super::{ty, BlockDelta, Delta};
     use crate::json::Str;
+    use crate::SseDecoder;
+    use toolcert_sse::SseEvent;
+
+    /// The shapes read here, in and just out of their layout (escapes, an empty and a
+    /// non-empty text start, an unknown or absent stop reason, a stop sequence, extra keys,
+    /// `\u` escapes, a wrong `type`), decode as serde decodes them, in order on one decoder
+    /// (the starts record the block kinds the stops and deltas are read with).
+    #[test]
+    fn starts_stops_and_message_events_decode_as_serde_does() {
+        let events = [
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m\"x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}"#,
+            ),
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"x":2}}}"#,
+            ),
+            ("ping", r#"{"type":"ping"}"#),
+            ("ping", r#"{"type": "ping"}"#),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"hé\n"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_\"1","name":"get_weather","input":{}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"t\u0041","name":"n","input":{}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":4,"content_block":{"type":"tool_use","name":"n","input":{}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_stop","index":5,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1"}}"#,
+            ),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":2}"#),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":7}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"END"},"usage":{"output_tokens":7}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":null,"stop_sequence":null},"usage":{"output_tokens":0}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"bogus","stop_sequence":null},"usage":{"output_tokens":7}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":-1}}"#,
+            ),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+            ("message_stop", r#"{"type":"message_stop"} "#),
+            ("message_stop", r#"{"type":"ping"}"#),
+        ];
+        let run = |slow: bool| {
+            crate::fast::tests::SLOW.with(|s| s.set(slow));
+            let mut d = super::super::AnthropicDecoder::new();
+            let got: Vec<_> = events
+                .iter()
+                .map(|(name, data)| {
+                    let e = SseEvent { event: Some((*name).into()), data: (*data).into(), id: None };
+                    let mut out = Vec::new();
+                    d.decode(&e, &mut out).map(|()| out).map_err(|e| format!("{e:?}"))
+                })
+                .collect();
+            crate::fast::tests::SLOW.with(|s| s.set(false));
+            got
+        };
+        let before = crate::fast::tests::TAKEN.with(std::cell::Cell::get);
+        let fast = run(false);
+        let taken = crate::fast::tests::TAKEN.with(std::cell::Cell::get) - before;
+        assert_eq!(fast, run(true));
+        assert!(taken >= 12, "{taken} events on the fast path");
+    }
 
     /// Deltas with and without their `type` and with every combination of fields are the
     /// bytes `to_json` writes.
