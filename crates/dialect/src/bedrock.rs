@@ -747,6 +747,20 @@ impl crate::Deframer for BedrockFrames {
         BedrockFrames::feed(self, chunk, out)
     }
 
+    /// As `feed`, each message handed on as it is converted (no list of them per chunk).
+    fn feed_each(
+        &mut self,
+        chunk: &[u8],
+        each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
+    ) -> Result<(), TurnError> {
+        self.messages.clear();
+        let fed = self.decoder.feed(chunk, &mut self.messages);
+        for m in self.messages.drain(..) {
+            each(&WireMessage::Frame(from_message(m)))?;
+        }
+        fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
+    }
+
     /// A message the stream ended inside is dropped, whatever the end (see `pending`).
     fn finish(&mut self, _end: StreamEnd, _out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
         Ok(())

@@ -282,16 +282,84 @@ pub trait Deframer {
     /// The stream ended as `end` says: appends what the end completes. A message cut by a
     /// dropped connection is the drop's doing (no error unless `end` is a clean end).
     fn finish(&mut self, end: StreamEnd, out: &mut Vec<WireMessage>) -> Result<(), TurnError>;
+
+    /// What [`Deframer::feed`] does, with each message handed to `each` as it is completed
+    /// instead of collected: stops at the first error of `each`, which is returned. A
+    /// framing that can (SSE) reuses one message's buffers for the next, so a stream cut into
+    /// many small chunks costs no allocation and no move per message.
+    fn feed_each(
+        &mut self,
+        chunk: &[u8],
+        each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
+    ) -> Result<(), TurnError> {
+        let mut out = Vec::new();
+        let fed = self.feed(chunk, &mut out);
+        for m in &out {
+            each(m)?;
+        }
+        fed
+    }
 }
 
 /// The SSE framing's reader: `toolcert-sse`'s incremental decoder.
-#[derive(Default)]
 pub struct SseDeframer {
     sse: toolcert_sse::Decoder,
     events: Vec<toolcert_sse::SseEvent>,
+    /// The message [`Deframer::feed_each`] hands out, refilled in place for each event.
+    message: WireMessage,
+}
+
+impl Default for SseDeframer {
+    fn default() -> Self {
+        SseDeframer {
+            sse: toolcert_sse::Decoder::new(),
+            events: Vec::new(),
+            message: WireMessage::Sse(toolcert_sse::SseEvent::default()),
+        }
+    }
+}
+
+impl SseDeframer {
+    /// The rest of [`Deframer::feed_each`] once a chunk has done more than extend a line.
+    #[inline(never)]
+    fn feed_rest(
+        &mut self,
+        mut pulled: Result<bool, toolcert_sse::SseError>,
+        chunk: &[u8],
+        mut pos: usize,
+        each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
+    ) -> Result<(), TurnError> {
+        loop {
+            match pulled {
+                Ok(true) => each(&self.message)?,
+                Ok(false) => return Ok(()),
+                Err(e) => return Err(malformed(e)),
+            }
+            let WireMessage::Sse(event) = &mut self.message else { unreachable!("always an SSE event") };
+            pulled = self.sse.pull(chunk, &mut pos, event);
+        }
+    }
+}
+
+fn malformed(e: toolcert_sse::SseError) -> TurnError {
+    TurnError::new(ErrorClass::Malformed, e.to_string())
 }
 
 impl Deframer for SseDeframer {
+    fn feed_each(
+        &mut self,
+        chunk: &[u8],
+        each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
+    ) -> Result<(), TurnError> {
+        let WireMessage::Sse(event) = &mut self.message else { unreachable!("always an SSE event") };
+        let mut pos = 0;
+        match self.sse.pull(chunk, &mut pos, event) {
+            // The commonest chunk of a stream cut every few bytes: part of a line.
+            Ok(false) => Ok(()),
+            first => self.feed_rest(first, chunk, pos, each),
+        }
+    }
+
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
         self.events.clear();
         let fed = self.sse.feed(chunk, &mut self.events);
@@ -299,7 +367,7 @@ impl Deframer for SseDeframer {
         if !self.events.is_empty() {
             out.extend(self.events.drain(..).map(WireMessage::Sse));
         }
-        fed.map_err(|e| TurnError::new(ErrorClass::Malformed, e.to_string()))
+        fed.map_err(malformed)
     }
 
     fn finish(&mut self, end: StreamEnd, out: &mut Vec<WireMessage>) -> Result<(), TurnError> {
@@ -307,7 +375,7 @@ impl Deframer for SseDeframer {
         let closed = self.sse.finish(&mut self.events);
         out.extend(self.events.drain(..).map(WireMessage::Sse));
         match (closed, end) {
-            (Err(e), StreamEnd::Eof) => Err(TurnError::new(ErrorClass::Malformed, e.to_string())),
+            (Err(e), StreamEnd::Eof) => Err(malformed(e)),
             _ => Ok(()),
         }
     }

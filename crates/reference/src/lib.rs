@@ -107,19 +107,19 @@ pub struct ReferenceBytes {
 
 impl BytesAccumulator for ReferenceBytes {
     fn on_bytes(&mut self, chunk: &[u8], out: &mut Emit) -> Result<(), TurnError> {
-        // A large chunk (a whole recorded stream) is decoded a piece at a time, so the events
-        // held at once are those of one piece, not of the stream; the decoder gives the same
-        // events however its input is cut.
-        // (An empty chunk is still fed: it reports a failed decoder's error again.)
-        let pieces = chunk.chunks(FEED_PIECE).chain(chunk.is_empty().then_some(chunk));
-        for piece in pieces {
-            self.events.clear();
-            let fed = self.frames.feed(piece, &mut self.events);
-            // Events completed before a framing error are still the stream's.
-            for e in &self.events {
-                self.wire.on_wire(e, out)?;
-            }
-            fed?;
+        // Each message goes to the wire level as the framing completes it (events completed
+        // before a framing error are still the stream's). A large chunk (a whole recorded
+        // stream) is decoded a piece at a time, so a framing that collects its messages holds
+        // those of one piece, not of the stream; the decoder gives the same messages however
+        // its input is cut. (An empty chunk is still fed: it reports a failed decoder's error
+        // again.)
+        let wire = &mut self.wire;
+        let mut each = |m: &WireMessage| wire.on_wire(m, out);
+        if chunk.len() <= FEED_PIECE {
+            return self.frames.feed_each(chunk, &mut each);
+        }
+        for piece in chunk.chunks(FEED_PIECE) {
+            self.frames.feed_each(piece, &mut each)?;
         }
         Ok(())
     }

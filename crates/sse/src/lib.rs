@@ -185,21 +185,39 @@ fn find_eol(b: &[u8]) -> Option<usize> {
     b[i..].iter().position(|&c| c == b'\n' || c == b'\r').map(|p| i + p)
 }
 
-/// Whether `b` is ASCII without a CR or an LF, eight bytes at a time.
+/// Whether `b` is ASCII without a CR or an LF, eight bytes at a time; a piece shorter than
+/// a word (a transport chunk of a stream cut every few bytes) is read as two overlapping
+/// halves packed in one word, with no loop.
 #[inline]
 fn plain_ascii(b: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut words = b.chunks_exact(8);
-    for word in &mut words {
-        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+    /// Any flag at all: a high bit, or a zero byte of `lf` or `cr` (exact as a yes or no;
+    /// zero bytes of `w` itself are neither).
+    #[inline]
+    fn flagged(w: u64) -> bool {
+        const LO: u64 = 0x0101_0101_0101_0101;
+        const HI: u64 = 0x8080_8080_8080_8080;
         let (lf, cr) = (w ^ (LO * u64::from(b'\n')), w ^ (LO * u64::from(b'\r')));
-        // Any flag at all (a high bit, or a zero byte of `lf` or `cr`) refuses the chunk.
-        if (w | (lf.wrapping_sub(LO) & !lf) | (cr.wrapping_sub(LO) & !cr)) & HI != 0 {
-            return false;
+        (w | (lf.wrapping_sub(LO) & !lf) | (cr.wrapping_sub(LO) & !cr)) & HI != 0
+    }
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("eight bytes"));
+    let half = |at: usize| u64::from(u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes")));
+    let n = b.len();
+    match n {
+        0 => true,
+        1..=3 => !flagged(u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16),
+        4..=7 => !flagged(half(0) | half(n - 4) << 32),
+        _ => {
+            let mut at = 0;
+            while at + 8 <= n {
+                if flagged(word(at)) {
+                    return false;
+                }
+                at += 8;
+            }
+            // The last bytes, in a word that overlaps the one before.
+            at == n || !flagged(word(n - 8))
         }
     }
-    words.remainder().iter().all(|&c| c < 0x80 && c != b'\n' && c != b'\r')
 }
 
 /// Splits `bytes` into transport chunks at the given offsets.
@@ -289,12 +307,13 @@ pub const DEFAULT_LIMIT: usize = 16 << 20;
 
 /// An incremental `text/event-stream` decoder.
 ///
-/// Feed it chunks in order with [`Decoder::feed`], then call [`Decoder::finish`] at the end
-/// of the stream. Dispatched events are appended to `out`. Bytes of a line (and so of a
-/// character) that a chunk leaves unfinished are held until the next chunk; UTF-8 is checked
-/// incrementally, so an invalid byte is reported from the chunk that holds it. After an
-/// error every call returns the same error. Memory is bounded by about three times the limit
-/// (the current line, the event's data, its type and id) whatever the input.
+/// Feed it chunks in order with [`Decoder::feed`] (or take the events one at a time, in a
+/// buffer of the caller's, with [`Decoder::pull`]), then call [`Decoder::finish`] at the end
+/// of the stream. Bytes of a line (and so of a character) that a chunk leaves unfinished are
+/// held until the next chunk; UTF-8 is checked incrementally, so an invalid byte is reported
+/// from the chunk that holds it. After an error every call returns the same error. Memory is
+/// bounded by about three times the limit (the current line, the event's data, its type and
+/// id) whatever the input.
 #[derive(Debug)]
 pub struct Decoder {
     limit: usize,
@@ -312,10 +331,12 @@ pub struct Decoder {
     line_start: u64,
     /// Where the current event's first line began; `None` until it has one.
     event_start: Option<u64>,
+    /// The event's `data` values, each followed by LF.
     data: String,
     /// Some `data` line arrived since the last dispatch (the data buffer is non-empty).
     has_data: bool,
-    event: String,
+    /// The event's type (checked UTF-8, as `data`).
+    event: Vec<u8>,
     id: Option<String>,
     failed: Option<SseError>,
 }
@@ -346,7 +367,7 @@ impl Decoder {
             event_start: None,
             data: String::new(),
             has_data: false,
-            event: String::new(),
+            event: Vec::new(),
             id: None,
             failed: None,
         }
@@ -357,15 +378,61 @@ impl Decoder {
         self.offset
     }
 
-    /// Reads one chunk of the stream.
+    /// Reads one chunk of the stream; dispatched events are appended to `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        if self.continues_line(chunk) {
-            return Ok(());
+        let mut pos = 0;
+        let mut event = SseEvent::default();
+        while self.pull(chunk, &mut pos, &mut event)? {
+            out.push(std::mem::take(&mut event));
         }
+        Ok(())
+    }
+
+    /// Reads `chunk` from `*pos` (at most its length) up to the next event it completes.
+    ///
+    /// `Ok(true)`: that event is in `event` (whatever it held is replaced; its buffers are
+    /// reused, so a caller that keeps one `SseEvent` for the whole stream allocates nothing
+    /// per event) and `*pos` is just past the line that dispatched it; call again with the
+    /// same chunk and position. `Ok(false)`: the rest of the chunk completes no event, and
+    /// `*pos` is its length. Pulling a chunk until `Ok(false)` is exactly [`Decoder::feed`].
+    #[inline(always)]
+    pub fn pull(&mut self, chunk: &[u8], pos: &mut usize, event: &mut SseEvent) -> Result<bool, SseError> {
+        if self.continues_line(chunk, pos) {
+            return Ok(false);
+        }
+        self.pull_slow(chunk, pos, event)
+    }
+
+    /// The commonest chunk of a stream cut every few bytes, taken whole when it is one: a
+    /// short piece of ASCII with no line end, which only extends the current line. Anything
+    /// else (a line end, a byte of a longer character, a line at the limit, the start of the
+    /// stream, a CR just before, a failed decoder) is left to the general path, untouched.
+    #[inline(always)]
+    fn continues_line(&mut self, chunk: &[u8], pos: &mut usize) -> bool {
+        let Some(rest) = chunk.get(*pos..) else { return false };
+        let plain = !rest.is_empty()
+            && rest.len() < 64
+            && !self.at_start
+            && !self.after_cr
+            && self.failed.is_none()
+            && self.checked == self.line.len()
+            && rest.len() <= self.limit - self.line.len()
+            && plain_ascii(rest);
+        if plain {
+            self.line.extend_from_slice(rest);
+            self.checked = self.line.len();
+            self.offset += rest.len() as u64;
+            *pos = chunk.len();
+        }
+        plain
+    }
+
+    #[inline(never)]
+    fn pull_slow(&mut self, chunk: &[u8], pos: &mut usize, event: &mut SseEvent) -> Result<bool, SseError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        let r = self.feed_inner(chunk, out);
+        let r = self.pull_inner(chunk, pos, event);
         if let Err(e) = &r {
             self.failed = Some(e.clone());
         }
@@ -373,50 +440,28 @@ impl Decoder {
     }
 
     /// The stream has ended. An event without its terminating blank line is discarded (as
-    /// the specification says); a character left incomplete is an error.
-    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    /// the specification says); a character left incomplete is an error. Nothing is ever
+    /// dispatched here: `out` is the same as [`Decoder::feed`]'s for symmetry.
+    pub fn finish(&mut self, _out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        let r = self.finish_inner(out);
+        let r = self.finish_inner();
         if let Err(e) = &r {
             self.failed = Some(e.clone());
         }
         r
     }
 
-    /// The commonest chunk of a stream cut every few bytes, taken whole when it is one: a
-    /// short piece of ASCII with no line end, which only extends the current line. Anything
-    /// else (a line end, a byte of a longer character, a line at the limit, the start of the
-    /// stream, a failed decoder) is left to the general path, untouched.
-    #[inline]
-    fn continues_line(&mut self, chunk: &[u8]) -> bool {
-        let plain = !chunk.is_empty()
-            && chunk.len() < 64
-            && !self.at_start
-            && self.failed.is_none()
-            && self.checked == self.line.len()
-            && self.line.len() + chunk.len() <= self.limit
-            && !(self.after_cr && chunk[0] == b'\n')
-            && plain_ascii(chunk);
-        if plain {
-            self.after_cr = false;
-            self.line.extend_from_slice(chunk);
-            self.checked = self.line.len();
-            self.offset += chunk.len() as u64;
-        }
-        plain
-    }
-
-    fn feed_inner(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    fn pull_inner(&mut self, chunk: &[u8], pos: &mut usize, event: &mut SseEvent) -> Result<bool, SseError> {
         if self.at_start {
             // The BOM may itself be split across chunks: hold its bytes until it is decided.
+            let rest = &chunk[*pos..];
             let mut i = 0;
-            while self.bom_held < BOM.len() && i < chunk.len() {
-                if chunk[i] != BOM[self.bom_held] {
+            while self.bom_held < BOM.len() && i < rest.len() {
+                if rest[i] != BOM[self.bom_held] {
                     self.at_start = false;
-                    let held = std::mem::take(&mut self.bom_held);
-                    self.process(&BOM[..held], out)?;
+                    self.unhold_bom()?;
                     break;
                 }
                 self.bom_held += 1;
@@ -428,20 +473,28 @@ impl Decoder {
                 self.offset += BOM.len() as u64;
                 self.line_start = self.offset;
             }
-            chunk = &chunk[i..];
+            *pos += i;
             if self.at_start {
-                return Ok(());
+                return Ok(false);
             }
         }
-        self.process(chunk, out)
+        self.process(chunk, pos, event)
     }
 
-    fn finish_inner(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    /// The start of a BOM turned out not to be one: its bytes begin the first line (they
+    /// hold no line end, so they only extend it).
+    fn unhold_bom(&mut self) -> Result<(), SseError> {
+        let held = std::mem::take(&mut self.bom_held);
+        self.append(&BOM[..held])?;
+        self.offset += held as u64;
+        Ok(())
+    }
+
+    fn finish_inner(&mut self) -> Result<(), SseError> {
         if self.at_start && self.bom_held > 0 {
             // A stream that is only the start of a BOM: those bytes are an unfinished character.
             self.at_start = false;
-            let held = std::mem::take(&mut self.bom_held);
-            self.process(&BOM[..held], out)?;
+            self.unhold_bom()?;
         }
         if let Err(e) = std::str::from_utf8(&self.line[self.checked..]) {
             let at = self.line_start + (self.checked + e.valid_up_to()) as u64;
@@ -457,43 +510,45 @@ impl Decoder {
         Ok(())
     }
 
-    fn process(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        let mut rest = chunk;
-        while !rest.is_empty() {
-            if std::mem::take(&mut self.after_cr) && rest[0] == b'\n' {
+    fn process(&mut self, chunk: &[u8], pos: &mut usize, event: &mut SseEvent) -> Result<bool, SseError> {
+        let mut rest = &chunk[*pos..];
+        while let Some(&first) = rest.first() {
+            if std::mem::take(&mut self.after_cr) && first == b'\n' {
                 // The LF of a CRLF whose CR ended the previous line (possibly in another chunk).
                 rest = &rest[1..];
                 self.offset += 1;
                 self.line_start = self.offset;
                 continue;
             }
-            match find_eol(rest) {
-                Some(p) => {
-                    let seg = &rest[..p];
-                    self.after_cr = rest[p] == b'\r';
-                    if self.line.is_empty() {
-                        self.complete_line(seg, out)?;
-                    } else {
-                        self.append(seg)?;
-                        let line = std::mem::take(&mut self.line);
-                        let r = self.complete_line(&line, out);
-                        self.line = line;
-                        self.line.clear();
-                        self.checked = 0;
-                        r?;
-                    }
-                    self.offset += (p + 1) as u64;
-                    self.line_start = self.offset;
-                    rest = &rest[p + 1..];
-                }
-                None => {
-                    self.append(rest)?;
-                    self.offset += rest.len() as u64;
-                    rest = &[];
-                }
+            let Some(p) = find_eol(rest) else {
+                // The commonest chunk of a stream cut every few bytes: the middle of a line.
+                self.append(rest)?;
+                self.offset += rest.len() as u64;
+                break;
+            };
+            self.after_cr = rest[p] == b'\r';
+            let dispatched = if self.line.is_empty() {
+                // The whole line is in this chunk: read in place.
+                self.complete_line(&rest[..p], event)?
+            } else {
+                self.append(&rest[..p])?;
+                let line = std::mem::take(&mut self.line);
+                let r = self.complete_line(&line, event);
+                self.line = line;
+                self.line.clear();
+                self.checked = 0;
+                r?
+            };
+            self.offset += (p + 1) as u64;
+            self.line_start = self.offset;
+            rest = &rest[p + 1..];
+            if dispatched {
+                *pos = chunk.len() - rest.len();
+                return Ok(true);
             }
         }
-        Ok(())
+        *pos = chunk.len();
+        Ok(false)
     }
 
     /// Holds part of a line that continues in the next chunk, checking UTF-8 as it goes.
@@ -533,8 +588,9 @@ impl Decoder {
         Ok(())
     }
 
-    /// A whole line (without its line end): check it and apply it.
-    fn complete_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    /// A whole line (without its line end): check it and apply it; whether it dispatched
+    /// an event (into `event`).
+    fn complete_line(&mut self, line: &[u8], event: &mut SseEvent) -> Result<bool, SseError> {
         if line.len() > self.limit {
             // Same rule as `append`: a UTF-8 error proven within the limit wins.
             if let Err(e) = std::str::from_utf8(&line[..self.limit]) {
@@ -544,57 +600,101 @@ impl Decoder {
             }
             return Err(SseError::TooLarge { unit: Unit::Line, limit: self.limit, start: self.line_start });
         }
-        let text = match std::str::from_utf8(line) {
-            Ok(t) => t,
-            // A character cut short by the line end is as invalid as a bad byte.
-            Err(e) => return Err(SseError::InvalidUtf8 { offset: self.line_start + e.valid_up_to() as u64 }),
-        };
-        self.apply(text, out)
+        if let Some(value) = line.strip_prefix(b"data:") {
+            // The commonest line, and the longest: its value is checked once, as the text
+            // it is kept as (the field name is ASCII, so offsets in it are offsets in the line).
+            let value = match std::str::from_utf8(value) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Err(SseError::InvalidUtf8 {
+                        offset: self.line_start + (5 + e.valid_up_to()) as u64,
+                    })
+                }
+            };
+            let start = *self.event_start.get_or_insert(self.line_start);
+            self.push_data(value.strip_prefix(' ').unwrap_or(value), start)?;
+            return Ok(false);
+        }
+        // An ASCII line (nearly every other line) needs no more; a character cut short by the
+        // line end is as invalid as a bad byte.
+        if !line.is_ascii() {
+            if let Err(e) = std::str::from_utf8(line) {
+                return Err(SseError::InvalidUtf8 { offset: self.line_start + e.valid_up_to() as u64 });
+            }
+        }
+        self.apply(line, event)
     }
 
-    fn apply(&mut self, line: &str, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        if line.is_empty() {
-            self.dispatch(out);
-            return Ok(());
-        }
-        let start = *self.event_start.get_or_insert(self.line_start);
-        if line.starts_with(':') {
-            return Ok(());
-        }
-        let (name, value) = match line.split_once(':') {
-            Some((n, v)) => (n, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
+    /// Applies a line known to be UTF-8: its field names and separators are ASCII, so it is
+    /// read as bytes and every part of it is UTF-8 too.
+    fn apply(&mut self, line: &[u8], event: &mut SseEvent) -> Result<bool, SseError> {
+        let Some(&first) = line.first() else {
+            return Ok(self.dispatch(event));
         };
-        match name {
-            "data" => {
-                if self.data.len() + value.len() + 1 > self.limit {
-                    return Err(SseError::TooLarge { unit: Unit::Event, limit: self.limit, start });
-                }
-                self.data.push_str(value);
-                self.data.push('\n');
-                self.has_data = true;
+        let start = *self.event_start.get_or_insert(self.line_start);
+        if first == b':' {
+            return Ok(false);
+        }
+        // The name ends at the first colon (`data:` lines are read before): the other field
+        // of nearly every event is recognised by its prefix, without a search.
+        let (name, value) = if let Some(v) = line.strip_prefix(b"event:") {
+            (&b"event"[..], v)
+        } else {
+            match line.iter().position(|&c| c == b':') {
+                Some(i) => (&line[..i], &line[i + 1..]),
+                None => (line, &[][..]),
             }
-            "event" => {
+        };
+        let value = value.strip_prefix(b" ").unwrap_or(value);
+        match name {
+            b"data" => self.push_data(utf8(value), start)?,
+            b"event" => {
                 self.event.clear();
-                self.event.push_str(value);
+                self.event.extend_from_slice(value);
             }
             // The specification ignores an id containing NUL.
-            "id" if !value.contains('\0') => self.id = Some(value.to_owned()),
+            b"id" if !value.contains(&0) => self.id = Some(utf8(value).to_owned()),
             // `retry` only matters for reconnection; unknown fields are ignored.
             _ => {}
         }
+        Ok(false)
+    }
+
+    fn push_data(&mut self, value: &str, start: u64) -> Result<(), SseError> {
+        if self.data.len() + value.len() + 1 > self.limit {
+            return Err(SseError::TooLarge { unit: Unit::Event, limit: self.limit, start });
+        }
+        self.data.push_str(value);
+        self.data.push('\n');
+        self.has_data = true;
         Ok(())
     }
 
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
-        if self.has_data {
-            // Copied out without the LF after the last data line, so the buffer keeps its
-            // capacity: taking it would leave the next event to grow a new one from empty.
-            let data = self.data[..self.data.len() - 1].to_owned();
-            let event = (!self.event.is_empty()).then(|| self.event.clone());
-            out.push(SseEvent { event, data, id: self.id.take() });
+    /// Dispatches the event (into `event`, whose buffers the next one reuses): whether there
+    /// was one (an event without `data` is not dispatched).
+    fn dispatch(&mut self, event: &mut SseEvent) -> bool {
+        let sent = self.has_data;
+        if sent {
+            // The LF after the last data line is dropped; the data changes places with the
+            // caller's previous buffer, which this decoder then fills (no copy, no allocation).
+            self.data.pop();
+            std::mem::swap(&mut self.data, &mut event.data);
+            if self.event.is_empty() {
+                event.event = None;
+            } else if event.event.as_deref().map(str::as_bytes) != Some(&self.event[..]) {
+                let name = utf8(&self.event);
+                match &mut event.event {
+                    Some(s) => {
+                        s.clear();
+                        s.push_str(name);
+                    }
+                    slot => *slot = Some(name.to_owned()),
+                }
+            }
+            event.id = self.id.take();
         }
         self.reset_event();
+        sent
     }
 
     fn reset_event(&mut self) {
@@ -606,5 +706,12 @@ impl Decoder {
     }
 }
 
+/// The text of a field value of a line already checked to be UTF-8 (cut at ASCII bytes).
+fn utf8(b: &[u8]) -> &str {
+    std::str::from_utf8(b).expect("lines are checked to be UTF-8")
+}
+
+#[cfg(test)]
+mod oracle;
 #[cfg(test)]
 mod tests;

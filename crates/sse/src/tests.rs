@@ -255,3 +255,149 @@ fn the_line_end_search_agrees_with_memchr2() {
         }
     }
 }
+
+/// Pieces the streams below are made of: field names, separators, every line end, a BOM,
+/// comments, multi-byte characters whole and cut, bytes that are never UTF-8, and NUL.
+const PIECES: &[&[u8]] = &[
+    b"data",
+    b"data:",
+    b"data: ",
+    b"event:",
+    b"event: ",
+    b"id:",
+    b"id: ",
+    b"retry: 10",
+    b":",
+    b" ",
+    b"x",
+    b"{\"a\":1}",
+    b"\n",
+    b"\r",
+    b"\r\n",
+    b"\n\n",
+    b"\r\r",
+    b"\xEF\xBB\xBF",
+    b"\xEF\xBB",
+    b": keep-alive",
+    b"\xC3\xA9",
+    b"\xE2\x9C\x88",
+    b"\xF0\x9F\x98\x80",
+    b"\xE2\x9C",
+    b"\xC3",
+    b"\x80",
+    b"\xFF",
+    b"\0",
+    b"message",
+    b"dat",
+    b"evenT",
+];
+
+fn stream() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let piece = prop_oneof![
+        4 => proptest::sample::select(PIECES).prop_map(<[u8]>::to_vec),
+        1 => any::<u8>().prop_map(|b| vec![b]),
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+}
+
+/// What a decoder said for each chunk (the events it appended, or its error) and at the end.
+type Trace = (Vec<(Vec<SseEvent>, Result<(), SseError>, u64)>, Result<(), SseError>);
+
+fn trace_new(chunks: &[&[u8]], limit: usize) -> Trace {
+    let mut d = Decoder::with_limit(limit);
+    let fed = chunks
+        .iter()
+        .map(|c| {
+            let mut out = Vec::new();
+            let r = d.feed(c, &mut out);
+            (out, r, d.offset())
+        })
+        .collect();
+    (fed, d.finish(&mut Vec::new()))
+}
+
+/// The same through [`Decoder::pull`], with one event buffer for the whole stream.
+fn trace_pulled(chunks: &[&[u8]], limit: usize) -> Trace {
+    let mut d = Decoder::with_limit(limit);
+    let mut event = SseEvent { event: Some("stale".into()), data: "stale".into(), id: Some("s".into()) };
+    let fed = chunks
+        .iter()
+        .map(|c| {
+            let (mut out, mut pos) = (Vec::new(), 0);
+            let r = loop {
+                match d.pull(c, &mut pos, &mut event) {
+                    Ok(true) => out.push(event.clone()),
+                    Ok(false) => {
+                        assert_eq!(pos, c.len());
+                        break Ok(());
+                    }
+                    Err(e) => break Err(e),
+                }
+            };
+            (out, r, d.offset())
+        })
+        .collect();
+    (fed, d.finish(&mut Vec::new()))
+}
+
+fn trace_old(chunks: &[&[u8]], limit: usize) -> Trace {
+    let mut d = oracle::OldDecoder::with_limit(limit);
+    let fed = chunks
+        .iter()
+        .map(|c| {
+            let mut out = Vec::new();
+            let r = d.feed(c, &mut out);
+            (out, r, d.offset())
+        })
+        .collect();
+    let mut out = Vec::new();
+    let end = d.finish(&mut out);
+    assert!(out.is_empty(), "the end dispatches nothing");
+    (fed, end)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(4000))]
+
+    /// The decoder against the one it replaced: the same events, errors and offsets after
+    /// every chunk and at the end, for arbitrary streams cut at arbitrary points, with the
+    /// default limit and with limits small enough to be reached.
+    #[test]
+    fn the_decoder_agrees_with_the_former_one(
+        bytes in stream(),
+        cuts in proptest::collection::vec(0u32..400, 0..40),
+        small in 0usize..40,
+        use_small in proptest::bool::ANY,
+    ) {
+        let limit = if use_small { small } else { DEFAULT_LIMIT };
+        let chunks = cut(&bytes, &cuts);
+        // An empty chunk too: a failed decoder says its error again.
+        let mut with_empty = chunks.clone();
+        with_empty.insert(chunks.len() / 2, &[]);
+        for chunks in [chunks, with_empty, bytes.chunks(1).collect()] {
+            let want = trace_old(&chunks, limit);
+            proptest::prop_assert_eq!(&trace_new(&chunks, limit), &want, "{:?} in {:?}", bytes, chunks);
+            proptest::prop_assert_eq!(&trace_pulled(&chunks, limit), &want);
+        }
+    }
+}
+
+/// The chunk test of the decoder's shortcut says what a byte-by-byte test says, at every
+/// length around its word and half-word reads, for every byte value at every offset.
+#[test]
+fn the_plain_ascii_test_agrees_with_bytes() {
+    let slow = |b: &[u8]| b.iter().all(|&c| c < 0x80 && c != b'\n' && c != b'\r');
+    for len in 0..40 {
+        for fill in [b'a', 0x0B, 0x0C, 0x09, 0x0E, 0, 0x7F] {
+            for at in 0..len {
+                for c in 0..=255u8 {
+                    let mut b = vec![fill; len];
+                    b[at] = c;
+                    assert_eq!(plain_ascii(&b), slow(&b), "{b:?}");
+                }
+            }
+            assert_eq!(plain_ascii(&vec![fill; len]), slow(&vec![fill; len]));
+        }
+    }
+}

@@ -50,7 +50,7 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
 /// Decodes `event` if it has one of the shapes read here, exactly as
 /// [`crate::SseDecoder::decode`] would.
 pub(super) fn decode(
-    d: &AnthropicDecoder,
+    d: &mut AnthropicDecoder,
     event: &SseEvent,
     out: &mut Vec<Event<'static>>,
 ) -> Option<Result<(), TurnError>> {
@@ -97,6 +97,86 @@ pub(super) fn decode(
                 Some(Kind::ToolUse) | None => out.push(Event::CallStop { index, arguments: None }),
             }
         }
+        "content_block_start" => {
+            c.lit(r#"{"type":"content_block_start","index":"#)?;
+            let index = c.u32()?;
+            c.lit(r#","content_block":{"type":""#)?;
+            // As the decoder's `content_block_start` arm for a tool use and for a text block
+            // (the other block types go to serde): `input` is a key serde skips.
+            if c.lit(r#"tool_use","id":"#).is_some() {
+                let id = c.string()?;
+                c.lit(r#","name":"#)?;
+                let name = c.string()?;
+                c.lit(r#","input":{}}}"#)?;
+                c.end()?;
+                crate::fast::taken();
+                out.push(Event::CallStart { index, call_id: own(id), name: own(name) });
+                d.kinds.insert(index, Kind::ToolUse);
+            } else {
+                c.lit(r#"text","text":"#)?;
+                let text = c.string()?;
+                c.lit("}}")?;
+                c.end()?;
+                crate::fast::taken();
+                if !text.as_str().is_empty() {
+                    out.push(Event::TextDelta { text: own(text) });
+                }
+                d.kinds.insert(index, Kind::Text);
+            }
+        }
+        "message_delta" => {
+            c.lit(r#"{"type":"message_delta","delta":{"stop_reason":"#)?;
+            let reason = if c.lit("null").is_some() { None } else { Some(c.string()?) };
+            // `stop_sequence` and `usage` are keys serde skips (any JSON value): read here
+            // only in the forms the renderer writes.
+            c.lit(r#","stop_sequence":"#)?;
+            if c.lit("null").is_none() {
+                c.string()?;
+            }
+            c.lit(r#"},"usage":{"output_tokens":"#)?;
+            c.u32()?;
+            c.lit("}}")?;
+            c.end()?;
+            crate::fast::taken();
+            if let Some(r) = reason {
+                out.push(Event::Stop {
+                    reason: match super::stop_reason("message_delta", r.as_str()) {
+                        Ok(r) => r,
+                        Err(e) => return Some(Err(e)),
+                    },
+                });
+            }
+        }
+        "message_start" => {
+            // Only its `type` is read; the rest is a message serde skips, read here only in
+            // the layout the renderer writes (so it is JSON serde accepts).
+            c.lit(r#"{"type":"message_start","message":{"id":"#)?;
+            c.string()?;
+            c.lit(r#","type":"message","role":"assistant","model":"#)?;
+            c.string()?;
+            c.lit(r#","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#)?;
+            c.u32()?;
+            c.lit(r#","cache_creation_input_tokens":"#)?;
+            c.u32()?;
+            c.lit(r#","cache_read_input_tokens":"#)?;
+            c.u32()?;
+            c.lit(r#","output_tokens":"#)?;
+            c.u32()?;
+            c.lit("}}}")?;
+            c.end()?;
+            crate::fast::taken();
+        }
+        "message_stop" => {
+            c.lit(r#"{"type":"message_stop"}"#)?;
+            c.end()?;
+            crate::fast::taken();
+        }
+        "ping" => {
+            c.lit(r#"{"type":"ping"}"#)?;
+            c.end()?;
+            crate::fast::taken();
+            out.push(Event::Ping);
+        }
         _ => return None,
     }
     Some(Ok(()))
@@ -106,6 +186,100 @@ pub(super) fn decode(
 mod tests {
     use super::super::{ty, BlockDelta, Delta};
     use crate::json::Str;
+    use crate::SseDecoder;
+    use toolcert_sse::SseEvent;
+
+    /// The shapes read here, in and just out of their layout (escapes, an empty and a
+    /// non-empty text start, an unknown or absent stop reason, a stop sequence, extra keys,
+    /// `\u` escapes, a wrong `type`), decode as serde decodes them, in order on one decoder
+    /// (the starts record the block kinds the stops and deltas are read with).
+    #[test]
+    fn starts_stops_and_message_events_decode_as_serde_does() {
+        let events = [
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m\"x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}"#,
+            ),
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"x":2}}}"#,
+            ),
+            ("ping", r#"{"type":"ping"}"#),
+            ("ping", r#"{"type": "ping"}"#),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"hé\n"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_\"1","name":"get_weather","input":{}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"t\u0041","name":"n","input":{}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":4,"content_block":{"type":"tool_use","name":"n","input":{}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_stop","index":5,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1"}}"#,
+            ),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":2}"#),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":7}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"END"},"usage":{"output_tokens":7}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":null,"stop_sequence":null},"usage":{"output_tokens":0}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"bogus","stop_sequence":null},"usage":{"output_tokens":7}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":-1}}"#,
+            ),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+            ("message_stop", r#"{"type":"message_stop"} "#),
+            ("message_stop", r#"{"type":"ping"}"#),
+        ];
+        let run = |slow: bool| {
+            crate::fast::tests::SLOW.with(|s| s.set(slow));
+            let mut d = super::super::AnthropicDecoder::new();
+            let got: Vec<_> = events
+                .iter()
+                .map(|(name, data)| {
+                    let e = SseEvent { event: Some((*name).into()), data: (*data).into(), id: None };
+                    let mut out = Vec::new();
+                    d.decode(&e, &mut out).map(|()| out).map_err(|e| format!("{e:?}"))
+                })
+                .collect();
+            crate::fast::tests::SLOW.with(|s| s.set(false));
+            got
+        };
+        let before = crate::fast::tests::TAKEN.with(std::cell::Cell::get);
+        let fast = run(false);
+        let taken = crate::fast::tests::TAKEN.with(std::cell::Cell::get) - before;
+        assert_eq!(fast, run(true));
+        assert!(taken >= 12, "{taken} events on the fast path");
+    }
 
     /// Deltas with and without their `type` and with every combination of fields are the
     /// bytes `to_json` writes.
