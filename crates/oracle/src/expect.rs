@@ -456,21 +456,19 @@ fn judged<'a>(args: Cow<'a, Value>, schema: Option<&Value>) -> Judged<'a> {
 }
 
 /// [`judge`], with the value a subject dispatched the call with (if it did): the document is
-/// walked against it, and where the strict parse gives exactly that value the verdict holds
-/// it instead of a parse of its own; a document the walk finds refused is unparseable without
-/// a parse; anything else is parsed as [`judge`] parses it. The same verdict as [`judge`]'s,
-/// value for value.
+/// read against it ([`crate::walk::same_as`]), and where the strict parse gives exactly that
+/// value the verdict holds it instead of a parse of its own (the schema judges it, equal to
+/// the parse); anything else is parsed as [`judge`] parses it. The same verdict as
+/// [`judge`]'s, value for value.
 pub(crate) fn judge_against<'a>(
     document: &str,
     schema: Option<&Value>,
     dispatched: Option<&'a Value>,
 ) -> Judged<'a> {
-    if document.is_empty() {
-        return judge(document, schema);
-    }
-    match (crate::walk::walk(document, dispatched), dispatched) {
-        (crate::walk::Walk::Parses, Some(value)) => judged(Cow::Borrowed(value), schema),
-        (crate::walk::Walk::Refused, _) => Judged::Unparseable,
+    match dispatched {
+        Some(value) if !document.is_empty() && crate::walk::same_as(document, value) => {
+            judged(Cow::Borrowed(value), schema)
+        }
         _ => judge(document, schema),
     }
 }
