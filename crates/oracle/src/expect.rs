@@ -469,6 +469,8 @@ pub(crate) fn judge_against<'a>(
         Some(value) if !document.is_empty() && crate::walk::same_as(document, value) => {
             judged(Cow::Borrowed(value), schema)
         }
+        // Nothing dispatched: most such documents were cut short, which needs no parse.
+        None if !document.is_empty() && crate::walk::cut_short(document) => Judged::Unparseable,
         _ => judge(document, schema),
     }
 }

@@ -397,6 +397,155 @@ impl Reader<'_> {
     }
 }
 
+/// Whether the strict parse surely refuses `document` without parsing it: it ends inside a
+/// value (a document cut short, the commonest refused one), or nests deeper than
+/// [`MAX_DEPTH`]. Read with the grammar of [`same_as`]; `false` decides nothing.
+pub(crate) fn cut_short(document: &str) -> bool {
+    // A document that ends closing a container is rarely cut: not skimmed (it is parsed).
+    if let Some(b'}' | b']') = document.trim_end_matches([' ', '\t', '\n', '\r']).bytes().last() {
+        return false;
+    }
+    let mut r = Reader { doc: document, b: document.as_bytes(), at: 0, key: Vec::new() };
+    r.ws();
+    matches!(r.skim(1), Skim::Cut)
+}
+
+/// What skimming a value found.
+enum Skim {
+    /// A whole value.
+    Whole,
+    /// The end of the document inside it, or nesting too deep: surely refused.
+    Cut,
+    /// Anything else (for the parse to decide).
+    Odd,
+}
+
+impl Reader<'_> {
+    /// Skims one value at nesting `level`, checking its grammar only.
+    fn skim(&mut self, level: usize) -> Skim {
+        let Some(c) = self.peek() else { return Skim::Cut };
+        match c {
+            b'{' | b'[' => {
+                if level > MAX_DEPTH {
+                    return Skim::Cut;
+                }
+                let close = if c == b'{' { b'}' } else { b']' };
+                self.at += 1;
+                self.ws();
+                if self.peek() == Some(close) {
+                    self.at += 1;
+                    return Skim::Whole;
+                }
+                loop {
+                    if c == b'{' {
+                        match self.skim(level + 1) {
+                            Skim::Whole if self.b[self.at - 1] == b'"' => {}
+                            Skim::Whole => return Skim::Odd,
+                            other => return other,
+                        }
+                        self.ws();
+                        match self.peek() {
+                            None => return Skim::Cut,
+                            Some(b':') => self.at += 1,
+                            Some(_) => return Skim::Odd,
+                        }
+                        self.ws();
+                    }
+                    match self.skim(level + 1) {
+                        Skim::Whole => {}
+                        other => return other,
+                    }
+                    self.ws();
+                    match self.peek() {
+                        None => return Skim::Cut,
+                        Some(b',') => {
+                            self.at += 1;
+                            self.ws();
+                        }
+                        Some(d) if d == close => {
+                            self.at += 1;
+                            return Skim::Whole;
+                        }
+                        Some(_) => return Skim::Odd,
+                    }
+                }
+            }
+            b'"' => {
+                let mut i = self.at + 1;
+                loop {
+                    while self.b.get(i).is_some_and(|&c| !special(c)) {
+                        i += 1;
+                    }
+                    match self.b.get(i) {
+                        None => return Skim::Cut,
+                        Some(b'"') => {
+                            self.at = i + 1;
+                            return Skim::Whole;
+                        }
+                        Some(b'\\') => match self.escape(i) {
+                            Some((_, next)) => i = next,
+                            // An escape the document ends inside.
+                            None if i + 12 > self.b.len() => return Skim::Cut,
+                            None => return Skim::Odd,
+                        },
+                        Some(_) => return Skim::Odd,
+                    }
+                }
+            }
+            b't' | b'f' | b'n' => {
+                let word: &[u8] = match c {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                let rest = &self.b[self.at..];
+                if rest.starts_with(word) {
+                    self.at += word.len();
+                    Skim::Whole
+                } else if word.starts_with(rest) {
+                    Skim::Cut
+                } else {
+                    Skim::Odd
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let b = self.b;
+                let digits = |mut i: usize| {
+                    while b.get(i).is_some_and(u8::is_ascii_digit) {
+                        i += 1;
+                    }
+                    i
+                };
+                let mut i = self.at + usize::from(c == b'-');
+                match b.get(i) {
+                    None => return Skim::Cut,
+                    Some(b'0') => i += 1,
+                    Some(b'1'..=b'9') => i = digits(i),
+                    Some(_) => return Skim::Odd,
+                }
+                if b.get(i) == Some(&b'.') {
+                    let frac = digits(i + 1);
+                    if frac == i + 1 {
+                        return if frac == b.len() { Skim::Cut } else { Skim::Odd };
+                    }
+                    i = frac;
+                }
+                if let Some(b'e' | b'E') = b.get(i) {
+                    let from = i + 1 + usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
+                    let end = digits(from);
+                    if end == from {
+                        return if from >= b.len() { Skim::Cut } else { Skim::Odd };
+                    }
+                    i = end;
+                }
+                self.at = i;
+                Skim::Whole
+            }
+            _ => Skim::Odd,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,6 +647,21 @@ mod tests {
     }
 
     #[test]
+    fn a_document_cut_short_is_one_the_parse_refuses() {
+        let mut taken = 0;
+        for d in docs() {
+            for end in (0..=d.len()).filter(|&e| d.is_char_boundary(e)) {
+                let cut = &d[..end];
+                if cut_short(cut) {
+                    taken += 1;
+                    assert!(parse_document(cut).is_none(), "{cut:.120}");
+                }
+            }
+        }
+        assert!(taken > 1000, "{taken}");
+    }
+
+    #[test]
     fn the_walk_stays_sound_on_mangled_documents() {
         // Each document cut, with a byte dropped, doubled or replaced, against the parse of
         // the original and of the mangled one.
@@ -524,6 +688,9 @@ mod tests {
                     _ => b.insert(at, bytes[(next() as usize) % bytes.len()]),
                 }
                 let Ok(m) = String::from_utf8(b) else { continue };
+                if cut_short(&m) {
+                    assert!(parse_document(&m).is_none(), "{m:.120}");
+                }
                 if let Some(v) = &original {
                     sound(&m, v);
                 }
