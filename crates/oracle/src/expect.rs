@@ -12,8 +12,8 @@ use toolcert_subject::{ErrorClass, FailReason, Outcome};
 /// What the call's document is worth once finished, as a strict parser and the schema see it.
 ///
 /// The arguments are the strict parse of the document: a value of their own, or, where the
-/// judge walked the document against the value a subject dispatched and found exactly that
-/// value ([`crate::walk`]), that value itself (equal to the parse, not derived from it).
+/// judge read the document against the value a subject dispatched and found that the parse
+/// gives exactly that value, that value itself (equal to the parse, read from the document).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Judged<'a> {
