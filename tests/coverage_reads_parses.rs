@@ -16,7 +16,9 @@ fn agree(profile: Profile, seed: u64) {
         let setting = Setting { chunking: false, ..run.setting() };
         let (checked, coverage) = check_classified(&ReferenceSubject, &case, setting);
         for (s, turn) in case.streams.iter().enumerate() {
-            read += (0..turn.blocks.len()).filter(|&b| checked.parsed.get(s, b).is_some()).count();
+            read += (0..turn.blocks.len())
+                .filter(|&b| checked.parsed.get(&checked.observations, s, b).is_some())
+                .count();
         }
         assert_eq!(coverage, classify(&case), "case {k} of seed {seed}");
     }

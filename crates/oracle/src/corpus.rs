@@ -7,6 +7,8 @@
 //! Timing is not part of the file: a replayed stream is judged on what the subject reported
 //! by the end, not on when.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolcert_scenario::EndingKind;
@@ -98,16 +100,16 @@ pub enum CallExpect {
 
 fn judged_to_file(j: &Judged) -> CallExpect {
     match j {
-        Judged::Dispatch { args } => CallExpect::Dispatchable { args: args.clone() },
-        Judged::SchemaError { args } => CallExpect::SchemaError { args: args.clone() },
+        Judged::Dispatch { args } => CallExpect::Dispatchable { args: args.clone().into_owned() },
+        Judged::SchemaError { args } => CallExpect::SchemaError { args: args.clone().into_owned() },
         Judged::Unparseable => CallExpect::Failed { reason: FailReason::Unparseable },
     }
 }
 
-fn file_to_judged(e: &CallExpect) -> Option<Judged> {
+fn file_to_judged(e: &CallExpect) -> Option<Judged<'_>> {
     match e {
-        CallExpect::Dispatchable { args } => Some(Judged::Dispatch { args: args.clone() }),
-        CallExpect::SchemaError { args } => Some(Judged::SchemaError { args: args.clone() }),
+        CallExpect::Dispatchable { args } => Some(Judged::Dispatch { args: Cow::Borrowed(args) }),
+        CallExpect::SchemaError { args } => Some(Judged::SchemaError { args: Cow::Borrowed(args) }),
         CallExpect::Failed { reason: FailReason::Unparseable } => Some(Judged::Unparseable),
         _ => None,
     }
@@ -147,7 +149,7 @@ impl ExpectationFile {
                             CallExpect::FinishedOrAbandoned { finished: Box::new(judged_to_file(judged)) }
                         }
                         Expect::Faulted { may_dispatch } => {
-                            CallExpect::NoDispatch { may_dispatch: may_dispatch.clone() }
+                            CallExpect::NoDispatch { may_dispatch: may_dispatch.clone().map(Cow::into_owned) }
                         }
                     },
                 })
@@ -176,7 +178,7 @@ impl ExpectationFile {
                         judged: file_to_judged(finished)
                             .ok_or_else(|| format!("call {}: `finished` must be dispatchable, schema_error or failed(unparseable)", c.call_id))?,
                     },
-                    CallExpect::NoDispatch { may_dispatch } => Expect::Faulted { may_dispatch: may_dispatch.clone() },
+                    CallExpect::NoDispatch { may_dispatch } => Expect::Faulted { may_dispatch: may_dispatch.as_ref().map(Cow::Borrowed) },
                 };
                 Ok(ExpectedCall {
                     block: k as u32,

@@ -7,31 +7,35 @@ use serde::Serialize;
 use serde_json::Value;
 use toolcert_render::{Origin, Rendered};
 use toolcert_scenario::{Block, EndingKind, FaultClass, FaultKind, ForeignKind, Shape, Turn};
-use toolcert_subject::{ErrorClass, FailReason};
+use toolcert_subject::{ErrorClass, FailReason, Outcome};
 
 /// What the call's document is worth once finished, as a strict parser and the schema see it.
+///
+/// The arguments are the strict parse of the document: a value of their own, or, where the
+/// judge read the document against the value a subject dispatched and found that the parse
+/// gives exactly that value, that value itself (equal to the parse, read from the document).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Judged {
-    Dispatch { args: Value },
-    SchemaError { args: Value },
+pub enum Judged<'a> {
+    Dispatch { args: Cow<'a, Value> },
+    SchemaError { args: Cow<'a, Value> },
     Unparseable,
 }
 
 /// The outcome a correct subject reports for one announced call.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "expect", rename_all = "snake_case")]
-pub enum Expect {
+pub enum Expect<'a> {
     /// Exactly this outcome (`Judged`), in a complete turn.
-    Finished { judged: Judged },
+    Finished { judged: Judged<'a> },
     /// `Failed(reason)`.
     Failed { reason: FailReason },
     /// The call's own terminal arrived but the turn ended without its stop reason: either
     /// what the document is worth, or `Failed(abandoned)`.
-    FinishedOrAbandoned { judged: Judged },
+    FinishedOrAbandoned { judged: Judged<'a> },
     /// The turn carries a protocol fault: no outcome is required; a dispatch is allowed only
     /// of a call whose own terminal arrived before the fault, with exactly `may_dispatch`.
-    Faulted { may_dispatch: Option<Value> },
+    Faulted { may_dispatch: Option<Cow<'a, Value>> },
 }
 
 /// The protocol error a delivered fault requires.
@@ -69,7 +73,7 @@ pub struct ExpectedCall<'a> {
     /// The fragments as delivered, for telling a reordering from a mangling.
     #[serde(skip)]
     pub fragments: Vec<&'a str>,
-    pub expect: Expect,
+    pub expect: Expect<'a>,
 }
 
 /// One slot of the assembled message a correct subject reports, in stream order, as
@@ -163,7 +167,22 @@ pub struct Profile {
 pub fn expect<'a>(turn: &'a Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected<'a> {
     let n = rendered.events.len() as u32;
     let corrupt = turn.transport.corrupt.map(|c| (c.after.min(n), ErrorClass::Malformed));
-    expect_with(turn, rendered, profile, corrupt)
+    expect_with(turn, rendered, profile, corrupt, None)
+}
+
+/// [`expect`], for judging `observed`: a document whose call the subject dispatched is walked
+/// against the dispatched value, and where the strict parse gives exactly that value the
+/// expectation holds that value instead of a parse of its own (see [`Judged`]). The same
+/// expectation as [`expect`]'s, value for value.
+pub(crate) fn expect_observed<'a>(
+    turn: &'a Turn,
+    rendered: &Rendered<'_>,
+    profile: Profile,
+    observed: &'a toolcert_subject::Observation,
+) -> Expected<'a> {
+    let n = rendered.events.len() as u32;
+    let corrupt = turn.transport.corrupt.map(|c| (c.after.min(n), ErrorClass::Malformed));
+    expect_with(turn, rendered, profile, corrupt, Some(observed))
 }
 
 /// The expectation for one stream whose wire stream carries a defect no neutral event
@@ -177,7 +196,7 @@ pub fn expect_defect<'a>(
     before: u32,
     class: ErrorClass,
 ) -> Expected<'a> {
-    expect_with(turn, rendered, profile, Some((before, class)))
+    expect_with(turn, rendered, profile, Some((before, class)), None)
 }
 
 fn expect_with<'a>(
@@ -185,6 +204,7 @@ fn expect_with<'a>(
     rendered: &Rendered<'_>,
     profile: Profile,
     defect: Option<(u32, ErrorClass)>,
+    observed: Option<&'a toolcert_subject::Observation>,
 ) -> Expected<'a> {
     // A defect is an event between neutral events `before` and `before + 1`: it counts as
     // delivered with the next one, so that a call finished by event `before` finished first.
@@ -365,7 +385,19 @@ fn expect_with<'a>(
     }
     for e in &mut calls {
         let document = &call_of(e.block).arguments;
-        let judged = || judge(document, turn.schema_of(e.name).filter(|_| profile.schema));
+        let schema = turn.schema_of(e.name).filter(|_| profile.schema);
+        // What the subject dispatched the call with, as the judge reads it (its first outcome).
+        let dispatched = || {
+            let first = observed?.outcomes.iter().find(|o| o.value.call_id() == Some(e.call_id))?;
+            match &first.value {
+                Outcome::Dispatchable { args, .. } | Outcome::SchemaError { args, .. } => Some(args),
+                Outcome::Failed { .. } => None,
+            }
+        };
+        let judged = || match observed {
+            Some(_) => judge_against(document, schema, dispatched()),
+            None => judge(document, schema),
+        };
         e.expect = match (fault.map(|f| f.at), stop) {
             (Some(fault_at), _) => Expect::Faulted {
                 // Dispatch was allowed only if the call had finished before the fault and the
@@ -408,13 +440,38 @@ fn expect_with<'a>(
 
 /// What a finished document is worth: the strict parse of exactly the model's bytes (an
 /// empty document means `{}`), then the schema.
-pub fn judge(document: &str, schema: Option<&Value>) -> Judged {
+pub fn judge(document: &str, schema: Option<&Value>) -> Judged<'static> {
     let parsed =
         if document.is_empty() { Some(Value::Object(Default::default())) } else { parse_document(document) };
     let Some(args) = parsed else { return Judged::Unparseable };
+    judged(Cow::Owned(args), schema)
+}
+
+/// Dispatch or schema error, as the schema takes the arguments.
+fn judged<'a>(args: Cow<'a, Value>, schema: Option<&Value>) -> Judged<'a> {
     match schema {
         Some(schema) if !schema_accepts(schema, &args) => Judged::SchemaError { args },
         _ => Judged::Dispatch { args },
+    }
+}
+
+/// [`judge`], with the value a subject dispatched the call with (if it did): the document is
+/// read against it ([`crate::walk::same_as`]), and where the strict parse gives exactly that
+/// value the verdict holds it instead of a parse of its own (the schema judges it, equal to
+/// the parse); anything else is parsed as [`judge`] parses it. The same verdict as
+/// [`judge`]'s, value for value.
+pub(crate) fn judge_against<'a>(
+    document: &str,
+    schema: Option<&Value>,
+    dispatched: Option<&'a Value>,
+) -> Judged<'a> {
+    match dispatched {
+        Some(value) if !document.is_empty() && crate::walk::same_as(document, value) => {
+            judged(Cow::Borrowed(value), schema)
+        }
+        // Nothing dispatched: most such documents were cut short, which needs no parse.
+        None if !document.is_empty() && crate::walk::cut_short(document) => Judged::Unparseable,
+        _ => judge(document, schema),
     }
 }
 

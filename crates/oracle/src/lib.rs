@@ -8,6 +8,8 @@
 //! **Architecture invariant:** the oracle never consults the reference accumulator, or any
 //! accumulator: expectations come from the scenario's own bytes, parsed strictly once.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolcert_render::Rendered;
@@ -20,6 +22,7 @@ mod exercise;
 mod expect;
 mod invariant;
 pub mod number;
+mod walk;
 
 pub use exercise::{exercised, Exercised};
 pub use expect::depth as nesting_depth;
@@ -97,19 +100,39 @@ pub fn judge_case_exercised(
 /// [`parse_document`]), handed on so that no later stage parses the same document again.
 #[derive(Clone, Debug, Default)]
 pub struct Parsed {
-    /// `(stream, block, value)`: `None` for a document that does not parse.
-    docs: Vec<(u32, u32, Option<Value>)>,
+    /// `(stream, block, parse)`.
+    docs: Vec<(u32, u32, Doc)>,
+}
+
+/// One document's strict parse, as [`Parsed`] keeps it.
+#[derive(Clone, Debug)]
+enum Doc {
+    /// A value of its own; `None` for a document that does not parse.
+    Value(Option<Value>),
+    /// Exactly the arguments of outcome `.0` of the stream's observation (the judge walked
+    /// the document against them and found the parse equal: see [`Judged`]).
+    Dispatched(u32),
 }
 
 impl Parsed {
     /// The strict parse of the arguments of call block `block` of stream `stream`, if the
     /// oracle made one: `Some(None)` for a document that does not parse. An empty document
-    /// (which means `{}`) is never here.
-    pub fn get(&self, stream: usize, block: usize) -> Option<Option<&Value>> {
-        self.docs
-            .iter()
-            .find(|(s, b, _)| *s as usize == stream && *b as usize == block)
-            .map(|(_, _, v)| v.as_ref())
+    /// (which means `{}`) is never here. `observed` are the observations the case was judged
+    /// on (a parse may be the value one of them dispatched).
+    pub fn get<'p>(
+        &'p self,
+        observed: &'p [Observation],
+        stream: usize,
+        block: usize,
+    ) -> Option<Option<&'p Value>> {
+        let (_, _, doc) = self.docs.iter().find(|(s, b, _)| *s as usize == stream && *b as usize == block)?;
+        match doc {
+            Doc::Value(v) => Some(v.as_ref()),
+            Doc::Dispatched(k) => match &observed.get(stream)?.outcomes.get(*k as usize)?.value {
+                Outcome::Dispatchable { args, .. } | Outcome::SchemaError { args, .. } => Some(Some(args)),
+                Outcome::Failed { .. } => None,
+            },
+        }
     }
 }
 
@@ -120,21 +143,23 @@ pub fn judge_case_parsed(
     observed: &[Observation],
     profile: Profile,
 ) -> (Vec<Violation>, Exercised, Parsed) {
-    let expected: Vec<Expected<'_>> =
-        case.streams.iter().zip(rendered).map(|(t, r)| expect(t, r, profile)).collect();
-    let exercised = exercised(case, &expected, profile).union(exercise::reported(observed));
-    let mut out = Vec::new();
-    for (s, (exp, obs)) in expected.iter().zip(observed).enumerate() {
-        let others: Vec<&Expected<'_>> =
-            expected.iter().enumerate().filter(|(o, _)| *o != s).map(|(_, e)| e).collect();
-        Judge { stream: s as u32, exp, obs, others: &others, out: &mut out }.run();
-    }
+    let expected: Vec<Expected<'_>> = case
+        .streams
+        .iter()
+        .zip(rendered)
+        .enumerate()
+        .map(|(s, (t, r))| match observed.get(s) {
+            Some(o) => expect::expect_observed(t, r, profile, o),
+            None => expect(t, r, profile),
+        })
+        .collect();
+    let (out, exercised) = judge_expected(case, &expected, observed, profile);
     let mut parsed = Parsed::default();
     for (s, (exp, turn)) in expected.into_iter().zip(&case.streams).enumerate() {
         for call in exp.calls {
             let empty = matches!(turn.blocks.get(call.block as usize),
                 Some(toolcert_scenario::Block::Call(c)) if c.arguments.is_empty());
-            let value = match call.expect {
+            let args = match call.expect {
                 _ if empty => continue,
                 Expect::Finished { judged } | Expect::FinishedOrAbandoned { judged } => match judged {
                     Judged::Dispatch { args } | Judged::SchemaError { args } => Some(args),
@@ -144,10 +169,59 @@ pub fn judge_case_parsed(
                 Expect::Faulted { may_dispatch: Some(args) } => Some(args),
                 _ => continue,
             };
-            parsed.docs.push((s as u32, call.block, value));
+            let doc = match args {
+                None => Doc::Value(None),
+                Some(Cow::Owned(v)) => Doc::Value(Some(v)),
+                Some(Cow::Borrowed(v)) => {
+                    let outcomes = observed.get(s).map_or(&[][..], |o| &o.outcomes[..]);
+                    let at = outcomes.iter().position(|o| match &o.value {
+                        Outcome::Dispatchable { args, .. } | Outcome::SchemaError { args, .. } => {
+                            std::ptr::eq(args, v)
+                        }
+                        Outcome::Failed { .. } => false,
+                    });
+                    match at {
+                        Some(k) => Doc::Dispatched(k as u32),
+                        None => Doc::Value(Some(v.clone())),
+                    }
+                }
+            };
+            parsed.docs.push((s as u32, call.block, doc));
         }
     }
     (out, exercised, parsed)
+}
+
+/// Judges every stream against its expectation; with the invariants the case exercised.
+fn judge_expected(
+    case: &Case,
+    expected: &[Expected<'_>],
+    observed: &[Observation],
+    profile: Profile,
+) -> (Vec<Violation>, Exercised) {
+    let exercised = exercised(case, expected, profile).union(exercise::reported(observed));
+    let mut out = Vec::new();
+    for (s, (exp, obs)) in expected.iter().zip(observed).enumerate() {
+        let others: Vec<&Expected<'_>> =
+            expected.iter().enumerate().filter(|(o, _)| *o != s).map(|(_, e)| e).collect();
+        Judge { stream: s as u32, exp, obs, others: &others, out: &mut out }.run();
+    }
+    (out, exercised)
+}
+
+/// [`judge_case_exercised`] as it was before the judge walked documents against dispatched
+/// values: every document parsed into a value of its own and compared under the number rule.
+/// The test oracle of the walk (the verdicts and every word of them must be the same).
+#[doc(hidden)]
+pub fn judge_case_parsing_all(
+    case: &Case,
+    rendered: &[Rendered<'_>],
+    observed: &[Observation],
+    profile: Profile,
+) -> (Vec<Violation>, Exercised) {
+    let expected: Vec<Expected<'_>> =
+        case.streams.iter().zip(rendered).map(|(t, r)| expect(t, r, profile)).collect();
+    judge_expected(case, &expected, observed, profile)
 }
 
 /// Judges one stream alone.
@@ -610,6 +684,11 @@ impl Judge<'_> {
     /// rule: another value is a `grade` mismatch; the same values with a number of another
     /// kind (`2` for `2.0`) a should-grade note; another spelling of the same kind nothing.
     fn args(&mut self, call: &ExpectedCall<'_>, want: &Value, got: &Value, grade: Grade) {
+        // The expectation holds the very value dispatched where the walk found it equal to the
+        // parse (see `Judged`): the same document, number for number.
+        if std::ptr::eq(want, got) {
+            return;
+        }
         match number::agree(want, got) {
             Agreement::Same | Agreement::Respelled => {}
             Agreement::Retyped => {
@@ -862,11 +941,11 @@ impl Judge<'_> {
 }
 
 /// The arguments a correct subject may dispatch the call with, if any.
-fn expect_args(e: &Expect) -> Option<&Value> {
+fn expect_args<'e>(e: &'e Expect<'_>) -> Option<&'e Value> {
     match e {
         Expect::Finished { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
         | Expect::FinishedOrAbandoned { judged: Judged::Dispatch { args } | Judged::SchemaError { args } }
-        | Expect::Faulted { may_dispatch: Some(args) } => Some(args),
+        | Expect::Faulted { may_dispatch: Some(args) } => Some(&**args),
         _ => None,
     }
 }

@@ -178,11 +178,11 @@ fn check_inner(
     let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
     // Coverage counts the case as given: a placed copy's renderings are not its own (its
     // blocks, and so the documents parsed, are).
-    let coverage = |parsed: &toolcert_oracle::Parsed| {
+    let coverage = |parsed: &toolcert_oracle::Parsed, observed: &[Observation]| {
         classify.then(|| {
             toolcert_gen::classify_with(
                 original,
-                &|s, b| parsed.get(s, b),
+                &|s, b| parsed.get(observed, s, b),
                 (!corrupt).then_some(&neutral[..]),
             )
         })
@@ -192,7 +192,7 @@ fn check_inner(
     let lowered = match lowered {
         Ok(l) => l,
         Err(reason) => {
-            let coverage = coverage(&Default::default());
+            let coverage = coverage(&Default::default(), &[]);
             return (Checked { unsupported: Some(reason), ..Checked::default() }, coverage);
         }
     };
@@ -212,7 +212,7 @@ fn check_inner(
     {
         exercised.insert(Invariant::AccChunking);
     }
-    let coverage = coverage(&parsed);
+    let coverage = coverage(&parsed, &observations);
     (Checked { violations, observations, exercised, unsupported: None, parsed }, coverage)
 }
 
@@ -662,7 +662,7 @@ impl Certification {
                 match classified {
                     Some(c) => coverage.add(&c),
                     None => {
-                        coverage.record_with(&case, &|s, b| checked.parsed.get(s, b));
+                        coverage.record_with(&case, &|s, b| checked.parsed.get(&checked.observations, s, b));
                     }
                 }
                 if let Some(reason) = checked.unsupported {
