@@ -15,6 +15,7 @@ use crate::{malformed, Dialect, SseStream as WireStream};
 
 mod fast;
 mod unknown;
+mod write;
 
 const MODEL: &str = "claude-sonnet-4-5-20250929";
 const INPUT_TOKENS: u32 = 1187;
@@ -253,7 +254,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
             },
         },
     };
-    out.json(Some("message_start"), &start, 0);
+    out.hand(Some("message_start"), &start, write::message_start, 0);
 
     // The open text block's content index. Text blocks have no neutral start or stop: the
     // start goes before a block's first delta, the stop before the next event of another
@@ -261,9 +262,10 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     let mut open_text: Option<u32> = None;
     let close = |out: &mut Out, open: &mut Option<u32>, delivered: usize| {
         if let Some(index) = open.take() {
-            out.json(
+            out.hand(
                 Some("content_block_stop"),
                 &BlockStop { kind: ty("content_block_stop"), index },
+                write::block_stop,
                 delivered,
             );
         }
@@ -305,7 +307,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     },
                 };
                 let start = BlockStart { kind: ty("content_block_start"), index: *index, content_block };
-                out.json(Some("content_block_start"), &start, k + 1);
+                out.hand(Some("content_block_start"), &start, write::block_start, k + 1);
             }
             Event::ForeignDelta { index, kind, fragment } => {
                 close(&mut out, &mut open_text, k);
@@ -316,7 +318,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     _ => Delta { thinking: Some(Str::of(fragment)), ..Delta::of("thinking_delta") },
                 };
                 let delta = BlockDelta { kind: ty("content_block_delta"), index: *index, delta };
-                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
+                out.hand(Some("content_block_delta"), &delta, write::block_delta, k + 1);
             }
             Event::ForeignStop { index } => {
                 close(&mut out, &mut open_text, k);
@@ -327,11 +329,12 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         index: *index,
                         delta: Delta { signature: Some(SIGNATURE), ..Delta::of("signature_delta") },
                     };
-                    out.push(Some("content_block_delta"), fast::block_delta(&delta), k);
+                    out.hand(Some("content_block_delta"), &delta, write::block_delta, k);
                 }
-                out.json(
+                out.hand(
                     Some("content_block_stop"),
                     &BlockStop { kind: ty("content_block_stop"), index: *index },
+                    write::block_stop,
                     k + 1,
                 );
             }
@@ -347,7 +350,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         index: block,
                         content_block: ContentBlock { text: Some(Str::of("")), ..ContentBlock::of("text") },
                     };
-                    out.json(Some("content_block_start"), &start, k);
+                    out.hand(Some("content_block_start"), &start, write::block_start, k);
                     open_text = Some(block);
                 }
                 let delta = BlockDelta {
@@ -355,16 +358,16 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: block,
                     delta: Delta { text: Some(Str::of(text)), ..Delta::of("text_delta") },
                 };
-                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
+                out.hand(Some("content_block_delta"), &delta, write::block_delta, k + 1);
             }
             // Keep-alives and errors arrive whatever block is open.
-            Event::Ping => out.json(Some("ping"), &Bare { kind: ty("ping") }, k + 1),
+            Event::Ping => out.hand(Some("ping"), &Bare { kind: ty("ping") }, write::bare, k + 1),
             Event::Error { message } => {
                 let error = ErrorEvent {
                     kind: ty("error"),
                     error: ErrorBody { kind: "overloaded_error", message: Str::of(message) },
                 };
-                out.json(Some("error"), &error, k + 1);
+                out.hand(Some("error"), &error, write::error, k + 1);
             }
             Event::CallStart { index, call_id, name } => {
                 close(&mut out, &mut open_text, k);
@@ -378,7 +381,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         ..ContentBlock::of("tool_use")
                     },
                 };
-                out.json(Some("content_block_start"), &start, k + 1);
+                out.hand(Some("content_block_start"), &start, write::block_start, k + 1);
             }
             Event::ArgsDelta { index, fragment } => {
                 close(&mut out, &mut open_text, k);
@@ -387,13 +390,14 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: *index,
                     delta: Delta { partial_json: Some(Str::of(fragment)), ..Delta::of("input_json_delta") },
                 };
-                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
+                out.hand(Some("content_block_delta"), &delta, write::block_delta, k + 1);
             }
             Event::CallStop { index, .. } => {
                 close(&mut out, &mut open_text, k);
-                out.json(
+                out.hand(
                     Some("content_block_stop"),
                     &BlockStop { kind: ty("content_block_stop"), index: *index },
+                    write::block_stop,
                     k + 1,
                 );
             }
@@ -410,12 +414,12 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     },
                     usage: DeltaUsage { output_tokens: tokens(&neutral.events) },
                 };
-                out.json(Some("message_delta"), &delta, k + 1);
+                out.hand(Some("message_delta"), &delta, write::message_delta, k + 1);
             }
         }
     }
     if has_stop {
-        out.json(Some("message_stop"), &Bare { kind: ty("message_stop") }, neutral.events.len());
+        out.hand(Some("message_stop"), &Bare { kind: ty("message_stop") }, write::bare, neutral.events.len());
     }
     out.wire
 }

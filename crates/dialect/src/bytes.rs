@@ -8,12 +8,10 @@
 //! between `\r` and `\n`) and resolved here against the actual bytes.
 
 use toolcert_scenario::{Cut, CutAim, Tail, TailAim, Transport};
-use toolcert_sse::{encode, SseEvent};
+use toolcert_sse::{encode, Framing, SseEvent, KEEP_ALIVE};
 use toolcert_subject::{Chunks, WireMessage};
 
-use toolcert_sse::Framing;
-
-use crate::{framing, line_end, WireStream};
+use crate::{framing, WireStream};
 
 /// A stream as transport chunks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,36 +26,146 @@ pub struct BytesStream {
 /// Encodes `wire` as SSE bytes framed and cut as `transport` says (a message that is not an
 /// SSE event is not sent: an SSE dialect renders none).
 pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
-    let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
-    let mut encoded = encode(&events, &framing(transport));
+    let f = framing(transport);
+    let next = transport.tail.and(wire.next.as_ref().and_then(WireMessage::as_sse));
+    let mut sse = Sse::for_events(wire.events.iter().filter_map(WireMessage::as_sse).chain(next), &f);
+    for (k, e) in wire.events.iter().filter_map(WireMessage::as_sse).enumerate() {
+        sse.event(k, e, &f);
+    }
+    sse.comments_at(usize::MAX);
     // A connection dropped inside the next event: its first bytes, never its blank line.
     // Counted as delivering nothing (`delivered_by` reads only the delivered events' ends).
-    if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_sse)) {
-        let f = framing(transport);
-        let next = encode(std::slice::from_ref(next), &Framing { comments: &[], multiline: &[], ..f });
-        let keep = tail_len(&next.bytes, tail, line_end(transport.line_end).as_bytes().len());
-        encoded.bytes.extend_from_slice(&next.bytes[..keep]);
+    if let (Some(tail), Some(next)) = (transport.tail, next) {
+        let start = sse.bytes.len();
+        sse.fields(next);
+        let keep = tail_len(&sse.bytes[start..], tail, sse.eol.len());
+        sse.bytes.truncate(start + keep);
     }
-    let cuts = resolve(&encoded.bytes, &transport.cuts);
-    chunked(wire, encoded.bytes, &encoded.ends, cuts)
+    let cuts = resolve(&sse.bytes, &transport.cuts);
+    chunked(wire, sse.bytes, &sse.ends, cuts)
+}
+
+/// SSE events framed into one buffer as [`toolcert_sse::encode`] frames them (its output
+/// byte for byte, which the tests check), with short pieces (field names, line ends, event
+/// names) copied inline rather than by a `memcpy` call each.
+struct Sse<'f> {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    eol: &'static [u8],
+    /// Where the keep-alive comments go (event indices, sorted), not yet written.
+    comments: Vec<usize>,
+    next_comment: usize,
+    multiline: &'f [u32],
+}
+
+impl<'f> Sse<'f> {
+    /// Room for `events` (as the encoder sizes it), with the comments to write among them.
+    fn for_events<'e>(events: impl Iterator<Item = &'e SseEvent> + Clone, f: &Framing<'f>) -> Sse<'f> {
+        let (mut n, mut len) = (0, 0);
+        for e in events {
+            n += 1;
+            len += e.data.len()
+                + e.event.as_ref().map_or(0, String::len)
+                + e.id.as_ref().map_or(0, String::len)
+                + 48;
+        }
+        let eol = f.line_end.as_bytes();
+        let mut comments: Vec<usize> = f.comments.iter().map(|&c| c as usize).collect();
+        comments.sort_unstable();
+        Sse {
+            bytes: Vec::with_capacity(len + comments.len() * (KEEP_ALIVE.len() + 2)),
+            ends: Vec::with_capacity(n),
+            eol,
+            comments,
+            next_comment: 0,
+            multiline: f.multiline,
+        }
+    }
+
+    /// The comments placed before event `k` (all that are left, for `usize::MAX`: the
+    /// encoder puts a comment past the last event after it).
+    fn comments_at(&mut self, k: usize) {
+        while self.comments.get(self.next_comment).is_some_and(|&c| c <= k) {
+            self.bytes.extend_from_slice(KEEP_ALIVE.as_bytes());
+            put(&mut self.bytes, self.eol);
+            self.next_comment += 1;
+        }
+    }
+
+    /// Event `k`, after the comments placed before it, and its end.
+    fn event(&mut self, k: usize, e: &SseEvent, f: &Framing<'_>) {
+        self.comments_at(k);
+        let multiline = !self.multiline.is_empty() && self.multiline.contains(&(k as u32));
+        if multiline {
+            // Pretty-printed data is the encoder's own (rare): that event alone, through it.
+            let one = encode(std::slice::from_ref(e), &Framing { comments: &[], multiline: &[0], ..*f });
+            self.bytes.extend_from_slice(&one.bytes);
+        } else {
+            self.fields(e);
+        }
+        self.ends.push(self.bytes.len());
+    }
+
+    /// `e`'s lines (its data as it is) and its blank line.
+    fn fields(&mut self, e: &SseEvent) {
+        let (b, eol) = (&mut self.bytes, self.eol);
+        if let Some(name) = e.event.as_deref().filter(|n| !n.is_empty()) {
+            field(b, b"event: ", name, eol);
+        }
+        if let Some(id) = &e.id {
+            field(b, b"id: ", id, eol);
+        }
+        let mut rest = e.data.as_bytes();
+        loop {
+            put(b, b"data: ");
+            match memchr::memchr2(b'\r', b'\n', rest) {
+                Some(i) => {
+                    b.extend_from_slice(&rest[..i]);
+                    put(b, eol);
+                    let skip = if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
+                    rest = &rest[i + skip..];
+                }
+                None => {
+                    b.extend_from_slice(rest);
+                    put(b, eol);
+                    break;
+                }
+            }
+        }
+        put(b, eol);
+    }
+}
+
+/// `name` then `value` (line breaks, which SSE cannot carry there, as spaces) and a line end.
+fn field(b: &mut Vec<u8>, name: &[u8], value: &str, eol: &[u8]) {
+    put(b, name);
+    b.extend(value.bytes().map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c }));
+    put(b, eol);
+}
+
+/// A few bytes copied inline (a `memcpy` call costs more than they do).
+#[inline]
+fn put(b: &mut Vec<u8>, s: &[u8]) {
+    b.extend(s.iter().copied());
 }
 
 /// `bytes` (the encoding of `wire`, `ends[w]` just past its message `w`) cut at `cuts`
 /// (sorted), with the neutral events each chunk completes.
 pub(crate) fn chunked(wire: &WireStream, bytes: Vec<u8>, ends: &[usize], cuts: Vec<usize>) -> BytesStream {
     let chunks = Chunks::cut(bytes, cuts.iter().copied());
-    // The chunk ends only grow: the messages they complete are counted in one walk.
-    let mut done = 0;
-    let upto = chunks
-        .ends()
-        .iter()
-        .map(|&end| {
+    // The chunk ends only grow: the messages they complete are counted in one walk (most
+    // chunks of a stream cut every few bytes complete none).
+    let (mut done, mut delivered) = (0, 0);
+    let mut upto = Vec::with_capacity(chunks.len());
+    for &end in chunks.ends() {
+        if ends.get(done).is_some_and(|&e| e <= end) {
             while ends.get(done).is_some_and(|&e| e <= end) {
                 done += 1;
             }
-            wire.delivered_by_count(done)
-        })
-        .collect();
+            delivered = wire.delivered_by_count(done);
+        }
+        upto.push(delivered);
+    }
     BytesStream { chunks, upto, cuts }
 }
 
@@ -87,7 +195,12 @@ pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
                 let step = (cut.pick % 16 + 1) as usize;
                 let from = (cut.pick as usize / 16) % len;
                 let first = if from == 0 { step } else { from };
-                out.extend((first..len).step_by(step));
+                out.reserve((len - first.min(len)).div_ceil(step));
+                let mut o = first;
+                while o < len {
+                    out.push(o);
+                    o += step;
+                }
             }
             _ if places.is_empty() => {
                 let o = cut.pick as usize % len;
@@ -103,6 +216,10 @@ pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
     // are dense (a run of `Every` cuts every few bytes), a bit per byte sorts and dedups them
     // in one pass over the words; else the stable sort merges the runs it finds, where the
     // unstable one partitions thousands of offsets.
+    // One cut: one offset, or one sorted run.
+    if cuts.len() == 1 {
+        return out;
+    }
     if out.is_sorted() {
         out.dedup();
     } else if out.len() >= len / 64 {
@@ -183,8 +300,30 @@ fn memchr_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The bytes level as it was before its encoder was its own: the wire stream through
+    /// [`toolcert_sse::encode`], the tail encoded apart, the cuts sorted, each chunk's count
+    /// looked up (the oracle of the tests).
+    pub(crate) fn render_sse_bytes_before(wire: &WireStream, transport: &Transport) -> BytesStream {
+        let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
+        let mut encoded = encode(&events, &framing(transport));
+        if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_sse)) {
+            let f = framing(transport);
+            let next = encode(std::slice::from_ref(next), &Framing { comments: &[], multiline: &[], ..f });
+            let keep = tail_len(&next.bytes, tail, crate::line_end(transport.line_end).as_bytes().len());
+            encoded.bytes.extend_from_slice(&next.bytes[..keep]);
+        }
+        let cuts = resolve_by_sorting(&encoded.bytes, &transport.cuts);
+        let chunks = Chunks::cut(encoded.bytes, cuts.iter().copied());
+        let upto = chunks
+            .ends()
+            .iter()
+            .map(|&end| wire.delivered_by_count(encoded.ends.partition_point(|&e| e <= end)))
+            .collect();
+        BytesStream { chunks, upto, cuts }
+    }
 
     fn cut(aim: CutAim, pick: u32) -> Cut {
         Cut { aim, pick }

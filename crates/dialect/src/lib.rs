@@ -38,6 +38,8 @@ mod extra;
 mod fast;
 mod json;
 pub mod registry;
+#[cfg(test)]
+mod render_tests;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
