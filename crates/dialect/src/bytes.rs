@@ -108,39 +108,62 @@ impl<'f> Sse<'f> {
 
     /// `e`'s lines (its data as it is) and its blank line.
     fn fields(&mut self, e: &SseEvent) {
-        let (b, eol) = (&mut self.bytes, self.eol);
+        let (b, crlf) = (&mut self.bytes, self.eol.len() == 2);
+        // A line end: CR, LF or CRLF (its first byte, then LF if it is two).
+        let first = self.eol[0];
+        let eol = |b: &mut Vec<u8>| {
+            b.push(first);
+            if crlf {
+                b.push(b'\n');
+            }
+        };
         if let Some(name) = e.event.as_deref().filter(|n| !n.is_empty()) {
-            field(b, b"event: ", name, eol);
+            b.extend_from_slice(b"event: ");
+            field(b, name);
+            eol(b);
         }
         if let Some(id) = &e.id {
-            field(b, b"id: ", id, eol);
+            b.extend_from_slice(b"id: ");
+            field(b, id);
+            eol(b);
         }
         let mut rest = e.data.as_bytes();
         loop {
-            put(b, b"data: ");
-            match memchr::memchr2(b'\r', b'\n', rest) {
+            b.extend_from_slice(b"data: ");
+            match find_eol(rest) {
                 Some(i) => {
                     b.extend_from_slice(&rest[..i]);
-                    put(b, eol);
+                    eol(b);
                     let skip = if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
                     rest = &rest[i + skip..];
                 }
                 None => {
                     b.extend_from_slice(rest);
-                    put(b, eol);
+                    eol(b);
                     break;
                 }
             }
         }
-        put(b, eol);
+        eol(b);
     }
 }
 
-/// `name` then `value` (line breaks, which SSE cannot carry there, as spaces) and a line end.
-fn field(b: &mut Vec<u8>, name: &[u8], value: &str, eol: &[u8]) {
-    put(b, name);
-    b.extend(value.bytes().map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c }));
-    put(b, eol);
+/// A field's value, with line breaks (which SSE cannot carry there) as spaces.
+fn field(b: &mut Vec<u8>, value: &str) {
+    match find_eol(value.as_bytes()) {
+        None => b.extend_from_slice(value.as_bytes()),
+        Some(_) => b.extend(value.bytes().map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c })),
+    }
+}
+
+/// The first CR or LF: short runs (event names, small payloads) byte by byte, where
+/// `memchr2`'s set-up costs more than the search.
+#[inline]
+fn find_eol(b: &[u8]) -> Option<usize> {
+    if b.len() >= 32 {
+        return memchr::memchr2(b'\r', b'\n', b);
+    }
+    b.iter().position(|&c| c == b'\r' || c == b'\n')
 }
 
 /// A few bytes copied inline (a `memcpy` call costs more than they do).

@@ -258,6 +258,11 @@ impl<'b> Val<'b> {
     pub fn buf(&mut self) -> &mut Payload {
         self.0
     }
+
+    /// The same place, for one more value (an array's next element).
+    pub fn reborrow(&mut self) -> Val<'_> {
+        Val(self.0)
+    }
 }
 
 /// The switch of the tests that compare every hand-written payload with serde's: set, the
