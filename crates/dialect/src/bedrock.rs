@@ -864,7 +864,7 @@ pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
         bytes.extend_from_slice(&next[..tail_len(&next, tail)]);
     }
     let cuts = resolve(&bytes, &starts, &transport.cuts);
-    crate::bytes::chunked(wire, bytes, &ends, cuts)
+    crate::bytes::chunked(&wire.upto, bytes, &ends, cuts)
 }
 
 /// How many bytes of the next message a tail keeps: at least one, never all.

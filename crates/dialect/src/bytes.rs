@@ -11,6 +11,7 @@ use toolcert_scenario::{Cut, CutAim, Tail, TailAim, Transport};
 use toolcert_sse::{encode, Framing, SseEvent, KEEP_ALIVE};
 use toolcert_subject::{Chunks, WireMessage};
 
+use crate::json::Payload;
 use crate::{framing, WireStream};
 
 /// A stream as transport chunks.
@@ -28,9 +29,17 @@ pub struct BytesStream {
 pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
     let f = framing(transport);
     let next = transport.tail.and(wire.next.as_ref().and_then(WireMessage::as_sse));
-    let mut sse = Sse::for_events(wire.events.iter().filter_map(WireMessage::as_sse).chain(next), &f);
+    let (mut n, mut len) = (0, 0);
+    for e in wire.events.iter().filter_map(WireMessage::as_sse).chain(next) {
+        n += 1;
+        len += e.data.len()
+            + e.event.as_ref().map_or(0, String::len)
+            + e.id.as_ref().map_or(0, String::len)
+            + 48;
+    }
+    let mut sse = Sse::new(&f, n, len);
     for (k, e) in wire.events.iter().filter_map(WireMessage::as_sse).enumerate() {
-        sse.event(k, e, &f);
+        sse.event(k, e);
     }
     sse.comments_at(usize::MAX);
     // A connection dropped inside the next event: its first bytes, never its blank line.
@@ -42,43 +51,37 @@ pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> Byte
         sse.bytes.truncate(start + keep);
     }
     let cuts = resolve(&sse.bytes, &transport.cuts);
-    chunked(wire, sse.bytes, &sse.ends, cuts)
+    chunked(&wire.upto, sse.bytes, &sse.ends, cuts)
 }
 
 /// SSE events framed into one buffer as [`toolcert_sse::encode`] frames them (its output
 /// byte for byte, which the tests check), with short pieces (field names, line ends, event
-/// names) copied inline rather than by a `memcpy` call each.
-struct Sse<'f> {
+/// names) copied inline rather than by a `memcpy` call each. A renderer may frame its events
+/// here as it renders them ([`Sse::event_with`]), writing each payload in place.
+pub(crate) struct Sse {
     bytes: Vec<u8>,
     ends: Vec<usize>,
+    line_end: toolcert_sse::LineEnd,
     eol: &'static [u8],
     /// Where the keep-alive comments go (event indices, sorted), not yet written.
     comments: Vec<usize>,
     next_comment: usize,
-    multiline: &'f [u32],
+    multiline: Vec<u32>,
 }
 
-impl<'f> Sse<'f> {
-    /// Room for `events` (as the encoder sizes it), with the comments to write among them.
-    fn for_events<'e>(events: impl Iterator<Item = &'e SseEvent> + Clone, f: &Framing<'f>) -> Sse<'f> {
-        let (mut n, mut len) = (0, 0);
-        for e in events {
-            n += 1;
-            len += e.data.len()
-                + e.event.as_ref().map_or(0, String::len)
-                + e.id.as_ref().map_or(0, String::len)
-                + 48;
-        }
-        let eol = f.line_end.as_bytes();
+impl Sse {
+    /// Room for `events` events of about `len` bytes, framed as `f` says.
+    pub fn new(f: &Framing<'_>, events: usize, len: usize) -> Sse {
         let mut comments: Vec<usize> = f.comments.iter().map(|&c| c as usize).collect();
         comments.sort_unstable();
         Sse {
             bytes: Vec::with_capacity(len + comments.len() * (KEEP_ALIVE.len() + 2)),
-            ends: Vec::with_capacity(n),
-            eol,
+            ends: Vec::with_capacity(events),
+            line_end: f.line_end,
+            eol: f.line_end.as_bytes(),
             comments,
             next_comment: 0,
-            multiline: f.multiline,
+            multiline: f.multiline.to_vec(),
         }
     }
 
@@ -92,13 +95,17 @@ impl<'f> Sse<'f> {
         }
     }
 
+    fn multiline(&self, k: usize) -> bool {
+        !self.multiline.is_empty() && self.multiline.contains(&(k as u32))
+    }
+
     /// Event `k`, after the comments placed before it, and its end.
-    fn event(&mut self, k: usize, e: &SseEvent, f: &Framing<'_>) {
+    fn event(&mut self, k: usize, e: &SseEvent) {
         self.comments_at(k);
-        let multiline = !self.multiline.is_empty() && self.multiline.contains(&(k as u32));
-        if multiline {
+        if self.multiline(k) {
             // Pretty-printed data is the encoder's own (rare): that event alone, through it.
-            let one = encode(std::slice::from_ref(e), &Framing { comments: &[], multiline: &[0], ..*f });
+            let f = Framing { line_end: self.line_end, comments: &[], multiline: &[0] };
+            let one = encode(std::slice::from_ref(e), &f);
             self.bytes.extend_from_slice(&one.bytes);
         } else {
             self.fields(e);
@@ -106,17 +113,54 @@ impl<'f> Sse<'f> {
         self.ends.push(self.bytes.len());
     }
 
+    /// Event `k` named `name`, its data written by `write`: in place, as one `data:` line,
+    /// when it has no line break (a JSON payload has none) and is not pretty-printed; else
+    /// as [`Sse::event`] frames it.
+    pub fn event_with(&mut self, k: usize, name: Option<&str>, write: impl FnOnce(&mut Payload)) {
+        self.comments_at(k);
+        if self.multiline(k) {
+            let mut p = Payload::with_capacity(0);
+            write(&mut p);
+            let e = SseEvent { event: name.map(str::to_owned), data: p.finish(), id: None };
+            return self.event(k, &e);
+        }
+        let start = self.bytes.len();
+        let crlf = self.eol.len() == 2;
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            self.bytes.extend_from_slice(b"event: ");
+            field(&mut self.bytes, name);
+            eol(&mut self.bytes, self.eol[0], crlf);
+        }
+        self.bytes.extend_from_slice(b"data: ");
+        let at = self.bytes.len();
+        let mut p = Payload(std::mem::take(&mut self.bytes));
+        write(&mut p);
+        self.bytes = p.0;
+        if memchr::memchr2(b'\r', b'\n', &self.bytes[at..]).is_some() {
+            // A line break in the data: framed as the encoder frames it.
+            let data = String::from_utf8(self.bytes[at..].to_vec()).expect("a payload is UTF-8");
+            self.bytes.truncate(start);
+            self.fields(&SseEvent { event: name.map(str::to_owned), data, id: None });
+        } else {
+            eol(&mut self.bytes, self.eol[0], crlf);
+            eol(&mut self.bytes, self.eol[0], crlf);
+        }
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The bytes, with the comments after the last event, cut at `cuts` and counted by
+    /// `upto` (the wire events' counts).
+    pub fn finish(mut self, upto: &[u32], cuts: &[Cut]) -> BytesStream {
+        self.comments_at(usize::MAX);
+        let cuts = resolve(&self.bytes, cuts);
+        chunked(upto, self.bytes, &self.ends, cuts)
+    }
+
     /// `e`'s lines (its data as it is) and its blank line.
     fn fields(&mut self, e: &SseEvent) {
         let (b, crlf) = (&mut self.bytes, self.eol.len() == 2);
-        // A line end: CR, LF or CRLF (its first byte, then LF if it is two).
         let first = self.eol[0];
-        let eol = |b: &mut Vec<u8>| {
-            b.push(first);
-            if crlf {
-                b.push(b'\n');
-            }
-        };
+        let eol = |b: &mut Vec<u8>| eol(b, first, crlf);
         if let Some(name) = e.event.as_deref().filter(|n| !n.is_empty()) {
             b.extend_from_slice(b"event: ");
             field(b, name);
@@ -148,6 +192,15 @@ impl<'f> Sse<'f> {
     }
 }
 
+/// A line end: CR, LF or CRLF (its first byte, then LF if it is two).
+#[inline]
+fn eol(b: &mut Vec<u8>, first: u8, crlf: bool) {
+    b.push(first);
+    if crlf {
+        b.push(b'\n');
+    }
+}
+
 /// A field's value, with line breaks (which SSE cannot carry there) as spaces.
 fn field(b: &mut Vec<u8>, value: &str) {
     match find_eol(value.as_bytes()) {
@@ -172,24 +225,26 @@ fn put(b: &mut Vec<u8>, s: &[u8]) {
     b.extend(s.iter().copied());
 }
 
-/// `bytes` (the encoding of `wire`, `ends[w]` just past its message `w`) cut at `cuts`
-/// (sorted), with the neutral events each chunk completes.
-pub(crate) fn chunked(wire: &WireStream, bytes: Vec<u8>, ends: &[usize], cuts: Vec<usize>) -> BytesStream {
+/// `bytes` (the encoding of a wire stream whose message `w` completes `upto[w]` neutral
+/// events, `ends[w]` just past it) cut at `cuts` (sorted), with the neutral events each
+/// chunk completes.
+pub(crate) fn chunked(upto: &[u32], bytes: Vec<u8>, ends: &[usize], cuts: Vec<usize>) -> BytesStream {
     let chunks = Chunks::cut(bytes, cuts.iter().copied());
     // The chunk ends only grow: the messages they complete are counted in one walk (most
     // chunks of a stream cut every few bytes complete none).
     let (mut done, mut delivered) = (0, 0);
-    let mut upto = Vec::with_capacity(chunks.len());
+    let mut counts = Vec::with_capacity(chunks.len());
     for &end in chunks.ends() {
         if ends.get(done).is_some_and(|&e| e <= end) {
             while ends.get(done).is_some_and(|&e| e <= end) {
                 done += 1;
             }
-            delivered = wire.delivered_by_count(done);
+            // As `WireStream::delivered_by_count`: the count of the last message complete.
+            delivered = upto.get(done - 1).or(upto.last()).copied().unwrap_or(0);
         }
-        upto.push(delivered);
+        counts.push(delivered);
     }
-    BytesStream { chunks, upto, cuts }
+    BytesStream { chunks, upto: counts, cuts }
 }
 
 /// Byte offsets strictly inside `bytes` (no empty chunk: some clients read an empty read as

@@ -17,6 +17,9 @@ use crate::{malformed, Dialect, SseStream as WireStream};
 #[derive(Default)]
 pub(crate) struct Out {
     pub wire: WireStream,
+    /// Set, at the bytes level: each event is framed into these SSE bytes as it is rendered
+    /// (its `upto` still counted in `wire`), not kept as an event.
+    pub sse: Option<crate::bytes::Sse>,
 }
 
 impl Out {
@@ -26,45 +29,65 @@ impl Out {
         let mut wire = WireStream::default();
         wire.events.reserve(events);
         wire.upto.reserve(events);
-        Out { wire }
+        Out { wire, sse: None }
     }
 
     /// Appends a wire event after which `delivered` neutral events are complete.
     pub fn push(&mut self, name: Option<&str>, data: String, delivered: usize) {
         let delivered = delivered as u32;
         debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered));
-        self.wire.events.push(SseEvent { event: name.map(str::to_owned), data, id: None });
+        match &mut self.sse {
+            Some(sse) => sse.event_with(self.wire.upto.len(), name, |p| p.raw(&data)),
+            None => self.wire.events.push(SseEvent { event: name.map(str::to_owned), data, id: None }),
+        }
         self.wire.upto.push(delivered);
     }
 
-    /// Appends `payload` as JSON data under event name `name`.
-    pub fn json<T: Serialize>(&mut self, name: Option<&str>, payload: &T, delivered: usize) {
-        self.push(name, to_json(payload), delivered);
-    }
-
-    /// Appends `payload` as [`Out::json`] would, written by `write` (by hand, the same
-    /// bytes as `to_json`; in the tests, serde's when [`serde_oracle`] says so).
-    pub fn hand<T: Serialize>(
+    /// Appends `payload` as [`Out::json`] would, written into the event's data by `write`
+    /// (by hand, the bytes `to_json` writes; in the tests, serde's when [`serde_oracle`]
+    /// says so).
+    pub fn written<T: Serialize>(
         &mut self,
         name: Option<&str>,
         payload: &T,
-        write: fn(&T) -> String,
+        write: fn(&T, &mut Payload),
         delivered: usize,
     ) {
         #[cfg(test)]
         if serde_oracle::on() {
             return self.json(name, payload, delivered);
         }
-        self.push(name, write(payload), delivered);
+        match &mut self.sse {
+            Some(sse) => {
+                debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
+                sse.event_with(self.wire.upto.len(), name, |p| write(payload, p));
+                self.wire.upto.push(delivered as u32);
+            }
+            None => {
+                let mut p = Payload::with_capacity(0);
+                write(payload, &mut p);
+                self.push(name, p.finish(), delivered);
+            }
+        }
+    }
+
+    /// Appends `payload` as JSON data under event name `name`.
+    pub fn json<T: Serialize>(&mut self, name: Option<&str>, payload: &T, delivered: usize) {
+        self.push(name, to_json(payload), delivered);
     }
 }
 
 /// A JSON payload written by hand, as bytes (compact, as `serde_json` writes it).
-pub(crate) struct Payload(Vec<u8>);
+pub(crate) struct Payload(pub Vec<u8>);
 
 impl Payload {
     pub fn with_capacity(n: usize) -> Payload {
         Payload(Vec::with_capacity(n))
+    }
+
+    /// Room for `n` more bytes.
+    pub fn reserve(&mut self, n: usize) {
+        self.0.reserve(n);
     }
 
     /// Appends `s` as it is (punctuation, keys the layout fixes).

@@ -76,6 +76,39 @@ fn sse_bytes_are_what_the_former_encoder_made() {
     }
 }
 
+/// The bytes level framed as the events are rendered is the bytes of the wire stream, in
+/// every dialect and profile over 500 generated cases (and the direct path is taken),
+/// with the payloads written by hand and by serde.
+#[test]
+fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
+    for (dialect, quirks) in registry::speeches() {
+        let mut direct = 0;
+        let cfg = toolcert_gen::GenConfig { transport: true, ..toolcert_gen::GenConfig::default() };
+        let strategy = toolcert_gen::case_strategy(&cfg);
+        for k in 0..500u64 {
+            let case = toolcert_gen::strategy::case_tree(&strategy, 17, k).current();
+            for t in &case.streams {
+                let neutral = toolcert_render::render(t);
+                let via_wire = crate::render_wire(t, &neutral, dialect, quirks)
+                    .map(|w| crate::render_bytes(dialect, &w, &t.transport));
+                let got = crate::render_wire_bytes(t, &neutral, dialect, quirks);
+                assert_eq!(got, via_wire, "{dialect:?} {quirks:?}, case {k}");
+                let serde = crate::json::serde_oracle::with(|| {
+                    crate::render_wire_bytes(t, &neutral, dialect, quirks)
+                });
+                assert_eq!(serde, via_wire, "{dialect:?} {quirks:?}, case {k}, serde");
+                let ids = crate::json::Ids::new(t);
+                direct += usize::from(
+                    registry::def(dialect).render_bytes_direct(t, &neutral, quirks, &ids).is_some(),
+                );
+            }
+        }
+        if dialect == Dialect::Anthropic {
+            assert!(direct > 100, "{direct} streams framed as rendered");
+        }
+    }
+}
+
 /// Strings of every length around the escaper's buffer and word sizes, dense and sparse in
 /// escapes, ASCII and not, every control character, are escaped as `serde_json` escapes
 /// them.

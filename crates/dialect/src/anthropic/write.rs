@@ -15,9 +15,9 @@ fn typed<'b>(b: &'b mut Payload, kind: &Option<Str<'_>>) -> Obj<'b> {
     o
 }
 
-pub(super) fn message_start(m: &MessageStart<'_>) -> String {
-    let mut b = Payload::with_capacity(320);
-    let mut o = typed(&mut b, &m.kind);
+pub(super) fn message_start(m: &MessageStart<'_>, b: &mut Payload) {
+    b.reserve(320);
+    let mut o = typed(b, &m.kind);
     let msg = &m.message;
     let mut i = o.key("message").obj();
     i.key("id").str(msg.id);
@@ -36,22 +36,21 @@ pub(super) fn message_start(m: &MessageStart<'_>) -> String {
     w.close();
     i.close();
     o.close();
-    b.finish()
 }
 
-pub(super) fn block_start(s: &BlockStart<'_>) -> String {
+pub(super) fn block_start(s: &BlockStart<'_>, b: &mut Payload) {
     let c = &s.content_block;
     // Only a rendered search result is written here; read content is serde's.
     if matches!(c.content, Some(ResultContent::Read(_))) {
-        return to_json(s);
+        return b.raw(&to_json(s));
     }
-    let mut b = Payload::with_capacity(
+    b.reserve(
         160 + [&c.id, &c.name, &c.text, &c.data, &c.tool_use_id]
             .iter()
             .map(|f| f.as_ref().map_or(0, |s| s.as_str().len()))
             .sum::<usize>(),
     );
-    let mut o = typed(&mut b, &s.kind);
+    let mut o = typed(b, &s.kind);
     o.key("index").u64(s.index.into());
     let mut i = o.key("content_block").obj();
     i.key("type").str(c.kind.as_str());
@@ -87,12 +86,11 @@ pub(super) fn block_start(s: &BlockStart<'_>) -> String {
     }
     i.close();
     o.close();
-    b.finish()
 }
 
 /// The hot deltas (`text_delta`, `input_json_delta`, with their `type`) with their fixed
 /// parts as literals; any other delta as [`super::fast::block_delta`] writes it.
-pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
+pub(super) fn block_delta(d: &BlockDelta<'_>, b: &mut Payload) {
     let x = &d.delta;
     let (head, value) = match (&d.kind, x.kind.as_str(), &x.text, &x.partial_json, &x.thinking, x.signature) {
         (Some(k), "text_delta", Some(v), None, None, None) if k.as_str() == "content_block_delta" => {
@@ -101,9 +99,9 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
         (Some(k), "input_json_delta", None, Some(v), None, None) if k.as_str() == "content_block_delta" => {
             (r#"","partial_json":"#, v)
         }
-        _ => return super::fast::block_delta(d),
+        _ => return b.raw(&super::fast::block_delta(d)),
     };
-    let mut b = Payload::with_capacity(value.as_str().len() + 96);
+    b.reserve(value.as_str().len() + 96);
     b.raw(r#"{"type":"content_block_delta","index":"#);
     b.u64(d.index.into());
     b.raw(r#","delta":{"type":""#);
@@ -111,20 +109,18 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
     b.raw(head);
     b.str(value.as_str());
     b.raw("}}");
-    b.finish()
 }
 
-pub(super) fn block_stop(s: &BlockStop<'_>) -> String {
-    let mut b = Payload::with_capacity(48);
-    let mut o = typed(&mut b, &s.kind);
+pub(super) fn block_stop(s: &BlockStop<'_>, b: &mut Payload) {
+    b.reserve(48);
+    let mut o = typed(b, &s.kind);
     o.key("index").u64(s.index.into());
     o.close();
-    b.finish()
 }
 
-pub(super) fn message_delta(m: &MessageDelta<'_>) -> String {
-    let mut b = Payload::with_capacity(128);
-    let mut o = typed(&mut b, &m.kind);
+pub(super) fn message_delta(m: &MessageDelta<'_>, b: &mut Payload) {
+    b.reserve(128);
+    let mut o = typed(b, &m.kind);
     let mut d = o.key("delta").obj();
     d.key("stop_reason").opt_str(m.delta.stop_reason.as_ref().map(Str::as_str));
     d.key("stop_sequence").opt_str(m.delta.stop_sequence);
@@ -133,22 +129,19 @@ pub(super) fn message_delta(m: &MessageDelta<'_>) -> String {
     u.key("output_tokens").u64(m.usage.output_tokens.into());
     u.close();
     o.close();
-    b.finish()
 }
 
-pub(super) fn bare(e: &Bare<'_>) -> String {
-    let mut b = Payload::with_capacity(32);
-    typed(&mut b, &e.kind).close();
-    b.finish()
+pub(super) fn bare(e: &Bare<'_>, b: &mut Payload) {
+    b.reserve(32);
+    typed(b, &e.kind).close();
 }
 
-pub(super) fn error(e: &ErrorEvent<'_>) -> String {
-    let mut b = Payload::with_capacity(80 + e.error.message.as_str().len());
-    let mut o = typed(&mut b, &e.kind);
+pub(super) fn error(e: &ErrorEvent<'_>, b: &mut Payload) {
+    b.reserve(80 + e.error.message.as_str().len());
+    let mut o = typed(b, &e.kind);
     let mut i = o.key("error").obj();
     i.key("type").str(e.error.kind);
     i.key("message").str(e.error.message.as_str());
     i.close();
     o.close();
-    b.finish()
 }
