@@ -273,12 +273,7 @@ pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
                 let step = (cut.pick % 16 + 1) as usize;
                 let from = (cut.pick as usize / 16) % len;
                 let first = if from == 0 { step } else { from };
-                out.reserve((len - first.min(len)).div_ceil(step));
-                let mut o = first;
-                while o < len {
-                    out.push(o);
-                    o += step;
-                }
+                out.extend((first..len).step_by(step));
             }
             _ if places.is_empty() => {
                 let o = cut.pick as usize % len;
