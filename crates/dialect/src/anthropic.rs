@@ -671,8 +671,8 @@ impl crate::DialectDef for Anthropic {
         Ok(wire.into())
     }
 
-    /// Framed as rendered, unless the turn has dialect events (inserted among the rendered
-    /// ones) or a tail (the stream rendered again as it would have gone on).
+    /// Framed as rendered, unless the turn has units of unknown types (inserted among the
+    /// rendered events) or a tail (the stream rendered again as it would have gone on).
     fn render_bytes_direct(
         &self,
         turn: &toolcert_scenario::Turn,
@@ -680,7 +680,7 @@ impl crate::DialectDef for Anthropic {
         _quirks: crate::Quirks,
         ids: &Ids,
     ) -> Option<crate::BytesStream> {
-        if !turn.wire.is_plain() || turn.transport.tail.is_some() {
+        if !turn.wire.unknown.is_empty() || turn.transport.tail.is_some() {
             return None;
         }
         let text: usize = neutral
