@@ -15,6 +15,7 @@ use crate::{malformed, Dialect, SseStream as WireStream};
 
 mod fast;
 mod unknown;
+mod write;
 
 const MODEL: &str = "claude-sonnet-4-5-20250929";
 const INPUT_TOKENS: u32 = 1187;
@@ -233,7 +234,11 @@ fn ty(name: &str) -> Option<Str<'_>> {
 }
 
 pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
-    let mut out = Out::with_capacity(neutral.events.len() + 4);
+    render_into(neutral, ids, Out::with_capacity(neutral.events.len() + 4)).wire
+}
+
+/// The events of `neutral`, into `out` (kept, or framed into its SSE bytes).
+fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
     let msg_id = ids.base62("msg_01", "message", 22);
     let start = MessageStart {
         kind: ty("message_start"),
@@ -253,7 +258,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
             },
         },
     };
-    out.json(Some("message_start"), &start, 0);
+    out.written(Some("message_start"), &start, write::message_start, 0);
 
     // The open text block's content index. Text blocks have no neutral start or stop: the
     // start goes before a block's first delta, the stop before the next event of another
@@ -261,9 +266,10 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     let mut open_text: Option<u32> = None;
     let close = |out: &mut Out, open: &mut Option<u32>, delivered: usize| {
         if let Some(index) = open.take() {
-            out.json(
+            out.written(
                 Some("content_block_stop"),
                 &BlockStop { kind: ty("content_block_stop"), index },
+                write::block_stop,
                 delivered,
             );
         }
@@ -305,7 +311,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     },
                 };
                 let start = BlockStart { kind: ty("content_block_start"), index: *index, content_block };
-                out.json(Some("content_block_start"), &start, k + 1);
+                out.written(Some("content_block_start"), &start, write::block_start, k + 1);
             }
             Event::ForeignDelta { index, kind, fragment } => {
                 close(&mut out, &mut open_text, k);
@@ -316,7 +322,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     _ => Delta { thinking: Some(Str::of(fragment)), ..Delta::of("thinking_delta") },
                 };
                 let delta = BlockDelta { kind: ty("content_block_delta"), index: *index, delta };
-                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
+                out.written(Some("content_block_delta"), &delta, write::block_delta, k + 1);
             }
             Event::ForeignStop { index } => {
                 close(&mut out, &mut open_text, k);
@@ -327,11 +333,12 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         index: *index,
                         delta: Delta { signature: Some(SIGNATURE), ..Delta::of("signature_delta") },
                     };
-                    out.push(Some("content_block_delta"), fast::block_delta(&delta), k);
+                    out.written(Some("content_block_delta"), &delta, write::block_delta, k);
                 }
-                out.json(
+                out.written(
                     Some("content_block_stop"),
                     &BlockStop { kind: ty("content_block_stop"), index: *index },
+                    write::block_stop,
                     k + 1,
                 );
             }
@@ -347,7 +354,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         index: block,
                         content_block: ContentBlock { text: Some(Str::of("")), ..ContentBlock::of("text") },
                     };
-                    out.json(Some("content_block_start"), &start, k);
+                    out.written(Some("content_block_start"), &start, write::block_start, k);
                     open_text = Some(block);
                 }
                 let delta = BlockDelta {
@@ -355,16 +362,16 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: block,
                     delta: Delta { text: Some(Str::of(text)), ..Delta::of("text_delta") },
                 };
-                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
+                out.written(Some("content_block_delta"), &delta, write::block_delta, k + 1);
             }
             // Keep-alives and errors arrive whatever block is open.
-            Event::Ping => out.json(Some("ping"), &Bare { kind: ty("ping") }, k + 1),
+            Event::Ping => out.written(Some("ping"), &Bare { kind: ty("ping") }, write::bare, k + 1),
             Event::Error { message } => {
                 let error = ErrorEvent {
                     kind: ty("error"),
                     error: ErrorBody { kind: "overloaded_error", message: Str::of(message) },
                 };
-                out.json(Some("error"), &error, k + 1);
+                out.written(Some("error"), &error, write::error, k + 1);
             }
             Event::CallStart { index, call_id, name } => {
                 close(&mut out, &mut open_text, k);
@@ -378,7 +385,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                         ..ContentBlock::of("tool_use")
                     },
                 };
-                out.json(Some("content_block_start"), &start, k + 1);
+                out.written(Some("content_block_start"), &start, write::block_start, k + 1);
             }
             Event::ArgsDelta { index, fragment } => {
                 close(&mut out, &mut open_text, k);
@@ -387,13 +394,14 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     index: *index,
                     delta: Delta { partial_json: Some(Str::of(fragment)), ..Delta::of("input_json_delta") },
                 };
-                out.push(Some("content_block_delta"), fast::block_delta(&delta), k + 1);
+                out.written(Some("content_block_delta"), &delta, write::block_delta, k + 1);
             }
             Event::CallStop { index, .. } => {
                 close(&mut out, &mut open_text, k);
-                out.json(
+                out.written(
                     Some("content_block_stop"),
                     &BlockStop { kind: ty("content_block_stop"), index: *index },
+                    write::block_stop,
                     k + 1,
                 );
             }
@@ -410,14 +418,19 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     },
                     usage: DeltaUsage { output_tokens: tokens(&neutral.events) },
                 };
-                out.json(Some("message_delta"), &delta, k + 1);
+                out.written(Some("message_delta"), &delta, write::message_delta, k + 1);
             }
         }
     }
     if has_stop {
-        out.json(Some("message_stop"), &Bare { kind: ty("message_stop") }, neutral.events.len());
+        out.written(
+            Some("message_stop"),
+            &Bare { kind: ty("message_stop") },
+            write::bare,
+            neutral.events.len(),
+        );
     }
-    out.wire
+    out
 }
 
 /// What kind of content block an index holds.
@@ -656,6 +669,37 @@ impl crate::DialectDef for Anthropic {
             unknown::unknown(&mut wire, &turn.wire);
         }
         Ok(wire.into())
+    }
+
+    /// Framed as rendered, unless the turn has units of unknown types (inserted among the
+    /// rendered events) or a tail (the stream rendered again as it would have gone on).
+    fn render_bytes_direct(
+        &self,
+        turn: &toolcert_scenario::Turn,
+        neutral: &Rendered<'_>,
+        _quirks: crate::Quirks,
+        ids: &Ids,
+    ) -> Option<crate::BytesStream> {
+        if !turn.wire.unknown.is_empty() || turn.transport.tail.is_some() {
+            return None;
+        }
+        let text: usize = neutral
+            .events
+            .iter()
+            .map(|e| match e {
+                Event::TextDelta { text: s } | Event::ArgsDelta { fragment: s, .. } => s.len(),
+                Event::ForeignDelta { fragment, .. } => fragment.len(),
+                _ => 0,
+            })
+            .sum();
+        let events = neutral.events.len() + 4;
+        let sse =
+            crate::bytes::Sse::new(&crate::framing(&turn.transport), events, text + text / 4 + events * 160);
+        let mut out = Out::with_capacity(0);
+        out.wire.upto.reserve(events);
+        out.sse = Some(sse);
+        let Out { wire, sse } = render_into(neutral, ids, out);
+        Some(sse?.finish(&wire.upto, &turn.transport.cuts))
     }
 
     fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {

@@ -45,6 +45,8 @@ use crate::json::{parse, Ids};
 use crate::DialectDef;
 use crate::{malformed, BytesStream, Dialect, WireStream};
 
+mod write;
+
 /// The exceptions ConverseStream sends mid-stream, in the order an errored turn picks them.
 pub const EXCEPTIONS: [&str; 5] = [
     "modelStreamErrorException",
@@ -302,9 +304,19 @@ struct Out {
 }
 
 impl Out {
-    fn json<T: Serialize>(&mut self, name: Option<&str>, payload: &T, delivered: usize) {
+    /// Appends `payload` as the message `name`, written by `write` (by hand, the bytes
+    /// `to_json` writes; in the tests, serde's when [`crate::json::serde_oracle`] says so).
+    fn json<T: Serialize>(
+        &mut self,
+        name: Option<&str>,
+        payload: &T,
+        write: fn(&T) -> String,
+        delivered: usize,
+    ) {
         let name = name.unwrap_or_default();
-        let payload = crate::json::to_json(payload);
+        #[cfg(test)]
+        let write = if crate::json::serde_oracle::on() { crate::json::to_json::<T> } else { write };
+        let payload = write(payload);
         let frame =
             if is_exception(name) { exception_frame(name, payload) } else { event_frame(name, payload) };
         debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
@@ -320,17 +332,32 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
         n += 1;
         pad(ids, n)
     };
-    out.json(Some("messageStart"), &MessageStart { role: Some("assistant".into()), p: p() }, 0);
+    out.json(
+        Some("messageStart"),
+        &MessageStart { role: Some("assistant".into()), p: p() },
+        write::message_start,
+        0,
+    );
     // The open text block: text has no start; its stop goes before the next event of
     // another block, so a stream cut mid-block ends mid-block.
     let mut open_text: Option<u32> = None;
     let close = |out: &mut Out, open: &mut Option<u32>, p: Option<Cow<'static, str>>, delivered: usize| {
         if let Some(index) = open.take() {
-            out.json(Some("contentBlockStop"), &BlockStop { content_block_index: index, p }, delivered);
+            out.json(
+                Some("contentBlockStop"),
+                &BlockStop { content_block_index: index, p },
+                write::block_stop,
+                delivered,
+            );
         }
     };
     let delta = |out: &mut Out, index: u32, delta: DeltaBody<'_>, p, delivered: usize| {
-        out.json(Some("contentBlockDelta"), &BlockDelta { content_block_index: index, delta, p }, delivered);
+        out.json(
+            Some("contentBlockDelta"),
+            &BlockDelta { content_block_index: index, delta, p },
+            write::block_delta,
+            delivered,
+        );
     };
     let mut has_stop = false;
     for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
@@ -360,6 +387,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                 out.json(
                     Some("contentBlockStart"),
                     &BlockStart { content_block_index: *index, start, p: p() },
+                    write::block_start,
                     k + 1,
                 );
             }
@@ -371,7 +399,12 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                 delta(&mut out, *index, body, p(), k + 1);
             }
             Event::CallStop { index, .. } => {
-                out.json(Some("contentBlockStop"), &BlockStop { content_block_index: *index, p: p() }, k + 1);
+                out.json(
+                    Some("contentBlockStop"),
+                    &BlockStop { content_block_index: *index, p: p() },
+                    write::block_stop,
+                    k + 1,
+                );
             }
             // Reasoning has no start on the wire: it is delivered with the block's first delta,
             // unless another block's event comes first (a fault's): then the signature opens it.
@@ -401,12 +434,22 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                 let reasoning = ReasoningDelta { signature: Some(SIGNATURE.into()), ..Default::default() };
                 let body = DeltaBody { reasoning_content: Some(reasoning), ..DeltaBody::default() };
                 delta(&mut out, *index, body, p(), k);
-                out.json(Some("contentBlockStop"), &BlockStop { content_block_index: *index, p: p() }, k + 1);
+                out.json(
+                    Some("contentBlockStop"),
+                    &BlockStop { content_block_index: *index, p: p() },
+                    write::block_stop,
+                    k + 1,
+                );
             }
             Event::Stop { reason } => {
                 has_stop = true;
                 let stop_reason = Bedrock.spell(Bedrock.stop_reason(*reason)).into();
-                out.json(Some("messageStop"), &MessageStop { stop_reason, p: p() }, k + 1);
+                out.json(
+                    Some("messageStop"),
+                    &MessageStop { stop_reason, p: p() },
+                    write::message_stop,
+                    k + 1,
+                );
             }
             Event::Error { message } => {
                 let name = EXCEPTIONS[message.len() % EXCEPTIONS.len()];
@@ -414,7 +457,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     message: Some(Cow::Borrowed(message)),
                     original_status_code: (name == EXCEPTIONS[0]).then_some(500),
                 };
-                out.json(Some(name), &body, k + 1);
+                out.json(Some(name), &body, write::exception, k + 1);
             }
             // Bedrock sends no keep-alive: a ping is delivered with the next message.
             Event::Ping => {}
@@ -425,7 +468,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
         let usage =
             Usage { input_tokens: INPUT_TOKENS, output_tokens, total_tokens: INPUT_TOKENS + output_tokens };
         let metadata = Metadata { usage, metrics: Metrics { latency_ms: 312 + output_tokens }, p: p() };
-        out.json(Some("metadata"), &metadata, neutral.events.len());
+        out.json(Some("metadata"), &metadata, write::metadata, neutral.events.len());
     }
     out.wire
 }
@@ -835,7 +878,7 @@ pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
         bytes.extend_from_slice(&next[..tail_len(&next, tail)]);
     }
     let cuts = resolve(&bytes, &starts, &transport.cuts);
-    crate::bytes::chunked(wire, bytes, &ends, cuts)
+    crate::bytes::chunked(&wire.upto, bytes, &ends, cuts)
 }
 
 /// How many bytes of the next message a tail keeps: at least one, never all.

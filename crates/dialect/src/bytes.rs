@@ -8,12 +8,11 @@
 //! between `\r` and `\n`) and resolved here against the actual bytes.
 
 use toolcert_scenario::{Cut, CutAim, Tail, TailAim, Transport};
-use toolcert_sse::{encode, SseEvent};
+use toolcert_sse::{encode, Framing, SseEvent, KEEP_ALIVE};
 use toolcert_subject::{Chunks, WireMessage};
 
-use toolcert_sse::Framing;
-
-use crate::{framing, line_end, WireStream};
+use crate::json::Payload;
+use crate::{framing, WireStream};
 
 /// A stream as transport chunks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,37 +27,224 @@ pub struct BytesStream {
 /// Encodes `wire` as SSE bytes framed and cut as `transport` says (a message that is not an
 /// SSE event is not sent: an SSE dialect renders none).
 pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
-    let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
-    let mut encoded = encode(&events, &framing(transport));
+    let f = framing(transport);
+    let next = transport.tail.and(wire.next.as_ref().and_then(WireMessage::as_sse));
+    let (mut n, mut len) = (0, 0);
+    for e in wire.events.iter().filter_map(WireMessage::as_sse).chain(next) {
+        n += 1;
+        len += e.data.len()
+            + e.event.as_ref().map_or(0, String::len)
+            + e.id.as_ref().map_or(0, String::len)
+            + 48;
+    }
+    let mut sse = Sse::new(&f, n, len);
+    for (k, e) in wire.events.iter().filter_map(WireMessage::as_sse).enumerate() {
+        sse.event(k, e);
+    }
+    sse.comments_at(usize::MAX);
     // A connection dropped inside the next event: its first bytes, never its blank line.
     // Counted as delivering nothing (`delivered_by` reads only the delivered events' ends).
-    if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_sse)) {
-        let f = framing(transport);
-        let next = encode(std::slice::from_ref(next), &Framing { comments: &[], multiline: &[], ..f });
-        let keep = tail_len(&next.bytes, tail, line_end(transport.line_end).as_bytes().len());
-        encoded.bytes.extend_from_slice(&next.bytes[..keep]);
+    if let (Some(tail), Some(next)) = (transport.tail, next) {
+        let start = sse.bytes.len();
+        sse.fields(next);
+        let keep = tail_len(&sse.bytes[start..], tail, sse.eol.len());
+        sse.bytes.truncate(start + keep);
     }
-    let cuts = resolve(&encoded.bytes, &transport.cuts);
-    chunked(wire, encoded.bytes, &encoded.ends, cuts)
+    let cuts = resolve(&sse.bytes, &transport.cuts);
+    chunked(&wire.upto, sse.bytes, &sse.ends, cuts)
 }
 
-/// `bytes` (the encoding of `wire`, `ends[w]` just past its message `w`) cut at `cuts`
-/// (sorted), with the neutral events each chunk completes.
-pub(crate) fn chunked(wire: &WireStream, bytes: Vec<u8>, ends: &[usize], cuts: Vec<usize>) -> BytesStream {
+/// SSE events framed into one buffer as [`toolcert_sse::encode`] frames them (its output
+/// byte for byte, which the tests check), with short pieces (field names, line ends, event
+/// names) copied inline rather than by a `memcpy` call each. A renderer may frame its events
+/// here as it renders them ([`Sse::event_with`]), writing each payload in place.
+pub(crate) struct Sse {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    line_end: toolcert_sse::LineEnd,
+    eol: &'static [u8],
+    /// Where the keep-alive comments go (event indices, sorted), not yet written.
+    comments: Vec<usize>,
+    next_comment: usize,
+    multiline: Vec<u32>,
+}
+
+impl Sse {
+    /// Room for `events` events of about `len` bytes, framed as `f` says.
+    pub fn new(f: &Framing<'_>, events: usize, len: usize) -> Sse {
+        let mut comments: Vec<usize> = f.comments.iter().map(|&c| c as usize).collect();
+        comments.sort_unstable();
+        Sse {
+            bytes: Vec::with_capacity(len + comments.len() * (KEEP_ALIVE.len() + 2)),
+            ends: Vec::with_capacity(events),
+            line_end: f.line_end,
+            eol: f.line_end.as_bytes(),
+            comments,
+            next_comment: 0,
+            multiline: f.multiline.to_vec(),
+        }
+    }
+
+    /// The comments placed before event `k` (all that are left, for `usize::MAX`: the
+    /// encoder puts a comment past the last event after it).
+    fn comments_at(&mut self, k: usize) {
+        while self.comments.get(self.next_comment).is_some_and(|&c| c <= k) {
+            self.bytes.extend_from_slice(KEEP_ALIVE.as_bytes());
+            put(&mut self.bytes, self.eol);
+            self.next_comment += 1;
+        }
+    }
+
+    fn multiline(&self, k: usize) -> bool {
+        !self.multiline.is_empty() && self.multiline.contains(&(k as u32))
+    }
+
+    /// Event `k`, after the comments placed before it, and its end.
+    fn event(&mut self, k: usize, e: &SseEvent) {
+        self.comments_at(k);
+        if self.multiline(k) {
+            // Pretty-printed data is the encoder's own (rare): that event alone, through it.
+            let f = Framing { line_end: self.line_end, comments: &[], multiline: &[0] };
+            let one = encode(std::slice::from_ref(e), &f);
+            self.bytes.extend_from_slice(&one.bytes);
+        } else {
+            self.fields(e);
+        }
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Event `k` named `name`, its data written by `write`: in place, as one `data:` line,
+    /// when it has no line break (a JSON payload has none) and is not pretty-printed; else
+    /// as [`Sse::event`] frames it.
+    pub fn event_with(&mut self, k: usize, name: Option<&str>, write: impl FnOnce(&mut Payload)) {
+        self.comments_at(k);
+        if self.multiline(k) {
+            let mut p = Payload::with_capacity(0);
+            write(&mut p);
+            let e = SseEvent { event: name.map(str::to_owned), data: p.finish(), id: None };
+            return self.event(k, &e);
+        }
+        let start = self.bytes.len();
+        let crlf = self.eol.len() == 2;
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            self.bytes.extend_from_slice(b"event: ");
+            field(&mut self.bytes, name);
+            eol(&mut self.bytes, self.eol[0], crlf);
+        }
+        self.bytes.extend_from_slice(b"data: ");
+        let at = self.bytes.len();
+        let mut p = Payload(std::mem::take(&mut self.bytes));
+        write(&mut p);
+        self.bytes = p.0;
+        if memchr::memchr2(b'\r', b'\n', &self.bytes[at..]).is_some() {
+            // A line break in the data: framed as the encoder frames it.
+            let data = String::from_utf8(self.bytes[at..].to_vec()).expect("a payload is UTF-8");
+            self.bytes.truncate(start);
+            self.fields(&SseEvent { event: name.map(str::to_owned), data, id: None });
+        } else {
+            eol(&mut self.bytes, self.eol[0], crlf);
+            eol(&mut self.bytes, self.eol[0], crlf);
+        }
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The bytes, with the comments after the last event, cut at `cuts` and counted by
+    /// `upto` (the wire events' counts).
+    pub fn finish(mut self, upto: &[u32], cuts: &[Cut]) -> BytesStream {
+        self.comments_at(usize::MAX);
+        let cuts = resolve(&self.bytes, cuts);
+        chunked(upto, self.bytes, &self.ends, cuts)
+    }
+
+    /// `e`'s lines (its data as it is) and its blank line.
+    fn fields(&mut self, e: &SseEvent) {
+        let (b, crlf) = (&mut self.bytes, self.eol.len() == 2);
+        let first = self.eol[0];
+        let eol = |b: &mut Vec<u8>| eol(b, first, crlf);
+        if let Some(name) = e.event.as_deref().filter(|n| !n.is_empty()) {
+            b.extend_from_slice(b"event: ");
+            field(b, name);
+            eol(b);
+        }
+        if let Some(id) = &e.id {
+            b.extend_from_slice(b"id: ");
+            field(b, id);
+            eol(b);
+        }
+        let mut rest = e.data.as_bytes();
+        loop {
+            b.extend_from_slice(b"data: ");
+            match find_eol(rest) {
+                Some(i) => {
+                    b.extend_from_slice(&rest[..i]);
+                    eol(b);
+                    let skip = if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
+                    rest = &rest[i + skip..];
+                }
+                None => {
+                    b.extend_from_slice(rest);
+                    eol(b);
+                    break;
+                }
+            }
+        }
+        eol(b);
+    }
+}
+
+/// A line end: CR, LF or CRLF (its first byte, then LF if it is two).
+#[inline]
+fn eol(b: &mut Vec<u8>, first: u8, crlf: bool) {
+    b.push(first);
+    if crlf {
+        b.push(b'\n');
+    }
+}
+
+/// A field's value, with line breaks (which SSE cannot carry there) as spaces.
+fn field(b: &mut Vec<u8>, value: &str) {
+    match find_eol(value.as_bytes()) {
+        None => b.extend_from_slice(value.as_bytes()),
+        Some(_) => b.extend(value.bytes().map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c })),
+    }
+}
+
+/// The first CR or LF: short runs (event names, small payloads) byte by byte, where
+/// `memchr2`'s set-up costs more than the search.
+#[inline]
+fn find_eol(b: &[u8]) -> Option<usize> {
+    if b.len() >= 32 {
+        return memchr::memchr2(b'\r', b'\n', b);
+    }
+    b.iter().position(|&c| c == b'\r' || c == b'\n')
+}
+
+/// A few bytes copied inline (a `memcpy` call costs more than they do).
+#[inline]
+fn put(b: &mut Vec<u8>, s: &[u8]) {
+    b.extend(s.iter().copied());
+}
+
+/// `bytes` (the encoding of a wire stream whose message `w` completes `upto[w]` neutral
+/// events, `ends[w]` just past it) cut at `cuts` (sorted), with the neutral events each
+/// chunk completes.
+pub(crate) fn chunked(upto: &[u32], bytes: Vec<u8>, ends: &[usize], cuts: Vec<usize>) -> BytesStream {
     let chunks = Chunks::cut(bytes, cuts.iter().copied());
-    // The chunk ends only grow: the messages they complete are counted in one walk.
-    let mut done = 0;
-    let upto = chunks
-        .ends()
-        .iter()
-        .map(|&end| {
+    // The chunk ends only grow: the messages they complete are counted in one walk (most
+    // chunks of a stream cut every few bytes complete none).
+    let (mut done, mut delivered) = (0, 0);
+    let mut counts = Vec::with_capacity(chunks.len());
+    for &end in chunks.ends() {
+        if ends.get(done).is_some_and(|&e| e <= end) {
             while ends.get(done).is_some_and(|&e| e <= end) {
                 done += 1;
             }
-            wire.delivered_by_count(done)
-        })
-        .collect();
-    BytesStream { chunks, upto, cuts }
+            // As `WireStream::delivered_by_count`: the count of the last message complete.
+            delivered = upto.get(done - 1).or(upto.last()).copied().unwrap_or(0);
+        }
+        counts.push(delivered);
+    }
+    BytesStream { chunks, upto: counts, cuts }
 }
 
 /// Byte offsets strictly inside `bytes` (no empty chunk: some clients read an empty read as
@@ -103,6 +289,10 @@ pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
     // are dense (a run of `Every` cuts every few bytes), a bit per byte sorts and dedups them
     // in one pass over the words; else the stable sort merges the runs it finds, where the
     // unstable one partitions thousands of offsets.
+    // One cut: one offset, or one sorted run.
+    if cuts.len() == 1 {
+        return out;
+    }
     if out.is_sorted() {
         out.dedup();
     } else if out.len() >= len / 64 {
@@ -183,8 +373,30 @@ fn memchr_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The bytes level as it was before its encoder was its own: the wire stream through
+    /// [`toolcert_sse::encode`], the tail encoded apart, the cuts sorted, each chunk's count
+    /// looked up (the oracle of the tests).
+    pub(crate) fn render_sse_bytes_before(wire: &WireStream, transport: &Transport) -> BytesStream {
+        let events: Vec<&SseEvent> = wire.events.iter().filter_map(WireMessage::as_sse).collect();
+        let mut encoded = encode(&events, &framing(transport));
+        if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_sse)) {
+            let f = framing(transport);
+            let next = encode(std::slice::from_ref(next), &Framing { comments: &[], multiline: &[], ..f });
+            let keep = tail_len(&next.bytes, tail, crate::line_end(transport.line_end).as_bytes().len());
+            encoded.bytes.extend_from_slice(&next.bytes[..keep]);
+        }
+        let cuts = resolve_by_sorting(&encoded.bytes, &transport.cuts);
+        let chunks = Chunks::cut(encoded.bytes, cuts.iter().copied());
+        let upto = chunks
+            .ends()
+            .iter()
+            .map(|&end| wire.delivered_by_count(encoded.ends.partition_point(|&e| e <= end)))
+            .collect();
+        BytesStream { chunks, upto, cuts }
+    }
 
     fn cut(aim: CutAim, pick: u32) -> Cut {
         Cut { aim, pick }

@@ -14,11 +14,12 @@ use toolcert_scenario::{fragments, Block, FaultKind, ForeignKind, Shape, StopMea
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use crate::json::{own, parse, to_json, tokens, Ids, Out, Seen, Str};
+use crate::json::{own, parse, tokens, Ids, Out, Seen, Str};
 use crate::{malformed, Dialect, Quirks, SseStream as WireStream};
 
 mod extra;
 mod fast;
+mod write;
 
 const MODEL: &str = "gpt-4o-2024-08-06";
 const CREATED: u64 = 1_754_000_000;
@@ -165,6 +166,8 @@ struct Pending<'a> {
 struct Renderer<'a, 'n> {
     out: Out,
     chunk_id: String,
+    /// What every chunk of the stream starts with ([`write::head`]).
+    head: String,
     role_sent: bool,
     pending: Option<Pending<'n>>,
     quirks: Quirks,
@@ -195,7 +198,8 @@ impl<'a, 'n> Renderer<'a, 'n> {
             }]),
             ..chunk(&self.chunk_id)
         };
-        let data = fast::chunk(&chunk);
+        let data = write::chunk(&chunk, &self.head);
+        debug_assert_eq!(data, fast::chunk(&chunk));
         self.out.push(None, data, delivered);
     }
 
@@ -306,9 +310,11 @@ pub(crate) fn render(
     quirks: Quirks,
     ids: &Ids,
 ) -> Result<WireStream, String> {
+    let chunk_id = ids.base62("chatcmpl-", "chunk", 29);
     let mut r = Renderer {
         out: Out::with_capacity(neutral.events.len() + 4),
-        chunk_id: ids.base62("chatcmpl-", "chunk", 29),
+        head: write::head(&chunk(&chunk_id)),
+        chunk_id,
         role_sent: false,
         pending: None,
         quirks,
@@ -453,7 +459,7 @@ pub(crate) fn render(
             })),
             ..chunk(&r.chunk_id)
         };
-        let data = to_json(&usage);
+        let data = write::chunk(&usage, &r.head);
         r.out.push(None, data, events.len());
         r.out.push(None, "[DONE]".into(), events.len());
     }

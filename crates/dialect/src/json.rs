@@ -17,6 +17,9 @@ use crate::{malformed, Dialect, SseStream as WireStream};
 #[derive(Default)]
 pub(crate) struct Out {
     pub wire: WireStream,
+    /// Set, at the bytes level: each event is framed into these SSE bytes as it is rendered
+    /// (its `upto` still counted in `wire`), not kept as an event.
+    pub sse: Option<crate::bytes::Sse>,
 }
 
 impl Out {
@@ -26,20 +29,285 @@ impl Out {
         let mut wire = WireStream::default();
         wire.events.reserve(events);
         wire.upto.reserve(events);
-        Out { wire }
+        Out { wire, sse: None }
     }
 
     /// Appends a wire event after which `delivered` neutral events are complete.
     pub fn push(&mut self, name: Option<&str>, data: String, delivered: usize) {
         let delivered = delivered as u32;
         debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered));
-        self.wire.events.push(SseEvent { event: name.map(str::to_owned), data, id: None });
+        match &mut self.sse {
+            Some(sse) => sse.event_with(self.wire.upto.len(), name, |p| p.raw(&data)),
+            None => self.wire.events.push(SseEvent { event: name.map(str::to_owned), data, id: None }),
+        }
         self.wire.upto.push(delivered);
+    }
+
+    /// Appends `payload` as [`Out::json`] would, written into the event's data by `write`
+    /// (by hand, the bytes `to_json` writes; in the tests, serde's when [`serde_oracle`]
+    /// says so).
+    pub fn written<T: Serialize>(
+        &mut self,
+        name: Option<&str>,
+        payload: &T,
+        write: fn(&T, &mut Payload),
+        delivered: usize,
+    ) {
+        #[cfg(test)]
+        if serde_oracle::on() {
+            return self.json(name, payload, delivered);
+        }
+        match &mut self.sse {
+            Some(sse) => {
+                debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
+                sse.event_with(self.wire.upto.len(), name, |p| write(payload, p));
+                self.wire.upto.push(delivered as u32);
+            }
+            None => {
+                let mut p = Payload::with_capacity(0);
+                write(payload, &mut p);
+                self.push(name, p.finish(), delivered);
+            }
+        }
     }
 
     /// Appends `payload` as JSON data under event name `name`.
     pub fn json<T: Serialize>(&mut self, name: Option<&str>, payload: &T, delivered: usize) {
         self.push(name, to_json(payload), delivered);
+    }
+}
+
+/// A JSON payload written by hand, as bytes (compact, as `serde_json` writes it).
+pub(crate) struct Payload(pub Vec<u8>);
+
+impl Payload {
+    pub fn with_capacity(n: usize) -> Payload {
+        Payload(Vec::with_capacity(n))
+    }
+
+    /// Room for `n` more bytes.
+    pub fn reserve(&mut self, n: usize) {
+        self.0.reserve(n);
+    }
+
+    /// Appends `s` as it is (punctuation, keys the layout fixes).
+    pub fn raw(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+
+    /// Appends `s` as a JSON string literal, escaped as `serde_json` escapes it.
+    pub fn str(&mut self, s: &str) {
+        escape(&mut self.0, s.as_bytes());
+    }
+
+    /// Appends `n` in decimal.
+    pub fn u64(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.0.extend_from_slice(&digits[at..]);
+    }
+
+    /// The payload: UTF-8, as it is made of whole `&str`s split at ASCII bytes and ASCII.
+    pub fn finish(self) -> String {
+        String::from_utf8(self.0).expect("whole strings split at ASCII bytes, and ASCII")
+    }
+}
+
+/// Appends `s` as a JSON string literal, escaped byte for byte as `serde_json` escapes it
+/// (`\"`, `\\`, `\b` `\t` `\n` `\f` `\r`, other control characters as `\u00xx` in lower
+/// case, everything else as it is).
+///
+/// JSON text carried as a string has an escape every few bytes, where a copy per run costs
+/// more than the run: past the first escape, eight bytes at a time are stored into a buffer
+/// on the stack whatever they hold, and the write position moves past the ones that needed
+/// no escape (the rest is overwritten), the buffer going to `v` when it fills.
+pub(crate) fn escape(v: &mut Vec<u8>, s: &[u8]) {
+    const CAP: usize = 256;
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let Some(first) = crate::fast::special(s, 0) else {
+        v.reserve(s.len() + 2);
+        v.push(b'"');
+        v.extend_from_slice(s);
+        v.push(b'"');
+        return;
+    };
+    v.reserve(s.len() + 8);
+    v.push(b'"');
+    v.extend_from_slice(&s[..first]);
+    // At the top of the loop `n <= CAP`; an iteration adds at most 7 + 6 bytes.
+    let mut buf = [0u8; CAP + 16];
+    let (mut n, mut i) = (0, first);
+    while i < s.len() {
+        if n > CAP {
+            v.extend_from_slice(&buf[..n]);
+            n = 0;
+        }
+        if let Some(word) = s.get(i..i + 8) {
+            buf[n..n + 8].copy_from_slice(word);
+            let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            let (quote, backslash) = (w ^ (LO * u64::from(b'"')), w ^ (LO * u64::from(b'\\')));
+            // As `fast::special`: the lowest flag is the first byte to escape.
+            let m = ((quote.wrapping_sub(LO) & !quote)
+                | (backslash.wrapping_sub(LO) & !backslash)
+                | (w.wrapping_sub(LO * 0x20) & !w))
+                & HI;
+            if m == 0 {
+                n += 8;
+                i += 8;
+                continue;
+            }
+            let j = (m.trailing_zeros() / 8) as usize;
+            n += j;
+            i += j;
+        }
+        let c = s[i];
+        match ESCAPE[c as usize] {
+            0 => {
+                buf[n] = c;
+                n += 1;
+            }
+            b'u' => {
+                buf[n..n + 6].copy_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(c >> 4) as usize],
+                    HEX[(c & 0xF) as usize],
+                ]);
+                n += 6;
+            }
+            e => {
+                buf[n] = b'\\';
+                buf[n + 1] = e;
+                n += 2;
+            }
+        }
+        i += 1;
+    }
+    buf[n] = b'"';
+    v.extend_from_slice(&buf[..n + 1]);
+}
+
+/// What follows the backslash of each byte's escape (`0`: written as it is), as `serde_json`
+/// escapes: `u` is a `\u00xx` escape.
+const ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = b'u';
+        c += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0A] = b'n';
+    t[0x0C] = b'f';
+    t[0x0D] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// A JSON object being written by hand into a [`Payload`] (compact, as `serde_json` writes
+/// it: keys in the order written, a comma between members).
+pub(crate) struct Obj<'b> {
+    b: &'b mut Payload,
+    first: bool,
+}
+
+impl<'b> Obj<'b> {
+    pub fn open(b: &'b mut Payload) -> Obj<'b> {
+        b.raw("{");
+        Obj { b, first: true }
+    }
+
+    /// The next member's key (a fixed identifier: nothing to escape), for its value.
+    pub fn key(&mut self, k: &str) -> Val<'_> {
+        if !self.first {
+            self.b.raw(",");
+        }
+        self.first = false;
+        self.b.raw("\"");
+        self.b.raw(k);
+        self.b.raw("\":");
+        Val(self.b)
+    }
+
+    pub fn close(self) {
+        self.b.raw("}");
+    }
+}
+
+/// Where a member's value goes.
+pub(crate) struct Val<'b>(&'b mut Payload);
+
+impl<'b> Val<'b> {
+    pub fn str(self, s: &str) {
+        self.0.str(s);
+    }
+
+    /// A string, or `null`.
+    pub fn opt_str(self, s: Option<&str>) {
+        match s {
+            Some(s) => self.0.str(s),
+            None => self.0.raw("null"),
+        }
+    }
+
+    pub fn u64(self, n: u64) {
+        self.0.u64(n);
+    }
+
+    /// Bytes written as they are (`[]`, `{}`, `null`, an array's bracket).
+    pub fn raw(self, s: &str) -> Val<'b> {
+        self.0.raw(s);
+        self
+    }
+
+    pub fn obj(self) -> Obj<'b> {
+        Obj::open(self.0)
+    }
+
+    pub fn buf(&mut self) -> &mut Payload {
+        self.0
+    }
+
+    /// The same place, for one more value (an array's next element).
+    pub fn reborrow(&mut self) -> Val<'_> {
+        Val(self.0)
+    }
+}
+
+/// The switch of the tests that compare every hand-written payload with serde's: set, the
+/// renderers serialise with serde as they did before (this thread only).
+#[cfg(test)]
+pub(crate) mod serde_oracle {
+    use std::cell::Cell;
+
+    thread_local! {
+        static ON: Cell<bool> = const { Cell::new(false) };
+    }
+
+    pub fn on() -> bool {
+        ON.with(Cell::get)
+    }
+
+    /// `f` run with the renderers on serde.
+    pub fn with<R>(f: impl FnOnce() -> R) -> R {
+        ON.with(|o| o.set(true));
+        let r = f();
+        ON.with(|o| o.set(false));
+        r
     }
 }
 

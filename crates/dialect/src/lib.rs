@@ -38,6 +38,8 @@ mod extra;
 mod fast;
 mod json;
 pub mod registry;
+#[cfg(test)]
+mod render_tests;
 mod responses;
 
 pub use anthropic::AnthropicDecoder;
@@ -138,6 +140,55 @@ pub fn render_wire(
     dialect: Dialect,
     quirks: Quirks,
 ) -> Result<WireStream, Unsupported> {
+    let def = speakable(turn, neutral, dialect, quirks)?;
+    let unsupported = |reason: String| Unsupported { dialect, reason };
+    let ids = json::Ids::new(turn);
+    let speak = |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> {
+        def.render(turn, neutral, quirks, &ids).map_err(unsupported)
+    };
+    let mut wire = speak(neutral)?;
+    let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));
+    if turn.transport.tail.is_some() && !ended {
+        // The stream as it would have gone on: the same events, then the stop the turn's
+        // calls ask for. Its event carrying that stop is what the connection dropped inside.
+        let has_calls = neutral.events.iter().any(|e| matches!(e, Event::CallStart { .. }));
+        let reason = def.stop_reason(if has_calls { StopReason::ToolUse } else { StopReason::EndTurn });
+        let mut events = neutral.events.clone();
+        events.push(Event::Stop { reason });
+        let mut origins = neutral.origins.clone();
+        origins.push(Origin::Stop);
+        let n = events.len() as u32;
+        let full = speak(&Rendered { events, origins, end: neutral.end })?;
+        wire.next = full.upto.iter().position(|&u| u >= n).map(|w| full.events[w].clone());
+    }
+    debug_assert_eq!(wire.events.len(), wire.upto.len());
+    Ok(wire)
+}
+
+/// [`render_bytes`] of [`render_wire`]'s stream (the same bytes, cuts and counts, and the
+/// same refusals), framed as the events are rendered where the dialect can
+/// ([`DialectDef::render_bytes_direct`]): the bytes level, which needs no wire stream.
+pub fn render_wire_bytes(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    dialect: Dialect,
+    quirks: Quirks,
+) -> Result<BytesStream, Unsupported> {
+    let def = speakable(turn, neutral, dialect, quirks)?;
+    if let Some(b) = def.render_bytes_direct(turn, neutral, quirks, &json::Ids::new(turn)) {
+        return Ok(b);
+    }
+    let wire = render_wire(turn, neutral, dialect, quirks)?;
+    Ok(render_bytes(dialect, &wire, &turn.transport))
+}
+
+/// The dialect's definition, if it can express the turn (else why not).
+fn speakable(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    dialect: Dialect,
+    quirks: Quirks,
+) -> Result<&'static dyn DialectDef, Unsupported> {
     let unsupported = |reason: String| Unsupported { dialect, reason };
     if neutral.origins.len() != neutral.events.len() {
         return Err(unsupported(format!(
@@ -173,27 +224,7 @@ pub fn render_wire(
     if let Some(f) = turn.foreign().find(|f| !def.speaks_foreign(f.kind)) {
         return Err(unsupported(format!("it has no {} block", f.kind.name())));
     }
-    let ids = json::Ids::new(turn);
-    let speak = |neutral: &Rendered<'_>| -> Result<WireStream, Unsupported> {
-        def.render(turn, neutral, quirks, &ids).map_err(unsupported)
-    };
-    let mut wire = speak(neutral)?;
-    let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));
-    if turn.transport.tail.is_some() && !ended {
-        // The stream as it would have gone on: the same events, then the stop the turn's
-        // calls ask for. Its event carrying that stop is what the connection dropped inside.
-        let has_calls = neutral.events.iter().any(|e| matches!(e, Event::CallStart { .. }));
-        let reason = def.stop_reason(if has_calls { StopReason::ToolUse } else { StopReason::EndTurn });
-        let mut events = neutral.events.clone();
-        events.push(Event::Stop { reason });
-        let mut origins = neutral.origins.clone();
-        origins.push(Origin::Stop);
-        let n = events.len() as u32;
-        let full = speak(&Rendered { events, origins, end: neutral.end })?;
-        wire.next = full.upto.iter().position(|&u| u >= n).map(|w| full.events[w].clone());
-    }
-    debug_assert_eq!(wire.events.len(), wire.upto.len());
-    Ok(wire)
+    Ok(def)
 }
 
 /// Maps one dialect's wire messages back to neutral events (the reference stack's middle

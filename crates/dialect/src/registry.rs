@@ -107,6 +107,19 @@ pub trait DialectDef: Sync {
         false
     }
 
+    /// The bytes level of `turn` framed as its events are rendered, with no wire stream in
+    /// between, when the dialect can (`None`: [`DialectDef::render`], then
+    /// [`DialectDef::render_bytes`]); the same bytes, cuts and counts as those two give.
+    fn render_bytes_direct(
+        &self,
+        _turn: &Turn,
+        _neutral: &Rendered<'_>,
+        _quirks: Quirks,
+        _ids: &Ids,
+    ) -> Option<BytesStream> {
+        None
+    }
+
     /// The bytes of a wire stream, framed and cut into transport chunks as `transport` says.
     fn render_bytes(&self, wire: &WireStream, transport: &Transport) -> BytesStream {
         crate::bytes::render_sse_bytes(wire, transport)

@@ -21,6 +21,7 @@ use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, Dialect, SseStream as WireStream};
 
 mod fast;
+mod write;
 
 const MODEL: &str = "gpt-4.1-2025-04-14";
 const CREATED: u64 = 1_754_000_000;
@@ -319,9 +320,24 @@ impl Renderer<'_> {
         self.out.json(Some(name), &env, delivered);
     }
 
-    fn response<'s>(&'s self, status: &'static str, output: &'s [Item]) -> ResponseObj<'s> {
+    /// [`Renderer::event`] for a body [`write`] writes by hand.
+    fn hand<T: Serialize>(
+        &mut self,
+        name: &str,
+        body: T,
+        size: usize,
+        write: fn(&mut crate::json::Obj<'_>, &T),
+        delivered: usize,
+    ) {
+        write::event(&mut self.out, &mut self.seq, name, body, size, write, delivered);
+    }
+}
+
+impl<'s> ResponseObj<'s> {
+    /// The response `id` in `status`, with `output`.
+    fn new(id: &'s str, status: &'static str, output: &'s [Item]) -> ResponseObj<'s> {
         ResponseObj {
-            id: &self.response_id,
+            id,
             object: "response",
             created_at: CREATED,
             status,
@@ -335,10 +351,13 @@ impl Renderer<'_> {
             usage: None,
         }
     }
+}
 
+impl Renderer<'_> {
     fn close_text(&mut self, delivered: usize) {
         let Some((index, mut item)) = self.text.take() else { return };
         let part = item.content[0].clone();
+        let part_len = part.text.len();
         let id = item.id.clone();
         let body = TextDoneBody {
             item_id: &id,
@@ -347,14 +366,16 @@ impl Renderer<'_> {
             text: &part.text,
             logprobs: [],
         };
-        self.event("response.output_text.done", body, delivered);
+        self.hand("response.output_text.done", body, part.text.len(), write::text_done, delivered);
         let body = PartEvent { kind: None, item_id: &id, output_index: index, content_index: 0, part };
-        self.event("response.content_part.done", body, delivered);
+        self.hand("response.content_part.done", body, part_len, write::part_event, delivered);
         item.status = "completed";
         let item = Item::Message(item);
-        self.event(
+        self.hand(
             "response.output_item.done",
             ItemEvent { kind: None, output_index: index, item: &item },
+            part_len,
+            write::item_event,
             delivered,
         );
         self.done.push((index, item));
@@ -369,9 +390,11 @@ impl Renderer<'_> {
             content: Vec::new(),
         };
         let added = Item::Message(item.clone());
-        self.event(
+        self.hand(
             "response.output_item.added",
             ItemEvent { kind: None, output_index: block, item: &added },
+            0,
+            write::item_event,
             delivered,
         );
         let part = TextPart { kind: Str::of("output_text"), annotations: [], text: String::new() };
@@ -382,7 +405,7 @@ impl Renderer<'_> {
             content_index: 0,
             part: part.clone(),
         };
-        self.event("response.content_part.added", body, delivered);
+        self.hand("response.content_part.added", body, 0, write::part_event, delivered);
         let mut item = item;
         item.content.push(part);
         self.text = Some((block, item));
@@ -401,10 +424,8 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
         text: None,
         foreign: HashMap::new(),
     };
-    let body = ResponseEvent { kind: None, response: r.response("in_progress", &[]) };
-    let body = crate::json::to_json(&Envelope { kind: "response.created", sequence_number: 0, body });
-    r.seq = 1;
-    r.out.push(Some("response.created"), body, 0);
+    let body = ResponseEvent { kind: None, response: ResponseObj::new(&r.response_id, "in_progress", &[]) };
+    write::event(&mut r.out, &mut r.seq, "response.created", body, 0, write::response_event, 0);
 
     for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
         match e {
@@ -444,23 +465,23 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
             }
             // Responses has no keep-alive event of its own; the status event carries nothing.
             Event::Ping => {
-                let body = ResponseEvent { kind: None, response: r.response("in_progress", &[]) };
-                let body = crate::json::to_json(&Envelope {
-                    kind: "response.in_progress",
-                    sequence_number: r.seq,
-                    body,
-                });
-                r.seq += 1;
-                r.out.push(Some("response.in_progress"), body, k + 1);
+                let body = ResponseEvent {
+                    kind: None,
+                    response: ResponseObj::new(&r.response_id, "in_progress", &[]),
+                };
+                let name = "response.in_progress";
+                write::event(&mut r.out, &mut r.seq, name, body, 0, write::response_event, k + 1);
             }
             Event::CallStart { index, call_id, name } => {
                 r.close_text(k);
                 let item = ItemFields::call(ids.hex("fc_", call_id, 48), call_id, name);
                 let added = Item::Call(item.clone());
                 if !matches!(o, Origin::Announce { block } if r.item_only.contains(block)) {
-                    r.event(
+                    r.hand(
                         "response.output_item.added",
                         ItemEvent { kind: None, output_index: *index, item: &added },
+                        0,
+                        write::item_event,
                         k + 1,
                     );
                 }
@@ -518,13 +539,20 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                     arguments: Str::of(&done_args),
                 };
                 if !matches!(o, Origin::CallStop { block } if r.item_only.contains(block)) {
-                    r.event("response.function_call_arguments.done", body, k + 1);
+                    let size = body.arguments.as_str().len();
+                    r.hand("response.function_call_arguments.done", body, size, write::args_done, k + 1);
                 }
                 item.status = Some("completed");
                 let item = Item::Call(item);
-                r.event(
+                let size = match &item {
+                    Item::Call(c) => c.arguments().len(),
+                    _ => 0,
+                };
+                r.hand(
                     "response.output_item.done",
                     ItemEvent { kind: None, output_index: *index, item: &item },
+                    size,
+                    write::item_event,
                     k + 1,
                 );
                 r.done.push((*index, item));
@@ -541,7 +569,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                 } else {
                     ("response.completed", "completed")
                 };
-                let mut resp = r.response(status, &output);
+                let mut resp = ResponseObj::new(&r.response_id, status, &output);
                 if truncated {
                     let why = match reason.meaning() {
                         StopMeaning::Refused | StopMeaning::Filtered => "content_filter",
@@ -555,24 +583,31 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
                     output_tokens: out_tokens,
                     total_tokens: INPUT_TOKENS + out_tokens,
                 });
-                let data = crate::json::to_json(&Envelope {
-                    kind: name,
-                    sequence_number: r.seq,
-                    body: ResponseEvent { kind: None, response: resp },
-                });
-                r.seq += 1;
-                r.out.push(Some(name), data, k + 1);
+                let size = output
+                    .iter()
+                    .map(|i| match i {
+                        Item::Call(c) => c.arguments().len() + 160,
+                        Item::Message(m) => m.content.iter().map(|p| p.text.len() + 160).sum(),
+                        Item::Foreign(_) => 160,
+                    })
+                    .sum();
+                let body = ResponseEvent { kind: None, response: resp };
+                write::event(&mut r.out, &mut r.seq, name, body, size, write::response_event, k + 1);
             }
             Event::Error { message } => {
-                let mut resp = r.response("failed", &[]);
+                let mut resp = ResponseObj::new(&r.response_id, "failed", &[]);
                 resp.error = Some(ErrorObj { code: "server_error", message: Str::of(message) });
-                let data = crate::json::to_json(&Envelope {
-                    kind: "response.failed",
-                    sequence_number: r.seq,
-                    body: ResponseEvent { kind: None, response: resp },
-                });
-                r.seq += 1;
-                r.out.push(Some("response.failed"), data, k + 1);
+                let body = ResponseEvent { kind: None, response: resp };
+                let size = message.len();
+                write::event(
+                    &mut r.out,
+                    &mut r.seq,
+                    "response.failed",
+                    body,
+                    size,
+                    write::response_event,
+                    k + 1,
+                );
             }
         }
     }

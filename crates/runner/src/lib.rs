@@ -6,7 +6,7 @@
 //! the named cases and the generated ones and gathers a [`Report`].
 
 use proptest::strategy::ValueTree;
-use toolcert_dialect::{render_bytes, render_wire, BytesStream, WireStream};
+use toolcert_dialect::{render_wire, render_wire_bytes, BytesStream, WireStream};
 use toolcert_gen::coverage::Coverage;
 use toolcert_gen::strategy::CaseTree;
 use toolcert_gen::{case_strategy, CoverageStats, GenConfig, ShapeMix};
@@ -137,11 +137,15 @@ fn lower<'n, 'a>(
     if setting.level == Level::Events {
         return Ok(Lowered { neutral, wire: None, bytes: None });
     }
-    let wire = render_wire(turn, neutral, setting.speech.dialect, setting.speech.quirks)
-        .map_err(|e| e.to_string())?;
-    let bytes =
-        (setting.level == Level::Bytes).then(|| render_bytes(setting.speech.dialect, &wire, &turn.transport));
-    Ok(Lowered { neutral, wire: Some(wire), bytes })
+    let (dialect, quirks) = (setting.speech.dialect, setting.speech.quirks);
+    // The bytes level feeds bytes only: framed as the events are rendered, where the
+    // dialect can, with no wire stream kept.
+    if setting.level == Level::Bytes {
+        let bytes = render_wire_bytes(turn, neutral, dialect, quirks).map_err(|e| e.to_string())?;
+        return Ok(Lowered { neutral, wire: None, bytes: Some(bytes) });
+    }
+    let wire = render_wire(turn, neutral, dialect, quirks).map_err(|e| e.to_string())?;
+    Ok(Lowered { neutral, wire: Some(wire), bytes: None })
 }
 
 /// Renders `case` at the setting's level, feeds it to a fresh factory of `subject` and judges
