@@ -103,78 +103,8 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A JSON payload written by hand, as bytes: short runs are copied inline (a `push_str` a
-/// run calls `memcpy`, which costs more than the few bytes between two quotes of JSON text
-/// carried as a string).
-pub(crate) struct JsonBuf(Vec<u8>);
-
-impl JsonBuf {
-    pub fn with_capacity(n: usize) -> JsonBuf {
-        JsonBuf(Vec::with_capacity(n))
-    }
-
-    /// Appends `s` as it is (punctuation, keys the layout fixes).
-    pub fn raw(&mut self, s: &str) {
-        self.0.extend_from_slice(s.as_bytes());
-    }
-
-    /// Appends `s` as a JSON string literal, escaped byte for byte as `serde_json` escapes
-    /// it (`\"`, `\\`, `\b` `\t` `\n` `\f` `\r`, other control characters as `\u00xx` in
-    /// lower case, everything else as it is), so a payload written by hand is the bytes
-    /// `to_json` writes.
-    pub fn str(&mut self, s: &str) {
-        let v = &mut self.0;
-        v.reserve(s.len() + 2);
-        v.push(b'"');
-        let b = s.as_bytes();
-        let mut start = 0;
-        while let Some(i) = special(b, start) {
-            let c = b[i];
-            let esc = ESCAPE[c as usize];
-            run(v, &b[start..i]);
-            if esc == b'u' {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                v.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[(c >> 4) as usize],
-                    HEX[(c & 0xF) as usize],
-                ]);
-            } else {
-                v.extend_from_slice(&[b'\\', esc]);
-            }
-            start = i + 1;
-        }
-        run(v, &b[start..]);
-        v.push(b'"');
-    }
-
-    /// Appends `n` in decimal.
-    pub fn u64(&mut self, mut n: u64) {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.0.extend_from_slice(&digits[at..]);
-    }
-
-    /// The payload; `None` only if it were not UTF-8, which it always is: it is made of
-    /// whole `&str`s split at ASCII bytes and ASCII escapes (callers fall back to serde).
-    pub fn finish(self) -> Option<String> {
-        String::from_utf8(self.0).ok()
-    }
-}
-
-/// Appends a run of bytes written as they are: the few bytes between two quotes of JSON text
-/// carried as a string are copied inline, where a `memcpy` call would cost more than they do.
+/// Appends a run of bytes as they are: the few bytes between two escapes of JSON text carried
+/// as a string are copied inline, where a `memcpy` call would cost more than they do.
 #[inline]
 fn run(v: &mut Vec<u8>, run: &[u8]) {
     if run.len() < 16 {
@@ -209,7 +139,7 @@ pub(crate) fn special(b: &[u8], mut i: usize) -> Option<usize> {
 
 /// What follows the backslash of each byte's escape (`0`: written as it is), as `serde_json`
 /// escapes: `u` is a `\u00xx` escape.
-const ESCAPE: [u8; 256] = {
+pub(crate) const ESCAPE: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut c = 0;
     while c < 0x20 {
@@ -271,10 +201,10 @@ pub(crate) mod tests {
         let mut all: String = (0u8..0x80).map(char::from).collect();
         all.push_str("é ✈ \u{2028} \u{10FFFF} \\\"\\n");
         for s in ["", "plain", "\"", "\\", "a\u{1}b", &all, r#"{"k": "v\"x"}"#] {
-            let mut out = super::JsonBuf::with_capacity(0);
+            let mut out = crate::json::Payload::with_capacity(0);
             out.raw("x");
             out.str(s);
-            assert_eq!(out.finish().unwrap(), format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
+            assert_eq!(out.finish(), format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
         }
     }
 
@@ -306,9 +236,9 @@ pub(crate) mod tests {
     #[test]
     fn numbers_are_written_in_decimal() {
         for n in [0, 7, 10, 99, 1_754_000_000, u64::MAX] {
-            let mut out = super::JsonBuf::with_capacity(0);
+            let mut out = crate::json::Payload::with_capacity(0);
             out.u64(n);
-            assert_eq!(out.finish().unwrap(), n.to_string());
+            assert_eq!(out.finish(), n.to_string());
         }
     }
 

@@ -171,7 +171,7 @@ pub(crate) fn escape(v: &mut Vec<u8>, s: &[u8]) {
             i += j;
         }
         let c = s[i];
-        match ESCAPE[c as usize] {
+        match crate::fast::ESCAPE[c as usize] {
             0 => {
                 buf[n] = c;
                 n += 1;
@@ -198,25 +198,6 @@ pub(crate) fn escape(v: &mut Vec<u8>, s: &[u8]) {
     buf[n] = b'"';
     v.extend_from_slice(&buf[..n + 1]);
 }
-
-/// What follows the backslash of each byte's escape (`0`: written as it is), as `serde_json`
-/// escapes: `u` is a `\u00xx` escape.
-const ESCAPE: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut c = 0;
-    while c < 0x20 {
-        t[c] = b'u';
-        c += 1;
-    }
-    t[0x08] = b'b';
-    t[0x09] = b't';
-    t[0x0A] = b'n';
-    t[0x0C] = b'f';
-    t[0x0D] = b'r';
-    t[b'"' as usize] = b'"';
-    t[b'\\' as usize] = b'\\';
-    t
-};
 
 /// A JSON object being written by hand into a [`Payload`] (compact, as `serde_json` writes
 /// it: keys in the order written, a comma between members).

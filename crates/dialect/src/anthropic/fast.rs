@@ -8,7 +8,8 @@ use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use super::{own, AnthropicDecoder, BlockDelta, Kind};
-use crate::fast::{Cursor, JsonBuf};
+use crate::fast::Cursor;
+use crate::json::Payload;
 use crate::json::Str;
 
 /// A `content_block_delta`'s data, as [`crate::json::to_json`] writes it (the most frequent
@@ -24,7 +25,7 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
         ("signature", delta.signature),
     ];
     let len: usize = fields.iter().filter_map(|(_, v)| v.map(str::len)).sum();
-    let mut s = JsonBuf::with_capacity(len + 96);
+    let mut s = Payload::with_capacity(len + 96);
     s.raw("{");
     if let Some(kind) = &d.kind {
         s.raw(r#""type":"#);
@@ -44,7 +45,7 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
         }
     }
     s.raw("}}");
-    s.finish().unwrap_or_else(|| crate::json::to_json(d))
+    s.finish()
 }
 
 /// Decodes `event` if it has one of the shapes read here, exactly as

@@ -165,3 +165,59 @@ fn entry(p: &mut Payload, e: &Entry<'_>) {
     }
     p.raw("}");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{chunk, Choice, Chunk, Delta, Entry, Function, Usage};
+    use super::head;
+    use crate::json::{Seen, Str};
+
+    /// Chunks with every optional field present or absent are the bytes `to_json` writes.
+    #[test]
+    fn chunks_are_written_as_to_json_writes_them() {
+        let values = [None, Some(""), Some("{\"a\": \"é\\n\u{1}\""), Some("plain")];
+        let mut tried = 0;
+        for (m, v) in values.iter().enumerate() {
+            for bits in 0u32..256 {
+                let on = |b: u32| (bits >> b & 1 == 1).then_some(*v).flatten().map(Str::of);
+                let entry = |k: u32| Entry {
+                    index: (bits & 1 == 0).then_some(k),
+                    id: on(1),
+                    kind: (bits & 4 == 0).then_some("function"),
+                    function: (bits & 64 == 0)
+                        .then(|| Function { name: on(3), arguments: v.map(Str::of).or(on(2)) }),
+                };
+                let entries = (bits & 128 == 0).then(|| (0..(bits + m as u32) % 3).map(entry).collect());
+                let delta = Delta {
+                    role: on(5).map(|_| "assistant"),
+                    content: on(0),
+                    refusal: on(2),
+                    reasoning_content: on(4),
+                    reasoning: on(3),
+                    tool_calls: entries,
+                };
+                let choices = (bits % 11 != 3).then(|| {
+                    vec![Choice {
+                        index: (bits % 13 != 5).then_some(m as u32),
+                        delta: (bits % 17 != 7).then_some(delta),
+                        logprobs: None,
+                        finish_reason: (bits % 5 == 0).then(|| Str::of("tool_calls")),
+                    }]
+                });
+                let usage = match bits % 7 {
+                    0 => Some(Seen::Sent(Usage {
+                        prompt_tokens: 1,
+                        completion_tokens: bits,
+                        total_tokens: u32::MAX,
+                    })),
+                    1 => Some(Seen::Read),
+                    _ => None,
+                };
+                let c = Chunk { choices, usage, ..chunk("chatcmpl-A\"b") };
+                assert_eq!(super::chunk(&c, &head(&c)), crate::json::to_json(&c), "{m} {bits}");
+                tried += 1;
+            }
+        }
+        assert_eq!(tried, 1024);
+    }
+}

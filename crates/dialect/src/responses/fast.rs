@@ -7,13 +7,14 @@ use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use super::{ArgsDelta, Envelope, Renderer, TextDelta};
-use crate::fast::{Cursor, JsonBuf};
+use super::{ArgsDelta, Renderer, TextDelta};
+use crate::fast::Cursor;
 use crate::json::own;
+use crate::json::Payload;
 
 /// `{"type":NAME,"sequence_number":N,"item_id":ID,"output_index":I,`: the start both deltas
 /// share (the envelope's fields, then the body's, as the flattened envelope is written).
-fn head(s: &mut JsonBuf, name: &str, seq: u64, item_id: &str, output_index: u32) {
+fn head(s: &mut Payload, name: &str, seq: u64, item_id: &str, output_index: u32) {
     s.raw(r#"{"type":"#);
     s.str(name);
     s.raw(r#","sequence_number":"#);
@@ -43,23 +44,23 @@ impl Renderer<'_> {
 }
 
 fn args_delta(name: &str, seq: u64, body: &ArgsDelta<'_>) -> String {
-    let mut s = JsonBuf::with_capacity(body.delta.as_str().len() + body.item_id.len() + 96);
+    let mut s = Payload::with_capacity(body.delta.as_str().len() + body.item_id.len() + 96);
     head(&mut s, name, seq, body.item_id, body.output_index);
     s.raw(r#""delta":"#);
     s.str(body.delta.as_str());
     s.raw("}");
-    s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
+    s.finish()
 }
 
 fn text_delta(name: &str, seq: u64, body: &TextDelta<'_>) -> String {
-    let mut s = JsonBuf::with_capacity(body.delta.as_str().len() + body.item_id.len() + 128);
+    let mut s = Payload::with_capacity(body.delta.as_str().len() + body.item_id.len() + 128);
     head(&mut s, name, seq, body.item_id, body.output_index);
     s.raw(r#""content_index":"#);
     s.u64(body.content_index.into());
     s.raw(r#","delta":"#);
     s.str(body.delta.as_str());
     s.raw(r#","logprobs":[]}"#);
-    s.finish().unwrap_or_else(|| crate::json::to_json(&Envelope { kind: name, sequence_number: seq, body }))
+    s.finish()
 }
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
