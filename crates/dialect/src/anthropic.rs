@@ -672,34 +672,20 @@ impl crate::DialectDef for Anthropic {
     }
 
     /// Framed as rendered, unless the turn has units of unknown types (inserted among the
-    /// rendered events) or a tail (the stream rendered again as it would have gone on).
+    /// rendered events); with a tail, the stream is rendered again as it would have gone on
+    /// for the event the connection dropped inside.
     fn render_bytes_direct(
         &self,
         turn: &toolcert_scenario::Turn,
         neutral: &Rendered<'_>,
-        _quirks: crate::Quirks,
+        quirks: crate::Quirks,
         ids: &Ids,
     ) -> Option<crate::BytesStream> {
-        if !turn.wire.unknown.is_empty() || turn.transport.tail.is_some() {
+        if !turn.wire.unknown.is_empty() {
             return None;
         }
-        let text: usize = neutral
-            .events
-            .iter()
-            .map(|e| match e {
-                Event::TextDelta { text: s } | Event::ArgsDelta { fragment: s, .. } => s.len(),
-                Event::ForeignDelta { fragment, .. } => fragment.len(),
-                _ => 0,
-            })
-            .sum();
-        let events = neutral.events.len() + 4;
-        let sse =
-            crate::bytes::Sse::new(&crate::framing(&turn.transport), events, text + text / 4 + events * 160);
-        let mut out = Out::with_capacity(0);
-        out.wire.upto.reserve(events);
-        out.sse = Some(sse);
-        let Out { wire, sse } = render_into(neutral, ids, out);
-        Some(sse?.finish(&wire.upto, &turn.transport.cuts))
+        let next = crate::next_sse(turn, neutral, self, quirks, ids)?;
+        render_into(neutral, ids, Out::framing(turn, neutral, 1, 160)).framed(turn, next.as_ref())
     }
 
     fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {

@@ -270,7 +270,24 @@ const INPUT_TOKENS: u32 = 1187;
 /// Padding of a provider-looking length for payload number `n` (letters and digits).
 fn pad(ids: &Ids, n: usize) -> Option<Cow<'static, str>> {
     let len = 4 + (n * 7) % 29;
-    Some(Cow::Owned(ids.base62("", &format!("p{n}"), len)))
+    // The salt `p{n}`, written without `format!`.
+    let mut salt = [0u8; 21];
+    salt[0] = b'p';
+    let mut digits = 0;
+    let mut m = n;
+    loop {
+        digits += 1;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    let mut m = n;
+    for d in salt[1..=digits].iter_mut().rev() {
+        *d = b'0' + (m % 10) as u8;
+        m /= 10;
+    }
+    Some(Cow::Owned(ids.base62_salted("", &salt[..=digits], len)))
 }
 
 /// An event message: its `:event-type` and JSON payload.
@@ -301,6 +318,16 @@ fn exception_frame(name: &str, payload: String) -> Frame {
 #[derive(Default)]
 struct Out {
     wire: WireStream,
+    /// Set, at the bytes level: each message is encoded into these bytes as it is rendered
+    /// (its `upto` still counted in `wire`), not kept as a frame.
+    bytes: Option<Encoded>,
+}
+
+/// Messages encoded one after another, and where each starts.
+#[derive(Default)]
+struct Encoded {
+    bytes: Vec<u8>,
+    starts: Vec<usize>,
 }
 
 impl Out {
@@ -317,21 +344,37 @@ impl Out {
         #[cfg(test)]
         let write = if crate::json::serde_oracle::on() { crate::json::to_json::<T> } else { write };
         let payload = write(payload);
+        debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
+        self.wire.upto.push(delivered as u32);
+        if let Some(e) = &mut self.bytes {
+            // The headers `event_frame` and `exception_frame` give, in their order.
+            let (kind, message) =
+                if is_exception(name) { (":exception-type", "exception") } else { (":event-type", "event") };
+            let headers = [(kind, name), (":content-type", "application/json"), (":message-type", message)];
+            e.starts.push(e.bytes.len());
+            eventstream::encode_strings_into(&mut e.bytes, &headers, payload.as_bytes());
+            return;
+        }
         let frame =
             if is_exception(name) { exception_frame(name, payload) } else { event_frame(name, payload) };
-        debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
         self.wire.events.push(WireMessage::Frame(frame));
-        self.wire.upto.push(delivered as u32);
     }
 }
 
 pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
-    let mut out = Out::default();
-    let mut n = 0;
-    let mut p = || {
-        n += 1;
-        pad(ids, n)
+    render_into(neutral, ids, Out::default()).wire
+}
+
+/// The messages of `neutral`, into `out` (kept, or encoded into its bytes).
+fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
+    // Payload `n` is padded by `pad(ids, n)`; a close that sends nothing still takes its
+    // number, and its padding is made only when it is sent.
+    let n = std::cell::Cell::new(0);
+    let next = || {
+        n.set(n.get() + 1);
+        n.get()
     };
+    let p = || pad(ids, next());
     out.json(
         Some("messageStart"),
         &MessageStart { role: Some("assistant".into()), p: p() },
@@ -341,8 +384,9 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     // The open text block: text has no start; its stop goes before the next event of
     // another block, so a stream cut mid-block ends mid-block.
     let mut open_text: Option<u32> = None;
-    let close = |out: &mut Out, open: &mut Option<u32>, p: Option<Cow<'static, str>>, delivered: usize| {
+    let close = |out: &mut Out, open: &mut Option<u32>, n: usize, delivered: usize| {
         if let Some(index) = open.take() {
+            let p = pad(ids, n);
             out.json(
                 Some("contentBlockStop"),
                 &BlockStop { content_block_index: index, p },
@@ -362,7 +406,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
     let mut has_stop = false;
     for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
         if !matches!(e, Event::TextDelta { .. } | Event::Error { .. } | Event::Ping) {
-            close(&mut out, &mut open_text, p(), k);
+            close(&mut out, &mut open_text, next(), k);
         }
         match e {
             Event::TextDelta { text } => {
@@ -371,7 +415,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
                     _ => open_text.unwrap_or(0),
                 };
                 if open_text != Some(block) {
-                    close(&mut out, &mut open_text, p(), k);
+                    close(&mut out, &mut open_text, next(), k);
                     open_text = Some(block);
                 }
                 let body = DeltaBody { text: Some(Cow::Borrowed(text)), ..DeltaBody::default() };
@@ -470,7 +514,7 @@ pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
         let metadata = Metadata { usage, metrics: Metrics { latency_ms: 312 + output_tokens }, p: p() };
         out.json(Some("metadata"), &metadata, write::metadata, neutral.events.len());
     }
-    out.wire
+    out
 }
 
 /// What is open at a point of a Bedrock stream: a text block, or another (a tool use, a
@@ -813,8 +857,13 @@ impl crate::Deframer for BedrockFrames {
 /// The message of `wire` that `corrupt` damages: the one completing neutral event
 /// `after + 1`, or the last.
 fn corrupted(wire: &WireStream, corrupt: Corrupt) -> Option<usize> {
-    let last = wire.events.len().checked_sub(1)?;
-    Some(wire.upto.iter().position(|&u| u > corrupt.after).unwrap_or(last))
+    corrupted_of(&wire.upto, wire.events.len(), corrupt)
+}
+
+/// [`corrupted`] of `messages` messages counted by `upto`.
+fn corrupted_of(upto: &[u32], messages: usize, corrupt: Corrupt) -> Option<usize> {
+    let last = messages.checked_sub(1)?;
+    Some(upto.iter().position(|&u| u > corrupt.after).unwrap_or(last))
 }
 
 /// How many neutral events are complete before the message `corrupt` damages (what the
@@ -850,32 +899,34 @@ fn damage(m: &mut [u8], what: CorruptWhat) {
     }
 }
 
-/// Encodes `wire` as event stream messages cut as `transport` says (see the module docs).
+/// Encodes `wire` as event stream messages cut as `transport` says (see the module docs):
+/// each message straight into the stream's buffer.
 pub fn render_bytes(wire: &WireStream, transport: &Transport) -> BytesStream {
     // A message that is not a frame is not sent: Bedrock renders none.
-    let mut encoded: Vec<Vec<u8>> = wire
-        .events
-        .iter()
-        .filter_map(WireMessage::as_frame)
-        .map(|f| eventstream::encode(&to_message(f)))
-        .collect();
+    let frames = || wire.events.iter().filter_map(WireMessage::as_frame);
+    let next = transport.tail.and(wire.next.as_ref().and_then(WireMessage::as_frame));
+    let size: usize = frames().chain(next).map(|f| f.payload.len() + 112).sum();
     let bad = transport.corrupt.and_then(|c| Some((corrupted(wire, c)?, c.what)));
-    if let Some((k, what)) = bad {
-        damage(&mut encoded[k], what);
-    }
-    let mut bytes = Vec::new();
-    let mut starts = Vec::with_capacity(encoded.len() + 1);
-    let mut ends = Vec::with_capacity(encoded.len());
-    for (w, m) in encoded.iter().enumerate() {
-        starts.push(bytes.len());
-        bytes.extend_from_slice(m);
+    let mut bytes = Vec::with_capacity(size);
+    let mut starts = Vec::with_capacity(wire.events.len() + 1);
+    let mut ends = Vec::with_capacity(wire.events.len());
+    for (w, f) in frames().enumerate() {
+        let start = bytes.len();
+        starts.push(start);
+        eventstream::encode_strings_into(&mut bytes, &f.headers, &f.payload);
+        match bad {
+            Some((k, what)) if k == w => damage(&mut bytes[start..], what),
+            _ => {}
+        }
         // A damaged message, and all after it, are never delivered.
         ends.push(if bad.is_some_and(|(k, _)| w >= k) { usize::MAX } else { bytes.len() });
     }
-    if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_frame)) {
-        let next = eventstream::encode(&to_message(next));
-        starts.push(bytes.len());
-        bytes.extend_from_slice(&next[..tail_len(&next, tail)]);
+    if let (Some(tail), Some(next)) = (transport.tail, next) {
+        let start = bytes.len();
+        starts.push(start);
+        eventstream::encode_strings_into(&mut bytes, &next.headers, &next.payload);
+        let keep = tail_len(&bytes[start..], tail);
+        bytes.truncate(start + keep);
     }
     let cuts = resolve(&bytes, &starts, &transport.cuts);
     crate::bytes::chunked(&wire.upto, bytes, &ends, cuts)
@@ -902,45 +953,26 @@ fn tail_len(m: &[u8], tail: Tail) -> usize {
 /// where messages begin.
 fn resolve(bytes: &[u8], starts: &[usize], cuts: &[Cut]) -> Vec<usize> {
     let len = bytes.len();
-    let mut out = Vec::new();
-    if len < 2 {
-        return out;
-    }
-    for cut in cuts {
-        let pick = cut.pick as usize;
-        let places: Vec<usize> = match cut.aim {
-            CutAim::Every => {
-                let step = pick % 16 + 1;
-                out.extend((pick / 16 % len..len).step_by(step));
-                continue;
-            }
-            CutAim::Anywhere => Vec::new(),
-            CutAim::InsideChar => (1..len).filter(|&i| bytes[i] & 0xC0 == 0x80).collect(),
+    crate::bytes::resolve_by(len, cuts, |aim| {
+        let inside = |o: &usize| *o > 0 && *o < len;
+        match aim {
+            CutAim::InsideChar => crate::bytes::inside_char(bytes),
             CutAim::InsideDataPrefix => {
-                starts.iter().flat_map(|&s| s + 1..s + eventstream::PRELUDE).collect()
+                starts.iter().flat_map(|&s| s + 1..s + eventstream::PRELUDE).filter(inside).collect()
             }
+            // The starts rise: the next message starts at the next start.
             CutAim::BetweenCrLf => starts
                 .iter()
-                .flat_map(|&s| {
-                    (s + 9..s + 12)
-                        .chain(next_start(starts, s, len).saturating_sub(3)..next_start(starts, s, len))
+                .enumerate()
+                .flat_map(|(i, &s)| {
+                    let next = starts.get(i + 1).copied().unwrap_or(len);
+                    (s + 9..s + 12).chain(next.saturating_sub(3)..next)
                 })
+                .filter(inside)
                 .collect(),
-        };
-        let places: Vec<usize> = places.into_iter().filter(|&o| o > 0 && o < len).collect();
-        out.push(match places.len() {
-            0 => pick % len,
-            k => places[pick % k],
-        });
-    }
-    out.retain(|&o| o > 0 && o < len);
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-fn next_start(starts: &[usize], s: usize, len: usize) -> usize {
-    starts.iter().copied().find(|&x| x > s).unwrap_or(len)
+            CutAim::Anywhere | CutAim::Every => Vec::new(),
+        }
+    })
 }
 
 /// The dialect's definition (one line of [`crate::registry::REGISTRY`]).
@@ -1014,6 +1046,50 @@ impl crate::DialectDef for Bedrock {
         render_bytes(wire, transport)
     }
 
+    /// Encoded as rendered, unless the turn has messages of unknown types (inserted among
+    /// the rendered ones) or a tail (the stream rendered again as it would have gone on).
+    fn render_bytes_direct(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        _quirks: crate::Quirks,
+        ids: &Ids,
+    ) -> Option<BytesStream> {
+        let transport = &turn.transport;
+        if !turn.wire.unknown.is_empty() || transport.tail.is_some() {
+            return None;
+        }
+        let text: usize = neutral
+            .events
+            .iter()
+            .map(|e| match e {
+                Event::TextDelta { text: s } | Event::ArgsDelta { fragment: s, .. } => s.len(),
+                Event::ForeignDelta { fragment, .. } => fragment.len(),
+                _ => 0,
+            })
+            .sum();
+        let messages = neutral.events.len() + 4;
+        let encoded = Encoded {
+            bytes: Vec::with_capacity(text + text / 4 + messages * 200),
+            starts: Vec::with_capacity(messages),
+        };
+        let mut out = Out { bytes: Some(encoded), ..Out::default() };
+        out.wire.upto.reserve(messages);
+        let Out { wire, bytes } = render_into(neutral, ids, out);
+        let Encoded { mut bytes, starts } = bytes?;
+        let upto = wire.upto;
+        let n = starts.len();
+        let end = |w: usize| starts.get(w + 1).copied().unwrap_or(bytes.len());
+        let mut ends: Vec<usize> = (0..n).map(end).collect();
+        // As `render_bytes`: the damaged message, and all after it, never delivered.
+        if let Some((k, what)) = transport.corrupt.and_then(|c| Some((corrupted_of(&upto, n, c)?, c.what))) {
+            damage(&mut bytes[starts[k]..ends[k]], what);
+            ends[k..].fill(usize::MAX);
+        }
+        let cuts = resolve(&bytes, &starts, &transport.cuts);
+        Some(crate::bytes::chunked(&upto, bytes, &ends, cuts))
+    }
+
     fn deframer(&self) -> Box<dyn crate::Deframer> {
         Box::new(BedrockFrames::new())
     }
@@ -1074,8 +1150,86 @@ impl crate::DialectDef for Bedrock {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// `render_bytes` as it was (the oracle of the tests): each message encoded from its
+    /// [`Message`], the cuts resolved by [`resolve_before`].
+    pub(crate) fn render_bytes_before(wire: &WireStream, transport: &Transport) -> BytesStream {
+        // A message that is not a frame is not sent: Bedrock renders none.
+        let mut encoded: Vec<Vec<u8>> = wire
+            .events
+            .iter()
+            .filter_map(WireMessage::as_frame)
+            .map(|f| eventstream::encode(&to_message(f)))
+            .collect();
+        let bad = transport.corrupt.and_then(|c| Some((corrupted(wire, c)?, c.what)));
+        if let Some((k, what)) = bad {
+            damage(&mut encoded[k], what);
+        }
+        let mut bytes = Vec::new();
+        let mut starts = Vec::with_capacity(encoded.len() + 1);
+        let mut ends = Vec::with_capacity(encoded.len());
+        for (w, m) in encoded.iter().enumerate() {
+            starts.push(bytes.len());
+            bytes.extend_from_slice(m);
+            // A damaged message, and all after it, are never delivered.
+            ends.push(if bad.is_some_and(|(k, _)| w >= k) { usize::MAX } else { bytes.len() });
+        }
+        if let (Some(tail), Some(next)) = (transport.tail, wire.next.as_ref().and_then(WireMessage::as_frame))
+        {
+            let next = eventstream::encode(&to_message(next));
+            starts.push(bytes.len());
+            bytes.extend_from_slice(&next[..tail_len(&next, tail)]);
+        }
+        let cuts = resolve_before(&bytes, &starts, &transport.cuts);
+        crate::bytes::chunked(&wire.upto, bytes, &ends, cuts)
+    }
+
+    /// `resolve` as it was (the oracle): every aim's places listed again for each cut, a
+    /// byte at a time, and all the offsets sorted.
+    fn resolve_before(bytes: &[u8], starts: &[usize], cuts: &[Cut]) -> Vec<usize> {
+        let len = bytes.len();
+        let mut out = Vec::new();
+        if len < 2 {
+            return out;
+        }
+        for cut in cuts {
+            let pick = cut.pick as usize;
+            let places: Vec<usize> = match cut.aim {
+                CutAim::Every => {
+                    let step = pick % 16 + 1;
+                    out.extend((pick / 16 % len..len).step_by(step));
+                    continue;
+                }
+                CutAim::Anywhere => Vec::new(),
+                CutAim::InsideChar => (1..len).filter(|&i| bytes[i] & 0xC0 == 0x80).collect(),
+                CutAim::InsideDataPrefix => {
+                    starts.iter().flat_map(|&s| s + 1..s + eventstream::PRELUDE).collect()
+                }
+                CutAim::BetweenCrLf => starts
+                    .iter()
+                    .flat_map(|&s| {
+                        (s + 9..s + 12)
+                            .chain(next_start(starts, s, len).saturating_sub(3)..next_start(starts, s, len))
+                    })
+                    .collect(),
+            };
+            let places: Vec<usize> = places.into_iter().filter(|&o| o > 0 && o < len).collect();
+            out.push(match places.len() {
+                0 => pick % len,
+                k => places[pick % k],
+            });
+        }
+        out.retain(|&o| o > 0 && o < len);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn next_start(starts: &[usize], s: usize, len: usize) -> usize {
+        starts.iter().copied().find(|&x| x > s).unwrap_or(len)
+    }
 
     fn named(name: &str, data: &str) -> WireMessage {
         let frame = if is_exception(name) {
@@ -1125,6 +1279,16 @@ mod tests {
             assert_eq!(out.len(), 1, "{what:?}");
             assert_eq!(b.upto, [0], "{what:?}");
             assert_eq!(corrupt_before(&wire, transport.corrupt.unwrap()), 0);
+        }
+    }
+
+    #[test]
+    fn paddings_are_the_former_ones() {
+        let ids = Ids::with_seed(0x9E37_79B9_7F4A_7C15);
+        for n in (0..2000).chain([99_999, 1_000_000, 123_456_789_012]) {
+            let len = 4 + (n * 7) % 29;
+            let want = ids.base62("", &format!("p{n}"), len);
+            assert_eq!(pad(&ids, n).as_deref(), Some(want.as_str()), "{n}");
         }
     }
 

@@ -42,14 +42,7 @@ pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> Byte
         sse.event(k, e);
     }
     sse.comments_at(usize::MAX);
-    // A connection dropped inside the next event: its first bytes, never its blank line.
-    // Counted as delivering nothing (`delivered_by` reads only the delivered events' ends).
-    if let (Some(tail), Some(next)) = (transport.tail, next) {
-        let start = sse.bytes.len();
-        sse.fields(next);
-        let keep = tail_len(&sse.bytes[start..], tail, sse.eol.len());
-        sse.bytes.truncate(start + keep);
-    }
+    sse.tail(transport, next);
     let cuts = resolve(&sse.bytes, &transport.cuts);
     chunked(&wire.upto, sse.bytes, &sse.ends, cuts)
 }
@@ -148,12 +141,25 @@ impl Sse {
         self.ends.push(self.bytes.len());
     }
 
-    /// The bytes, with the comments after the last event, cut at `cuts` and counted by
-    /// `upto` (the wire events' counts).
-    pub fn finish(mut self, upto: &[u32], cuts: &[Cut]) -> BytesStream {
+    /// The bytes, with the comments after the last event, then (with `transport`'s tail)
+    /// the first bytes of `next`, cut as `transport` says and counted by `upto` (the wire
+    /// events' counts): [`render_sse_bytes`]'s bytes, cuts and counts.
+    pub fn finish(mut self, upto: &[u32], transport: &Transport, next: Option<&SseEvent>) -> BytesStream {
         self.comments_at(usize::MAX);
-        let cuts = resolve(&self.bytes, cuts);
+        self.tail(transport, next);
+        let cuts = resolve(&self.bytes, &transport.cuts);
         chunked(upto, self.bytes, &self.ends, cuts)
+    }
+
+    /// A connection dropped inside the next event: its first bytes, never its blank line.
+    /// Counted as delivering nothing (`delivered_by` reads only the delivered events' ends).
+    fn tail(&mut self, transport: &Transport, next: Option<&SseEvent>) {
+        if let (Some(tail), Some(next)) = (transport.tail, next) {
+            let start = self.bytes.len();
+            self.fields(next);
+            let keep = tail_len(&self.bytes[start..], tail, self.eol.len());
+            self.bytes.truncate(start + keep);
+        }
     }
 
     /// `e`'s lines (its data as it is) and its blank line.
@@ -226,120 +232,197 @@ fn put(b: &mut Vec<u8>, s: &[u8]) {
 }
 
 /// `bytes` (the encoding of a wire stream whose message `w` completes `upto[w]` neutral
-/// events, `ends[w]` just past it) cut at `cuts` (sorted), with the neutral events each
-/// chunk completes.
+/// events, `ends[w]` just past it, rising) cut at `cuts` (strictly inside, rising, as
+/// [`resolve`] gives them), with the neutral events each chunk completes.
 pub(crate) fn chunked(upto: &[u32], bytes: Vec<u8>, ends: &[usize], cuts: Vec<usize>) -> BytesStream {
-    let chunks = Chunks::cut(bytes, cuts.iter().copied());
-    // The chunk ends only grow: the messages they complete are counted in one walk (most
-    // chunks of a stream cut every few bytes complete none).
-    let (mut done, mut delivered) = (0, 0);
-    let mut counts = Vec::with_capacity(chunks.len());
-    for &end in chunks.ends() {
-        if ends.get(done).is_some_and(|&e| e <= end) {
-            while ends.get(done).is_some_and(|&e| e <= end) {
-                done += 1;
-            }
-            // As `WireStream::delivered_by_count`: the count of the last message complete.
-            delivered = upto.get(done - 1).or(upto.last()).copied().unwrap_or(0);
+    let chunks = Chunks::cut_inside(bytes, &cuts);
+    let chunk_ends = chunks.ends();
+    // Message by message: the chunks before the one its end falls in deliver what the
+    // messages before it did (filled as a block), and that chunk at least what it does. As
+    // `WireStream::delivered_by_count`: the count of the last message complete.
+    let mut counts: Vec<u32> = Vec::with_capacity(chunk_ends.len());
+    let (mut c, mut delivered) = (0, 0);
+    for (w, &end) in ends.iter().enumerate() {
+        while c < chunk_ends.len() && chunk_ends[c] < end {
+            c += 1;
         }
-        counts.push(delivered);
+        if c == chunk_ends.len() {
+            break;
+        }
+        counts.resize(c, delivered);
+        delivered = upto.get(w).or(upto.last()).copied().unwrap_or(0);
     }
+    counts.resize(chunk_ends.len(), delivered);
     BytesStream { chunks, upto: counts, cuts }
 }
 
 /// Byte offsets strictly inside `bytes` (no empty chunk: some clients read an empty read as
 /// the end of the stream), sorted and without repeats.
 pub fn resolve(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
-    let len = bytes.len();
-    let mut out = Vec::new();
+    resolve_by(bytes.len(), cuts, |aim| places(bytes, aim))
+}
+
+/// [`resolve`] over a stream of `len` bytes whose aimed places `places` finds (each aim's
+/// offsets, sorted, all strictly inside the stream), asked once per aim however many cuts
+/// share it.
+///
+/// The offsets are a few single ones (each aimed cut's) and one arithmetic run per `Every`:
+/// the singles are sorted (a handful), then merged into the run, or, with two runs or more,
+/// set in a bit per byte and read back in order (no run is ever listed before it is merged).
+pub(crate) fn resolve_by(
+    len: usize,
+    cuts: &[Cut],
+    mut places: impl FnMut(CutAim) -> Vec<usize>,
+) -> Vec<usize> {
     if len < 2 {
-        return out;
+        return Vec::new();
     }
-    // The places of each aim, found once however many cuts share the aim.
-    let mut found: Vec<(CutAim, Vec<usize>)> = Vec::new();
+    // The places of the three aims that have any (`Anywhere` and `Every` have none).
+    let mut found: [Option<Vec<usize>>; 3] = [None, None, None];
+    let mut singles: Vec<usize> = Vec::with_capacity(cuts.len());
+    // `(first, step)`: the offsets `first, first + step, ...` below `len` (`first < len`).
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     for cut in cuts {
-        let at = match found.iter().position(|(aim, _)| *aim == cut.aim) {
-            Some(at) => at,
-            None => {
-                found.push((cut.aim, places(bytes, cut.aim)));
-                found.len() - 1
-            }
-        };
-        let places = &found[at].1;
-        // Every offset is below `len`, and 0 (not strictly inside) is never pushed: the
-        // places of an aim are all past 0.
-        match cut.aim {
+        let slot = match cut.aim {
             CutAim::Every => {
                 let step = (cut.pick % 16 + 1) as usize;
                 let from = (cut.pick as usize / 16) % len;
+                // 0 is not strictly inside: a run from 0 starts one step on.
                 let first = if from == 0 { step } else { from };
-                out.extend((first..len).step_by(step));
+                if first < len {
+                    runs.push((first, step));
+                }
+                continue;
             }
-            _ if places.is_empty() => {
-                let o = cut.pick as usize % len;
-                if o > 0 {
-                    out.push(o);
+            CutAim::Anywhere => None,
+            CutAim::InsideChar => Some(0),
+            CutAim::InsideDataPrefix => Some(1),
+            CutAim::BetweenCrLf => Some(2),
+        };
+        let at: &[usize] = match slot {
+            Some(s) => found[s].get_or_insert_with(|| places(cut.aim)),
+            None => &[],
+        };
+        if at.is_empty() {
+            let o = cut.pick as usize % len;
+            if o > 0 {
+                singles.push(o);
+            }
+        } else {
+            singles.push(at[cut.pick as usize % at.len()]);
+        }
+    }
+    if singles.len() > 1 {
+        singles.sort_unstable();
+        singles.dedup();
+    }
+    let count = |&(first, step): &(usize, usize)| (len - first).div_ceil(step);
+    match runs.as_slice() {
+        [] => singles,
+        [run] => {
+            let (first, step) = *run;
+            let n = count(run);
+            if singles.is_empty() {
+                return (0..n).map(|i| first + i * step).collect();
+            }
+            // The run's offsets up to each single (copied as a block), then the single unless
+            // the run has it.
+            let mut out = Vec::with_capacity(n + singles.len());
+            let mut i = 0;
+            for &x in &singles {
+                let upto = if x < first { 0 } else { ((x - first) / step + 1).min(n) };
+                if upto > i {
+                    out.extend((i..upto).map(|i| first + i * step));
+                    i = upto;
+                }
+                if out.last() != Some(&x) {
+                    out.push(x);
                 }
             }
-            _ => out.push(places[cut.pick as usize % places.len()]),
+            out.extend((i..n).map(|i| first + i * step));
+            out
         }
-    }
-    // Often sorted already (one cut, or one run of `Every`): checking is a pass, sorting more.
-    // Otherwise it is a few sorted runs (each `Every` is one) and single offsets: when they
-    // are dense (a run of `Every` cuts every few bytes), a bit per byte sorts and dedups them
-    // in one pass over the words; else the stable sort merges the runs it finds, where the
-    // unstable one partitions thousands of offsets.
-    // One cut: one offset, or one sorted run.
-    if cuts.len() == 1 {
-        return out;
-    }
-    if out.is_sorted() {
-        out.dedup();
-    } else if out.len() >= len / 64 {
-        let mut bits = vec![0u64; len.div_ceil(64)];
-        for &o in &out {
-            bits[o / 64] |= 1 << (o % 64);
-        }
-        out.clear();
-        for (w, &word) in bits.iter().enumerate() {
-            let mut word = word;
-            while word != 0 {
-                out.push(w * 64 + word.trailing_zeros() as usize);
-                word &= word - 1;
+        runs => {
+            let mut bits = vec![0u64; len.div_ceil(64)];
+            let mut n = singles.len();
+            for run in runs {
+                n += count(run);
+                let (mut o, step) = *run;
+                while o < len {
+                    bits[o / 64] |= 1 << (o % 64);
+                    o += step;
+                }
             }
+            for &o in &singles {
+                bits[o / 64] |= 1 << (o % 64);
+            }
+            let mut out = Vec::with_capacity(n.min(len));
+            for (w, &word) in bits.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    out.push(w * 64 + word.trailing_zeros() as usize);
+                    word &= word - 1;
+                }
+            }
+            out
         }
-    } else {
-        out.sort();
-        out.dedup();
     }
-    out
 }
 
 /// Offsets of the places a cut can aim at.
 fn places(bytes: &[u8], aim: CutAim) -> Vec<usize> {
     match aim {
         CutAim::Anywhere | CutAim::Every => Vec::new(),
-        // A continuation byte starts inside a character.
-        CutAim::InsideChar => {
-            // Mostly ASCII: skip a block of 32 bytes with no high bit at once.
+        CutAim::InsideChar => inside_char(bytes),
+        CutAim::InsideDataPrefix => {
             let mut out = Vec::new();
-            for (c, block) in bytes.chunks(32).enumerate() {
-                if block.iter().fold(0, |a, &b| a | b) < 0x80 {
-                    continue;
-                }
-                let at = c * 32;
-                out.extend((at.max(1)..at + block.len()).filter(|&i| bytes[i] & 0xC0 == 0x80));
+            for at in DATA.find_iter(bytes) {
+                let end = (at + 6).min(bytes.len());
+                out.extend(at + 1..end);
             }
             out
         }
-        CutAim::InsideDataPrefix => memchr_all(bytes, b"data:")
-            .into_iter()
-            .flat_map(|at| (at + 1..=at + 5).filter(|&o| o < bytes.len()))
-            .collect(),
         CutAim::BetweenCrLf => {
             memchr::memchr_iter(b'\n', bytes).filter(|&i| i > 0 && bytes[i - 1] == b'\r').collect()
         }
     }
+}
+
+/// `data:`, whose searcher is built once.
+static DATA: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"data:"));
+
+/// Every offset past 0 where a continuation byte starts (inside a character), eight bytes
+/// at a time: a byte `10xxxxxx` has its top bit set and the next one clear. Mostly ASCII:
+/// 32 bytes with no top bit are skipped at once.
+pub(crate) fn inside_char(bytes: &[u8]) -> Vec<usize> {
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
+    let mut out = Vec::new();
+    let (blocks, rest) = bytes.as_chunks::<32>();
+    for (c, block) in blocks.iter().enumerate() {
+        let w = [word(&block[..8]), word(&block[8..16]), word(&block[16..24]), word(&block[24..])];
+        if (w[0] | w[1] | w[2] | w[3]) & HI != 0 {
+            for (k, w) in w.into_iter().enumerate() {
+                // Bit 6 of each byte shifted onto its bit 7: set where bit 6 was.
+                let mut m = w & !(w << 1) & HI;
+                while m != 0 {
+                    out.push(c * 32 + k * 8 + (m.trailing_zeros() / 8) as usize);
+                    m &= m - 1;
+                }
+            }
+        }
+    }
+    let at = blocks.len() * 32;
+    for (i, &b) in rest.iter().enumerate() {
+        if b & 0xC0 == 0x80 {
+            out.push(at + i);
+        }
+    }
+    if out.first() == Some(&0) {
+        out.remove(0);
+    }
+    out
 }
 
 /// How many bytes of one encoded event `tail` keeps: at least one, and never the final
@@ -396,6 +479,129 @@ pub(crate) mod tests {
             .map(|&end| wire.delivered_by_count(encoded.ends.partition_point(|&e| e <= end)))
             .collect();
         BytesStream { chunks, upto, cuts }
+    }
+
+    /// `chunked` as it was (the oracle): every chunk end compared with the next message's.
+    /// `bytes` (the encoding of a wire stream whose message `w` completes `upto[w]` neutral
+    /// events, `ends[w]` just past it) cut at `cuts` (sorted), with the neutral events each
+    /// chunk completes.
+    pub(crate) fn chunked_before(
+        upto: &[u32],
+        bytes: Vec<u8>,
+        ends: &[usize],
+        cuts: Vec<usize>,
+    ) -> BytesStream {
+        let chunks = Chunks::cut(bytes, cuts.iter().copied());
+        // The chunk ends only grow: the messages they complete are counted in one walk (most
+        // chunks of a stream cut every few bytes complete none).
+        let (mut done, mut delivered) = (0, 0);
+        let mut counts = Vec::with_capacity(chunks.len());
+        for &end in chunks.ends() {
+            if ends.get(done).is_some_and(|&e| e <= end) {
+                while ends.get(done).is_some_and(|&e| e <= end) {
+                    done += 1;
+                }
+                // As `WireStream::delivered_by_count`: the count of the last message complete.
+                delivered = upto.get(done - 1).or(upto.last()).copied().unwrap_or(0);
+            }
+            counts.push(delivered);
+        }
+        BytesStream { chunks, upto: counts, cuts }
+    }
+
+    /// `resolve` as it was before its offsets were merged run by run: every offset pushed,
+    /// sorted in a bitmap or by a stable sort (the oracle of [`resolve_by`]).
+    pub(crate) fn resolve_before(bytes: &[u8], cuts: &[Cut]) -> Vec<usize> {
+        let len = bytes.len();
+        let mut out = Vec::new();
+        if len < 2 {
+            return out;
+        }
+        // The places of each aim, found once however many cuts share the aim.
+        let mut found: Vec<(CutAim, Vec<usize>)> = Vec::new();
+        for cut in cuts {
+            let at = match found.iter().position(|(aim, _)| *aim == cut.aim) {
+                Some(at) => at,
+                None => {
+                    found.push((cut.aim, places_before(bytes, cut.aim)));
+                    found.len() - 1
+                }
+            };
+            let places = &found[at].1;
+            // Every offset is below `len`, and 0 (not strictly inside) is never pushed: the
+            // places of an aim are all past 0.
+            match cut.aim {
+                CutAim::Every => {
+                    let step = (cut.pick % 16 + 1) as usize;
+                    let from = (cut.pick as usize / 16) % len;
+                    let first = if from == 0 { step } else { from };
+                    out.extend((first..len).step_by(step));
+                }
+                _ if places.is_empty() => {
+                    let o = cut.pick as usize % len;
+                    if o > 0 {
+                        out.push(o);
+                    }
+                }
+                _ => out.push(places[cut.pick as usize % places.len()]),
+            }
+        }
+        // Often sorted already (one cut, or one run of `Every`): checking is a pass, sorting more.
+        // Otherwise it is a few sorted runs (each `Every` is one) and single offsets: when they
+        // are dense (a run of `Every` cuts every few bytes), a bit per byte sorts and dedups them
+        // in one pass over the words; else the stable sort merges the runs it finds, where the
+        // unstable one partitions thousands of offsets.
+        // One cut: one offset, or one sorted run.
+        if cuts.len() == 1 {
+            return out;
+        }
+        if out.is_sorted() {
+            out.dedup();
+        } else if out.len() >= len / 64 {
+            let mut bits = vec![0u64; len.div_ceil(64)];
+            for &o in &out {
+                bits[o / 64] |= 1 << (o % 64);
+            }
+            out.clear();
+            for (w, &word) in bits.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    out.push(w * 64 + word.trailing_zeros() as usize);
+                    word &= word - 1;
+                }
+            }
+        } else {
+            out.sort();
+            out.dedup();
+        }
+        out
+    }
+
+    /// `places` as it was: a byte at a time, `data:` found by a searcher built each time.
+    fn places_before(bytes: &[u8], aim: CutAim) -> Vec<usize> {
+        match aim {
+            CutAim::Anywhere | CutAim::Every => Vec::new(),
+            // A continuation byte starts inside a character.
+            CutAim::InsideChar => {
+                // Mostly ASCII: skip a block of 32 bytes with no high bit at once.
+                let mut out = Vec::new();
+                for (c, block) in bytes.chunks(32).enumerate() {
+                    if block.iter().fold(0, |a, &b| a | b) < 0x80 {
+                        continue;
+                    }
+                    let at = c * 32;
+                    out.extend((at.max(1)..at + block.len()).filter(|&i| bytes[i] & 0xC0 == 0x80));
+                }
+                out
+            }
+            CutAim::InsideDataPrefix => memchr_all(bytes, b"data:")
+                .into_iter()
+                .flat_map(|at| (at + 1..=at + 5).filter(|&o| o < bytes.len()))
+                .collect(),
+            CutAim::BetweenCrLf => {
+                memchr::memchr_iter(b'\n', bytes).filter(|&i| i > 0 && bytes[i - 1] == b'\r').collect()
+            }
+        }
     }
 
     fn cut(aim: CutAim, pick: u32) -> Cut {
@@ -502,6 +708,106 @@ pub(crate) mod tests {
                 resolve_by_sorting(bytes, &cuts),
                 "{cuts:?} over {}",
                 bytes.len()
+            );
+        }
+    }
+
+    /// A small xorshift, for the adversarial inputs below.
+    fn rng(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// The run-merging `resolve` gives the offsets the former one gave, over mixes of every
+    /// aim (several `Every` runs among them, repeated aims, picks past the stream's length)
+    /// on streams of random bytes (high bits, CR and LF, `data:` planted), short and long.
+    #[test]
+    fn resolving_agrees_with_the_former_resolve() {
+        let aims = [
+            CutAim::Anywhere,
+            CutAim::Every,
+            CutAim::InsideChar,
+            CutAim::InsideDataPrefix,
+            CutAim::BetweenCrLf,
+        ];
+        let mut next = rng(0x2545_F491_4F6C_DD1D);
+        let pieces: [&[u8]; 8] =
+            [b"data:", b"\r\n", b"\r", b"\n", "é".as_bytes(), "✈".as_bytes(), b"dat", b"x"];
+        let (mut multi_run, mut merged) = (0, 0);
+        for round in 0..6000 {
+            let mut bytes = Vec::new();
+            let n = [0, 1, 2, 3, 31, 32, 33, 64, 200, 3000][round % 10];
+            while bytes.len() < n {
+                match next() % 4 {
+                    0 => bytes.push(next() as u8),
+                    _ => bytes.extend_from_slice(pieces[(next() % 8) as usize]),
+                }
+            }
+            let cuts: Vec<Cut> = (0..next() % 7)
+                .map(|_| {
+                    let aim = aims[(next() % 5) as usize];
+                    cut(aim, (next() % [50, 2000, 70000][(next() % 3) as usize]) as u32)
+                })
+                .collect();
+            let runs = cuts.iter().filter(|c| c.aim == CutAim::Every).count();
+            multi_run += usize::from(runs > 1);
+            merged += usize::from(runs == 1 && cuts.len() > 1);
+            assert_eq!(resolve(&bytes, &cuts), resolve_before(&bytes, &cuts), "{cuts:?} over {bytes:?}");
+            assert_eq!(resolve(&bytes, &cuts), resolve_by_sorting(&bytes, &cuts), "{cuts:?} over {bytes:?}");
+        }
+        assert!(multi_run > 100 && merged > 100, "{multi_run} {merged}");
+    }
+
+    /// The continuation bytes found a word at a time are the ones found a byte at a time, at
+    /// every length and alignment, whatever the bytes.
+    #[test]
+    fn inside_char_finds_every_continuation_byte() {
+        let mut next = rng(0x9E37_79B9_7F4A_7C15);
+        for round in 0..3000 {
+            let n = round % 150;
+            let bytes: Vec<u8> = (0..n)
+                .map(|_| match next() % 3 {
+                    0 => next() as u8,
+                    1 => 0x80 | (next() as u8 & 0x3F),
+                    _ => b'a',
+                })
+                .collect();
+            let want: Vec<usize> = (1..n).filter(|&i| bytes[i] & 0xC0 == 0x80).collect();
+            assert_eq!(inside_char(&bytes), want, "{bytes:?}");
+            assert_eq!(places_before(&bytes, CutAim::InsideChar), want);
+        }
+    }
+
+    /// Chunks and their counts are the former walk's, over random streams, message ends
+    /// (some past the bytes, as a damaged Bedrock message's), counts and cuts of every aim.
+    #[test]
+    fn chunks_are_counted_as_before() {
+        let aims = [CutAim::Anywhere, CutAim::Every, CutAim::InsideChar, CutAim::InsideDataPrefix];
+        let mut next = rng(0xD1B5_4A32_D192_ED03);
+        for round in 0..4000 {
+            let len = [0, 1, 2, 9, 64, 500][round % 6] + (next() % 3) as usize;
+            let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let messages = (next() % 12) as usize;
+            let mut ends: Vec<usize> = (0..messages).map(|_| (next() as usize) % (len + 2)).collect();
+            ends.sort_unstable();
+            if next().is_multiple_of(4) {
+                let from = ends.len() / 2;
+                ends[from..].fill(usize::MAX);
+            }
+            let mut upto: Vec<u32> =
+                (0..messages.saturating_sub((next() % 2) as usize)).map(|_| (next() % 9) as u32).collect();
+            upto.sort_unstable();
+            let cuts: Vec<Cut> =
+                (0..next() % 4).map(|_| cut(aims[(next() % 4) as usize], (next() % 3000) as u32)).collect();
+            let cuts = resolve(&bytes, &cuts);
+            assert_eq!(
+                chunked(&upto, bytes.clone(), &ends, cuts.clone()),
+                chunked_before(&upto, bytes, &ends, cuts),
+                "{ends:?} {upto:?}"
             );
         }
     }

@@ -198,8 +198,8 @@ impl<'a, 'n> Renderer<'a, 'n> {
             }]),
             ..chunk(&self.chunk_id)
         };
-        let data = write::chunk(&chunk, &self.head);
-        self.out.push(None, data, delivered);
+        let head = &self.head;
+        self.out.with(None, 0, |p| write::chunk_into(&chunk, head, p), delivered);
     }
 
     /// A chunk of its own that nothing joins.
@@ -309,9 +309,20 @@ pub(crate) fn render(
     quirks: Quirks,
     ids: &Ids,
 ) -> Result<WireStream, String> {
+    Ok(render_into(turn, neutral, quirks, ids, Out::with_capacity(neutral.events.len() + 4))?.wire)
+}
+
+/// The chunks of `neutral`, into `out` (kept, or framed into its SSE bytes).
+fn render_into(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    quirks: Quirks,
+    ids: &Ids,
+    out: Out,
+) -> Result<Out, String> {
     let chunk_id = ids.base62("chatcmpl-", "chunk", 29);
     let mut r = Renderer {
-        out: Out::with_capacity(neutral.events.len() + 4),
+        out,
         head: write::head(&chunk(&chunk_id)),
         chunk_id,
         role_sent: false,
@@ -458,11 +469,11 @@ pub(crate) fn render(
             })),
             ..chunk(&r.chunk_id)
         };
-        let data = write::chunk(&usage, &r.head);
-        r.out.push(None, data, events.len());
-        r.out.push(None, "[DONE]".into(), events.len());
+        let head = &r.head;
+        r.out.with(None, 0, |p| write::chunk_into(&usage, head, p), events.len());
+        r.out.with(None, 0, |p| p.raw("[DONE]"), events.len());
     }
-    Ok(r.out.wire)
+    Ok(r.out)
 }
 
 /// Decodes OpenAI Chat Completions chunks.
@@ -667,6 +678,26 @@ impl crate::DialectDef for OpenAiChat {
             extra::add(&mut wire, turn);
         }
         Ok(wire.into())
+    }
+
+    /// Framed as rendered, unless the turn's wire has extras (inserted among the rendered
+    /// chunks); with a tail, the stream is rendered again as it would have gone on for the
+    /// chunk the connection dropped inside. A stream Chat cannot express is left to
+    /// [`crate::render_wire`], which refuses it.
+    fn render_bytes_direct(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        quirks: Quirks,
+        ids: &Ids,
+    ) -> Option<crate::BytesStream> {
+        if !turn.wire.is_plain() {
+            return None;
+        }
+        let next = crate::next_sse(turn, neutral, self, quirks, ids)?;
+        render_into(turn, neutral, quirks, ids, Out::framing(turn, neutral, 2, 300))
+            .ok()?
+            .framed(turn, next.as_ref())
     }
 
     fn decoder(&self, quirks: Quirks) -> Box<dyn crate::WireDecoder> {

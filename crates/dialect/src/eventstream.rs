@@ -147,6 +147,42 @@ pub fn encode(message: &Message) -> Vec<u8> {
     out
 }
 
+/// Appends the bytes of one message whose headers are all strings, as [`encode`] writes
+/// that message: straight into `out`, with no header value copied into a [`Message`] first.
+pub fn encode_strings_into<N: AsRef<str>, V: AsRef<str>>(
+    out: &mut Vec<u8>,
+    headers: &[(N, V)],
+    payload: &[u8],
+) {
+    // As `encode`: a name is cut at 255 bytes, a value at `u16::MAX`.
+    fn name(n: &str) -> &[u8] {
+        &n.as_bytes()[..n.len().min(255)]
+    }
+    fn value(v: &str) -> &[u8] {
+        &v.as_bytes()[..v.len().min(u16::MAX as usize)]
+    }
+    let headers_len: usize =
+        headers.iter().map(|(n, v)| 4 + name(n.as_ref()).len() + value(v.as_ref()).len()).sum();
+    let total = MIN_MESSAGE + headers_len + payload.len();
+    out.reserve(total);
+    let start = out.len();
+    out.extend_from_slice(&(total as u32).to_be_bytes());
+    out.extend_from_slice(&(headers_len as u32).to_be_bytes());
+    let prelude_crc = crc32(&out[start..]);
+    out.extend_from_slice(&prelude_crc.to_be_bytes());
+    for (n, v) in headers {
+        let (n, v) = (name(n.as_ref()), value(v.as_ref()));
+        out.push(n.len() as u8);
+        out.extend_from_slice(n);
+        out.push(7);
+        out.extend_from_slice(&(v.len() as u16).to_be_bytes());
+        out.extend_from_slice(v);
+    }
+    out.extend_from_slice(payload);
+    let crc = crc32(&out[start..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+}
+
 /// An incremental decoder: feed it transport chunks as they arrive.
 #[derive(Clone, Debug, Default)]
 pub struct Decoder {
@@ -330,6 +366,46 @@ impl fmt::Display for HeaderValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A message of string headers written straight into a buffer is the bytes `encode`
+    /// gives it, after whatever the buffer held: names past 255 bytes and values past
+    /// `u16::MAX` cut as it cuts them, empty and non-ASCII ones, no headers at all.
+    #[test]
+    fn string_headers_written_in_place_are_encode_s_bytes() {
+        let long_name = "n".repeat(300);
+        let long_value = "v".repeat(70_000);
+        type Headers = Vec<(String, String)>;
+        let cases: Vec<(Headers, Vec<u8>)> = vec![
+            (vec![], vec![]),
+            (vec![(":event-type".into(), "messageStart".into())], b"{}".to_vec()),
+            (
+                vec![
+                    (":event-type".into(), "contentBlockDelta".into()),
+                    (":content-type".into(), "application/json".into()),
+                    (":message-type".into(), "event".into()),
+                ],
+                "{\"é✈\":1}".as_bytes().to_vec(),
+            ),
+            (vec![(String::new(), String::new()), ("é".into(), "✈".into())], vec![0, 255, 7]),
+            (vec![(long_name.clone(), long_value.clone())], vec![b'x'; 1000]),
+            (vec![("a".into(), long_value), (long_name, "b".into())], Vec::new()),
+        ];
+        for (headers, payload) in cases {
+            let message = Message {
+                headers: headers.iter().map(|(n, v)| (n.clone(), HeaderValue::String(v.clone()))).collect(),
+                payload: payload.clone(),
+            };
+            let mut out = b"before".to_vec();
+            encode_strings_into(&mut out, &headers, &payload);
+            assert_eq!(&out[..6], b"before");
+            assert_eq!(
+                out[6..],
+                encode(&message)[..],
+                "{:?}",
+                headers.iter().map(|(n, v)| (n.len(), v.len())).collect::<Vec<_>>()
+            );
+        }
+    }
 
     fn msg(event: &str, payload: &str) -> Message {
         Message {

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::Serialize;
-use toolcert_render::Event;
+use toolcert_render::{Event, Rendered};
 use toolcert_scenario::{Block, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
@@ -43,6 +43,65 @@ impl Out {
         self.wire.upto.push(delivered);
     }
 
+    /// An `Out` that frames each event into SSE bytes as it is rendered, for `turn` (its
+    /// transport's framing) and `neutral`, sized once for a dialect that sends the neutral
+    /// text about `copies` times and about `per_event` bytes of envelope an event (a buffer
+    /// that grows copies all it holds).
+    pub fn framing(turn: &Turn, neutral: &Rendered<'_>, copies: usize, per_event: usize) -> Out {
+        let text: usize = neutral
+            .events
+            .iter()
+            .map(|e| match e {
+                Event::TextDelta { text: s } | Event::ArgsDelta { fragment: s, .. } => s.len(),
+                Event::ForeignDelta { fragment, .. } => fragment.len(),
+                _ => 0,
+            })
+            .sum();
+        let events = neutral.events.len() + 4;
+        let sse = crate::bytes::Sse::new(
+            &crate::framing(&turn.transport),
+            events,
+            text * copies + text / 4 + events * per_event,
+        );
+        let mut out = Out::with_capacity(0);
+        out.wire.upto.reserve(events);
+        out.sse = Some(sse);
+        out
+    }
+
+    /// The bytes framed (an `Out` from [`Out::framing`]), cut as `turn`'s transport says; with
+    /// its tail, part of `next` (the event the stream would have sent next) after them.
+    pub fn framed(self, turn: &Turn, next: Option<&SseEvent>) -> Option<crate::BytesStream> {
+        Some(self.sse?.finish(&self.wire.upto, &turn.transport, next))
+    }
+
+    /// Appends a wire event named `name` after which `delivered` neutral events are complete,
+    /// its data written by `write`: in place at the bytes level, else into a payload of about
+    /// `size` bytes.
+    pub fn with(
+        &mut self,
+        name: Option<&str>,
+        size: usize,
+        write: impl FnOnce(&mut Payload),
+        delivered: usize,
+    ) {
+        let delivered = delivered as u32;
+        debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered));
+        match &mut self.sse {
+            Some(sse) => sse.event_with(self.wire.upto.len(), name, write),
+            None => {
+                let mut p = Payload::with_capacity(size);
+                write(&mut p);
+                self.wire.events.push(SseEvent {
+                    event: name.map(str::to_owned),
+                    data: p.finish(),
+                    id: None,
+                });
+            }
+        }
+        self.wire.upto.push(delivered);
+    }
+
     /// Appends `payload` as [`Out::json`] would, written into the event's data by `write`
     /// (by hand, the bytes `to_json` writes; in the tests, serde's when [`serde_oracle`]
     /// says so).
@@ -50,25 +109,14 @@ impl Out {
         &mut self,
         name: Option<&str>,
         payload: &T,
-        write: fn(&T, &mut Payload),
+        write: impl FnOnce(&T, &mut Payload),
         delivered: usize,
     ) {
         #[cfg(test)]
         if serde_oracle::on() {
             return self.json(name, payload, delivered);
         }
-        match &mut self.sse {
-            Some(sse) => {
-                debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered as u32));
-                sse.event_with(self.wire.upto.len(), name, |p| write(payload, p));
-                self.wire.upto.push(delivered as u32);
-            }
-            None => {
-                let mut p = Payload::with_capacity(0);
-                write(payload, &mut p);
-                self.push(name, p.finish(), delivered);
-            }
-        }
+        self.with(name, 0, |p| write(payload, p), delivered);
     }
 
     /// Appends `payload` as JSON data under event name `name`.
@@ -406,6 +454,12 @@ pub struct Ids {
 }
 
 impl Ids {
+    /// Ids of a given seed (the tests').
+    #[cfg(test)]
+    pub(crate) fn with_seed(seed: u64) -> Ids {
+        Ids { seed }
+    }
+
     pub fn new(turn: &Turn) -> Ids {
         // FNV-1a over the calls' ids and names and the text lengths.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -431,30 +485,35 @@ impl Ids {
     }
 
     /// `prefix` then `len` characters of `alphabet`, derived from the turn and `salt`.
-    fn make(&self, prefix: &str, salt: &str, len: usize, alphabet: &[u8]) -> String {
+    fn make(&self, prefix: &str, salt: &[u8], len: usize, alphabet: &[u8]) -> String {
         let mut x = self.seed;
-        for &b in salt.as_bytes() {
+        for &b in salt {
             x = (x ^ b as u64).wrapping_mul(0x0100_0000_01b3);
         }
-        let mut s = String::with_capacity(prefix.len() + len);
-        s.push_str(prefix);
-        for _ in 0..len {
+        let mut s = Vec::with_capacity(prefix.len() + len);
+        s.extend_from_slice(prefix.as_bytes());
+        s.extend((0..len).map(|_| {
             // xorshift64*
             x ^= x >> 12;
             x ^= x << 25;
             x ^= x >> 27;
             let r = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
-            s.push(alphabet[(r >> 32) as usize % alphabet.len()] as char);
-        }
-        s
+            alphabet[(r >> 32) as usize % alphabet.len()]
+        }));
+        String::from_utf8(s).expect("a prefix and ASCII letters")
     }
 
     pub fn base62(&self, prefix: &str, salt: &str, len: usize) -> String {
+        self.base62_salted(prefix, salt.as_bytes(), len)
+    }
+
+    /// [`Ids::base62`] with the salt as bytes.
+    pub(crate) fn base62_salted(&self, prefix: &str, salt: &[u8], len: usize) -> String {
         self.make(prefix, salt, len, b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
     }
 
     pub fn hex(&self, prefix: &str, salt: &str, len: usize) -> String {
-        self.make(prefix, salt, len, b"0123456789abcdef")
+        self.make(prefix, salt.as_bytes(), len, b"0123456789abcdef")
     }
 }
 
@@ -513,5 +572,56 @@ impl<T: Serialize> Serialize for Seen<T> {
 impl<'de, T> Deserialize<'de> for Seen<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Seen<T>, D::Error> {
         de::IgnoredAny::deserialize(d).map(|_| Seen::Read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Ids::make` as it was (the oracle): each letter pushed as a `char`.
+    fn make_before(ids: &Ids, prefix: &str, salt: &str, len: usize, alphabet: &[u8]) -> String {
+        let mut x = ids.seed;
+        for &b in salt.as_bytes() {
+            x = (x ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        let mut s = String::with_capacity(prefix.len() + len);
+        s.push_str(prefix);
+        for _ in 0..len {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let r = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            s.push(alphabet[(r >> 32) as usize % alphabet.len()] as char);
+        }
+        s
+    }
+
+    /// Ids of every length, prefix and salt (empty, long, non-ASCII) are the former ones.
+    #[test]
+    fn ids_are_made_as_before() {
+        for seed in [0, 1, 0xcbf2_9ce4_8422_2325, u64::MAX] {
+            let ids = Ids { seed };
+            for (prefix, salt) in
+                [("", ""), ("msg_01", "message"), ("chatcmpl-", "chunk"), ("é", "p12345"), ("", "✈")]
+            {
+                for len in [0, 1, 4, 22, 32, 100] {
+                    assert_eq!(
+                        ids.base62(prefix, salt, len),
+                        make_before(
+                            &ids,
+                            prefix,
+                            salt,
+                            len,
+                            b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                        )
+                    );
+                    assert_eq!(
+                        ids.hex(prefix, salt, len),
+                        make_before(&ids, prefix, salt, len, b"0123456789abcdef")
+                    );
+                }
+            }
+        }
     }
 }

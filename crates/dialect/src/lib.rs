@@ -147,22 +147,52 @@ pub fn render_wire(
         def.render(turn, neutral, quirks, &ids).map_err(unsupported)
     };
     let mut wire = speak(neutral)?;
-    let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));
-    if turn.transport.tail.is_some() && !ended {
-        // The stream as it would have gone on: the same events, then the stop the turn's
-        // calls ask for. Its event carrying that stop is what the connection dropped inside.
-        let has_calls = neutral.events.iter().any(|e| matches!(e, Event::CallStart { .. }));
-        let reason = def.stop_reason(if has_calls { StopReason::ToolUse } else { StopReason::EndTurn });
-        let mut events = neutral.events.clone();
-        events.push(Event::Stop { reason });
-        let mut origins = neutral.origins.clone();
-        origins.push(Origin::Stop);
-        let n = events.len() as u32;
-        let full = speak(&Rendered { events, origins, end: neutral.end })?;
-        wire.next = full.upto.iter().position(|&u| u >= n).map(|w| full.events[w].clone());
-    }
+    wire.next = next_message(turn, neutral, def, quirks, &ids).map_err(unsupported)?;
     debug_assert_eq!(wire.events.len(), wire.upto.len());
     Ok(wire)
+}
+
+/// For a turn with a tail whose neutral stream has not ended: the event `def` would have sent
+/// next had the stream gone on (the one carrying the stop the turn's calls ask for), which
+/// the connection dropped inside; else `None`. `Err`: the stream gone on cannot be expressed.
+pub(crate) fn next_message(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    def: &dyn DialectDef,
+    quirks: Quirks,
+    ids: &json::Ids,
+) -> Result<Option<WireMessage>, String> {
+    let ended = neutral.origins.iter().any(|o| matches!(o, Origin::Stop | Origin::Error));
+    if turn.transport.tail.is_none() || ended {
+        return Ok(None);
+    }
+    // The stream as it would have gone on: the same events, then the stop the turn's calls
+    // ask for. Its event carrying that stop is what the connection dropped inside.
+    let has_calls = neutral.events.iter().any(|e| matches!(e, Event::CallStart { .. }));
+    let reason = def.stop_reason(if has_calls { StopReason::ToolUse } else { StopReason::EndTurn });
+    let mut events = neutral.events.clone();
+    events.push(Event::Stop { reason });
+    let mut origins = neutral.origins.clone();
+    origins.push(Origin::Stop);
+    let n = events.len() as u32;
+    let full = def.render(turn, &Rendered { events, origins, end: neutral.end }, quirks, ids)?;
+    Ok(full.upto.iter().position(|&u| u >= n).map(|w| full.events[w].clone()))
+}
+
+/// [`next_message`] as an SSE event, for a dialect that frames as it renders: `None` when
+/// the stream gone on is refused (the dialect then leaves the turn to [`render_wire`], which
+/// refuses it).
+pub(crate) fn next_sse(
+    turn: &Turn,
+    neutral: &Rendered<'_>,
+    def: &dyn DialectDef,
+    quirks: Quirks,
+    ids: &json::Ids,
+) -> Option<Option<SseEvent>> {
+    match next_message(turn, neutral, def, quirks, ids).ok()? {
+        Some(WireMessage::Sse(e)) => Some(Some(e)),
+        _ => Some(None),
+    }
 }
 
 /// [`render_bytes`] of [`render_wire`]'s stream (the same bytes, cuts and counts, and the

@@ -45,6 +45,23 @@ fn each_stream(dialect: Dialect, quirks: Quirks, cases: u32, check: &mut dyn FnM
     assert!(rendered > cases / 5, "{dialect:?} {quirks:?}: {rendered} streams rendered");
 }
 
+/// Bedrock's bytes, cuts and counts of 500 generated cases are the former encoder's (every
+/// message encoded from its `Message`, every cut resolved byte by byte), with corruptions,
+/// tails and cuts of every aim among them.
+#[test]
+fn bedrock_bytes_are_what_the_former_encoder_made() {
+    let (mut corrupt, mut tails, mut cut) = (0, 0, 0);
+    each_stream(Dialect::Bedrock, Quirks::default(), 500, &mut |wire, transport| {
+        let got = crate::render_bytes(Dialect::Bedrock, wire, transport);
+        let want = crate::bedrock::tests::render_bytes_before(wire, transport);
+        assert_eq!(got, want, "{transport:?}");
+        corrupt += usize::from(transport.corrupt.is_some());
+        tails += usize::from(transport.tail.is_some() && wire.next.is_some());
+        cut += usize::from(transport.cuts.len() > 1);
+    });
+    assert!(corrupt > 0 && tails > 0 && cut > 0, "{corrupt} {tails} {cut}");
+}
+
 /// Every event of 500 generated cases in each dialect and profile is the bytes serde wrote.
 #[test]
 fn hand_written_payloads_are_what_serde_wrote() {
@@ -82,8 +99,14 @@ fn sse_bytes_are_what_the_former_encoder_made() {
 #[test]
 fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
     for (dialect, quirks) in registry::speeches() {
-        let mut direct = 0;
-        let cfg = toolcert_gen::GenConfig { transport: true, ..toolcert_gen::GenConfig::default() };
+        let (mut direct, mut corrupt, mut tails) = (0, 0, 0);
+        // Corruptions where the framing is binary, as the runner generates them.
+        let binary = registry::def(dialect).binary();
+        let cfg = toolcert_gen::GenConfig {
+            transport: true,
+            corrupt: binary,
+            ..toolcert_gen::GenConfig::default()
+        };
         let strategy = toolcert_gen::case_strategy(&cfg);
         for k in 0..500u64 {
             let case = toolcert_gen::strategy::case_tree(&strategy, 17, k).current();
@@ -98,13 +121,20 @@ fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
                 });
                 assert_eq!(serde, via_wire, "{dialect:?} {quirks:?}, case {k}, serde");
                 let ids = crate::json::Ids::new(t);
-                direct += usize::from(
-                    registry::def(dialect).render_bytes_direct(t, &neutral, quirks, &ids).is_some(),
-                );
+                let framed = registry::def(dialect).render_bytes_direct(t, &neutral, quirks, &ids).is_some();
+                direct += usize::from(framed);
+                corrupt += usize::from(framed && t.transport.corrupt.is_some());
+                tails += usize::from(framed && t.transport.tail.is_some());
             }
         }
-        if dialect == Dialect::Anthropic {
-            assert!(direct > 100, "{direct} streams framed as rendered");
+        if quirks == Quirks::default() {
+            assert!(direct > 50, "{dialect:?}: {direct} streams framed as rendered");
+        }
+        if quirks == Quirks::default() && !binary {
+            assert!(tails > 5, "{dialect:?}: {tails} streams with a tail framed as rendered");
+        }
+        if binary {
+            assert!(corrupt > 10, "{dialect:?}: {corrupt} corrupted streams framed as rendered");
         }
     }
 }

@@ -413,9 +413,14 @@ impl Renderer<'_> {
 }
 
 pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
+    render_into(turn, neutral, ids, Out::with_capacity(neutral.events.len() + 8)).wire
+}
+
+/// The events of `neutral`, into `out` (kept, or framed into its SSE bytes).
+fn render_into(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids, out: Out) -> Out {
     let mut r = Renderer {
         item_only: toolcert_render::item_done_only(turn, neutral),
-        out: Out::with_capacity(neutral.events.len() + 8),
+        out,
         seq: 0,
         ids,
         response_id: ids.hex("resp_", "response", 48),
@@ -611,7 +616,7 @@ pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStre
             }
         }
     }
-    r.out.wire
+    r.out
 }
 
 /// Decodes OpenAI Responses events. A call's events name its output index; the decoder
@@ -1064,6 +1069,19 @@ impl crate::DialectDef for OpenAiResponses {
         ids: &Ids,
     ) -> Result<crate::WireStream, String> {
         Ok(render(turn, neutral, ids).into())
+    }
+
+    /// Framed as rendered; with a tail, the stream is rendered again as it would have gone
+    /// on for the event the connection dropped inside.
+    fn render_bytes_direct(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        quirks: toolcert_scenario::Quirks,
+        ids: &Ids,
+    ) -> Option<crate::BytesStream> {
+        let next = crate::next_sse(turn, neutral, self, quirks, ids)?;
+        render_into(turn, neutral, ids, Out::framing(turn, neutral, 4, 480)).framed(turn, next.as_ref())
     }
 
     fn decoder(&self, _quirks: toolcert_scenario::Quirks) -> Box<dyn crate::WireDecoder> {

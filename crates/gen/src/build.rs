@@ -669,16 +669,24 @@ fn call_id(family: u8, seed: u16, stream: usize, ordinal: u32) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let (prefix, n) = if family == 0 { ("toolu_01", 22) } else { ("call_", 24) };
     let mut x = u64::from(seed) << 32 ^ (stream as u64) << 20 ^ u64::from(ordinal);
-    let mut tail = [0u8; 24];
-    let mut word = 0u64;
-    for (i, c) in tail[..n].iter_mut().enumerate() {
-        if i % 10 == 0 {
-            word = splitmix64(&mut x);
+    // Six bits a character, ten characters a word; the two values past the alphabet fold
+    // back (a slight bias no one will notice in an id).
+    const SIXTY_FOUR: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let mut k = 0;
+        while k < 64 {
+            t[k] = ALPHABET[k % 62];
+            k += 1;
         }
-        // Six bits a character; the two values past the alphabet fold back (a slight bias
-        // no one will notice in an id).
-        *c = ALPHABET[(word & 63) as usize % 62];
-        word >>= 6;
+        t
+    };
+    let mut tail = [0u8; 24];
+    for chunk in tail[..n].chunks_mut(10) {
+        let mut word = splitmix64(&mut x);
+        for c in chunk {
+            *c = SIXTY_FOUR[(word & 63) as usize];
+            word >>= 6;
+        }
     }
     let mut id = String::with_capacity(prefix.len() + n);
     id.push_str(prefix);
@@ -977,6 +985,37 @@ mod tests {
         let mut d = String::from(r#"{"note": "abc def"}"#);
         cut_document(&mut d, 2, 0, &mut Vec::new());
         assert_eq!(d, r#"{"note": ""#);
+    }
+
+    /// [`call_id`] as it was, a character at a time (the tests' oracle).
+    fn call_id_per_char(family: u8, seed: u16, stream: usize, ordinal: u32) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let (prefix, n) = if family == 0 { ("toolu_01", 22) } else { ("call_", 24) };
+        let mut x = u64::from(seed) << 32 ^ (stream as u64) << 20 ^ u64::from(ordinal);
+        let mut tail = [0u8; 24];
+        let mut word = 0u64;
+        for (i, c) in tail[..n].iter_mut().enumerate() {
+            if i % 10 == 0 {
+                word = splitmix64(&mut x);
+            }
+            *c = ALPHABET[(word & 63) as usize % 62];
+            word >>= 6;
+        }
+        format!("{prefix}{}", std::str::from_utf8(&tail[..n]).unwrap())
+    }
+
+    #[test]
+    fn call_ids_are_the_per_char_ones() {
+        for seed in (0..=u16::MAX).step_by(97) {
+            for family in 0..3 {
+                for (stream, ordinal) in [(0, 0), (1, 3), (2, 7), (0, 1 << 19)] {
+                    assert_eq!(
+                        call_id(family, seed, stream, ordinal),
+                        call_id_per_char(family, seed, stream, ordinal)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -603,8 +603,11 @@ fn classify_impl<'c, 'p>(
             StreamSchedule::Sequential => Label::SequentialStreams,
         });
     }
-    // The lexer's vectors, kept from one document to the next.
-    let mut spare = (Vec::new(), Vec::new());
+    // The lexer's vectors, kept from one document to the next (and one case to the next).
+    thread_local! {
+        static SPARE: std::cell::Cell<lex::Spare> = Default::default();
+    }
+    let mut spare = SPARE.take();
     for (stream, turn) in case.streams.iter().enumerate() {
         if !turn.transport.is_plain() {
             cov.enter(Scope::HasTransport);
@@ -710,8 +713,12 @@ fn classify_impl<'c, 'p>(
             let args = call.arguments.as_str();
             // The lexer's flags of the split offsets only: one pass, no flag per byte.
             // (Splits a generator made are normal already: no copy of them then.)
-            let normal = call.splits.windows(2).all(|w| w[0] <= w[1])
-                && call.splits.iter().all(|&s| args.is_char_boundary(s));
+            let mut prev = 0;
+            let normal = call.splits.iter().all(|&s| {
+                let ordered = prev <= s;
+                prev = s;
+                ordered && args.is_char_boundary(s)
+            });
             let copied;
             let splits: &[usize] = if normal {
                 &call.splits
@@ -720,17 +727,17 @@ fn classify_impl<'c, 'p>(
                 &copied
             };
             let mut lexed = Lexed::default();
-            let (flags, top_keys) = std::mem::take(&mut spare);
+            let vectors = std::mem::take(&mut spare);
             // (The tests' old passes read the flags with the former scan too.)
             #[cfg(test)]
             let scan = if lexer_pass {
-                lex::scan_observed_into(args, splits, &mut lexed, flags, top_keys)
+                lex::scan_observed_into(args, splits, &mut lexed, vectors)
             } else {
-                lex::oracle::former::scan_observed_into(args, splits, &mut lexed, flags, top_keys)
+                lex::oracle::former::scan_observed_into(args, splits, &mut lexed, Vec::new(), Vec::new())
             };
             #[cfg(not(test))]
-            let scan = lex::scan_observed_into(args, splits, &mut lexed, flags, top_keys);
-            classify_splits(args, splits, &scan.flags, &mut cov);
+            let scan = lex::scan_observed_into(args, splits, &mut lexed, vectors);
+            classify_splits(args, splits, &scan.flags, lexer_pass, &mut cov);
             if args.len() >= 400 {
                 cov.labels.insert(Label::LongArguments);
             }
@@ -740,7 +747,7 @@ fn classify_impl<'c, 'p>(
             let mut keys: Vec<&str> = scan.top_keys.iter().map(|r| &args[r.clone()]).collect();
             keys.sort_unstable();
             shape_labels(args, &call.splits, &scan, &keys, &mut cov);
-            let facts = if scan.status == Status::Invalid || !lexer_pass {
+            let facts = if lexed.unreliable || !lexer_pass {
                 // The lexer gave up somewhere (or the old passes are asked for): they read on.
                 unicode_labels(args, &mut cov);
                 document_labels(args, &mut cov)
@@ -797,12 +804,13 @@ fn classify_impl<'c, 'p>(
                 cov.labels.insert(Label::SameToolTwice);
             }
             keysets.push((&call.name, keys));
-            spare = (scan.flags, scan.top_keys);
+            spare = scan.into();
         }
         if keysets.len() >= 2 {
             cov.enter(Scope::HasMultiCallTurn);
         }
     }
+    SPARE.set(spare);
     cov
 }
 
@@ -832,14 +840,21 @@ fn parse_strictly(
     }
     let sure = lexer_pass;
     let (lenient, violates) = match schema {
-        Some(schema) => match sure.then(|| crate::violates::lexed_violates(args, schema)).flatten() {
-            Some(violates) => (true, violates),
-            // The schema checked in the parse's walk.
-            None => match crate::violates::parse_violates(args, schema, deep) {
+        Some(schema) => {
+            match sure
+                .then(|| {
+                    crate::violates::lexed_violates(args, schema, &scan.top_values, facts.escaped_dollar)
+                })
+                .flatten()
+            {
                 Some(violates) => (true, violates),
-                None => (false, false),
-            },
-        },
+                // The schema checked in the parse's walk.
+                None => match crate::violates::parse_violates(args, schema, deep) {
+                    Some(violates) => (true, violates),
+                    None => (false, false),
+                },
+            }
+        }
         None if sure => (true, false),
         None => {
             let mut de = serde_json::Deserializer::from_str(args);
@@ -1003,6 +1018,11 @@ fn may_label(b: u8) -> bool {
 fn raw_unicode_labels(s: &str, labels: &mut LabelSet) {
     let b = s.as_bytes();
     let one = |at: usize, labels: &mut LabelSet| {
+        // Of the characters beyond U+FFFF, only noncharacters (U+nFFFE, U+nFFFF) have a
+        // class, and their third byte is 0xBF.
+        if b[at] >= 0xF0 && b.get(at + 2) != Some(&0xBF) {
+            return;
+        }
         let c = s[at..].chars().next().expect("a character starts at a lead byte");
         if c == '\u{2028}' || c == '\u{2029}' {
             labels.insert(Label::RawLineSeparator);
@@ -1049,12 +1069,15 @@ fn unicode_unit(c: u32, labels: &mut LabelSet) {
 
 /// What [`unicode_labels`] and the token pass of [`document_labels`] find, gathered from the
 /// lexer's own pass instead ([`lex::scan_observed_into`]): the same labels and facts for every
-/// document the lexer does not call [`Status::Invalid`] (the only tokens and characters of
+/// document the lexer does not find [`Lexed::unreliable`] (the only tokens and characters of
 /// such a document are its strings' and values', which both passes read alike).
 #[derive(Default)]
 struct Lexed {
     labels: LabelSet,
     facts: DocFacts,
+    /// The lexer's calls do not say what the passes read ([`lex::Observer::unreliable`]): a
+    /// lexical error, or a top-level value glued to the one before.
+    unreliable: bool,
     /// A high surrogate escape waiting for its low half, as [`unicode_labels`] pairs them
     /// (across anything but another escape).
     pending_high: Option<u32>,
@@ -1062,46 +1085,22 @@ struct Lexed {
 
 impl lex::Observer for Lexed {
     fn number(&mut self, text: &str) {
-        if text.len() > 15 {
-            self.facts.overflowing_number |= long_number_labels(text, &mut self.labels);
-            return;
-        }
-        // Most numbers are short integers without a leading zero: nothing to label.
+        // Most numbers are short integers without a leading zero: nothing to label. (Sixteen
+        // digits may pass 2^53.)
         let b = text.as_bytes();
         let digits = b.strip_prefix(b"-").unwrap_or(b);
-        if digits.first().is_some_and(|d| (b'1'..=b'9').contains(d)) && digits.iter().all(u8::is_ascii_digit)
+        if digits.len() <= 15
+            && digits.first().is_some_and(|d| (b'1'..=b'9').contains(d))
+            && digits.iter().all(u8::is_ascii_digit)
         {
             return;
         }
-        // What `number_labels` finds of a short number, with less reading: no integer of 15
-        // digits passes 2^53, no decimal of 15 keeps 17 digits, and a double overflows only
-        // where the exponent takes the value past 10^308.
-        if !is_json_number(text) {
-            self.labels.insert(Label::InvalidNumber);
-            return;
-        }
-        let digits = text.strip_prefix('-').unwrap_or(text);
-        let (mantissa, exp) = match digits.find(['e', 'E']) {
-            Some(k) => (&digits[..k], Some(&digits[k + 1..])),
-            None => (digits, None),
-        };
-        if let Some(exp) = exp {
-            self.labels.insert(Label::ExponentForm);
-            // (At most 12 digits: an i64 holds them.)
-            let exp: i64 = exp.parse().expect("a JSON number's exponent");
-            let whole = mantissa.find('.').unwrap_or(mantissa.len()) as i64;
-            if whole + exp > 308 && text.parse::<f64>().is_ok_and(f64::is_infinite) {
-                self.facts.overflowing_number = true;
-            }
-        }
-        if mantissa.bytes().all(|d| d == b'0' || d == b'.')
-            && (text.starts_with('-') || mantissa.contains('.'))
-        {
-            self.labels.insert(Label::SignedZero);
-        }
+        // Any other in one pass (what `number_labels` finds: the tests hold them to that).
+        self.facts.overflowing_number |= long_number_labels(text, &mut self.labels);
     }
 
     fn unicode_escape(&mut self, v: u32) {
+        self.facts.escaped_dollar |= v == 0x24;
         match (self.pending_high.take(), v) {
             (Some(hi), 0xDC00..=0xDFFF) => {
                 unicode_unit(0x10000 + ((hi - 0xD800) << 10) + (v - 0xDC00), &mut self.labels)
@@ -1130,6 +1129,10 @@ impl lex::Observer for Lexed {
         self.labels.insert(Label::LoneSurrogate);
         self.facts.lone_surrogate = true;
     }
+
+    fn unreliable(&mut self) {
+        self.unreliable = true;
+    }
 }
 
 /// What the label pass of one document found that decides whether it parses.
@@ -1139,6 +1142,8 @@ struct DocFacts {
     lone_surrogate: bool,
     /// A number outside strings that no double holds (`1e400`).
     overflowing_number: bool,
+    /// A `\u0024` escape (a `$`: serde_json's number key has one). Only the lexer's pass tells.
+    escaped_dollar: bool,
 }
 
 /// Whitespace-only and non-object documents, empty fragments, duplicate and long keys
@@ -1429,43 +1434,45 @@ fn is_json_number(t: &str) -> bool {
     i == b.len()
 }
 
-/// `splits` normalized, `flags[n]` the lexer's flags of `splits[n]`.
-fn classify_splits(args: &str, splits: &[usize], flags: &[u16], cov: &mut Coverage) {
+/// `splits` normalized, `flags[n]` the lexer's flags of `splits[n]`. `lexer_pass`: a prefix
+/// the lexer reads as one object parses (`false`: it is parsed all the same, the tests' oracle).
+fn classify_splits(args: &str, splits: &[usize], flags: &[u16], lexer_pass: bool, cov: &mut Coverage) {
+    debug_assert_eq!(splits.len(), flags.len());
     let len = args.len();
+    // The fragments' sizes, and the interior splits' flags together (one pass): a label each.
+    let (mut empty, mut one, mut whole, mut prefix_parses) = (false, false, false, false);
+    let mut any = 0;
     let mut start = 0;
-    for end in splits.iter().copied().chain(std::iter::once(len)) {
+    for (&end, &f) in splits.iter().zip(flags) {
         let n = end - start;
-        if n == 0 && !(len == 0 && splits.is_empty()) {
-            cov.labels.insert(Label::EmptyFragment);
-        }
-        if n == 1 {
-            cov.labels.insert(Label::OneByteFragment);
-        }
-        if n == len && len > 0 {
-            cov.labels.insert(Label::WholeFragment);
+        (empty, one, whole) = (empty | (n == 0), one | (n == 1), whole | (n == len));
+        if end != 0 && end < len {
+            any |= f;
+            // The lexer reads the prefix as one whole value, with serde_json's grammar: the
+            // parse that skips a value (`IgnoredAny`) checks that grammar only (no depth limit,
+            // no surrogate pairing), so it accepts the prefix too (a test holds them to that).
+            prefix_parses |= f & flag::PREFIX_PARSES != 0
+                && (lexer_pass || serde_json::from_str::<serde::de::IgnoredAny>(&args[..end]).is_ok());
         }
         start = end;
     }
-    // The interior splits' flags together: a label each flag gives.
-    let mut any = 0;
-    for (&s, &f) in splits.iter().zip(flags) {
-        if s == 0 || s >= len {
-            continue;
-        }
-        any |= f;
-        // The lexer finds the candidates; the strict parser the oracle uses has the last word.
-        if f & flag::PREFIX_PARSES != 0 && serde_json::from_str::<serde::de::IgnoredAny>(&args[..s]).is_ok() {
-            cov.labels.insert(Label::AfterBracePrefixParses);
-        }
-    }
-    for (bit, label) in [
-        (flag::NEXT_TO_SPACE, Label::InsideStringNextToSpace),
-        (flag::ESCAPE, Label::BetweenBackslashAndEscape),
-        (flag::UNICODE, Label::InsideUnicodeEscape),
-        (flag::NESTED, Label::InsideNestedObject),
-        (flag::KEY_COLON, Label::BetweenKeyAndColon),
+    let n = len - start;
+    empty |= n == 0 && !(len == 0 && splits.is_empty());
+    one |= n == 1;
+    // (`n == len` of a split fragment: the other fragments are empty.)
+    whole = (whole || n == len) && len > 0;
+    for (hit, label) in [
+        (empty, Label::EmptyFragment),
+        (one, Label::OneByteFragment),
+        (whole, Label::WholeFragment),
+        (prefix_parses, Label::AfterBracePrefixParses),
+        (any & flag::NEXT_TO_SPACE != 0, Label::InsideStringNextToSpace),
+        (any & flag::ESCAPE != 0, Label::BetweenBackslashAndEscape),
+        (any & flag::UNICODE != 0, Label::InsideUnicodeEscape),
+        (any & flag::NESTED != 0, Label::InsideNestedObject),
+        (any & flag::KEY_COLON != 0, Label::BetweenKeyAndColon),
     ] {
-        if any & bit != 0 {
+        if hit {
             cov.labels.insert(label);
         }
     }
@@ -1725,7 +1732,7 @@ mod tests {
     }
 
     /// Labels and facts of one document by the lexer's pass and by the passes of their own
-    /// (`None` for the lexer's where it calls the document invalid: the old passes read it).
+    /// (`None` for the lexer's where its calls are unreliable: the old passes read on).
     /// The labels, and whether a lone surrogate and an overflowing number were found.
     type Found = (LabelSet, bool, bool);
 
@@ -1738,7 +1745,7 @@ mod tests {
         if scan.deepest >= 128 {
             lexed.labels.insert(Label::DeepNesting);
         }
-        let new = (scan.status != Status::Invalid).then_some((
+        let new = (!lexed.unreliable).then_some((
             lexed.labels,
             lexed.facts.lone_surrogate,
             lexed.facts.overflowing_number,
@@ -1768,6 +1775,8 @@ mod tests {
         ] {
             points.extend(edge.saturating_sub(2)..=edge + 2);
         }
+        // Every plane's last two code points, and the ones around them.
+        points.extend((1..=16u32).flat_map(|p| (p << 16) + 0xFFBE..=(p << 16) + 0xFFFF));
         points.extend((0x3000..0x110000).step_by(251));
         let chars: Vec<char> =
             points.into_iter().filter_map(char::from_u32).filter(|c| !c.is_ascii()).collect();
@@ -1981,6 +1990,28 @@ mod tests {
             r#"{"a": [1, 2,], "b": -01.5e+3}"#,
             r#"{"a": 1} x 1e400"#,
             r#"{"a": "unterminated"#,
+            // Values end to end: the lexer's calls are what the passes read unless a value is
+            // glued to a number or literal before it.
+            "1true",
+            "true1",
+            "true1e400",
+            "false-0.0",
+            "null-1e400 2",
+            "truefalse1",
+            "00",
+            "0-1",
+            "1.5e3-2",
+            "1e5e400",
+            r#""a"1e400"#,
+            r#"1"\ud800""#,
+            r#"{}1e400[]-0{"a":-0.0}"#,
+            r#"[1]2 3.0 -0"#,
+            r#"{"a":"\ud83d"}{"b":"\ude00"}"#,
+            r#""\ud83d""\ude00""#,
+            r#"{"a":1}{"a":"e\u0301 é \u00e9"} {"b": 12345678901234567890}"#,
+            r#"{"a":[[1]]}[[[[2]]]]"#,
+            "1e400 1e400",
+            "\"\u{2028}\"\"\u{feff}\"",
         ]
         .into_iter()
         .map(String::from)
@@ -2125,6 +2156,48 @@ mod tests {
         // A nested brace does not end a parsable prefix.
         let d = r#"{"a": {"b": 1}, "c": 2}"#;
         assert!(!labels(d, vec![14]).contains(Label::AfterBracePrefixParses));
+    }
+
+    /// Every prefix the lexer reads as one whole value (`PREFIX_PARSES`) the skipping parse
+    /// accepts, so that coverage need not ask it: generated documents of every configuration
+    /// and the named cases', cut anywhere, and hand-made ones the skipping parse is lenient
+    /// about (lone surrogates, nesting past 128 levels, numbers no double holds).
+    #[test]
+    fn prefixes_the_lexer_reads_whole_parse() {
+        let configs = [
+            (GenConfig { schema: true, ..GenConfig::default() }, 3000),
+            (GenConfig { max_args_size: 512 * 1024, ..GenConfig::default() }, 100),
+            (GenConfig { transport: true, corrupt: true, ..GenConfig::default() }, 1000),
+        ];
+        let mut docs: Vec<String> = Vec::new();
+        for (cfg, n) in &configs {
+            for case in crate::cases(cfg, 5).take(*n) {
+                docs.extend(case.streams.iter().flat_map(|t| t.calls()).map(|c| c.arguments.clone()));
+            }
+        }
+        for named in crate::named::all() {
+            docs.extend(named.case.streams.iter().flat_map(|t| t.calls()).map(|c| c.arguments.clone()));
+        }
+        let deep = |n: usize| format!("{}{}", "{\"a\":[".repeat(n), "]}".repeat(n));
+        for d in [
+            r#"{"a":"\ud800"} {"b":1}"#.to_string(),
+            r#"{"a":"\udc00\ud800x"}{"#.to_string(),
+            r#"{"a":1e400,"b":-0,"c":123456789012345678901234567890}1"#.to_string(),
+            format!("{} ", deep(127)),
+            format!("{}[", deep(129)),
+            format!("{}x", deep(300)),
+        ] {
+            docs.push(d);
+        }
+        let mut prefixes = 0;
+        for d in &docs {
+            let flags = lex::scan(d).flags;
+            for s in (1..d.len()).filter(|&s| flags[s] & flag::PREFIX_PARSES != 0) {
+                assert!(serde_json::from_str::<serde::de::IgnoredAny>(&d[..s]).is_ok(), "{:?}", &d[..s]);
+                prefixes += 1;
+            }
+        }
+        assert!(prefixes > 300, "{prefixes} prefixes");
     }
 
     #[test]

@@ -376,12 +376,15 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn gap(&mut self, g: Gap, depth: usize) {
-        let canonical = match g {
-            Gap::AfterColon | Gap::AfterComma => " ",
-            _ => "",
-        };
+        // The canonical gap is a space or nothing: pushed as a character (a string of one
+        // byte or none would cost a copy call).
+        let canonical = matches!(g, Gap::AfterColon | Gap::AfterComma);
         match self.ws {
-            0 => self.out.push_str(canonical),
+            0 => {
+                if canonical {
+                    self.out.push(' ');
+                }
+            }
             1 => {}
             2 => match g {
                 Gap::AfterOpen | Gap::AfterComma => self.newline(depth + 1),
@@ -391,8 +394,8 @@ impl Writer<'_> {
             },
             _ => {
                 let s = match self.ws_bytes.next() % 8 {
-                    0 => canonical,
-                    1 => "",
+                    0 if canonical => " ",
+                    0 | 1 => "",
                     2 => " ",
                     3 => "  ",
                     4 => "\n",

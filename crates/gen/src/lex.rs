@@ -66,6 +66,10 @@ pub(crate) struct Scan {
     pub top_keys: Vec<std::ops::Range<usize>>,
     /// The most containers open at once (before any lexical error).
     pub deepest: usize,
+    /// The containers that are values of the top-level container, in order: from the opening
+    /// bracket to past the closing one (only [`scan_observed_into`] measures them; the schema
+    /// walk skips them at once).
+    pub top_values: Vec<std::ops::Range<usize>>,
 }
 
 /// The lexer's states: what the next byte may be (outside tokens) or where in a token it is.
@@ -635,7 +639,7 @@ pub(crate) fn string_run(bytes: &[u8]) -> usize {
 pub(crate) fn scan(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
     let (status, top_keys, deepest) = scan_impl(doc, false, &mut sink);
-    Scan { flags: sink.0, status, top_keys, deepest }
+    Scan { flags: sink.0, status, top_keys, deepest, top_values: Vec::new() }
 }
 
 /// [`scan`], also recording the top-level keys.
@@ -643,7 +647,7 @@ pub(crate) fn scan(doc: &str) -> Scan {
 pub(crate) fn scan_with_keys(doc: &str) -> Scan {
     let mut sink = Every(Vec::with_capacity(doc.len() + 1));
     let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
-    Scan { flags: sink.0, status, top_keys, deepest }
+    Scan { flags: sink.0, status, top_keys, deepest, top_values: Vec::new() }
 }
 
 /// [`scan_with_keys`] that keeps the flags of the offsets `at` only (sorted, each in
@@ -656,8 +660,11 @@ pub(crate) fn scan_at(doc: &str, at: &[usize]) -> Scan {
 
 /// What coverage reads of a document in the lexer's pass besides the flags: the tokens and
 /// characters its labels are about, in document order, so that no second pass is needed.
-/// Of a document with a lexical error or a second value ([`Status::Invalid`]) the calls say
-/// nothing reliable (tokens are cut where the lexer gave up): the caller must not use them.
+/// Where they stop saying what a pass over the document's tokens would read, the scan calls
+/// [`Observer::unreliable`], and the caller must not use them: after a lexical error (tokens
+/// are cut where the lexer gave up), and where a top-level value follows a number or a
+/// literal with no byte between that could end a token (`1true`, `0-1`: one token to such a
+/// pass). Of several values end to end otherwise they are what it reads.
 pub(crate) trait Observer {
     /// A number token outside strings; at the end of a cut document it may be cut too
     /// (`1.`, `-`).
@@ -678,6 +685,16 @@ pub(crate) trait Observer {
     /// A surrogate escape that is not half of a pair: a high one not followed at once by a
     /// whole low one (in its string), or a low one not right after a high one.
     fn lone_surrogate(&mut self);
+    /// The calls do not say what a token pass reads (see the trait's docs).
+    fn unreliable(&mut self) {}
+}
+
+/// A top-level value starting at byte `j` is glued to the token before it: a pass that reads
+/// runs of letters, digits and `+-.` as one token would not read them as the lexer did.
+#[inline(never)]
+fn glued(bytes: &[u8], j: usize) -> bool {
+    let token = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.');
+    j > 0 && bytes[j - 1].is_ascii_alphanumeric() && bytes.get(j).is_some_and(|&b| token(b))
 }
 
 /// Nothing observed.
@@ -697,10 +714,35 @@ fn hex_value(b: u8) -> u32 {
     }
 }
 
+/// The value of each hex digit, `0xFF` for other bytes.
+static HEX: [u8; 256] = {
+    let mut t = [0xFF; 256];
+    let mut b = 0;
+    while b < 256 {
+        if (b as u8).is_ascii_hexdigit() {
+            t[b] = match b as u8 {
+                c @ b'0'..=b'9' => c - b'0',
+                c => (c | 0x20) - b'a' + 10,
+            };
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The value of the four hex digits at `bytes[i..]`, if they are four hex digits.
+#[inline(always)]
+fn hex4(bytes: &[u8], i: usize) -> Option<u32> {
+    let h = bytes.get(i..i + 4)?;
+    let d = [HEX[h[0] as usize], HEX[h[1] as usize], HEX[h[2] as usize], HEX[h[3] as usize]];
+    ((d[0] | d[1] | d[2] | d[3]) < 16)
+        .then(|| (u32::from(d[0]) << 12) | (u32::from(d[1]) << 8) | (u32::from(d[2]) << 4) | u32::from(d[3]))
+}
+
 /// [`scan_observed_into`] with new vectors.
 #[cfg(test)]
 pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) -> Scan {
-    scan_observed_into(doc, at, obs, Vec::new(), Vec::new())
+    scan_observed_into(doc, at, obs, Default::default())
 }
 
 /// The scan of `scan_at` (the flags of the offsets `at` only, sorted, each in `0..=len`:
@@ -709,21 +751,19 @@ pub(crate) fn scan_observed(doc: &str, at: &[usize], obs: &mut impl Observer) ->
 /// builder's [`first_flagged`] pays nothing for the observing), which takes at once what
 /// no wanted offset cuts: the whitespace and structure between tokens (a lookup a byte, up
 /// to the next wanted offset), a string's plain content (its non-ASCII characters handed
-/// to [`Observer::text`] together), a whole escape, a run of digits. `flags` and `keys`
-/// (emptied first) are the vectors of an earlier [`Scan`], so that a run of documents
-/// allocates them once.
-pub(crate) fn scan_observed_into(
-    doc: &str,
-    at: &[usize],
-    obs: &mut impl Observer,
-    mut flags: Vec<u16>,
-    mut keys: Vec<std::ops::Range<usize>>,
-) -> Scan {
+/// to [`Observer::text`] together), a whole escape, a run of digits. `spare` holds the
+/// vectors of an earlier [`Scan`] (emptied first, so that a run of documents allocates them
+/// once).
+pub(crate) fn scan_observed_into(doc: &str, at: &[usize], obs: &mut impl Observer, spare: Spare) -> Scan {
     debug_assert!(at.windows(2).all(|w| w[0] <= w[1]) && at.last().is_none_or(|&s| s <= doc.len()));
     let next_at = at.first().copied().unwrap_or(usize::MAX);
+    let Spare(mut flags, mut keys, mut top_values) = spare;
     flags.clear();
     flags.reserve(at.len());
     keys.clear();
+    top_values.clear();
+    // Where the value of the top-level container that is open began.
+    let mut top_value_start = 0;
     let mut sink = Only { at, next: 0, next_at, flags };
     let bytes = doc.as_bytes();
     let mut top_keys = Some(keys);
@@ -734,7 +774,7 @@ pub(crate) fn scan_observed_into(
     // The string's last escape was a high surrogate: only a low one may come next.
     let mut high = false;
     let mut i = 0;
-    while i < len {
+    'bytes: while i < len {
         let state = lx.state;
         if state <= st::DONE && sink.next_at > i {
             // Between tokens: step byte after byte up to the next wanted offset, until a
@@ -742,8 +782,21 @@ pub(crate) fn scan_observed_into(
             // literal at once, where no wanted offset is inside.
             let mut stop = sink.next_at.min(len);
             'between: loop {
-                // (`& 7`: the state is one of `VALUE..=DONE` here; no bounds check.)
-                let t = STEP[(lx.state & 7) as usize][bytes[i] as usize];
+                // Whitespace, colons and commas lead from one state between tokens to another:
+                // a lookup a byte. (`& 7`: the state is one of `VALUE..=DONE` here; no bounds
+                // check.)
+                let mut s = lx.state & 7;
+                let mut t = STEP[s as usize][bytes[i] as usize];
+                while t <= st::DONE {
+                    s = t;
+                    i += 1;
+                    if i == stop {
+                        lx.state = s;
+                        break 'between;
+                    }
+                    t = STEP[(s & 7) as usize][bytes[i] as usize];
+                }
+                lx.state = s;
                 i += 1;
                 if t == st::STR_VAL || t == act::KEY_OPEN {
                     // (No high surrogate is pending outside strings.)
@@ -790,12 +843,27 @@ pub(crate) fn scan_observed_into(
                         }
                         lx.stack.push(true);
                         lx.state = st::KEY_OR_END;
+                        if lx.stack.depth == 2 {
+                            top_value_start = i - 1;
+                        }
                     }
                     act::PUSH_ARR => {
                         lx.stack.push(false);
                         lx.state = st::VALUE_OR_END;
+                        if lx.stack.depth == 2 {
+                            top_value_start = i - 1;
+                        }
                     }
-                    _ => lx.act(t, CLASS[bytes[i - 1] as usize], i - 1, &mut top_keys),
+                    _ => {
+                        if t == act::SECOND_DOC && glued(bytes, i - 1) {
+                            obs.unreliable();
+                        }
+                        let depth = lx.stack.depth;
+                        lx.act(t, CLASS[bytes[i - 1] as usize], i - 1, &mut top_keys);
+                        if depth == 2 && lx.stack.depth == 1 {
+                            top_values.push(top_value_start..i);
+                        }
+                    }
                 }
                 if is_number(lx.state) {
                     // A number: its bytes here too, up to the wanted offset.
@@ -857,45 +925,45 @@ pub(crate) fn scan_observed_into(
             continue;
         }
         if state | 1 == st::STR_VAL {
+            // The string's plain runs and the whole escapes between them (no offset inside
+            // them wanted), up to its closing quote, or to a byte the step below takes.
             let base = STATE_FLAGS[state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
-            let (n, non_ascii) = content_run(&bytes[i..]);
-            if n > 0 {
-                let end = i + n;
-                if std::mem::take(&mut high) {
-                    obs.lone_surrogate();
-                }
-                if non_ascii {
-                    // (The run ends at an ASCII byte or at the end: whole characters.)
-                    obs.text(&doc[i..end]);
-                }
-                sink.string_run(bytes, i, end, base);
-                i = end;
-                if i == len {
-                    break;
-                }
-            }
-            match bytes[i] {
-                b'"' if sink.next_at > i => {
-                    // The closing quote.
+            loop {
+                let (n, non_ascii) = content_run(&bytes[i..]);
+                if n > 0 {
+                    let end = i + n;
                     if std::mem::take(&mut high) {
                         obs.lone_surrogate();
                     }
-                    lx.step(bytes, i, &mut top_keys);
-                    i += 1;
-                    continue;
+                    if non_ascii {
+                        // (The run ends at an ASCII byte or at the end: whole characters.)
+                        obs.text(&doc[i..end]);
+                    }
+                    sink.string_run(bytes, i, end, base);
+                    i = end;
                 }
-                b'\\' => {
+                match bytes.get(i) {
+                    None => break 'bytes,
+                    Some(b'"') if sink.next_at > i => {
+                        // The closing quote.
+                        if std::mem::take(&mut high) {
+                            obs.lone_surrogate();
+                        }
+                        lx.step(bytes, i, &mut top_keys);
+                        i += 1;
+                        continue 'bytes;
+                    }
                     // A whole escape at once where no offset inside it is wanted (`\uXXXX`
                     // would take six steps).
-                    let hex = bytes.get(i + 2..i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
-                    match (bytes.get(i + 1), hex) {
-                        (Some(b'u'), Some(h)) if sink.next_at >= i + 6 => {
-                            let v = h.iter().fold(0, |v, &b| v << 4 | hex_value(b));
-                            unicode_escape(v, &mut high, obs);
-                            i += 6;
-                            continue;
+                    Some(b'\\') => match bytes.get(i + 1) {
+                        Some(b'u') if sink.next_at >= i + 6 => {
+                            if let Some(v) = hex4(bytes, i + 2) {
+                                unicode_escape(v, &mut high, obs);
+                                i += 6;
+                                continue;
+                            }
                         }
-                        (Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'), _)
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
                             if sink.next_at >= i + 2 =>
                         {
                             if std::mem::take(&mut high) {
@@ -906,9 +974,10 @@ pub(crate) fn scan_observed_into(
                             continue;
                         }
                         _ => {}
-                    }
+                    },
+                    _ => {}
                 }
-                _ => {}
+                break;
             }
         } else if state == st::ERROR {
             sink.after_error(bytes, i);
@@ -924,7 +993,19 @@ pub(crate) fn scan_observed_into(
         if sink.wants(i, lx.may_flags()) {
             sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
         }
+        let (values_done, depth) = (lx.values_done, lx.stack.depth);
         lx.step(bytes, i, &mut top_keys);
+        if lx.values_done > values_done.max(1) && glued(bytes, i) {
+            // (A number's end and the next value's start, `00`, may come in one step.)
+            obs.unreliable();
+        }
+        if lx.stack.depth != depth {
+            if lx.stack.depth == 2 && depth == 1 {
+                top_value_start = i;
+            } else if depth == 2 && lx.stack.depth == 1 {
+                top_values.push(top_value_start..i + 1);
+            }
+        }
         let new = lx.state;
         if new != state {
             if is_number(new) {
@@ -966,6 +1047,9 @@ pub(crate) fn scan_observed_into(
     if high {
         obs.lone_surrogate();
     }
+    if lx.state == st::ERROR {
+        obs.unreliable();
+    }
     // A number at the very end is complete once the input is.
     if st::accepting(lx.state) {
         lx.value_done();
@@ -982,7 +1066,23 @@ pub(crate) fn scan_observed_into(
     } else {
         Status::Incomplete
     };
-    Scan { flags: sink.flags, status, top_keys: top_keys.unwrap_or_default(), deepest: lx.stack.deepest }
+    Scan {
+        flags: sink.flags,
+        status,
+        top_keys: top_keys.unwrap_or_default(),
+        deepest: lx.stack.deepest,
+        top_values,
+    }
+}
+
+/// The vectors of a [`Scan`] that is done with, for [`scan_observed_into`] to fill again.
+#[derive(Default)]
+pub(crate) struct Spare(Vec<u16>, Vec<std::ops::Range<usize>>, Vec<std::ops::Range<usize>>);
+
+impl From<Scan> for Spare {
+    fn from(s: Scan) -> Spare {
+        Spare(s.flags, s.top_keys, s.top_values)
+    }
 }
 
 /// [`string_run`], and whether the run has a non-ASCII byte.
@@ -1190,16 +1290,21 @@ pub(crate) fn first_flagged_into(
     for (questions, answers) in questions.chunks(MAX_QUESTIONS).zip(answers.chunks_mut(MAX_QUESTIONS)) {
         let mut sink = Questions::new(len);
         let mut slot = [0; MAX_QUESTIONS];
+        // Past this offset no question can change its answer.
+        let mut last = 0;
         for (k, &(f, fraction)) in questions.iter().enumerate() {
             // A question no offset can answer (its class needs a byte the document lacks) is
             // settled here: left open, it would keep the pass going to the end of the document.
-            if may_carry(bytes, f) {
+            // One that no offset past some point can answer is settled there.
+            if let Some(carrier) = last_carrier(bytes, f) {
+                let start = 1 + usize::from(fraction) * (len - 1) / 256;
                 slot[sink.n] = k;
-                sink.ask(f, 1 + usize::from(fraction) * (len - 1) / 256);
+                sink.ask(f, start);
+                last = last.max(carrier).max(start - 1);
             }
         }
         if sink.open > 0 {
-            lex_from(bytes, Resume::START.lexer(), 0, len, &mut sink);
+            lex_from(bytes, Resume::START.lexer(), 0, len.min(last + 1), &mut sink);
         }
         for (q, &k) in sink.qs[..sink.n].iter().zip(&slot) {
             answers[k] = q.after.or(q.before);
@@ -1319,9 +1424,7 @@ impl Resume {
 fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume]) -> Option<usize> {
     let bytes = doc.as_bytes();
     let len = bytes.len();
-    if !may_carry(bytes, f) {
-        return None;
-    }
+    let carrier = last_carrier(bytes, f)?;
     let start = 1 + usize::from(fraction) * (len - 1) / 256;
     // Point 0 is the first byte; the renderer's follow.
     let point = |k: usize| if k == 0 { Resume::START } else { resumes[k - 1] };
@@ -1341,7 +1444,9 @@ fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume
         j += 1;
     }
     // (Only a pass from `i` itself sees offsets before the start.)
-    let (after, before) = if j < points { ask(j, start, len) } else { (None, None) };
+    // (No offset past `carrier` carries the flag.)
+    let (after, before) =
+        if j < points { ask(j, start, len.min(carrier.max(start - 1) + 1)) } else { (None, None) };
     if after.is_some() {
         return after;
     }
@@ -1360,10 +1465,65 @@ fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume
     before
 }
 
-/// The loop of `scan_impl` (the tests' whole-document scan) over bytes `i..end` from the state `lx` (a [`Resume`] point),
-/// for a sink that stops the pass once it is done; what it says of the document as a whole
-/// is not kept.
+/// The loop of `scan_impl` (the tests' whole-document scan) over bytes `i..end` from the state
+/// `lx` (a [`Resume`] point), for a sink that stops the pass once it is done; what it says of
+/// the document as a whole is not kept. An offset is put to the sink only in a state whose
+/// offsets may carry what an open question wants ([`Questions::wanted_states`]): most bytes
+/// cost a lookup of the next state and a bit test. (The loop that put every offset the sink
+/// wants is the tests' oracle, [`lex_from_per_offset`].)
 fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Questions) {
+    debug_assert!(end <= sink.len);
+    let mut top_keys = None;
+    let mut open = sink.open;
+    let [mut plain, mut nested] = sink.wanted_states();
+    while i < end {
+        let state = lx.state;
+        if state | 1 == st::STR_VAL {
+            let run_end = (i + string_run(&bytes[i..])).min(end);
+            if run_end > i {
+                let base = STATE_FLAGS[state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
+                if sink.wants_run(base) {
+                    sink.string_run(bytes, i, run_end, base);
+                }
+                i = run_end;
+                if i == end || sink.done() {
+                    return;
+                }
+                if sink.open != open {
+                    open = sink.open;
+                    [plain, nested] = sink.wanted_states();
+                }
+            }
+        } else if state == st::ERROR {
+            sink.after_error(bytes, i);
+            return;
+        }
+        let wanted = if lx.nested > 0 { nested } else { plain };
+        // (The state's bit is what `Sink::wants` would say, `put` refuses offset 0, and
+        // `end` is at most the sink's length.)
+        if wanted >> lx.state & 1 != 0 {
+            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
+            if sink.done() {
+                return;
+            }
+            if sink.open != open {
+                open = sink.open;
+                [plain, nested] = sink.wanted_states();
+            }
+        }
+        let t = BYTE_NEXT[lx.state as usize][bytes[i] as usize];
+        if t < act::PUSH_OBJ {
+            lx.state = t;
+        } else {
+            lx.act(t, CLASS[bytes[i] as usize], i, &mut top_keys);
+        }
+        i += 1;
+    }
+}
+
+/// [`lex_from`] as it was, putting every offset the sink wants (the tests' oracle).
+#[cfg(test)]
+fn lex_from_per_offset(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Questions) {
     let mut top_keys = None;
     while i < end {
         if lx.state | 1 == st::STR_VAL {
@@ -1393,6 +1553,39 @@ fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Qu
     }
 }
 
+/// [`NEXT`] by byte rather than class, for every state: one lookup a byte in [`lex_from`].
+static BYTE_NEXT: [[u8; 256]; st::COUNT] = {
+    let mut t = [[0u8; 256]; st::COUNT];
+    let mut s = 0;
+    while s < st::COUNT {
+        let mut b = 0;
+        while b < 256 {
+            t[s][b] = NEXT[s][CLASS[b] as usize];
+            b += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// For each flag bit: the states (a bit each) whose offsets may carry it, [`MAY_FLAGS`] and
+/// the boundary (any state may be nested: see [`Questions::wanted_states`]).
+static STATES_MAY: [u64; 16] = {
+    let mut t = [0u64; 16];
+    let mut b = 0;
+    while b < 16 {
+        let mut s = 0;
+        while s < st::COUNT {
+            if (MAY_FLAGS[s] | flag::BOUNDARY) & (1 << b) != 0 {
+                t[b] |= 1 << s;
+            }
+            s += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// Whether the lexer a pass from the first byte of `doc` has at `r.at()` is `r`'s.
 #[cfg(test)]
 pub(crate) fn resume_holds(doc: &str, r: Resume) -> bool {
@@ -1406,6 +1599,36 @@ pub(crate) fn resume_holds(doc: &str, r: Resume) -> bool {
     let mask = if lx.stack.depth >= 64 { u64::MAX } else { (1u64 << lx.stack.depth) - 1 };
     (lx.state, lx.stack.bits & mask, lx.stack.depth, &lx.stack.deep, lx.nested, lx.values_done)
         == (want.state, want.stack.bits, want.stack.depth, &want.stack.deep, want.nested, want.values_done)
+}
+
+/// The last offset of `doc` that may carry `f`, from a byte search from the end (`None` only
+/// when none can, as [`may_carry`] says): an escape is right after a backslash, an offset in
+/// `\uXXXX` at most five bytes after the backslash of a `\u`, a space next to the cut at most
+/// one past a space, the prefix that parses right after a `}`. (The other flags may be
+/// anywhere up to the end, `doc.len()`.) A question whose offsets are all before this needs
+/// no lexing past it.
+fn last_carrier(doc: &[u8], f: u16) -> Option<usize> {
+    let len = doc.len();
+    let at = |byte: u8, past: usize| memchr::memrchr(byte, doc).map(|b| b + past);
+    let mut last = len;
+    let mut bits = f;
+    while bits != 0 {
+        let bit = bits & bits.wrapping_neg();
+        bits &= !bit;
+        let carrier = match bit {
+            flag::ESCAPE => at(b'\\', 1),
+            // (Few backslashes: from the last one back to one before a `u`.)
+            flag::UNICODE => {
+                memchr::memrchr_iter(b'\\', doc).find(|&b| doc.get(b + 1) == Some(&b'u')).map(|b| b + 5)
+            }
+            flag::NEXT_TO_SPACE => at(b' ', 1),
+            flag::PREFIX_PARSES => at(b'}', 1),
+            flag::NESTED => may_carry(doc, flag::NESTED).then_some(len),
+            _ => Some(len),
+        };
+        last = last.min(carrier?);
+    }
+    Some(last.min(len))
 }
 
 /// Whether some offset of `doc` may carry `f`, from a byte search (`false` only when none
@@ -1478,6 +1701,21 @@ impl Questions {
         self.n += 1;
         self.open += 1;
         self.settle_classes();
+    }
+
+    /// The states (a bit each) at whose offsets `put` may answer an open question: those
+    /// whose flags ([`Lexer::may_flags`]) meet [`Questions::classes`], outside a nested
+    /// object and inside one. (An offset in no such state carries none of the flags an open
+    /// question wants: `put` would do nothing with it.)
+    fn wanted_states(&self) -> [u64; 2] {
+        let mut plain = 0;
+        let mut bits = self.classes & !flag::NESTED;
+        while bits != 0 {
+            plain |= STATES_MAY[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+        }
+        let nested = if self.classes & flag::NESTED != 0 { u64::MAX } else { plain };
+        [plain, nested]
     }
 
     fn settle_classes(&mut self) {
@@ -1768,6 +2006,30 @@ mod tests {
         docs
     }
 
+    /// Four hex digits read by table are what they are read one at a time, every byte in
+    /// every position, short inputs too.
+    #[test]
+    fn hex_digits_by_table() {
+        let by_one = |b: &[u8], i: usize| {
+            b.get(i..i + 4)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+                .map(|h| h.iter().fold(0, |v, &d| v << 4 | hex_value(d)))
+        };
+        for b in 0..=255u8 {
+            for at in 0..4 {
+                let mut h = *b"9aF0";
+                h[at] = b;
+                assert_eq!(hex4(&h, 0), by_one(&h, 0), "{h:?}");
+            }
+        }
+        for s in ["", "1", "12", "123", "x1234", "\\uD83D", "\\ude00x", "ffff", "FfFf", "g000"] {
+            for i in 0..=s.len() {
+                assert_eq!(hex4(s.as_bytes(), i), by_one(s.as_bytes(), i), "{s:?} {i}");
+            }
+        }
+        assert_eq!(hex4(b"D83d", 0), Some(0xD83D));
+    }
+
     /// The word-at-a-time run stops where a byte-by-byte search does, whatever the bytes
     /// around the stop (high bytes, borrows from every special byte) and the length.
     #[test]
@@ -1806,6 +2068,93 @@ mod tests {
         flag::IN_VALUE_STRING,
         flag::IN_STRING,
     ];
+
+    /// No offset past `last_carrier` carries the flag, and none at all when it says `None`
+    /// (whenever `may_carry` says none may); the bound is the last carrier exactly where the
+    /// flag's byte search can tell.
+    #[test]
+    fn no_offset_past_the_last_carrier_carries_the_flag() {
+        let mut exact = 0;
+        for d in documents(6000) {
+            let flags = scan(&d).flags;
+            for &f in &ALL {
+                let last = flags.iter().rposition(|&x| x & (f | flag::BOUNDARY) == f | flag::BOUNDARY);
+                let bound = last_carrier(d.as_bytes(), f);
+                if !may_carry(d.as_bytes(), f) {
+                    assert_eq!(bound, None, "{d:?} flag {f}");
+                }
+                match bound {
+                    None => assert_eq!(last, None, "{d:?} flag {f}"),
+                    Some(bound) => {
+                        assert!(last.is_none_or(|s| s <= bound), "{d:?} flag {f}: {last:?} past {bound}");
+                        exact += usize::from(last == Some(bound) && bound < d.len());
+                    }
+                }
+            }
+        }
+        assert!(exact > 1000, "{exact} exact bounds");
+    }
+
+    /// The pass that puts only offsets in a wanted state answers as the one that put every
+    /// offset the sink wants: from the first byte and from every resume point of huge and
+    /// deep documents, up to the end and up to a random offset, with up to eight questions
+    /// of any flags (the boundary alone too).
+    #[test]
+    fn the_wanted_state_pass_answers_as_the_per_offset_one() {
+        let mut docs: Vec<(String, Vec<Resume>)> =
+            documents(6000).into_iter().map(|d| (d, Vec::new())).collect();
+        for k in 0..200u8 {
+            let plan = crate::plan::DocPlan {
+                form: [0, 11, 3, 1, 5, 13][usize::from(k % 6)],
+                violate: 0,
+                long: 2,
+                size: k.wrapping_mul(13),
+                fields: Default::default(),
+                ws: k % 4,
+                ws_bytes: Default::default(),
+                form_arg: k,
+            };
+            let (mut doc, mut resumes) = (String::new(), Vec::new());
+            crate::doc::render(k % 6, &plan, 3, k % 2 == 0, 1 << 16, &mut doc, &mut resumes);
+            docs.push((doc, resumes));
+        }
+        let mut r = Rng(0x51ab);
+        let mut answered = 0;
+        for (d, resumes) in &docs {
+            let bytes = d.as_bytes();
+            let len = bytes.len();
+            if len < 2 {
+                continue;
+            }
+            let mut points = vec![Resume::START];
+            points.extend(resumes.iter().copied());
+            for p in points {
+                let end = if r.below(3) == 0 { p.at + r.below(len + 1 - p.at) } else { len };
+                let mut questions = [(0u16, 0usize); MAX_QUESTIONS];
+                let n = 1 + r.below(MAX_QUESTIONS);
+                for q in &mut questions[..n] {
+                    let f = match r.below(12) {
+                        0 => ALL[r.below(ALL.len())] | ALL[r.below(ALL.len())],
+                        1 => flag::BOUNDARY,
+                        _ => ALL[r.below(ALL.len())],
+                    };
+                    *q = (f, 1 + r.below(len - 1));
+                }
+                let (mut new, mut old) = (Questions::new(end), Questions::new(end));
+                for &(f, start) in &questions[..n] {
+                    new.ask(f, start);
+                    old.ask(f, start);
+                }
+                lex_from(bytes, p.lexer(), p.at, end, &mut new);
+                lex_from_per_offset(bytes, p.lexer(), p.at, end, &mut old);
+                let got: Vec<_> = new.qs[..n].iter().map(|q| (q.after, q.before)).collect();
+                let want: Vec<_> = old.qs[..n].iter().map(|q| (q.after, q.before)).collect();
+                assert_eq!(got, want, "{d:?} from {p:?} to {end} asking {:?}", &questions[..n]);
+                answered += got.iter().filter(|a| a.0.is_some()).count();
+            }
+        }
+        assert!(answered > 20_000, "{answered} answers");
+    }
 
     /// The table-driven lexer says what the per-byte one said, of every offset of every
     /// document (flags, status, keys, depth), and so do its two partial passes.

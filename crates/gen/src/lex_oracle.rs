@@ -916,7 +916,13 @@ pub(crate) mod former {
         } else {
             Status::Incomplete
         };
-        Scan { flags: sink.flags, status, top_keys: top_keys.unwrap_or_default(), deepest: lx.stack.deepest }
+        Scan {
+            flags: sink.flags,
+            status,
+            top_keys: top_keys.unwrap_or_default(),
+            deepest: lx.stack.deepest,
+            top_values: Vec::new(),
+        }
     }
 
     /// [`string_run`] that stops at non-ASCII bytes too.

@@ -77,19 +77,23 @@ pub(crate) fn parse_violates(document: &str, schema: &Value, deep: bool) -> Opti
 /// bytes, without a parser's bookkeeping. `None` where that walk alone cannot answer as
 /// [`parse_violates`] does: an `enum` of other than strings, more than 64 properties or
 /// required keys, a `$` (raw or escaped: serde_json's number key has one). The caller asks
-/// [`parse_violates`] then.
-/// The caller asks [`parse_violates`] then.
-pub(crate) fn lexed_violates(document: &str, schema: &Value) -> Option<bool> {
+/// [`parse_violates`] then. `top_values`: where the containers that are values of the
+/// top-level container begin and end ([`crate::lex::Scan::top_values`], or fewer), for the
+/// walk to skip those it checks nothing in at once; `escaped_dollar`: the document has a
+/// `\u0024` escape (the lexer's pass tells).
+pub(crate) fn lexed_violates(
+    document: &str,
+    schema: &Value,
+    top_values: &[std::ops::Range<usize>],
+    escaped_dollar: bool,
+) -> Option<bool> {
     // serde_json's number key (first in an object, raw or escaped, anywhere: also where
     // nothing is checked, the parse reads its value as a number) is left to the parse.
-    static ESCAPED_DOLLAR: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
     let b = document.as_bytes();
-    if memchr::memchr(b'$', b).is_some()
-        || ESCAPED_DOLLAR.get_or_init(|| memchr::memmem::Finder::new("u0024")).find(b).is_some()
-    {
+    if escaped_dollar || memchr::memchr(b'$', b).is_some() {
         return None;
     }
-    let mut at = Bytes { b, i: 0 };
+    let mut at = Bytes { b, i: 0, measured: top_values };
     Some(at.value(Some(schema))? == Found::Violates)
 }
 
@@ -137,6 +141,9 @@ fn unescape(raw: &[u8]) -> Option<String> {
 struct Bytes<'d> {
     b: &'d [u8],
     i: usize,
+    /// Containers whose ends are known, in order, none before `i` but those passed already
+    /// (the walk only goes forward).
+    measured: &'d [std::ops::Range<usize>],
 }
 
 impl<'d> Bytes<'d> {
@@ -186,7 +193,18 @@ impl<'d> Bytes<'d> {
                 self.string();
             }
             b'{' | b'[' => {
-                // Over the bytes to the closing bracket, a string's content a word at a time.
+                // A container measured already: past it at once.
+                while let Some((m, rest)) = self.measured.split_first() {
+                    if m.start > self.i {
+                        break;
+                    }
+                    self.measured = rest;
+                    if m.start == self.i {
+                        self.i = m.end;
+                        return;
+                    }
+                }
+                // Else over the bytes to the closing bracket, a string's content a word at a time.
                 let b = self.b;
                 let (mut i, mut depth) = (self.i, 0usize);
                 while let Some(&c) = b.get(i) {
@@ -617,12 +635,14 @@ mod tests {
         serde_json::from_str::<Value>(document).ok().map(|v| doc::violates(schema, &v))
     }
 
-    /// A lone surrogate, as the lexer's pass finds it.
-    struct Lone(bool);
+    /// A lone surrogate, and a `\u0024` escape, as the lexer's pass finds them.
+    struct Lone(bool, bool);
 
     impl crate::lex::Observer for Lone {
         fn number(&mut self, _: &str) {}
-        fn unicode_escape(&mut self, _: u32) {}
+        fn unicode_escape(&mut self, v: u32) {
+            self.1 |= v == 0x24;
+        }
         fn other_escape(&mut self) {}
         fn non_ascii(&mut self, _: char) {}
         fn lone_surrogate(&mut self) {
@@ -633,7 +653,7 @@ mod tests {
     /// Whether `lexed_violates` may be asked about `d` (what `coverage` checks first: `None` if
     /// not), and then that it answers as `parse_violates` does where it answers (`Some(true)`).
     fn lexed_agrees(d: &str, schema: &Value) -> Option<bool> {
-        let mut lone = Lone(false);
+        let mut lone = Lone(false, false);
         let scan = crate::lex::scan_observed(d, &[], &mut lone);
         if scan.status != crate::lex::Status::Valid || scan.deepest > toolcert_schema::document::MAX_DEPTH {
             return None;
@@ -652,8 +672,10 @@ mod tests {
         let parses =
             <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de).and_then(|_| de.end());
         assert!(parses.is_ok(), "{d}");
-        // And where the walk answers, the parse does too, alike.
-        let answer = lexed_violates(d, schema);
+        // And where the walk answers, the parse does too, alike (skipping the containers the
+        // lexer measured at once, or each over its bytes).
+        let answer = lexed_violates(d, schema, &scan.top_values, lone.1);
+        assert_eq!(answer, lexed_violates(d, schema, &[], lone.1), "{d}");
         if answer.is_some() {
             assert_eq!(answer, parse_violates(d, schema, deep), "{d}");
         }
@@ -661,7 +683,8 @@ mod tests {
     }
 
     /// Skipping a whole well-formed document ends right after its value (strings with
-    /// brackets, quotes and backslashes inside, escapes at their ends).
+    /// brackets, quotes and backslashes inside, escapes at their ends), and skipping each value
+    /// of its top-level container ends where the lexer measured it to end.
     #[test]
     fn skipping_a_document_ends_after_its_value() {
         let mut docs: Vec<String> = [
@@ -678,19 +701,29 @@ mod tests {
         {
             docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
         }
-        let mut skipped = 0;
+        let (mut skipped, mut measured) = (0, 0);
         for d in &docs {
             if crate::lex::scan_observed(d, &[], &mut ()).status != crate::lex::Status::Valid
                 || !d.trim_start().starts_with(['{', '['])
             {
                 continue;
             }
-            let mut at = Bytes { b: d.as_bytes(), i: 0 };
+            let mut at = Bytes { b: d.as_bytes(), i: 0, measured: &[] };
             at.skip();
             assert_eq!(at.i, d.trim_end().len(), "{d}");
             skipped += 1;
+            let scan = crate::lex::scan_observed(d, &[], &mut ());
+            for m in &scan.top_values {
+                let mut at = Bytes { b: d.as_bytes(), i: m.start, measured: &[] };
+                at.skip();
+                assert_eq!(at.i, m.end, "{d}");
+                measured += 1;
+            }
+            // Every one of them, whatever splits the scan was asked about.
+            let values = crate::lex::scan_observed(d, &(0..=d.len()).collect::<Vec<_>>(), &mut ()).top_values;
+            assert_eq!(values, scan.top_values, "{d}");
         }
-        assert!(skipped > 2000, "{skipped}");
+        assert!(skipped > 2000 && measured > 1000, "{skipped} {measured}");
     }
 
     #[test]
@@ -708,7 +741,8 @@ mod tests {
                         asked += 1;
                         if answered_here {
                             answered += 1;
-                            violating += usize::from(lexed_violates(d, schema) == Some(true));
+                            let dollar = d.contains("u0024");
+                            violating += usize::from(lexed_violates(d, schema, &[], dollar) == Some(true));
                         }
                     }
                 }
@@ -776,6 +810,9 @@ mod tests {
             r#"{"a": 1, "b": "x", "z": {"$serde_json::private::Number": "x"}}"#,
             r#"{"a": 1, "b": "x", "z": {"\u0024serde_json::private::Number": "x"}}"#,
             r#"{"a": 1, "b": "x", "d": {"\u0024serde_json::private::Number": "1"}}"#,
+            r#"{"a": 1, "b": "x", "z": {"\\u0024serde_json::private::Number": "x"}}"#,
+            r#"{"\\u0024serde_json::private::Number": "x", "a": 1, "b": "x"}"#,
+            r#"{"a": 1, "b": "\u0024"}"#,
             r#" { "a" : 2 , "b" : [ ] , "c" : [ 1 , 2e0 , -0.5 ] , "e" : { "f" : false } } "#,
             r#"{"a": 1E2, "b": "x\"y", "d": "x"}"#,
             r#"{"a": 1, "b": "x", "d": "\u0078"}"#,

@@ -28,8 +28,8 @@ pub use exercise::{exercised, Exercised};
 pub use expect::depth as nesting_depth;
 
 pub use expect::{
-    expect, expect_defect, judge, parse_document, Expect, Expected, ExpectedCall, ExpectedForeign,
-    FaultExpect, Judged, Place, Profile, MAX_DEPTH,
+    expect, expect_defect, judge, parse_document, parse_document_serde, Expect, Expected, ExpectedCall,
+    ExpectedForeign, FaultExpect, Judged, Place, Profile, MAX_DEPTH,
 };
 pub use invariant::{Grade, Invariant};
 use number::Agreement;

@@ -1,3 +1,6 @@
+//! The reference's former parse, kept as the differential tests' oracle of the hand-written
+//! one (`toolcert_schema::document::parse_finite_containers`, see [`crate::parse_serde`]).
+//!
 //! A JSON value read with its numbers checked as they are read: the strict parse's overflow
 //! rule (a number no double holds, `1e400`, is refused) without a second walk over the
 //! parsed value, which cost the reference about 4 % of its floor on large documents; and

@@ -122,6 +122,18 @@ impl Chunks {
         Chunks { bytes, ends: at }
     }
 
+    /// [`Chunks::cut`] at `cuts` that are already strictly inside `bytes`, rising and
+    /// without repeats (a resolved cut list): the same chunks, their ends copied at once.
+    pub fn cut_inside(bytes: Vec<u8>, cuts: &[usize]) -> Chunks {
+        debug_assert!(cuts.windows(2).all(|w| w[0] < w[1]) && cuts.iter().all(|&c| c > 0 && c < bytes.len()));
+        let mut ends = Vec::with_capacity(cuts.len() + 1);
+        ends.extend_from_slice(cuts);
+        if !bytes.is_empty() {
+            ends.push(bytes.len());
+        }
+        Chunks { bytes, ends }
+    }
+
     /// Appends one chunk (even an empty one: a subject fed it may answer it).
     pub fn push(&mut self, chunk: &[u8]) {
         self.bytes.extend_from_slice(chunk);

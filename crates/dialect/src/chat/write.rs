@@ -24,13 +24,9 @@ pub(super) fn head(c: &Chunk<'_>) -> String {
     p.finish()
 }
 
-/// `c`, whose [`head`] is `head`.
+/// `c`, whose [`head`] is `head` (the tests'; the renderer writes in place).
+#[cfg(test)]
 pub(super) fn chunk(c: &Chunk<'_>, head: &str) -> String {
-    #[cfg(test)]
-    if crate::json::serde_oracle::on() {
-        return crate::json::to_json(c);
-    }
-    debug_assert_eq!(head, self::head(c));
     let args: usize = c
         .choices
         .iter()
@@ -40,6 +36,19 @@ pub(super) fn chunk(c: &Chunk<'_>, head: &str) -> String {
         .filter_map(|e| Some(e.function.as_ref()?.arguments.as_ref()?.as_str().len() + 64))
         .sum();
     let mut p = Payload::with_capacity(head.len() + args + 160);
+    chunk_into(c, head, &mut p);
+    p.finish()
+}
+
+/// [`chunk`], appended to `p` (in place, at the bytes level); serde's bytes when
+/// [`crate::json::serde_oracle`] says so.
+pub(super) fn chunk_into(c: &Chunk<'_>, head: &str, p: &mut Payload) {
+    #[cfg(test)]
+    if crate::json::serde_oracle::on() {
+        return p.raw(&crate::json::to_json(c));
+    }
+    debug_assert_eq!(head, self::head(c));
+    p.reserve(head.len() + 160);
     p.raw(head);
     match &c.choices {
         None => p.raw("null"),
@@ -49,7 +58,7 @@ pub(super) fn chunk(c: &Chunk<'_>, head: &str) -> String {
                 if k > 0 {
                     p.raw(",");
                 }
-                choice(&mut p, ch);
+                choice(p, ch);
             }
             p.raw("]");
         }
@@ -68,7 +77,6 @@ pub(super) fn chunk(c: &Chunk<'_>, head: &str) -> String {
         }
     }
     p.raw("}");
-    p.finish()
 }
 
 fn opt_str(p: &mut Payload, v: Option<&Str<'_>>) {

@@ -30,37 +30,53 @@ impl Renderer<'_> {
     /// [`Renderer::event`] for a `response.function_call_arguments.delta` (serde's flattened
     /// envelope costs several thousand instructions an event).
     pub(super) fn args_delta(&mut self, name: &str, body: ArgsDelta<'_>, delivered: usize) {
-        let data = args_delta(name, self.seq, &body);
+        let seq = self.seq;
         self.seq += 1;
-        self.out.push(Some(name), data, delivered);
+        self.out.with(Some(name), 0, |p| args_delta_into(p, name, seq, &body), delivered);
     }
 
     /// [`Renderer::event`] for a `response.output_text.delta`.
     pub(super) fn text_delta(&mut self, name: &str, body: TextDelta<'_>, delivered: usize) {
-        let data = text_delta(name, self.seq, &body);
+        let seq = self.seq;
         self.seq += 1;
-        self.out.push(Some(name), data, delivered);
+        self.out.with(Some(name), 0, |p| text_delta_into(p, name, seq, &body), delivered);
     }
 }
 
+/// The data of a `response.function_call_arguments.delta`, as a string (the tests').
+#[cfg(test)]
 fn args_delta(name: &str, seq: u64, body: &ArgsDelta<'_>) -> String {
-    let mut s = Payload::with_capacity(body.delta.as_str().len() + body.item_id.len() + 96);
-    head(&mut s, name, seq, body.item_id, body.output_index);
-    s.raw(r#""delta":"#);
-    s.str(body.delta.as_str());
-    s.raw("}");
+    let mut s = Payload::with_capacity(0);
+    args_delta_into(&mut s, name, seq, body);
     s.finish()
 }
 
+/// The data of a `response.function_call_arguments.delta`, appended to `s`.
+fn args_delta_into(s: &mut Payload, name: &str, seq: u64, body: &ArgsDelta<'_>) {
+    s.reserve(body.delta.as_str().len() + body.item_id.len() + 96);
+    head(s, name, seq, body.item_id, body.output_index);
+    s.raw(r#""delta":"#);
+    s.str(body.delta.as_str());
+    s.raw("}");
+}
+
+/// The data of a `response.output_text.delta`, as a string (the tests').
+#[cfg(test)]
 fn text_delta(name: &str, seq: u64, body: &TextDelta<'_>) -> String {
-    let mut s = Payload::with_capacity(body.delta.as_str().len() + body.item_id.len() + 128);
-    head(&mut s, name, seq, body.item_id, body.output_index);
+    let mut s = Payload::with_capacity(0);
+    text_delta_into(&mut s, name, seq, body);
+    s.finish()
+}
+
+/// The data of a `response.output_text.delta`, appended to `s`.
+fn text_delta_into(s: &mut Payload, name: &str, seq: u64, body: &TextDelta<'_>) {
+    s.reserve(body.delta.as_str().len() + body.item_id.len() + 128);
+    head(s, name, seq, body.item_id, body.output_index);
     s.raw(r#""content_index":"#);
     s.u64(body.content_index.into());
     s.raw(r#","delta":"#);
     s.str(body.delta.as_str());
     s.raw(r#","logprobs":[]}"#);
-    s.finish()
 }
 
 /// Decodes `event` if it has one of the shapes read here, exactly as

@@ -28,14 +28,17 @@ pub(super) fn event<T: Serialize>(
         *seq += 1;
         return out.push(Some(name), data, delivered);
     }
-    let mut b = Payload::with_capacity(size + 128);
-    let mut o = Obj::open(&mut b);
-    o.key("type").str(name);
-    o.key("sequence_number").u64(*seq);
-    write(&mut o, &body);
-    o.close();
+    let n = *seq;
     *seq += 1;
-    out.push(Some(name), b.finish(), delivered);
+    let event = |b: &mut Payload| {
+        b.reserve(size + 128);
+        let mut o = Obj::open(b);
+        o.key("type").str(name);
+        o.key("sequence_number").u64(n);
+        write(&mut o, &body);
+        o.close();
+    };
+    out.with(Some(name), 0, event, delivered);
 }
 
 pub(super) fn args_done(o: &mut Obj<'_>, d: &ArgsDone<'_>) {
