@@ -1059,15 +1059,7 @@ impl crate::DialectDef for Bedrock {
         if !turn.wire.unknown.is_empty() || transport.tail.is_some() {
             return None;
         }
-        let text: usize = neutral
-            .events
-            .iter()
-            .map(|e| match e {
-                Event::TextDelta { text: s } | Event::ArgsDelta { fragment: s, .. } => s.len(),
-                Event::ForeignDelta { fragment, .. } => fragment.len(),
-                _ => 0,
-            })
-            .sum();
+        let text = crate::json::text_len(neutral);
         let messages = neutral.events.len() + 4;
         let encoded = Encoded {
             bytes: Vec::with_capacity(text + text / 4 + messages * 200),

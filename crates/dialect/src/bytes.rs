@@ -678,17 +678,14 @@ pub(crate) mod tests {
         out
     }
 
+    /// Every cut aim, for the mixes the resolving tests draw.
+    const AIMS: [CutAim; 5] =
+        [CutAim::Anywhere, CutAim::Every, CutAim::InsideChar, CutAim::InsideDataPrefix, CutAim::BetweenCrLf];
+
     /// Thousands of mixes of aims, picks and stream lengths (short, long, ASCII and not, CRLF
     /// and not) resolve to the offsets the sorting version gives.
     #[test]
     fn resolving_agrees_with_sorting_every_offset() {
-        let aims = [
-            CutAim::Anywhere,
-            CutAim::Every,
-            CutAim::InsideChar,
-            CutAim::InsideDataPrefix,
-            CutAim::BetweenCrLf,
-        ];
         let unit = "data: {\"a\":\"é✈\"}\r\n\r\nevent: x\ndata: y\n\n";
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
@@ -702,7 +699,7 @@ pub(crate) mod tests {
             let text = unit.repeat(reps);
             let bytes = &text.as_bytes()[..text.len().saturating_sub(round % 7)];
             let cuts: Vec<Cut> =
-                (0..next() % 6).map(|_| cut(aims[(next() % 5) as usize], (next() % 2000) as u32)).collect();
+                (0..next() % 6).map(|_| cut(AIMS[(next() % 5) as usize], (next() % 2000) as u32)).collect();
             assert_eq!(
                 resolve(bytes, &cuts),
                 resolve_by_sorting(bytes, &cuts),
@@ -727,13 +724,6 @@ pub(crate) mod tests {
     /// on streams of random bytes (high bits, CR and LF, `data:` planted), short and long.
     #[test]
     fn resolving_agrees_with_the_former_resolve() {
-        let aims = [
-            CutAim::Anywhere,
-            CutAim::Every,
-            CutAim::InsideChar,
-            CutAim::InsideDataPrefix,
-            CutAim::BetweenCrLf,
-        ];
         let mut next = rng(0x2545_F491_4F6C_DD1D);
         let pieces: [&[u8]; 8] =
             [b"data:", b"\r\n", b"\r", b"\n", "é".as_bytes(), "✈".as_bytes(), b"dat", b"x"];
@@ -749,7 +739,7 @@ pub(crate) mod tests {
             }
             let cuts: Vec<Cut> = (0..next() % 7)
                 .map(|_| {
-                    let aim = aims[(next() % 5) as usize];
+                    let aim = AIMS[(next() % 5) as usize];
                     cut(aim, (next() % [50, 2000, 70000][(next() % 3) as usize]) as u32)
                 })
                 .collect();

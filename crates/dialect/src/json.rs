@@ -48,15 +48,7 @@ impl Out {
     /// text about `copies` times and about `per_event` bytes of envelope an event (a buffer
     /// that grows copies all it holds).
     pub fn framing(turn: &Turn, neutral: &Rendered<'_>, copies: usize, per_event: usize) -> Out {
-        let text: usize = neutral
-            .events
-            .iter()
-            .map(|e| match e {
-                Event::TextDelta { text: s } | Event::ArgsDelta { fragment: s, .. } => s.len(),
-                Event::ForeignDelta { fragment, .. } => fragment.len(),
-                _ => 0,
-            })
-            .sum();
+        let text = text_len(neutral);
         let events = neutral.events.len() + 4;
         let sse = crate::bytes::Sse::new(
             &crate::framing(&turn.transport),
@@ -319,6 +311,20 @@ impl<'b> Val<'b> {
 
 /// The switch of the tests that compare every hand-written payload with serde's: set, the
 /// renderers serialise with serde as they did before (this thread only).
+/// The bytes of neutral text (prose, arguments, foreign content) `neutral` carries: what a
+/// dialect's byte buffer is sized from.
+pub(crate) fn text_len(neutral: &Rendered<'_>) -> usize {
+    neutral
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::TextDelta { text: s } | Event::ArgsDelta { fragment: s, .. } => s.len(),
+            Event::ForeignDelta { fragment, .. } => fragment.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
 #[cfg(test)]
 pub(crate) mod serde_oracle {
     use std::cell::Cell;

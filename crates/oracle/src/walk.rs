@@ -296,42 +296,7 @@ impl Reader<'_> {
 
     /// The character the escape at `i` stands for, and where the literal goes on.
     fn escape(&self, i: usize) -> Option<(char, usize)> {
-        let c = match *self.b.get(i + 1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let n = self.hex(i + 2)?;
-                return match n {
-                    0xD800..=0xDBFF => {
-                        // A leading surrogate, paired with the trailing one that must follow.
-                        if self.b.get(i + 6..i + 8)? != b"\\u" {
-                            return None;
-                        }
-                        let low = self.hex(i + 8)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return None;
-                        }
-                        let c = char::from_u32(0x10000 + ((n - 0xD800) << 10) + (low - 0xDC00))?;
-                        Some((c, i + 12))
-                    }
-                    _ => Some((char::from_u32(n)?, i + 6)),
-                };
-            }
-            _ => return None,
-        };
-        Some((c, i + 2))
-    }
-
-    /// Four hex digits at `i`.
-    fn hex(&self, i: usize) -> Option<u32> {
-        let digits = self.b.get(i..i + 4)?;
-        digits.iter().try_fold(0u32, |n, &d| Some(n * 16 + (d as char).to_digit(16)?))
+        toolcert_schema::document::escape_at(self.b, i)
     }
 
     /// A number whose text, as serde_json keeps it, is `text`.

@@ -102,6 +102,50 @@ fn next_special(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The character the JSON escape at `b[i]` (a `\`) stands for, and where the literal goes
+/// on; `None` for a bad escape or a lone or mispaired surrogate. Shared with the oracle's
+/// walk, which reads a document the same way.
+#[inline]
+pub fn escape_at(b: &[u8], i: usize) -> Option<(char, usize)> {
+    let c = match *b.get(i + 1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let n = hex(b, i + 2)?;
+            return match n {
+                0xD800..=0xDBFF => {
+                    // A leading surrogate, paired with the trailing one that must follow.
+                    if b.get(i + 6..i + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex(b, i + 8)?;
+                    if !(0xDC00..=0xDFFF).contains(&low) {
+                        return None;
+                    }
+                    let c = char::from_u32(0x10000 + ((n - 0xD800) << 10) + (low - 0xDC00))?;
+                    Some((c, i + 12))
+                }
+                // A trailing surrogate alone is refused (`from_u32`).
+                _ => Some((char::from_u32(n)?, i + 6)),
+            };
+        }
+        _ => return None,
+    };
+    Some((c, i + 2))
+}
+
+/// Four hex digits at `i`.
+fn hex(b: &[u8], i: usize) -> Option<u32> {
+    let digits = b.get(i..i + 4)?;
+    digits.iter().try_fold(0u32, |n, &d| Some(n * 16 + (d as char).to_digit(16)?))
+}
+
 struct Parser<'d> {
     doc: &'d str,
     b: &'d [u8],
@@ -280,7 +324,7 @@ impl Parser<'_> {
                     return Some(out);
                 }
                 b'\\' => {
-                    let (c, next) = self.escape(i)?;
+                    let (c, next) = escape_at(self.b, i)?;
                     out.push(c);
                     i = next;
                 }
@@ -291,47 +335,6 @@ impl Parser<'_> {
             i = next_special(self.b, i);
             out.push_str(&self.doc[run..i]);
         }
-    }
-
-    /// The character the escape at `i` stands for, and where the literal goes on.
-    fn escape(&self, i: usize) -> Option<(char, usize)> {
-        let c = match *self.b.get(i + 1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let n = self.hex(i + 2)?;
-                return match n {
-                    0xD800..=0xDBFF => {
-                        // A leading surrogate, paired with the trailing one that must follow.
-                        if self.b.get(i + 6..i + 8)? != b"\\u" {
-                            return None;
-                        }
-                        let low = self.hex(i + 8)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return None;
-                        }
-                        let c = char::from_u32(0x10000 + ((n - 0xD800) << 10) + (low - 0xDC00))?;
-                        Some((c, i + 12))
-                    }
-                    // A trailing surrogate alone is refused (`from_u32`).
-                    _ => Some((char::from_u32(n)?, i + 6)),
-                };
-            }
-            _ => return None,
-        };
-        Some((c, i + 2))
-    }
-
-    /// Four hex digits at `i`.
-    fn hex(&self, i: usize) -> Option<u32> {
-        let digits = self.b.get(i..i + 4)?;
-        digits.iter().try_fold(0u32, |n, &d| Some(n * 16 + (d as char).to_digit(16)?))
     }
 
     /// A number, its text kept as serde_json keeps it.
