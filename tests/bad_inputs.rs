@@ -315,14 +315,16 @@ fn replay_peak_kib(file: &Path) -> u64 {
 #[test]
 fn replay_is_linear_in_the_number_of_calls() {
     // The reference scanned every call on each announcement: replay took 3.5 s at 100k calls
-    // and 14.8 s at 200k. CPU time of the child (not wall time), with a ratio
-    // bound (2.5, for 2x the work) that machine load cannot reach.
+    // and 14.8 s at 200k. CPU time of the child (not wall time), the least of three runs (a
+    // loaded machine inflates one run's CPU time through cache and frequency contention: it
+    // failed once beside valgrind runs), with a ratio bound (2.5, for 2x the work; a scan per
+    // announcement gives 4x).
     let dir = scratch("linear");
     let mut cost = Vec::new();
     for calls in [100_000, 200_000] {
         let path = dir.join(format!("{calls}.sse"));
         std::fs::write(&path, anthropic_stream(calls, 8)).unwrap();
-        cost.push(replay_cpu(&path));
+        cost.push((0..3).map(|_| replay_cpu(&path)).min().unwrap());
     }
     let ratio = cost[1].as_secs_f64() / cost[0].as_secs_f64();
     eprintln!("replay CPU time: 100k calls {:?}, 200k calls {:?}, ratio {ratio:.2}", cost[0], cost[1]);
