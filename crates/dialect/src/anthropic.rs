@@ -15,6 +15,8 @@ use crate::{malformed, Dialect, SseStream as WireStream};
 
 mod fast;
 mod unknown;
+
+pub(crate) use unknown::{Open, Units};
 mod write;
 
 const MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -272,6 +274,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
                 write::block_stop,
                 delivered,
             );
+            out.stopped(index);
         }
     };
     let mut has_stop = false;
@@ -312,6 +315,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
                 };
                 let start = BlockStart { kind: ty("content_block_start"), index: *index, content_block };
                 out.written(Some("content_block_start"), &start, write::block_start, k + 1);
+                out.started(Open::Other(*index));
             }
             Event::ForeignDelta { index, kind, fragment } => {
                 close(&mut out, &mut open_text, k);
@@ -341,6 +345,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
                     write::block_stop,
                     k + 1,
                 );
+                out.stopped(*index);
             }
             Event::TextDelta { text } => {
                 let block = match o {
@@ -355,6 +360,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
                         content_block: ContentBlock { text: Some(Str::of("")), ..ContentBlock::of("text") },
                     };
                     out.written(Some("content_block_start"), &start, write::block_start, k);
+                    out.started(Open::Text(block));
                     open_text = Some(block);
                 }
                 let delta = BlockDelta {
@@ -386,6 +392,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
                     },
                 };
                 out.written(Some("content_block_start"), &start, write::block_start, k + 1);
+                out.started(Open::Other(*index));
             }
             Event::ArgsDelta { index, fragment } => {
                 close(&mut out, &mut open_text, k);
@@ -404,6 +411,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
                     write::block_stop,
                     k + 1,
                 );
+                out.stopped(*index);
             }
             Event::Stop { reason } => {
                 close(&mut out, &mut open_text, k);
@@ -671,8 +679,8 @@ impl crate::DialectDef for Anthropic {
         Ok(wire.into())
     }
 
-    /// Framed as rendered, unless the turn has units of unknown types (inserted among the
-    /// rendered events); with a tail, the stream is rendered again as it would have gone on
+    /// Framed as rendered, units of unknown types placed among the events as they are
+    /// framed; with a tail, the stream is rendered again as it would have gone on
     /// for the event the connection dropped inside.
     fn render_bytes_direct(
         &self,
@@ -681,11 +689,12 @@ impl crate::DialectDef for Anthropic {
         quirks: crate::Quirks,
         ids: &Ids,
     ) -> Option<crate::BytesStream> {
-        if !turn.wire.unknown.is_empty() {
-            return None;
-        }
         let next = crate::next_sse(turn, neutral, self, quirks, ids)?;
-        render_into(neutral, ids, Out::framing(turn, neutral, 1, 160)).framed(turn, next.as_ref())
+        let mut out = Out::framing(turn, neutral, 1, 160);
+        if !turn.wire.unknown.is_empty() {
+            out.units = Some(Units::new(&turn.wire));
+        }
+        render_into(neutral, ids, out).framed(turn, next.as_ref())
     }
 
     fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {

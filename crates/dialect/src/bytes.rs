@@ -8,7 +8,7 @@
 //! between `\r` and `\n`) and resolved here against the actual bytes.
 
 use toolcert_scenario::{Cut, CutAim, Tail, TailAim, Transport};
-use toolcert_sse::{encode, Framing, SseEvent, KEEP_ALIVE};
+use toolcert_sse::{Framing, SseEvent, KEEP_ALIVE};
 use toolcert_subject::{Chunks, WireMessage};
 
 use crate::json::Payload;
@@ -54,7 +54,6 @@ pub(crate) fn render_sse_bytes(wire: &WireStream, transport: &Transport) -> Byte
 pub(crate) struct Sse {
     bytes: Vec<u8>,
     ends: Vec<usize>,
-    line_end: toolcert_sse::LineEnd,
     eol: &'static [u8],
     /// Where the keep-alive comments go (event indices, sorted), not yet written.
     comments: Vec<usize>,
@@ -70,7 +69,6 @@ impl Sse {
         Sse {
             bytes: Vec::with_capacity(len + comments.len() * (KEEP_ALIVE.len() + 2)),
             ends: Vec::with_capacity(events),
-            line_end: f.line_end,
             eol: f.line_end.as_bytes(),
             comments,
             next_comment: 0,
@@ -96,26 +94,34 @@ impl Sse {
     fn event(&mut self, k: usize, e: &SseEvent) {
         self.comments_at(k);
         if self.multiline(k) {
-            // Pretty-printed data is the encoder's own (rare): that event alone, through it.
-            let f = Framing { line_end: self.line_end, comments: &[], multiline: &[0] };
-            let one = encode(std::slice::from_ref(e), &f);
-            self.bytes.extend_from_slice(&one.bytes);
+            self.pretty(e.event.as_deref(), e.id.as_deref(), &e.data);
         } else {
-            self.fields(e);
+            self.fields(e.event.as_deref(), e.id.as_deref(), &e.data);
         }
         self.ends.push(self.bytes.len());
     }
 
+    /// An event whose data is pretty-printed, as [`toolcert_sse::encode`] frames it: its
+    /// data re-indented when it is one JSON document, over as many `data:` lines.
+    fn pretty(&mut self, name: Option<&str>, id: Option<&str>, data: &str) {
+        match toolcert_sse::pretty_json(data) {
+            Some(p) => self.fields(name, id, &p),
+            None => self.fields(name, id, data),
+        }
+    }
+
     /// Event `k` named `name`, its data written by `write`: in place, as one `data:` line,
-    /// when it has no line break (a JSON payload has none) and is not pretty-printed; else
-    /// as [`Sse::event`] frames it.
-    pub fn event_with(&mut self, k: usize, name: Option<&str>, write: impl FnOnce(&mut Payload)) {
+    /// when it has no line break and is not pretty-printed; else as [`Sse::event`] frames
+    /// it. `json`: the data is JSON written through [`Payload`] (strings escaped), which
+    /// has no raw line break to look for.
+    pub fn event_with(&mut self, k: usize, name: Option<&str>, json: bool, write: impl FnOnce(&mut Payload)) {
         self.comments_at(k);
         if self.multiline(k) {
             let mut p = Payload::with_capacity(0);
             write(&mut p);
-            let e = SseEvent { event: name.map(str::to_owned), data: p.finish(), id: None };
-            return self.event(k, &e);
+            self.pretty(name, None, &p.finish());
+            self.ends.push(self.bytes.len());
+            return;
         }
         let start = self.bytes.len();
         let crlf = self.eol.len() == 2;
@@ -129,11 +135,12 @@ impl Sse {
         let mut p = Payload(std::mem::take(&mut self.bytes));
         write(&mut p);
         self.bytes = p.0;
-        if memchr::memchr2(b'\r', b'\n', &self.bytes[at..]).is_some() {
+        debug_assert!(!json || memchr::memchr2(b'\r', b'\n', &self.bytes[at..]).is_none());
+        if !json && memchr::memchr2(b'\r', b'\n', &self.bytes[at..]).is_some() {
             // A line break in the data: framed as the encoder frames it.
             let data = String::from_utf8(self.bytes[at..].to_vec()).expect("a payload is UTF-8");
             self.bytes.truncate(start);
-            self.fields(&SseEvent { event: name.map(str::to_owned), data, id: None });
+            self.fields(name, None, &data);
         } else {
             eol(&mut self.bytes, self.eol[0], crlf);
             eol(&mut self.bytes, self.eol[0], crlf);
@@ -156,28 +163,28 @@ impl Sse {
     fn tail(&mut self, transport: &Transport, next: Option<&SseEvent>) {
         if let (Some(tail), Some(next)) = (transport.tail, next) {
             let start = self.bytes.len();
-            self.fields(next);
+            self.fields(next.event.as_deref(), next.id.as_deref(), &next.data);
             let keep = tail_len(&self.bytes[start..], tail, self.eol.len());
             self.bytes.truncate(start + keep);
         }
     }
 
-    /// `e`'s lines (its data as it is) and its blank line.
-    fn fields(&mut self, e: &SseEvent) {
+    /// An event's lines (its data as it is) and its blank line.
+    fn fields(&mut self, name: Option<&str>, id: Option<&str>, data: &str) {
         let (b, crlf) = (&mut self.bytes, self.eol.len() == 2);
         let first = self.eol[0];
         let eol = |b: &mut Vec<u8>| eol(b, first, crlf);
-        if let Some(name) = e.event.as_deref().filter(|n| !n.is_empty()) {
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
             b.extend_from_slice(b"event: ");
             field(b, name);
             eol(b);
         }
-        if let Some(id) = &e.id {
+        if let Some(id) = id {
             b.extend_from_slice(b"id: ");
             field(b, id);
             eol(b);
         }
-        let mut rest = e.data.as_bytes();
+        let mut rest = data.as_bytes();
         loop {
             b.extend_from_slice(b"data: ");
             match find_eol(rest) {
@@ -458,6 +465,7 @@ fn memchr_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use toolcert_sse::encode;
 
     /// The bytes level as it was before its encoder was its own: the wire stream through
     /// [`toolcert_sse::encode`], the tail encoded apart, the cuts sorted, each chunk's count

@@ -20,6 +20,9 @@ pub(crate) struct Out {
     /// Set, at the bytes level: each event is framed into these SSE bytes as it is rendered
     /// (its `upto` still counted in `wire`), not kept as an event.
     pub sse: Option<crate::bytes::Sse>,
+    /// Set, at the bytes level, for an Anthropic turn with units of unknown types: placed
+    /// among the events as they are framed.
+    pub units: Option<crate::anthropic::Units>,
 }
 
 impl Out {
@@ -29,15 +32,54 @@ impl Out {
         let mut wire = WireStream::default();
         wire.events.reserve(events);
         wire.upto.reserve(events);
-        Out { wire, sse: None }
+        Out { wire, sse: None, units: None }
+    }
+
+    /// The units due before the next event, named `name` and completing `delivered` neutral
+    /// events (`None`: the stream's end), each completing what the event before it does.
+    fn place_units(&mut self, next: Option<(Option<&str>, u32)>) {
+        let Some(mut units) = self.units.take() else { return };
+        let w = self.wire.upto.len();
+        let before = self.wire.upto.last().copied().unwrap_or(0);
+        let (sse, wire) = (&mut self.sse, &mut self.wire);
+        units.before(w, next, |name, data| {
+            match sse {
+                Some(sse) => sse.event_with(wire.upto.len(), Some(name), true, |p| p.raw(data)),
+                None => wire.events.push(SseEvent {
+                    event: Some(name.to_owned()),
+                    data: data.to_owned(),
+                    id: None,
+                }),
+            }
+            wire.upto.push(before);
+        });
+        self.units = Some(units);
+    }
+
+    /// A content block `open` started (what the units placed after it see).
+    pub fn started(&mut self, open: crate::anthropic::Open) {
+        if let Some(u) = &mut self.units {
+            u.started(open);
+        }
+    }
+
+    /// The content block at `index` stopped.
+    pub fn stopped(&mut self, index: u32) {
+        if let Some(u) = &mut self.units {
+            u.stopped(index);
+        }
     }
 
     /// Appends a wire event after which `delivered` neutral events are complete.
     pub fn push(&mut self, name: Option<&str>, data: String, delivered: usize) {
         let delivered = delivered as u32;
         debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered));
+        if self.units.is_some() {
+            self.place_units(Some((name, delivered)));
+        }
         match &mut self.sse {
-            Some(sse) => sse.event_with(self.wire.upto.len(), name, |p| p.raw(&data)),
+            // Data of any kind: its line breaks are looked for.
+            Some(sse) => sse.event_with(self.wire.upto.len(), name, false, |p| p.raw(&data)),
             None => self.wire.events.push(SseEvent { event: name.map(str::to_owned), data, id: None }),
         }
         self.wire.upto.push(delivered);
@@ -63,7 +105,8 @@ impl Out {
 
     /// The bytes framed (an `Out` from [`Out::framing`]), cut as `turn`'s transport says; with
     /// its tail, part of `next` (the event the stream would have sent next) after them.
-    pub fn framed(self, turn: &Turn, next: Option<&SseEvent>) -> Option<crate::BytesStream> {
+    pub fn framed(mut self, turn: &Turn, next: Option<&SseEvent>) -> Option<crate::BytesStream> {
+        self.place_units(None);
         Some(self.sse?.finish(&self.wire.upto, &turn.transport, next))
     }
 
@@ -79,8 +122,12 @@ impl Out {
     ) {
         let delivered = delivered as u32;
         debug_assert!(self.wire.upto.last().is_none_or(|&u| u <= delivered));
+        if self.units.is_some() {
+            self.place_units(Some((name, delivered)));
+        }
         match &mut self.sse {
-            Some(sse) => sse.event_with(self.wire.upto.len(), name, write),
+            // A payload written through `Payload` is JSON: no raw line break.
+            Some(sse) => sse.event_with(self.wire.upto.len(), name, true, write),
             None => {
                 let mut p = Payload::with_capacity(size);
                 write(&mut p);

@@ -99,7 +99,7 @@ fn sse_bytes_are_what_the_former_encoder_made() {
 #[test]
 fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
     for (dialect, quirks) in registry::speeches() {
-        let (mut direct, mut corrupt, mut tails) = (0, 0, 0);
+        let (mut direct, mut corrupt, mut tails, mut unknown) = (0, 0, 0, 0);
         // Corruptions where the framing is binary, as the runner generates them.
         let binary = registry::def(dialect).binary();
         let cfg = toolcert_gen::GenConfig {
@@ -125,6 +125,7 @@ fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
                 direct += usize::from(framed);
                 corrupt += usize::from(framed && t.transport.corrupt.is_some());
                 tails += usize::from(framed && t.transport.tail.is_some());
+                unknown += usize::from(framed && !t.wire.unknown.is_empty());
             }
         }
         if quirks == Quirks::default() {
@@ -132,6 +133,9 @@ fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
         }
         if quirks == Quirks::default() && !binary {
             assert!(tails > 5, "{dialect:?}: {tails} streams with a tail framed as rendered");
+        }
+        if dialect == crate::Dialect::Anthropic {
+            assert!(unknown > 10, "{unknown} streams with units of unknown types framed as rendered");
         }
         if binary {
             assert!(corrupt > 10, "{dialect:?}: {corrupt} corrupted streams framed as rendered");

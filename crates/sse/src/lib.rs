@@ -129,6 +129,12 @@ pub fn encode<E: std::borrow::Borrow<SseEvent>>(events: &[E], framing: &Framing<
     out
 }
 
+/// `data` as [`Framing::multiline`] lays it out when it is one JSON document (the same
+/// document, re-indented over several lines); `None` when it is not one.
+pub fn pretty_json(data: &str) -> Option<String> {
+    pretty::json(data)
+}
+
 /// Writes `name: value`, with line breaks in the value (which SSE cannot carry) as spaces.
 fn field(b: &mut Vec<u8>, name: &str, value: &str, eol: &[u8]) {
     b.extend_from_slice(name.as_bytes());
