@@ -973,8 +973,8 @@ pub(crate) fn violates(schema: &Value, v: &Value) -> bool {
 
 /// The compiled form of `schema` if it is one of [`schema`]'s (by address: those are never
 /// dropped, so an address names one of them for good).
-fn compiled(s: &Value) -> Option<&'static Compiled> {
-    static COMPILED: OnceLock<Vec<(&'static Value, Compiled)>> = OnceLock::new();
+pub(crate) fn compiled(s: &Value) -> Option<&'static Compiled<'static>> {
+    static COMPILED: OnceLock<Vec<(&'static Value, Compiled<'static>)>> = OnceLock::new();
     COMPILED
         .get_or_init(|| {
             (0..TOOLS.len())
@@ -990,17 +990,23 @@ fn compiled(s: &Value) -> Option<&'static Compiled> {
 }
 
 /// A schema's keywords as [`violates_by_lookup`] reads them, looked up once: the schema walk
-/// of a document costs a map lookup per keyword per value otherwise.
-struct Compiled {
+/// of a document costs a map lookup per keyword per value otherwise. (Also what the byte
+/// walk of `crate::violates` reads.)
+pub(crate) struct Compiled<'s> {
+    /// The schema is an object (another checks nothing).
+    pub object: bool,
     /// Whether `type` accepts a value of each [`class`] (all, without `type`).
-    accepts: [bool; 7],
+    pub accepts: [bool; 7],
     /// `enum`, if it is an array.
-    allowed: Option<&'static [Value]>,
-    /// `required`'s strings, if it is an array.
-    required: Vec<&'static str>,
-    /// `properties`, if it is an object.
-    properties: Vec<(&'static str, Compiled)>,
-    items: Option<Box<Compiled>>,
+    pub allowed: Option<&'s [Value]>,
+    /// Every entry of `enum` is a string.
+    pub enum_strings: bool,
+    /// `required`'s strings, if it is an array, and its length (strings or not).
+    pub required: Vec<&'s str>,
+    pub required_len: usize,
+    /// `properties`, if it is an object, in its order.
+    pub properties: Vec<(&'s str, Compiled<'s>)>,
+    pub items: Option<Box<Compiled<'s>>>,
 }
 
 /// What `type` tells values apart by: string, integer (as `type: integer` accepts it), other
@@ -1017,17 +1023,21 @@ fn class(v: &Value) -> usize {
     }
 }
 
-impl Compiled {
-    fn new(schema: &'static Value) -> Compiled {
+impl<'s> Compiled<'s> {
+    pub fn new(schema: &'s Value) -> Compiled<'s> {
         let mut c = Compiled {
+            object: false,
             accepts: [true; 7],
             allowed: None,
+            enum_strings: false,
             required: Vec::new(),
+            required_len: 0,
             properties: Vec::new(),
             items: None,
         };
         // A schema that is no object checks nothing.
         let Some(s) = schema.as_object() else { return c };
+        c.object = true;
         if let Some(t) = s.get("type") {
             // One value of each class, as `type_matches` reads it.
             let samples = [json!(""), json!(1), json!(0.5), json!(true), Value::Null, json!({}), json!([])];
@@ -1042,15 +1052,22 @@ impl Compiled {
         }
         if let Some(Value::Array(allowed)) = s.get("enum") {
             c.allowed = Some(allowed);
+            c.enum_strings = allowed.iter().all(Value::is_string);
         }
         if let Some(Value::Array(req)) = s.get("required") {
             c.required = req.iter().filter_map(Value::as_str).collect();
+            c.required_len = req.len();
         }
         if let Some(Value::Object(props)) = s.get("properties") {
             c.properties = props.iter().map(|(k, p)| (k.as_str(), Compiled::new(p))).collect();
         }
         c.items = s.get("items").map(|i| Box::new(Compiled::new(i)));
         c
+    }
+
+    /// Whether `type` refuses a value of class `k` (see [`class`]).
+    pub fn refuses(&self, k: usize) -> bool {
+        !self.accepts[k]
     }
 
     /// [`violates_by_lookup`] of the schema this was compiled from.
