@@ -961,8 +961,141 @@ fn kind_schema(kind: Kind) -> Value {
 
 /// Whether `v` violates `schema`, for the subset of JSON Schema the templates use (`type`,
 /// `enum`, `properties`, `required`, `items`). The oracle uses a full validator; this one
-/// only classifies generated cases.
+/// only classifies generated cases. A tool schema of the generator's own ([`schema`]) is
+/// checked against its keywords looked up once ([`Compiled`]); any other schema by
+/// [`violates_by_lookup`] (which is also the tests' oracle of [`Compiled`]).
 pub(crate) fn violates(schema: &Value, v: &Value) -> bool {
+    match compiled(schema) {
+        Some(c) => c.violates(v),
+        None => violates_by_lookup(schema, v),
+    }
+}
+
+/// The compiled form of `schema` if it is one of [`schema`]'s (by address: those are never
+/// dropped, so an address names one of them for good).
+pub(crate) fn compiled(s: &Value) -> Option<&'static Compiled<'static>> {
+    static COMPILED: OnceLock<Vec<(&'static Value, Compiled<'static>)>> = OnceLock::new();
+    COMPILED
+        .get_or_init(|| {
+            (0..TOOLS.len())
+                .map(|t| {
+                    let s: &'static Value = schema(t);
+                    (s, Compiled::new(s))
+                })
+                .collect()
+        })
+        .iter()
+        .find(|(tool, _)| std::ptr::eq(*tool, s))
+        .map(|(_, c)| c)
+}
+
+/// A schema's keywords as [`violates_by_lookup`] reads them, looked up once: the schema walk
+/// of a document costs a map lookup per keyword per value otherwise. (Also what the byte
+/// walk of `crate::violates` reads.)
+pub(crate) struct Compiled<'s> {
+    /// The schema is an object (another checks nothing).
+    pub object: bool,
+    /// Whether `type` accepts a value of each [`class`] (all, without `type`).
+    pub accepts: [bool; 7],
+    /// `enum`, if it is an array.
+    pub allowed: Option<&'s [Value]>,
+    /// Every entry of `enum` is a string.
+    pub enum_strings: bool,
+    /// `required`'s strings, if it is an array, and its length (strings or not).
+    pub required: Vec<&'s str>,
+    pub required_len: usize,
+    /// `properties`, if it is an object, in its order.
+    pub properties: Vec<(&'s str, Compiled<'s>)>,
+    pub items: Option<Box<Compiled<'s>>>,
+}
+
+/// What `type` tells values apart by: string, integer (as `type: integer` accepts it), other
+/// number, boolean, null, object, array.
+fn class(v: &Value) -> usize {
+    match v {
+        Value::String(_) => 0,
+        Value::Number(_) if type_matches("integer", v) => 1,
+        Value::Number(_) => 2,
+        Value::Bool(_) => 3,
+        Value::Null => 4,
+        Value::Object(_) => 5,
+        Value::Array(_) => 6,
+    }
+}
+
+impl<'s> Compiled<'s> {
+    pub fn new(schema: &'s Value) -> Compiled<'s> {
+        let mut c = Compiled {
+            object: false,
+            accepts: [true; 7],
+            allowed: None,
+            enum_strings: false,
+            required: Vec::new(),
+            required_len: 0,
+            properties: Vec::new(),
+            items: None,
+        };
+        // A schema that is no object checks nothing.
+        let Some(s) = schema.as_object() else { return c };
+        c.object = true;
+        if let Some(t) = s.get("type") {
+            // One value of each class, as `type_matches` reads it.
+            let samples = [json!(""), json!(1), json!(0.5), json!(true), Value::Null, json!({}), json!([])];
+            for (k, v) in samples.iter().enumerate() {
+                debug_assert_eq!(class(v), k);
+                c.accepts[k] = match t {
+                    Value::String(t) => type_matches(t, v),
+                    Value::Array(ts) => ts.iter().filter_map(Value::as_str).any(|t| type_matches(t, v)),
+                    _ => true,
+                };
+            }
+        }
+        if let Some(Value::Array(allowed)) = s.get("enum") {
+            c.allowed = Some(allowed);
+            c.enum_strings = allowed.iter().all(Value::is_string);
+        }
+        if let Some(Value::Array(req)) = s.get("required") {
+            c.required = req.iter().filter_map(Value::as_str).collect();
+            c.required_len = req.len();
+        }
+        if let Some(Value::Object(props)) = s.get("properties") {
+            c.properties = props.iter().map(|(k, p)| (k.as_str(), Compiled::new(p))).collect();
+        }
+        c.items = s.get("items").map(|i| Box::new(Compiled::new(i)));
+        c
+    }
+
+    /// Whether `type` refuses a value of class `k` (see [`class`]).
+    pub fn refuses(&self, k: usize) -> bool {
+        !self.accepts[k]
+    }
+
+    /// [`violates_by_lookup`] of the schema this was compiled from.
+    fn violates(&self, v: &Value) -> bool {
+        if !self.accepts[class(v)] {
+            return true;
+        }
+        if let Some(allowed) = self.allowed {
+            if !allowed.contains(v) {
+                return true;
+            }
+        }
+        match v {
+            Value::Object(o) => {
+                self.required.iter().any(|k| !o.contains_key(*k))
+                    || (!self.properties.is_empty()
+                        && o.iter().any(|(k, x)| {
+                            self.properties.iter().find(|(p, _)| *p == k).is_some_and(|(_, p)| p.violates(x))
+                        }))
+            }
+            Value::Array(items) => self.items.as_ref().is_some_and(|s| items.iter().any(|x| s.violates(x))),
+            _ => false,
+        }
+    }
+}
+
+/// [`violates`], looking each keyword up in the schema's map.
+fn violates_by_lookup(schema: &Value, v: &Value) -> bool {
     let Some(s) = schema.as_object() else { return false };
     if let Some(t) = s.get("type") {
         let ok = match t {
@@ -986,13 +1119,13 @@ pub(crate) fn violates(schema: &Value, v: &Value) -> bool {
             }
         }
         if let Some(Value::Object(props)) = s.get("properties") {
-            if o.iter().any(|(k, x)| props.get(k).is_some_and(|p| violates(p, x))) {
+            if o.iter().any(|(k, x)| props.get(k).is_some_and(|p| violates_by_lookup(p, x))) {
                 return true;
             }
         }
     }
     if let (Value::Array(items), Some(item_schema)) = (v, s.get("items")) {
-        if items.iter().any(|x| violates(item_schema, x)) {
+        if items.iter().any(|x| violates_by_lookup(item_schema, x)) {
             return true;
         }
     }
@@ -1017,6 +1150,71 @@ fn type_matches(t: &str, v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The compiled tool schemas judge as the keyword lookups do: every value (and every value
+    /// inside one) of the documents of generated cases, against every tool's schema, and
+    /// values of every type.
+    #[test]
+    fn compiled_schemas_judge_as_the_lookups() {
+        fn each<'v>(v: &'v Value, out: &mut Vec<&'v Value>) {
+            out.push(v);
+            match v {
+                Value::Object(o) => o.values().for_each(|x| each(x, out)),
+                Value::Array(a) => a.iter().for_each(|x| each(x, out)),
+                _ => {}
+            }
+        }
+        let cfg = crate::GenConfig { schema: true, ..crate::GenConfig::default() };
+        let strategy = crate::case_strategy(&cfg);
+        let mut docs: Vec<Value> = [
+            json!(null),
+            json!(1),
+            json!(-3),
+            json!(2.5),
+            json!(1e300),
+            json!(4.0),
+            json!("x"),
+            json!(true),
+            json!([]),
+            json!([1, "a", null]),
+            json!({}),
+            json!({"status": "open"}),
+            json!({"status": "P1", "limit": 1.5}),
+            json!({"title": null, "priority": "low"}),
+        ]
+        .into();
+        for k in 0..1500 {
+            let case = crate::strategy::generated_case(&strategy, 9, k, String::new());
+            for call in case.streams.iter().flat_map(|t| t.calls()) {
+                if let Ok(v) = serde_json::from_str::<Value>(&call.arguments) {
+                    docs.push(v);
+                }
+            }
+        }
+        let mut values = Vec::new();
+        for d in &docs {
+            each(d, &mut values);
+        }
+        let (mut yes, mut no) = (0, 0);
+        for t in 0..TOOLS.len() {
+            let s: &Value = schema(t);
+            let c = compiled(s).expect("a tool schema is compiled");
+            for v in &values {
+                let want = violates_by_lookup(s, v);
+                assert_eq!(c.violates(v), want, "tool {t}: {v}");
+                assert_eq!(violates(s, v), want, "tool {t}: {v}");
+                if want {
+                    yes += 1;
+                } else {
+                    no += 1;
+                }
+            }
+        }
+        assert!(yes > 1000 && no > 1000, "{yes} violating, {no} not");
+        // Another schema, even an equal one, is looked up.
+        let copy = schema(0).as_ref().clone();
+        assert!(compiled(&copy).is_none());
+    }
 
     /// A deep value is its levels, opened and closed one by one.
     #[test]

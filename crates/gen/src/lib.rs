@@ -110,15 +110,60 @@ impl Default for GenConfig {
 /// The RNG of generated case `k` of `seed`: every case is derived from `(seed, k)` alone, so a
 /// shard or a job generates only its own cases and gets the same ones in every run.
 pub fn rng_for_case(seed: u64, k: u64) -> TestRng {
-    let mut x = seed;
-    rng_for_seed(build::splitmix64(&mut x) ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(case_seed(seed, k)))
 }
 
 pub fn rng_for_seed(seed: u64) -> TestRng {
+    TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed))
+}
+
+/// The seed of [`rng_for_seed`] that [`rng_for_case`]`(seed, k)` is.
+fn case_seed(seed: u64, k: u64) -> u64 {
+    let mut x = seed;
+    build::splitmix64(&mut x) ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The 32 ChaCha seed bytes of [`rng_for_seed`]: the splitmix64 stream of `seed`.
+fn seed_bytes(seed: u64) -> [u8; 32] {
     let mut x = seed;
     let mut bytes = [0u8; 32];
     for chunk in bytes.chunks_mut(8) {
         chunk.copy_from_slice(&build::splitmix64(&mut x).to_le_bytes());
     }
-    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+    bytes
+}
+
+/// The generator [`rng_for_case`] wraps, without the wrapper (whose every draw dispatches
+/// over its algorithms): the same words in the same order (`TestRng`'s ChaCha is this one,
+/// seeded with the same bytes).
+pub(crate) fn chacha_for_case(seed: u64, k: u64) -> chacha20::ChaCha20Rng {
+    <chacha20::ChaCha20Rng as rand_core::SeedableRng>::from_seed(seed_bytes(case_seed(seed, k)))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::Rng;
+
+    /// The generator drawn from straight gives the words the wrapper gives, whichever way
+    /// they are drawn (words, bytes, across block ends).
+    #[test]
+    fn the_bare_chacha_draws_as_the_test_rng() {
+        for (seed, k) in [(0, 0), (1, 7), (12345, 99), (u64::MAX, u64::MAX)] {
+            let mut wrapped = super::rng_for_case(seed, k);
+            let mut bare = super::chacha_for_case(seed, k);
+            for step in 0..2000usize {
+                match step % 5 {
+                    0 | 1 | 3 => assert_eq!(wrapped.next_u64(), bare.next_u64(), "{seed} {k} {step}"),
+                    2 => assert_eq!(wrapped.next_u32(), bare.next_u32(), "{seed} {k} {step}"),
+                    _ => {
+                        let (mut a, mut b) = ([0u8; 23], [0u8; 23]);
+                        let n = step % 23;
+                        wrapped.fill_bytes(&mut a[..n]);
+                        bare.fill_bytes(&mut b[..n]);
+                        assert_eq!(a, b, "{seed} {k} {step}");
+                    }
+                }
+            }
+        }
+    }
 }

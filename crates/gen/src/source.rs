@@ -7,7 +7,6 @@
 
 use arbitrary::Unstructured;
 use proptest::prelude::Rng;
-use proptest::test_runner::TestRng;
 
 use crate::plan::Inline;
 
@@ -55,20 +54,21 @@ pub(crate) trait Source {
     }
 }
 
-/// Draws from a proptest RNG (the fast path: no allocation per draw, and one RNG call per
-/// two draws).
-pub(crate) struct RngSource<'a> {
-    rng: &'a mut TestRng,
+/// Draws from an RNG: a proptest runner's [`TestRng`](proptest::test_runner::TestRng), or the
+/// ChaCha generator it wraps, straight (the fast path: no allocation per draw, one RNG call
+/// per two draws, and no dispatch over the wrapper's algorithms; both give the same words).
+pub(crate) struct RngSource<'a, R: Rng + ?Sized> {
+    rng: &'a mut R,
     spare: Option<u32>,
 }
 
-impl<'a> RngSource<'a> {
-    pub fn new(rng: &'a mut TestRng) -> Self {
+impl<'a, R: Rng + ?Sized> RngSource<'a, R> {
+    pub fn new(rng: &'a mut R) -> Self {
         RngSource { rng, spare: None }
     }
 }
 
-impl Source for RngSource<'_> {
+impl<R: Rng + ?Sized> Source for RngSource<'_, R> {
     #[inline]
     fn below(&mut self, n: u32) -> u32 {
         let r = match self.spare.take() {

@@ -39,7 +39,7 @@ pub fn cases(cfg: &GenConfig, seed: u64) -> impl Iterator<Item = Case> {
 /// sampled without building a proptest runner for it (a run asks for millions of cases and
 /// shrinks only a few).
 pub fn generated_case(strategy: &CaseStrategy, seed: u64, k: u64, name: String) -> Case {
-    let plan = CasePlan::sample(&mut RngSource::new(&mut crate::rng_for_case(seed, k)), &strategy.cfg);
+    let plan = CasePlan::sample(&mut RngSource::new(&mut crate::chacha_for_case(seed, k)), &strategy.cfg);
     build_case(&plan, &strategy.cfg, name)
 }
 
