@@ -516,8 +516,13 @@ fn foreign_start(index: u32, kind: ForeignKind, b: ContentBlock<'_>) -> Event<'s
 }
 
 impl crate::SseDecoder for AnthropicDecoder {
-    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
-        if let Some(done) = fast::decode(self, event, out) {
+    fn decode<'m>(
+        &mut self,
+        event: &'m SseEvent,
+        scratch: &'m mut Vec<u8>,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(&mut self.kinds, scratch, event, out) {
             return done;
         }
         let name = event_name(event)?;
@@ -698,7 +703,7 @@ impl crate::DialectDef for Anthropic {
     }
 
     fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {
-        Box::new(crate::OverSse(AnthropicDecoder::new()))
+        Box::new(crate::OverSse::new(AnthropicDecoder::new()))
     }
 
     fn detects(&self, message: &toolcert_subject::WireMessage) -> bool {

@@ -696,7 +696,11 @@ pub fn name_and_data(frame: &Frame) -> Result<(String, Cow<'_, str>), TurnError>
 }
 
 impl crate::WireDecoder for BedrockDecoder {
-    fn decode(&mut self, message: &WireMessage, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+    fn decode_borrowed<'m>(
+        &'m mut self,
+        message: &'m WireMessage,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError> {
         let Some(frame) = message.as_frame() else {
             return Err(malformed("an SSE event in a Bedrock event stream".into()));
         };

@@ -510,7 +510,7 @@ fn finish_reason(s: &str) -> Result<StopReason, TurnError> {
 }
 
 impl ChatDecoder {
-    fn entry(&mut self, k: usize, e: Entry<'_>, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+    fn entry(&mut self, k: usize, e: Entry<'_>, out: &mut crate::Decoded<'_>) -> Result<(), TurnError> {
         // Always there: the entry was read with its index required.
         let Some(at) = e.index else {
             return Err(malformed(format!(
@@ -529,11 +529,11 @@ impl ChatDecoder {
             })
         };
         // A fragment, even an empty one, unless it rides on an announcement.
-        let fragment = |index: u32, arguments: Option<Str<'_>>, out: &mut Vec<Event<'static>>| {
+        let fragment = |index: u32, arguments: Option<Str<'_>>, out: &mut crate::Decoded<'_>| {
             out.push(Event::ArgsDelta { index, fragment: arguments.map_or(Cow::Borrowed(""), own) });
         };
         let announce =
-            |index: u32, id: &str, name, arguments: Option<Str<'_>>, out: &mut Vec<Event<'static>>| {
+            |index: u32, id: &str, name, arguments: Option<Str<'_>>, out: &mut crate::Decoded<'_>| {
                 out.push(Event::CallStart { index, call_id: Cow::Owned(id.to_owned()), name });
                 if let Some(a) = arguments.filter(|a| !a.as_str().is_empty()) {
                     out.push(Event::ArgsDelta { index, fragment: own(a) });
@@ -576,8 +576,13 @@ impl ChatDecoder {
 }
 
 impl crate::SseDecoder for ChatDecoder {
-    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
-        if let Some(done) = fast::decode(self, event, out) {
+    fn decode<'m>(
+        &mut self,
+        event: &'m SseEvent,
+        scratch: &'m mut Vec<u8>,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(self.quirks, self.calls.len(), scratch, event, out) {
             return done;
         }
         if event.data == "[DONE]" {
@@ -701,7 +706,7 @@ impl crate::DialectDef for OpenAiChat {
     }
 
     fn decoder(&self, quirks: Quirks) -> Box<dyn crate::WireDecoder> {
-        Box::new(crate::OverSse(ChatDecoder::new(quirks)))
+        Box::new(crate::OverSse::new(ChatDecoder::new(quirks)))
     }
 
     fn detects(&self, message: &toolcert_subject::WireMessage) -> bool {

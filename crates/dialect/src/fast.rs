@@ -55,29 +55,41 @@ impl<'a> Cursor<'a> {
     /// `\u` escape, or anything else after a backslash, is left to serde with the whole
     /// document, so it means exactly what it means to serde.
     pub fn string(&mut self) -> Option<Str<'a>> {
+        let mut s = Vec::new();
+        Some(Str(match self.string_in(&mut s)? {
+            Some(borrowed) => Cow::Borrowed(borrowed),
+            None => Cow::Owned(String::from_utf8(s).ok()?),
+        }))
+    }
+
+    /// [`Cursor::string`] without an allocation: `Some(text)` borrowed from the data when the
+    /// literal has no escapes, else `None` with the text unescaped into `scratch` (cleared
+    /// first; read it with [`unescaped`]), a buffer the caller keeps from one event to the
+    /// next. `None` outside: not a string this reads (left to serde).
+    pub fn string_in(&mut self, scratch: &mut Vec<u8>) -> Option<Option<&'a str>> {
         let body = self.rest.strip_prefix('"')?;
         let b = body.as_bytes();
         let stop = special(b, 0)?;
         if b[stop] == b'"' {
             self.rest = &body[stop + 1..];
-            return Some(Str(Cow::Borrowed(&body[..stop])));
+            return Some(Some(&body[..stop]));
         }
         // Escapes come every few bytes in JSON text carried as a string: each run copied at
         // the escape that ends it. `from` and `i` are at ASCII bytes, so they are character
         // boundaries.
-        let mut s = Vec::with_capacity(b.len());
+        scratch.clear();
+        scratch.reserve(b.len());
         let (mut from, mut i) = (0, stop);
         loop {
             match b[i] {
                 b'"' => {
-                    run(&mut s, &b[from..i]);
+                    run(scratch, &b[from..i]);
                     self.rest = &body[i + 1..];
-                    // UTF-8: runs of a `&str` split at ASCII bytes, and ASCII.
-                    return String::from_utf8(s).ok().map(|s| Str(Cow::Owned(s)));
+                    return Some(None);
                 }
                 b'\\' => {
-                    run(&mut s, &b[from..i]);
-                    s.push(match b.get(i + 1)? {
+                    run(scratch, &b[from..i]);
+                    scratch.push(match b.get(i + 1)? {
                         b'"' => b'"',
                         b'\\' => b'\\',
                         b'/' => b'/',
@@ -105,13 +117,20 @@ impl<'a> Cursor<'a> {
 
 /// Appends a run of bytes as they are: the few bytes between two escapes of JSON text carried
 /// as a string are copied inline, where a `memcpy` call would cost more than they do.
-#[inline]
+#[inline(always)]
 fn run(v: &mut Vec<u8>, run: &[u8]) {
     if run.len() < 16 {
         v.extend(run.iter().copied());
     } else {
         v.extend_from_slice(run);
     }
+}
+
+/// The text [`Cursor::string_in`] unescaped into `scratch`: runs of the data's text cut at
+/// ASCII bytes, and ASCII, so always UTF-8 (`None` is never seen, but is no panic).
+#[inline]
+pub(crate) fn unescaped(scratch: &[u8]) -> Option<&str> {
+    std::str::from_utf8(scratch).ok()
 }
 
 /// The offset of the first byte at or after `from` that a JSON string cannot hold as it is
@@ -283,6 +302,100 @@ pub(crate) mod tests {
         ] {
             assert_eq!(read(s), None, "{s:?}");
         }
+    }
+
+    /// The former [`Cursor::string`] (a byte buffer checked as UTF-8 again at the end), the
+    /// oracle of the one that unescapes into a reused buffer: the value, and the rest.
+    fn string_before(data: &str) -> Option<(String, &str)> {
+        let body = data.strip_prefix('"')?;
+        let b = body.as_bytes();
+        let stop = super::special(b, 0)?;
+        if b[stop] == b'"' {
+            return Some((body[..stop].to_owned(), &body[stop + 1..]));
+        }
+        let mut s = Vec::with_capacity(b.len());
+        let (mut from, mut i) = (0, stop);
+        loop {
+            match b[i] {
+                b'"' => {
+                    s.extend_from_slice(&b[from..i]);
+                    return String::from_utf8(s).ok().map(|s| (s, &body[i + 1..]));
+                }
+                b'\\' => {
+                    s.extend_from_slice(&b[from..i]);
+                    s.push(match b.get(i + 1)? {
+                        b'"' => b'"',
+                        b'\\' => b'\\',
+                        b'/' => b'/',
+                        b'b' => 8,
+                        b'f' => 12,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        _ => return None,
+                    });
+                    from = i + 2;
+                    i = super::special(b, from)?;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Strings built of pieces that matter to the reader (quotes, every escape, control
+    /// characters, runs of every length around the copy's threshold, non-ASCII) are read as
+    /// the former reader read them, whether borrowed or unescaped into a buffer that held
+    /// the previous string.
+    #[test]
+    fn strings_are_read_as_the_former_reader_read_them() {
+        let pieces = [
+            "\"",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\n",
+            "\\r",
+            "\\t",
+            "\\u0041",
+            "\\x",
+            "\\",
+            "a",
+            "é",
+            "✈",
+            "\u{1}",
+            "\n",
+            "}",
+            "0123456789abcdef",
+            "0123456789abcde",
+            "\u{10FFFF}xyz",
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut scratch = b"left over".to_vec();
+        let mut read = 0;
+        for _ in 0..20_000 {
+            let mut data = String::from("\"");
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            for k in 0..(rng % 9) {
+                data.push_str(pieces[((rng >> (8 + 4 * k)) % pieces.len() as u64) as usize]);
+            }
+            if rng >> 60 != 0 {
+                data.push_str("\"}");
+            }
+            let mut c = Cursor::new(&data);
+            let got = c.string_in(&mut scratch).map(|v| {
+                (v.map_or_else(|| super::unescaped(&scratch).unwrap().to_owned(), str::to_owned), c.rest)
+            });
+            assert_eq!(got, string_before(&data), "{data:?}");
+            let mut c = Cursor::new(&data);
+            let owned = c.string().map(|v| (v.0.into_owned(), c.rest));
+            assert_eq!(owned, string_before(&data), "{data:?}");
+            read += usize::from(got.is_some());
+        }
+        assert!(read > 5_000, "{read} strings read");
     }
 
     /// What a decoder makes of every event of a stream, one result per event.

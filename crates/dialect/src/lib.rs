@@ -265,24 +265,108 @@ fn speakable(
 pub trait WireDecoder {
     /// Decodes one wire message, appending the neutral events it carries (often none,
     /// sometimes several) to `out`. Input it cannot read is `ErrorClass::Malformed`.
-    fn decode(&mut self, message: &WireMessage, out: &mut Vec<Event<'static>>) -> Result<(), TurnError>;
+    ///
+    /// The events may borrow from `message` and from the decoder (a fragment with escapes is
+    /// unescaped into a buffer the decoder reuses), so the hot path copies a fragment once,
+    /// into whatever the caller accumulates it in, and allocates nothing.
+    fn decode_borrowed<'m>(
+        &'m mut self,
+        message: &'m WireMessage,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError>;
+
+    /// [`WireDecoder::decode_borrowed`], with the events detached from the message and the
+    /// decoder (the same events, owned).
+    fn decode(&mut self, message: &WireMessage, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+        let mut events = Decoded::new();
+        let r = self.decode_borrowed(message, &mut events);
+        out.extend(events.into_iter().map(Event::into_owned));
+        r
+    }
 }
 
 /// A [`WireDecoder`] of an SSE dialect: one SSE event at a time.
 pub trait SseDecoder {
-    /// Decodes one SSE event, as [`WireDecoder::decode`].
-    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError>;
+    /// Decodes one SSE event, as [`WireDecoder::decode_borrowed`]; a fragment with escapes
+    /// is unescaped into `scratch` (the caller's, kept from one event to the next), which the
+    /// event then borrows.
+    fn decode<'m>(
+        &mut self,
+        event: &'m SseEvent,
+        scratch: &'m mut Vec<u8>,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError>;
 }
 
 /// An [`SseDecoder`] as a [`WireDecoder`]: a message that is not an SSE event is malformed.
-pub struct OverSse<D>(pub D);
+pub struct OverSse<D> {
+    decoder: D,
+    /// The decoder's unescaping buffer.
+    scratch: Vec<u8>,
+}
+
+impl<D> OverSse<D> {
+    pub fn new(decoder: D) -> OverSse<D> {
+        OverSse { decoder, scratch: Vec::new() }
+    }
+}
 
 impl<D: SseDecoder> WireDecoder for OverSse<D> {
-    fn decode(&mut self, message: &WireMessage, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+    fn decode_borrowed<'m>(
+        &'m mut self,
+        message: &'m WireMessage,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError> {
         match message {
-            WireMessage::Sse(event) => self.0.decode(event, out),
+            WireMessage::Sse(event) => self.decoder.decode(event, &mut self.scratch, out),
             WireMessage::Frame(_) => Err(malformed("a binary frame in an SSE dialect's stream".into())),
         }
+    }
+}
+
+/// Where a decoder puts the neutral events of one message, in order: the first in place
+/// (nearly every message carries at most one, so decoding one allocates nothing), any further
+/// ones in a vector.
+#[derive(Debug, Default)]
+pub struct Decoded<'m> {
+    first: Option<Event<'m>>,
+    more: Vec<Event<'m>>,
+}
+
+impl<'m> Decoded<'m> {
+    pub fn new() -> Decoded<'m> {
+        Decoded { first: None, more: Vec::new() }
+    }
+
+    /// Appends an event.
+    #[inline]
+    pub fn push(&mut self, event: Event<'m>) {
+        match self.first {
+            None => self.first = Some(event),
+            Some(_) => self.more.push(event),
+        }
+    }
+
+    /// The events in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Event<'m>> + '_ {
+        self.first.iter().chain(&self.more)
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.more.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+}
+
+impl<'m> IntoIterator for Decoded<'m> {
+    type Item = Event<'m>;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<Event<'m>>, std::vec::IntoIter<Event<'m>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.more)
     }
 }
 

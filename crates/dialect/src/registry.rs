@@ -333,14 +333,32 @@ impl Default for SseDeframer {
 }
 
 impl SseDeframer {
-    /// The rest of [`Deframer::feed_each`] once a chunk has done more than extend a line.
+    /// [`Deframer::feed_each`] with a callback the compiler sees (a caller that holds the
+    /// deframer itself, rather than as a `dyn Deframer`, has the chunk that only extends a
+    /// line, most chunks of a stream cut every few bytes, read inline).
+    #[inline(always)]
+    pub fn feed_with<F: FnMut(&WireMessage) -> Result<(), TurnError>>(
+        &mut self,
+        chunk: &[u8],
+        each: &mut F,
+    ) -> Result<(), TurnError> {
+        let WireMessage::Sse(event) = &mut self.message else { unreachable!("always an SSE event") };
+        let mut pos = 0;
+        match self.sse.pull(chunk, &mut pos, event) {
+            // The commonest chunk of a stream cut every few bytes: part of a line.
+            Ok(false) => Ok(()),
+            first => self.feed_rest(first, chunk, pos, each),
+        }
+    }
+
+    /// The rest of [`SseDeframer::feed_with`] once a chunk has done more than extend a line.
     #[inline(never)]
-    fn feed_rest(
+    fn feed_rest<F: FnMut(&WireMessage) -> Result<(), TurnError>>(
         &mut self,
         mut pulled: Result<bool, toolcert_sse::SseError>,
         chunk: &[u8],
         mut pos: usize,
-        each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
+        each: &mut F,
     ) -> Result<(), TurnError> {
         loop {
             match pulled {
@@ -364,13 +382,7 @@ impl Deframer for SseDeframer {
         chunk: &[u8],
         each: &mut dyn FnMut(&WireMessage) -> Result<(), TurnError>,
     ) -> Result<(), TurnError> {
-        let WireMessage::Sse(event) = &mut self.message else { unreachable!("always an SSE event") };
-        let mut pos = 0;
-        match self.sse.pull(chunk, &mut pos, event) {
-            // The commonest chunk of a stream cut every few bytes: part of a line.
-            Ok(false) => Ok(()),
-            first => self.feed_rest(first, chunk, pos, each),
-        }
+        self.feed_with(chunk, &mut { each })
     }
 
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<WireMessage>) -> Result<(), TurnError> {

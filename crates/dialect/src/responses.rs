@@ -639,7 +639,7 @@ impl ResponsesDecoder {
         &mut self,
         name: &str,
         a: ItemEvent<'_>,
-        out: &mut Vec<Event<'static>>,
+        out: &mut crate::Decoded<'_>,
     ) -> Result<(), TurnError> {
         let index = a.output_index;
         match self.calls.get(&index) {
@@ -686,8 +686,13 @@ impl ResponsesDecoder {
 }
 
 impl crate::SseDecoder for ResponsesDecoder {
-    fn decode(&mut self, event: &SseEvent, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
-        if let Some(done) = fast::decode(event, out) {
+    fn decode<'m>(
+        &mut self,
+        event: &'m SseEvent,
+        scratch: &'m mut Vec<u8>,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError> {
+        if let Some(done) = fast::decode(scratch, event, out) {
             return done;
         }
         let name = event_name(event)?;
@@ -951,7 +956,7 @@ fn foreign_item(item: &ItemFields<'_>) -> Option<ForeignKind> {
 
 /// Decodes the events of foreign items into neutral foreign events; any other event is
 /// skipped (bookkeeping, or added after this harness was written).
-fn decode_foreign(name: &str, data: &str, out: &mut Vec<Event<'static>>) -> Result<(), TurnError> {
+fn decode_foreign(name: &str, data: &str, out: &mut crate::Decoded<'_>) -> Result<(), TurnError> {
     use std::borrow::Cow;
     let none = || Cow::Borrowed("");
     match name {
@@ -1085,7 +1090,7 @@ impl crate::DialectDef for OpenAiResponses {
     }
 
     fn decoder(&self, _quirks: toolcert_scenario::Quirks) -> Box<dyn crate::WireDecoder> {
-        Box::new(crate::OverSse(ResponsesDecoder::new()))
+        Box::new(crate::OverSse::new(ResponsesDecoder::new()))
     }
 
     fn detects(&self, message: &toolcert_subject::WireMessage) -> bool {

@@ -54,11 +54,14 @@ impl Factory for ReferenceFactory {
         Some(Box::new(ReferenceWire::for_spec(spec)))
     }
     fn make_bytes(&self, spec: &StreamSpec<'_>) -> Option<Box<dyn BytesAccumulator>> {
-        Some(Box::new(ReferenceBytes {
-            frames: toolcert_dialect::def(spec.dialect).deframer(),
-            events: Vec::new(),
-            wire: ReferenceWire::for_spec(spec),
-        }))
+        let def = toolcert_dialect::def(spec.dialect);
+        // An SSE dialect's deframer (every dialect whose framing is not binary reads SSE, the
+        // registry's default) is held as itself, so the hot path makes no virtual call.
+        let frames = match def.binary() {
+            false => Frames::Sse(toolcert_dialect::registry::SseDeframer::default()),
+            true => Frames::Other(def.deframer()),
+        };
+        Some(Box::new(ReferenceBytes { frames, events: Vec::new(), wire: ReferenceWire::for_spec(spec) }))
     }
 }
 
@@ -66,7 +69,6 @@ impl Factory for ReferenceFactory {
 pub struct ReferenceWire {
     decoder: Box<dyn WireDecoder>,
     core: Reference,
-    events: Vec<Event<'static>>,
 }
 
 impl ReferenceWire {
@@ -74,19 +76,19 @@ impl ReferenceWire {
         ReferenceWire {
             decoder: toolcert_dialect::decoder(spec.dialect, spec.quirks),
             core: Reference::for_spec(spec),
-            events: Vec::new(),
         }
     }
 }
 
 impl WireAccumulator for ReferenceWire {
     fn on_wire(&mut self, message: &WireMessage, out: &mut Emit) -> Result<(), TurnError> {
-        self.events.clear();
-        self.decoder.decode(message, &mut self.events)?;
-        for e in &self.events {
-            self.core.on_event(e, out)?;
-        }
-        Ok(())
+        // The events borrow the message (and the decoder's scratch): each fragment is copied
+        // once, into its call's buffer.
+        let mut events = toolcert_dialect::Decoded::new();
+        let core = &mut self.core;
+        self.decoder
+            .decode_borrowed(message, &mut events)
+            .and_then(|()| events.iter().try_for_each(|e| core.on_event(e, out)))
     }
 
     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
@@ -97,10 +99,18 @@ impl WireAccumulator for ReferenceWire {
 /// The most bytes [`ReferenceBytes`] hands its framing's decoder at once.
 const FEED_PIECE: usize = 64 << 10;
 
+/// A framing's reader: SSE's as itself, another as the dialect gives it.
+// One per stream, inside the boxed accumulator: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Frames {
+    Sse(toolcert_dialect::registry::SseDeframer),
+    Other(Box<dyn toolcert_dialect::Deframer>),
+}
+
 /// The reference at the bytes level: the dialect framing's incremental decoder (for SSE,
 /// with incremental UTF-8) into the wire level.
 pub struct ReferenceBytes {
-    frames: Box<dyn toolcert_dialect::Deframer>,
+    frames: Frames,
     events: Vec<WireMessage>,
     wire: ReferenceWire,
 }
@@ -116,10 +126,17 @@ impl BytesAccumulator for ReferenceBytes {
         let wire = &mut self.wire;
         let mut each = |m: &WireMessage| wire.on_wire(m, out);
         if chunk.len() <= FEED_PIECE {
-            return self.frames.feed_each(chunk, &mut each);
+            return match &mut self.frames {
+                Frames::Sse(sse) => sse.feed_with(chunk, &mut each),
+                Frames::Other(frames) => frames.feed_each(chunk, &mut each),
+            };
         }
+        let frames: &mut dyn toolcert_dialect::Deframer = match &mut self.frames {
+            Frames::Sse(sse) => sse,
+            Frames::Other(frames) => frames.as_mut(),
+        };
         for piece in chunk.chunks(FEED_PIECE) {
-            self.frames.feed_each(piece, &mut each)?;
+            frames.feed_each(piece, &mut each)?;
         }
         Ok(())
     }
@@ -128,7 +145,10 @@ impl BytesAccumulator for ReferenceBytes {
         self.events.clear();
         // A character cut by a dropped connection is the drop's doing, not a malformed stream
         // (the deframer errs only at a clean end).
-        let closed = self.frames.finish(end, &mut self.events);
+        let closed = match &mut self.frames {
+            Frames::Sse(sse) => toolcert_dialect::Deframer::finish(sse, end, &mut self.events),
+            Frames::Other(frames) => frames.finish(end, &mut self.events),
+        };
         for e in &self.events {
             self.wire.on_wire(e, out)?;
         }

@@ -7,7 +7,10 @@ use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use super::{own, AnthropicDecoder, BlockDelta, Kind};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::{BlockDelta, Kind};
 use crate::fast::Cursor;
 use crate::json::Payload;
 use crate::json::Str;
@@ -50,10 +53,11 @@ pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
 /// [`crate::SseDecoder::decode`] would.
-pub(super) fn decode(
-    d: &mut AnthropicDecoder,
-    event: &SseEvent,
-    out: &mut Vec<Event<'static>>,
+pub(super) fn decode<'m>(
+    kinds: &mut HashMap<u32, Kind>,
+    scratch: &'m mut Vec<u8>,
+    event: &'m SseEvent,
+    out: &mut crate::Decoded<'m>,
 ) -> Option<Result<(), TurnError>> {
     if !crate::fast::enabled() {
         return None;
@@ -70,19 +74,24 @@ pub(super) fn decode(
                 c.lit(r#"text_delta","text":"#)?;
                 true
             };
-            let value = c.string()?;
+            let value = c.string_in(scratch)?;
             c.lit("}}")?;
             c.end()?;
             crate::fast::taken();
+            // Borrowed from the data, or from the scratch buffer it was unescaped into.
+            let value = Cow::Borrowed(match value {
+                Some(t) => t,
+                None => crate::fast::unescaped(scratch)?,
+            });
             // As the decoder's `content_block_delta` arm: text is text whatever the index;
             // a foreign block's input is foreign; an `Other` block's input is dropped.
-            let e = match (text, d.kinds.get(&index)) {
-                (true, _) => Event::TextDelta { text: own(value) },
+            let e = match (text, kinds.get(&index)) {
+                (true, _) => Event::TextDelta { text: value },
                 (false, Some(Kind::Foreign(kind))) => {
-                    Event::ForeignDelta { index, kind: *kind, fragment: own(value) }
+                    Event::ForeignDelta { index, kind: *kind, fragment: value }
                 }
                 (false, Some(Kind::Other)) => return Some(Ok(())),
-                (false, _) => Event::ArgsDelta { index, fragment: own(value) },
+                (false, _) => Event::ArgsDelta { index, fragment: value },
             };
             out.push(e);
         }
@@ -92,7 +101,7 @@ pub(super) fn decode(
             c.lit("}")?;
             c.end()?;
             crate::fast::taken();
-            match d.kinds.get(&index) {
+            match kinds.get(&index) {
                 Some(Kind::Text | Kind::Other) => {}
                 Some(Kind::Foreign(_)) => out.push(Event::ForeignStop { index }),
                 Some(Kind::ToolUse) | None => out.push(Event::CallStop { index, arguments: None }),
@@ -111,8 +120,8 @@ pub(super) fn decode(
                 c.lit(r#","input":{}}}"#)?;
                 c.end()?;
                 crate::fast::taken();
-                out.push(Event::CallStart { index, call_id: own(id), name: own(name) });
-                d.kinds.insert(index, Kind::ToolUse);
+                out.push(Event::CallStart { index, call_id: id.0, name: name.0 });
+                kinds.insert(index, Kind::ToolUse);
             } else {
                 c.lit(r#"text","text":"#)?;
                 let text = c.string()?;
@@ -120,9 +129,9 @@ pub(super) fn decode(
                 c.end()?;
                 crate::fast::taken();
                 if !text.as_str().is_empty() {
-                    out.push(Event::TextDelta { text: own(text) });
+                    out.push(Event::TextDelta { text: text.0 });
                 }
-                d.kinds.insert(index, Kind::Text);
+                kinds.insert(index, Kind::Text);
             }
         }
         "message_delta" => {
@@ -264,12 +273,16 @@ mod tests {
         let run = |slow: bool| {
             crate::fast::tests::SLOW.with(|s| s.set(slow));
             let mut d = super::super::AnthropicDecoder::new();
+            let mut scratch = Vec::new();
             let got: Vec<_> = events
                 .iter()
                 .map(|(name, data)| {
                     let e = SseEvent { event: Some((*name).into()), data: (*data).into(), id: None };
-                    let mut out = Vec::new();
-                    d.decode(&e, &mut out).map(|()| out).map_err(|e| format!("{e:?}"))
+                    let mut out = crate::Decoded::new();
+                    d.decode(&e, &mut scratch, &mut out).map_err(|e| format!("{e:?}"))?;
+                    Ok::<_, String>(
+                        out.into_iter().map(toolcert_render::Event::into_owned).collect::<Vec<_>>(),
+                    )
                 })
                 .collect();
             crate::fast::tests::SLOW.with(|s| s.set(false));

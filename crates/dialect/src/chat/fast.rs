@@ -4,20 +4,23 @@
 //! without serde (`None` for anything else, which it parses as before). The renderer's
 //! hand-written chunks are [`super::write`]'s.
 
+use std::borrow::Cow;
+
 use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
-use super::ChatDecoder;
 use crate::fast::Cursor;
-use crate::json::own;
+use crate::Quirks;
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
 /// [`crate::SseDecoder::decode`] would.
-pub(super) fn decode(
-    d: &ChatDecoder,
-    event: &SseEvent,
-    out: &mut Vec<Event<'static>>,
+pub(super) fn decode<'m>(
+    quirks: Quirks,
+    calls: usize,
+    scratch: &'m mut Vec<u8>,
+    event: &'m SseEvent,
+    out: &mut crate::Decoded<'m>,
 ) -> Option<Result<(), TurnError>> {
     if !crate::fast::enabled() {
         return None;
@@ -35,18 +38,31 @@ pub(super) fn decode(
     let e = if c.lit(r#""tool_calls":[{"index":"#).is_some() {
         let index = c.u32()?;
         c.lit(r#","function":{"arguments":"#)?;
-        let fragment = c.string()?;
+        let fragment = c.string_in(scratch)?;
         c.lit("}}]")?;
         // As `ChatDecoder::entry` for an entry without an id: under the index-zero quirk
         // the fragment is the last announced call's, else its index's.
-        let index = match d.quirks.chat_index_zero {
-            true => d.calls.len().saturating_sub(1) as u32,
+        let index = match quirks.chat_index_zero {
+            true => calls.saturating_sub(1) as u32,
             false => index,
         };
-        Event::ArgsDelta { index, fragment: own(fragment) }
+        Event::ArgsDelta {
+            index,
+            fragment: Cow::Borrowed(match fragment {
+                Some(t) => t,
+                None => crate::fast::unescaped(scratch)?,
+            }),
+        }
     } else {
         c.lit(r#""content":"#)?;
-        Event::TextDelta { text: own(c.string()?) }
+        let text = c.string_in(scratch)?;
+        // Borrowed from the data, or from the scratch buffer it was unescaped into.
+        Event::TextDelta {
+            text: Cow::Borrowed(match text {
+                Some(t) => t,
+                None => crate::fast::unescaped(scratch)?,
+            }),
+        }
     };
     c.lit(r#"},"logprobs":null,"finish_reason":null}]}"#)?;
     c.end()?;

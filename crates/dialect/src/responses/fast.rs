@@ -3,13 +3,14 @@
 //! canonical layout without serde (`None` for anything else, which it parses as before); the
 //! renderer writes the same two events by hand, byte for byte as `to_json` would.
 
+use std::borrow::Cow;
+
 use toolcert_render::Event;
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use super::{ArgsDelta, Renderer, TextDelta};
 use crate::fast::Cursor;
-use crate::json::own;
 use crate::json::Payload;
 
 /// `{"type":NAME,"sequence_number":N,"item_id":ID,"output_index":I,`: the start both deltas
@@ -81,7 +82,11 @@ fn text_delta_into(s: &mut Payload, name: &str, seq: u64, body: &TextDelta<'_>) 
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
 /// [`crate::SseDecoder::decode`] would (neither shape touches the decoder's state).
-pub(super) fn decode(event: &SseEvent, out: &mut Vec<Event<'static>>) -> Option<Result<(), TurnError>> {
+pub(super) fn decode<'m>(
+    scratch: &'m mut Vec<u8>,
+    event: &'m SseEvent,
+    out: &mut crate::Decoded<'m>,
+) -> Option<Result<(), TurnError>> {
     if !crate::fast::enabled() {
         return None;
     }
@@ -95,11 +100,18 @@ pub(super) fn decode(event: &SseEvent, out: &mut Vec<Event<'static>>) -> Option<
             c.lit(r#","output_index":"#)?;
             let index = c.u32()?;
             c.lit(r#","delta":"#)?;
-            let fragment = c.string()?;
+            let fragment = c.string_in(scratch)?;
             c.lit("}")?;
             c.end()?;
             crate::fast::taken();
-            out.push(Event::ArgsDelta { index, fragment: own(fragment) });
+            // Borrowed from the data, or from the scratch buffer it was unescaped into.
+            out.push(Event::ArgsDelta {
+                index,
+                fragment: Cow::Borrowed(match fragment {
+                    Some(t) => t,
+                    None => crate::fast::unescaped(scratch)?,
+                }),
+            });
         }
         "response.output_text.delta" => {
             c.lit(r#"{"type":"response.output_text.delta","sequence_number":"#)?;
@@ -111,11 +123,16 @@ pub(super) fn decode(event: &SseEvent, out: &mut Vec<Event<'static>>) -> Option<
             c.lit(r#","content_index":"#)?;
             c.u32()?;
             c.lit(r#","delta":"#)?;
-            let text = c.string()?;
+            let text = c.string_in(scratch)?;
             c.lit(r#","logprobs":[]}"#)?;
             c.end()?;
             crate::fast::taken();
-            out.push(Event::TextDelta { text: own(text) });
+            out.push(Event::TextDelta {
+                text: Cow::Borrowed(match text {
+                    Some(t) => t,
+                    None => crate::fast::unescaped(scratch)?,
+                }),
+            });
         }
         _ => return None,
     }
