@@ -176,6 +176,10 @@ const SCAN: usize = 16;
 /// copies before 610 bytes).
 const FIRST_CAPACITY: usize = 512;
 
+/// The room a text run of the layout starts with: a turn's text comes in pieces, and growing
+/// from the first piece's exact size reallocated on the next.
+const TEXT_ROOM: usize = 64;
+
 /// The reference accumulator for one stream.
 #[derive(Default)]
 pub struct Reference {
@@ -305,7 +309,12 @@ impl Reference {
                 out.text(text);
                 match self.layout.last_mut() {
                     Some(Slot::Text { text: run }) => run.push_str(text),
-                    _ => self.layout.push(Slot::Text { text: text.to_string() }),
+                    // Room for the run's next pieces (see `Emit::text`).
+                    _ => {
+                        let mut run = String::with_capacity(text.len().max(TEXT_ROOM));
+                        run.push_str(text);
+                        self.layout.push(Slot::Text { text: run });
+                    }
                 }
             }
             Event::CallStart { index, call_id, name } => {

@@ -415,6 +415,9 @@ where
     }
 }
 
+/// The room the text surface starts with (see [`Emit::text`]).
+const TEXT_ROOM: usize = 64;
+
 /// Where an accumulator puts what it decides. The driver stamps each item with the number of
 /// events delivered when it was emitted.
 #[derive(Debug, Default)]
@@ -440,6 +443,11 @@ impl Emit {
 
     /// Appends prose to the text surface the user reads.
     pub fn text(&mut self, text: &str) {
+        // A turn's text comes in pieces: room for a few at the first, where growing from the
+        // first piece's exact size reallocated on the next.
+        if self.obs.text.capacity() == 0 {
+            self.obs.text.reserve(text.len().max(TEXT_ROOM));
+        }
         self.obs.text.push_str(text);
     }
 

@@ -314,7 +314,11 @@ impl Parser<'_> {
     /// A string literal from `start` whose first special byte is at `i` (not its end quote).
     #[cold]
     fn escaped(&mut self, start: usize, mut i: usize) -> Option<String> {
-        let mut out = String::with_capacity(i - start + 16);
+        // Room for a few hundred bytes more than the run before the first escape (most escaped
+        // strings outgrew a tighter start, reallocating and copying), never more than the
+        // document has left, which bounds the decoded text.
+        let room = (2 * (i - start) + 256).min(self.b.len() - start);
+        let mut out = String::with_capacity(room);
         // Runs are cut at ASCII bytes: character boundaries.
         out.push_str(&self.doc[start..i]);
         loop {
