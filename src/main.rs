@@ -557,6 +557,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
             quirks: toolcert::scenario::Quirks {
                 chat_index_zero: args.chat_index_zero,
                 chat_repeat_fields: args.chat_repeat_fields,
+                ..toolcert::scenario::Quirks::PLAIN
             },
         };
         let run = run_in(args.level.unwrap_or_default(), speech);
@@ -853,8 +854,11 @@ fn chosen_settings(
     use toolcert::scenario::{Dialect, Quirks};
     use toolcert::subject::Level;
     let quirk_given = args.chat_index_zero || args.chat_repeat_fields;
-    let wanted =
-        Quirks { chat_index_zero: args.chat_index_zero, chat_repeat_fields: args.chat_repeat_fields };
+    let wanted = Quirks {
+        chat_index_zero: args.chat_index_zero,
+        chat_repeat_fields: args.chat_repeat_fields,
+        ..Quirks::PLAIN
+    };
     if quirk_given {
         let has_profile =
             |d: Dialect| toolcert::dialect::def(d).quirk_profiles().iter().any(|&q| q != Quirks::PLAIN);

@@ -17,7 +17,7 @@ use toolcert_scenario::{
 use toolcert_subject::{ErrorClass, Frame, WireMessage};
 
 const B: Dialect = Dialect::Bedrock;
-const PLAIN: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: false };
+const PLAIN: Quirks = Quirks::PLAIN;
 
 /// What decoding gives for a neutral stream: the same events, with Bedrock's stop reasons,
 /// no pings (Bedrock sends none), and only what some message carried.

@@ -15,9 +15,9 @@ use toolcert_scenario::{
 };
 use toolcert_sse::{cut, encode, Decoder};
 
-const PLAIN: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: false };
-const ZERO: Quirks = Quirks { chat_index_zero: true, chat_repeat_fields: false };
-const REPEAT: Quirks = Quirks { chat_index_zero: false, chat_repeat_fields: true };
+const PLAIN: Quirks = Quirks::PLAIN;
+const ZERO: Quirks = Quirks::INDEX_ZERO;
+const REPEAT: Quirks = Quirks::REPEAT_FIELDS;
 
 fn refunded_open(first: u32, a: &str, b: &str) -> Vec<Block> {
     vec![
@@ -502,7 +502,7 @@ proptest! {
 /// the index-zero quirk.
 #[test]
 fn chat_repeated_fields_round_trip() {
-    let both = Quirks { chat_index_zero: true, chat_repeat_fields: true };
+    let both = Quirks { chat_index_zero: true, chat_repeat_fields: true, ..Quirks::PLAIN };
     let per = per_call(refunded_open(0, "call_A", "call_B"), Ending::Stop(StopReason::ToolCalls));
     let il = |joins| {
         interleaved(refunded_open(0, "call_A", "call_B"), vec![], joins, Ending::Stop(StopReason::ToolCalls))

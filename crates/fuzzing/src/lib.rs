@@ -87,6 +87,7 @@ fn with(q: Quirks, one: Quirks) -> Quirks {
     Quirks {
         chat_index_zero: q.chat_index_zero || one.chat_index_zero,
         chat_repeat_fields: q.chat_repeat_fields || one.chat_repeat_fields,
+        ..q
     }
 }
 

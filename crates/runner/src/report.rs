@@ -767,6 +767,7 @@ impl Report {
         toolcert_scenario::Quirks {
             chat_index_zero: self.chat_index_zero,
             chat_repeat_fields: self.chat_repeat_fields,
+            ..toolcert_scenario::Quirks::PLAIN
         }
     }
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub mod build;
 mod dialect;
 mod wire;
-pub use dialect::{Dialect, Quirks, UnknownDialect};
+pub use dialect::{Dialect, Quirks, ServerProfile, UnknownDialect, PROFILES};
 pub use foreign::{ForeignBlock, ForeignKind};
 pub use wire::{MismatchIn, Unknown, UnknownKind, WireEvents};
 
