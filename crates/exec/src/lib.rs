@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use toolcert_oracle::Profile;
-use toolcert_scenario::{Case, Quirks};
+use toolcert_scenario::Case;
 use toolcert_subject::driver::{Input, Speech};
 use toolcert_subject::{
     Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd,
@@ -315,14 +315,9 @@ impl ExecSubject {
     /// and bytes levels it declares.
     pub fn settings(&self) -> Vec<(Level, Speech)> {
         let imp = &self.implementation;
-        let mut quirks = vec![Quirks::default()];
-        if imp.has_quirk("chat_index_zero") {
-            quirks.push(Quirks::INDEX_ZERO);
-        }
-        if imp.has_quirk("chat_repeat_fields") {
-            quirks.push(Quirks::REPEAT_FIELDS);
-        }
-        toolcert_subject::all_settings(&self.levels, &imp.known_dialects(), &quirks)
+        // A profile is run when the subject declares every wire behaviour it sends.
+        let reads = |p: &toolcert_scenario::ServerProfile| p.quirks.set().all(|q| imp.has_quirk(q));
+        toolcert_subject::all_settings(&self.levels, &imp.known_dialects(), &reads)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -347,13 +342,13 @@ impl ExecSubject {
                 speech.dialect, imp.dialects
             ));
         }
-        if speech.quirks.chat_index_zero && !imp.has_quirk("chat_index_zero") {
-            return Some("the subject does not declare the chat_index_zero quirk".into());
-        }
-        if speech.quirks.chat_repeat_fields && !imp.has_quirk("chat_repeat_fields") {
-            return Some("the subject does not declare the chat_repeat_fields quirk".into());
-        }
-        None
+        speech.quirks.set().find(|q| !imp.has_quirk(q)).map(|q| {
+            let profile = speech
+                .dialect
+                .profile_of(speech.quirks)
+                .map_or(String::new(), |p| format!(" (the {} profile sends it)", p.id()));
+            format!("the subject does not declare the {q} quirk{profile}")
+        })
     }
 
     /// Records a failure: counts it, kills the process (the next case restarts it) and

@@ -72,23 +72,17 @@ fn places() -> Vec<(Level, Dialect, Quirks)> {
     out
 }
 
-/// The words a quirk profile is written with in a header and a seed's name, each with the
-/// profile of that one quirk.
-const QUIRK_WORDS: [(&str, Quirks); 2] =
-    [("index-zero", Quirks::INDEX_ZERO), ("repeat-fields", Quirks::REPEAT_FIELDS)];
-
-/// Whether `q` has the quirk of the one-quirk profile `one`.
-fn has(q: Quirks, one: Quirks) -> bool {
-    (one.chat_index_zero && q.chat_index_zero) || (one.chat_repeat_fields && q.chat_repeat_fields)
+/// The word a wire behaviour (a [`Quirks`] flag) is written with in a header and a seed's
+/// name: its name without the dialect, in kebab case (`chat_index_zero`: `index-zero`).
+fn quirk_word(flag: &str) -> String {
+    let bare =
+        ["chat_", "responses_", "anthropic_"].iter().find_map(|p| flag.strip_prefix(p)).unwrap_or(flag);
+    bare.replace('_', "-")
 }
 
-/// `q` with the quirk of the one-quirk profile `one` added.
-fn with(q: Quirks, one: Quirks) -> Quirks {
-    Quirks {
-        chat_index_zero: q.chat_index_zero || one.chat_index_zero,
-        chat_repeat_fields: q.chat_repeat_fields || one.chat_repeat_fields,
-        ..q
-    }
+/// The flag a header word names.
+fn quirk_of_word(word: &str) -> Option<&'static str> {
+    Quirks::PLAIN.flags().into_iter().map(|(flag, _)| flag).find(|f| quirk_word(f) == word)
 }
 
 /// The first line of a value-form input.
@@ -131,10 +125,8 @@ impl FuzzSetting {
         if self.level != Level::Events {
             let _ = write!(h, " dialect={}", self.dialect);
         }
-        for (word, one) in QUIRK_WORDS {
-            if has(self.quirks, one) {
-                let _ = write!(h, " quirks={word}");
-            }
+        for flag in self.quirks.set() {
+            let _ = write!(h, " quirks={}", quirk_word(flag));
         }
         let _ = write!(h, " schema={}", if self.schema { "on" } else { "off" });
         h
@@ -149,10 +141,8 @@ impl FuzzSetting {
                 Some(("level", v)) => s.level = v.parse()?,
                 Some(("dialect", v)) => s.dialect = v.parse().map_err(|e| format!("{e}"))?,
                 Some(("quirks", "none")) => s.quirks = Quirks::PLAIN,
-                Some(("quirks", q)) if QUIRK_WORDS.iter().any(|(w, _)| *w == q) => {
-                    for (_, one) in QUIRK_WORDS.into_iter().filter(|(w, _)| *w == q) {
-                        s.quirks = with(s.quirks, one);
-                    }
+                Some(("quirks", q)) if quirk_of_word(q).is_some() => {
+                    s.quirks = quirk_of_word(q).and_then(|f| s.quirks.with(f)).unwrap_or(s.quirks);
                 }
                 Some(("schema", "on")) => s.schema = true,
                 Some(("schema", "off")) => s.schema = false,
@@ -383,10 +373,8 @@ fn setting_tag(s: FuzzSetting) -> String {
 
 fn dialect_tag(d: Dialect, q: Quirks) -> String {
     let mut t = d.to_string();
-    for (word, one) in QUIRK_WORDS {
-        if has(q, one) {
-            let _ = write!(t, "-{word}");
-        }
+    for flag in q.set() {
+        let _ = write!(t, "-{}", quirk_word(flag));
     }
     t
 }

@@ -216,6 +216,11 @@ pub fn read_expectation(path: &Path) -> Result<ExpectationFile, String> {
 #[derive(Clone, Debug)]
 pub struct Replayed {
     pub dialect: Dialect,
+    /// The server profile the stream was replayed in: the one given, the one its expectation
+    /// file names, or the one its bytes show (`None`: they show a mix no profile sends).
+    pub profile: Option<&'static toolcert_scenario::ServerProfile>,
+    /// Whether [`Replayed::profile`] was detected from the bytes rather than given.
+    pub profile_detected: bool,
     pub observation: Observation,
     /// When an expectation file sits beside the stream: its path and the violations.
     pub verdict: Option<(PathBuf, Vec<Violation>)>,
@@ -230,6 +235,8 @@ impl Replayed {
         let o = &self.observation;
         serde_json::json!({
             "dialect": self.dialect.name(),
+            "profile": self.profile.map(|p| p.name),
+            "profile_detected": self.profile_detected,
             "text": o.text,
             "error": o.error.as_ref().map(|e| serde_json::json!({"class": e.value.class, "detail": e.value.detail})),
             "crash": o.crash,
@@ -290,6 +297,7 @@ pub fn replay(
     path: &Path,
     subject: &dyn Subject,
     dialect: Option<Dialect>,
+    profile: Option<&'static toolcert_scenario::ServerProfile>,
     chunk: usize,
 ) -> Result<Replayed, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -361,9 +369,16 @@ pub fn replay(
     // held once, as bytes (the events decoded here and the subject's own decoding are not).
     let keep_events = !levels.contains(&Level::Bytes);
     let mut terminal = false;
-    // A reproducer of a quirk-profile run says its profile; a plain stream has none.
-    let quirks = expectation.as_ref().map(|e| e.quirks).unwrap_or_default();
-    let mut d = decoder(dialect, quirks);
+    if let Some(p) = profile.filter(|p| p.dialect != dialect) {
+        return Err(format!("{}: a {dialect} stream, but the profile given is {}", path.display(), p.id()));
+    }
+    // The profile given, else the one a reproducer's expectation names; else the one the
+    // bytes show (the decoders read every profile alike: this names the server, for the
+    // report and for a subject that declares only some profiles).
+    let written = expectation.as_ref().map(|e| e.quirks);
+    let given = profile.map(|p| p.quirks).or(written);
+    let mut detector = toolcert_dialect::profiles::ProfileDetector::new();
+    let mut d = decoder(dialect, given.unwrap_or_default());
     let mut sink = Vec::new();
     let mut refused = None;
     for message in units(&bytes) {
@@ -378,6 +393,9 @@ pub fn replay(
         if !keep_events {
             terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
             sink.clear();
+        }
+        if given.is_none() {
+            detector.feed(dialect, &message);
         }
         if let Err(e) = d.decode(&message, &mut sink) {
             let needle = message.as_sse().and_then(|ev| ev.data.lines().next()).unwrap_or_default();
@@ -430,6 +448,14 @@ pub fn replay(
     // decoders.
     let units = if levels.contains(&Level::Bytes) { Units::Bytes(&chunks) } else { Units::Events(&sink) };
     let input = [Input { units, end }];
+    let (profile, profile_detected, quirks) = match (profile, written) {
+        (Some(p), _) => (Some(p), false, p.quirks),
+        (None, Some(q)) => (dialect.profile_of(q), false, q),
+        (None, None) => {
+            let p = detector.profile(dialect);
+            (p, true, p.map_or_else(|| detector.shown(), |p| p.quirks))
+        }
+    };
     let speech = Speech { dialect, quirks };
     let observation = subject
         .observe(&case, &input, speech)
@@ -443,7 +469,7 @@ pub fn replay(
         )),
         None => None,
     };
-    Ok(Replayed { dialect, observation, verdict, terminal })
+    Ok(Replayed { dialect, profile, profile_detected, observation, verdict, terminal })
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -533,7 +559,7 @@ pub fn check(dir: &Path, reference: &dyn Subject) -> Result<Vec<Checked>, String
     for path in files(dir)? {
         let mut problems = Vec::new();
         for chunk in [0, 1, 7] {
-            match replay(&path, reference, None, chunk) {
+            match replay(&path, reference, None, None, chunk) {
                 Ok(r) => match r.verdict {
                     None => {
                         problems.push(format!("no expectation file ({})", expectation_path(&path).display()))
