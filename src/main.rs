@@ -112,6 +112,10 @@ enum Command {
     Invariants,
     /// List the named cases.
     Cases,
+    /// List the server profiles: each dialect's real servers and what their wire sends
+    /// (docs/SPEC.md, "Server profiles"), as `certify --profile` and `replay --profile` name
+    /// them.
+    Profiles(ProfilesArgs),
     /// Run a local mock provider (127.0.0.1 only) that streams the named cases, generated
     /// cases or recorded `.sse` files to a real client, for debugging the client by hand.
     #[command(after_help = serve_cmd::AFTER_HELP)]
@@ -165,6 +169,16 @@ struct BenchArgs {
 enum BenchFormat {
     Text,
     Json,
+}
+
+#[derive(clap::Args)]
+struct ProfilesArgs {
+    /// Only this dialect's profiles.
+    #[arg(long)]
+    dialect: Option<toolcert::scenario::Dialect>,
+    /// Only their ids (`openai-chat/vllm`), one a line, for scripts.
+    #[arg(long)]
+    names: bool,
 }
 
 #[derive(clap::Args)]
@@ -542,6 +556,26 @@ fn main() -> ExitCode {
         Command::Cases => {
             for c in toolcert::gen::named::all() {
                 outln!("{:<40} {}", c.case.name, c.about);
+            }
+            ExitCode::from(exit::CONFORMS)
+        }
+        Command::Profiles(args) => {
+            let chosen =
+                toolcert::scenario::PROFILES.iter().filter(|p| args.dialect.is_none_or(|d| d == p.dialect));
+            for p in chosen {
+                if args.names {
+                    outln!("{}", p.id());
+                } else {
+                    outln!(
+                        "{:<36} {}\n{:<36} sends: {}\n{:<36} shown in: {}",
+                        p.id(),
+                        p.servers,
+                        "",
+                        p.shapes,
+                        "",
+                        p.sources
+                    );
+                }
             }
             ExitCode::from(exit::CONFORMS)
         }

@@ -130,3 +130,24 @@ fn one_profile_runs_alone_and_says_so() {
     assert_eq!(v["dialect"], "openai-chat");
     assert_eq!(v["level"], "wire");
 }
+
+/// The adapter packages and the SDK adapters list every wire behaviour, by the flag names the
+/// protocol's `configure` sends (an adapter declares the ones it reads; an SDK's, all).
+#[test]
+fn every_list_of_quirks_outside_rust_names_every_flag() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for file in [
+        "python/toolcert_adapter/protocol.py",
+        "node/src/protocol.js",
+        "node/src/index.d.ts",
+        "docs/schemas/configure.schema.json",
+        "examples/sdks/node/lib/harness.mjs",
+        "examples/sdks/rust/adapter/src/lib.rs",
+        "examples/sdks/rust/src/main.rs",
+    ] {
+        let text = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+        for (flag, _) in toolcert::scenario::Quirks::PLAIN.flags() {
+            assert!(text.contains(&format!("\"{flag}\"")), "{file} does not list {flag}");
+        }
+    }
+}

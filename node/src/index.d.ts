@@ -117,6 +117,23 @@ export interface Accumulator<U> {
     finish(end: string, out: Emit): void;
 }
 export type Factory<U> = (tools: Tool[], config: Config) => Accumulator<U>;
+export type Quirk =
+    | "chat_index_zero"
+    | "chat_repeat_fields"
+    | "chat_repeat_id"
+    | "chat_empty_continuations"
+    | "chat_no_index"
+    | "chat_whole_calls"
+    | "chat_sparse_index"
+    | "chat_split_entries"
+    | "chat_repeat_on_finish"
+    | "responses_done_only"
+    | "responses_rotating_item_id"
+    | "responses_hosted_items"
+    | "anthropic_input_in_start"
+    | "anthropic_content_in_start";
+/** Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"). */
+export declare const QUIRKS: readonly Quirk[];
 export interface ServeOptions {
     name: string;
     version?: string;
@@ -128,7 +145,8 @@ export interface ServeOptions {
     bytes?: Factory<Uint8Array>;
     /** The dialects the wire and bytes levels speak (default: all three). */
     dialects?: readonly Dialect[];
-    quirks?: readonly ("chat_index_zero" | "chat_repeat_fields")[];
+    /** The server profiles' wire behaviours the wire and bytes levels read (`QUIRKS`: all). */
+    quirks?: readonly Quirk[];
     /** Declare the `schema` capability: only if the accumulator validates arguments. */
     schema?: boolean;
     input?: NodeJS.ReadableStream;

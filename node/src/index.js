@@ -10,6 +10,7 @@ export {
     ERROR_CLASSES,
     LEVELS,
     PROTOCOL_VERSION,
+    QUIRKS,
     TRUNCATING,
     Emit,
     Skip,

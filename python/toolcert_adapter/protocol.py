@@ -59,6 +59,26 @@ DIALECTS = ("anthropic", "openai-chat", "openai-responses")
 # Dialects an adapter may declare at the bytes level only: binary framing (AWS event
 # stream), which this package has no reference decoder for; never declared by default.
 BYTES_ONLY_DIALECTS = ("bedrock",)
+# Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"): what
+# `serve(quirks=...)` may declare. toolcert runs a profile only when the adapter declares all
+# its behaviours; an adapter that hands the bytes to an SDK declares them all (an SDK reads
+# whatever comes), one with its own decoder declares those it reads.
+QUIRKS = (
+    "chat_index_zero",
+    "chat_repeat_fields",
+    "chat_repeat_id",
+    "chat_empty_continuations",
+    "chat_no_index",
+    "chat_whole_calls",
+    "chat_sparse_index",
+    "chat_split_entries",
+    "chat_repeat_on_finish",
+    "responses_done_only",
+    "responses_rotating_item_id",
+    "responses_hosted_items",
+    "anthropic_input_in_start",
+    "anthropic_content_in_start",
+)
 # The protocol's turn error classes: compared by class, never by message.
 ERROR_CLASSES = frozenset(
     {
@@ -280,13 +300,18 @@ def serve(
     """Answers toolcert's requests until `stop` or the end of stdin; returns the exit status.
 
     Give a factory for each level your library can be fed at (at least one); `dialects`
-    are those your wire and bytes levels speak, `quirks` the quirk profiles they handle
-    (`chat_index_zero`, `chat_repeat_fields`), `schema=True` only if your accumulator
+    are those your wire and bytes levels speak, `quirks` the server profiles' wire behaviours
+    they read (names from `QUIRKS`; `QUIRKS` itself for an SDK that reads whatever comes),
+    `schema=True` only if your accumulator
     validates arguments against the tool's schema. `extra`: more free fields of the
     handshake's `implementation` object (e.g. `{"policy": "documented"}`, docs/PROTOCOL.md)."""
     factories = {k: f for k, f in (("events", events), ("wire", wire), ("bytes", bytes)) if f}
     if not factories:
         raise ValueError("serve() needs a factory for at least one level (events, wire or bytes)")
+    quirks = list(quirks)
+    for q in quirks:
+        if q not in QUIRKS:
+            raise ValueError(f"unknown quirk {q!r} (one of {', '.join(QUIRKS)})")
     dialects = list(dialects)
     for d in dialects:
         if d not in DIALECTS and d not in BYTES_ONLY_DIALECTS:

@@ -29,7 +29,25 @@ pub struct CorpusCase {
     pub about: String,
     /// A defect of the wire stream no neutral event describes (`named::defects`).
     pub defect: Option<WireDefect>,
+    /// The server profile's wire behaviours it is sent with (none: its provider's own).
+    pub quirks: Quirks,
 }
+
+/// The named cases each server profile's captures show (`<dialect>/profiles/<profile>/<id>`):
+/// parallel calls, two calls to one tool, text around a call, a call without arguments, an
+/// escape split across fragments, and the three ways a turn ends badly, where each profile's
+/// shapes (ids, names, indices, whole calls, repeats, terminals) all appear.
+const PROFILE_CAPTURES: [&str; 9] = [
+    "keying/refunded-open-pair",
+    "keying/refunded-open-interleaved",
+    "deltas/prose-before-and-after",
+    "keying/empty-arguments",
+    "split/inside-unicode-escape",
+    "names/case-and-suffix-pairs",
+    "final/create-ticket-max-tokens",
+    "final/abandoned-mid-arguments",
+    "final/interleaved-disconnect",
+];
 
 /// Every corpus case, in a stable order.
 pub fn cases() -> Vec<CorpusCase> {
@@ -54,7 +72,34 @@ pub fn cases() -> Vec<CorpusCase> {
                 seed: named.seed.to_string(),
                 about: named.about.to_string(),
                 defect: None,
+                quirks: Quirks::PLAIN,
             });
+        }
+        // Each server profile's captures: the same scenarios, as that server sends them.
+        for p in dialect.profiles().filter(|p| !p.quirks.is_plain()) {
+            for named in toolcert_gen::named::all().into_iter().filter(|n| PROFILE_CAPTURES.contains(&n.id)) {
+                let [turn] = named.case.streams.as_slice() else { continue };
+                let Some(turn) = toolcert_dialect::def(dialect).corpus_turn(turn) else { continue };
+                if render_wire(&turn, &render(&turn), dialect, p.quirks).is_err() {
+                    continue;
+                }
+                out.push(CorpusCase {
+                    id: format!("{}/profiles/{}/{}", dialect.name(), p.name, named.id),
+                    dialect,
+                    turn,
+                    seed: named.seed.to_string(),
+                    about: format!(
+                        "{} As {} sends it: {} ({}; shown in {}).",
+                        named.about,
+                        p.id(),
+                        p.shapes,
+                        p.servers,
+                        p.sources
+                    ),
+                    defect: None,
+                    quirks: p.quirks,
+                });
+            }
         }
         for d in toolcert_gen::named::defects() {
             // The wire defects are SSE events (`toolcert_dialect::defect`).
@@ -71,6 +116,7 @@ pub fn cases() -> Vec<CorpusCase> {
                 seed: d.seed.to_string(),
                 about: d.about.to_string(),
                 defect: Some(d.defect),
+                quirks: Quirks::PLAIN,
             });
         }
         // Damaged messages exist only where messages carry checksums.
@@ -84,6 +130,7 @@ pub fn cases() -> Vec<CorpusCase> {
                 seed: named.seed.to_string(),
                 about: named.about.to_string(),
                 defect: None,
+                quirks: Quirks::PLAIN,
             });
         }
     }
@@ -144,7 +191,7 @@ fn defect_class(d: WireDefect) -> ErrorClass {
 /// The case's exact bytes (LF line ends, as `curl -N` records them) and its expectation.
 pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String> {
     let neutral = render(&c.turn);
-    let wire = render_wire(&c.turn, &neutral, c.dialect, Quirks::default()).map_err(|e| e.to_string())?;
+    let wire = render_wire(&c.turn, &neutral, c.dialect, c.quirks).map_err(|e| e.to_string())?;
     // A damaged message is placed where the oracle reads it: after exactly the neutral events
     // complete before it (as the runner places it).
     let mut turn = c.turn.clone();
@@ -171,6 +218,7 @@ pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String>
     let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
     file.seed.clone_from(&c.seed);
     file.about.clone_from(&c.about);
+    file.quirks = c.quirks;
     Ok((bytes, file))
 }
 
