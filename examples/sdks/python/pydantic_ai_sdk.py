@@ -85,8 +85,6 @@ class PydanticAIAdapter(SdkAdapter):
                 sys.exit(2)
             self.dialects = (wanted,)
             self.preload_modules = ("pydantic_ai", MODULES[wanted])
-            if wanted == "anthropic":
-                self.quirks = ()
 
     def setup(self, slot) -> None:
         import importlib

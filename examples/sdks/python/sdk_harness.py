@@ -463,7 +463,7 @@ class SdkAdapter:
 
     name = "sdk"
     dialects: tuple[str, ...] = ()
-    quirks: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = QUIRKS
     sdk_package = ""
     homepage = ""
     # Where the SDK's documentation tells a caller what to check before running tools.

@@ -384,7 +384,7 @@ export function serve(sdk) {
     language: "javascript",
     language_version: process.version,
     levels: ["bytes"],
-    quirks: [],
+    quirks: QUIRKS,
     capabilities: [],
     ...sdk.implementation,
     policy,
