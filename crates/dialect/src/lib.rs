@@ -37,6 +37,7 @@ pub mod eventstream;
 mod extra;
 mod fast;
 mod json;
+mod lower;
 pub mod registry;
 #[cfg(test)]
 mod render_tests;
