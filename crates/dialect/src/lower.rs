@@ -342,3 +342,260 @@ fn delivered_alike(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use toolcert_render::{render, Origin};
+    use toolcert_scenario::build::{call, interleaved, per_call, text};
+    use toolcert_scenario::{
+        Dialect, Ending, Fault, FaultKind, Shape, StopReason, StreamEnd, Turn, Unknown, UnknownKind,
+    };
+
+    use crate::def;
+
+    fn chat(turn: &Turn) -> Result<Turn, String> {
+        def(Dialect::OpenAiChat).lower_turn(turn)
+    }
+
+    fn anthropic(turn: &Turn) -> Result<Turn, String> {
+        def(Dialect::Anthropic).lower_turn(turn)
+    }
+
+    /// Two calls in the per-call shape: A0 F0a F0b S0 A1 F1a F1b S1, then the stop.
+    fn pair(ending: Ending) -> Turn {
+        per_call(
+            vec![
+                call(0, "toolu_A", "lookup", &["{\"a\": ", "1}"]),
+                call(1, "toolu_B", "lookup", &["{\"b\": ", "2}"]),
+            ],
+            ending,
+        )
+    }
+
+    /// The origins delivered, without the per-call shape's own events.
+    fn shared(turn: &Turn) -> Vec<Origin> {
+        render(turn).origins.into_iter().filter(super::shared).collect()
+    }
+
+    fn frag(block: u32, start: u32, end: u32) -> Origin {
+        Origin::Fragment { block, start, end }
+    }
+
+    #[test]
+    fn a_cut_after_a_call_terminal_delivers_the_same_fragments_in_chat() {
+        // Five events: the first call whole with its terminal, the second's announcement.
+        for ending in [
+            Ending::Abandoned { after: 5, end: StreamEnd::Disconnect },
+            Ending::Errored { after: 5, message: "overloaded".into() },
+        ] {
+            let turn = pair(ending);
+            let low = chat(&turn).unwrap();
+            assert!(matches!(low.shape, Shape::Interleaved(_)));
+            match &low.ending {
+                Ending::Abandoned { after, end } => assert_eq!((*after, *end), (4, StreamEnd::Disconnect)),
+                Ending::Errored { after, message } => {
+                    assert_eq!((*after, message.as_str()), (4, "overloaded"))
+                }
+                other => panic!("{other:?}"),
+            }
+            let mut want = vec![
+                Origin::Announce { block: 0 },
+                frag(0, 0, 6),
+                frag(0, 6, 8),
+                Origin::Announce { block: 1 },
+            ];
+            if matches!(turn.ending, Ending::Errored { .. }) {
+                want.push(Origin::Error);
+            }
+            assert_eq!(shared(&low), want);
+            assert_eq!(shared(&low), shared(&turn));
+        }
+    }
+
+    #[test]
+    fn pings_and_faults_stay_between_the_same_fragments() {
+        let mut turn = pair(Ending::Stop(StopReason::ToolUse));
+        // Before the second call's first fragment (base position 5), a replay of the first
+        // call's announcement; a ping before the second announcement (after S0).
+        turn.faults.push(Fault { kind: FaultKind::ReplayAnnouncement { call: 0 }, at: 5 });
+        turn.pings = vec![4];
+        let low = chat(&turn).unwrap();
+        assert_eq!(low.faults[0].at, 4, "after A0 F0a F0b A1 in Chat");
+        assert_eq!(low.pings, vec![3], "after A0 F0a F0b in Chat");
+        let origins = render(&low).origins;
+        assert_eq!(
+            origins,
+            vec![
+                Origin::Announce { block: 0 },
+                frag(0, 0, 6),
+                frag(0, 6, 8),
+                Origin::Ping,
+                Origin::Announce { block: 1 },
+                Origin::Fault { fault: 0 },
+                frag(1, 0, 6),
+                frag(1, 6, 8),
+                Origin::Stop,
+            ]
+        );
+        assert_eq!(shared(&low), shared(&turn));
+    }
+
+    #[test]
+    fn chat_indices_count_calls_and_per_call_indices_are_positions() {
+        let turn = per_call(
+            vec![text(&["Checking."]), call(1, "toolu_A", "lookup", &["{}"])],
+            Ending::Stop(StopReason::ToolUse),
+        );
+        assert_eq!(chat(&turn).unwrap().calls().next().unwrap().index, 0);
+        let back = anthropic(&chat(&turn).unwrap()).unwrap();
+        assert_eq!(back.calls().next().unwrap().index, 1);
+        assert_eq!(back.shape, Shape::PerCall);
+    }
+
+    #[test]
+    fn a_fragment_after_a_call_terminal_follows_the_finish_reason_in_chat() {
+        let mut turn = pair(Ending::Stop(StopReason::ToolUse));
+        turn.faults
+            .push(Fault { kind: FaultKind::FragmentAfterStop { call: 0, fragment: "x".into() }, at: 0 });
+        let low = chat(&turn).unwrap();
+        let origins = render(&low).origins;
+        let stop = origins.iter().position(|o| *o == Origin::Stop).unwrap();
+        assert_eq!(origins[stop + 1..], [Origin::Fault { fault: 0 }]);
+        // In the per-call shape it came right after the first call's terminal.
+        let own = render(&turn).origins;
+        let s0 = own.iter().position(|o| *o == Origin::CallStop { block: 0 }).unwrap();
+        assert_eq!(own[s0 + 1], Origin::Fault { fault: 0 });
+    }
+
+    #[test]
+    fn a_fragment_after_a_call_terminal_is_refused_where_chat_cannot_say_it() {
+        let fas = || Fault { kind: FaultKind::FragmentAfterStop { call: 0, fragment: "x".into() }, at: 0 };
+        // The turn never sends the finish reason: Chat's calls have no terminal at all.
+        let mut cut = pair(Ending::Abandoned { after: 7, end: StreamEnd::Eof });
+        cut.faults.push(fas());
+        let e = chat(&cut).unwrap_err();
+        assert!(e.starts_with("openai-chat has no per-call terminal: "), "{e}");
+        // Another fault comes between it and the finish reason: moving it would change which
+        // fault decides the turn.
+        let mut two = pair(Ending::Stop(StopReason::ToolUse));
+        two.faults.push(fas());
+        two.faults.push(Fault { kind: FaultKind::ReplayAnnouncement { call: 1 }, at: 6 });
+        let e = chat(&two).unwrap_err();
+        assert!(e.starts_with("openai-chat has no per-call terminal: "), "{e}");
+        // Not delivered (the cut comes first): nothing to carry, the fault is dropped.
+        let mut early = pair(Ending::Abandoned { after: 2, end: StreamEnd::Eof });
+        early.faults.push(fas());
+        let low = chat(&early).unwrap();
+        assert!(low.faults.is_empty());
+        assert_eq!(shared(&low), shared(&early));
+    }
+
+    #[test]
+    fn a_done_mismatch_goes_only_where_the_terminal_repeats_the_arguments() {
+        let mut turn = pair(Ending::Stop(StopReason::ToolUse));
+        turn.faults.push(Fault { kind: FaultKind::DoneMismatch { call: 1, arguments: "{}".into() }, at: 0 });
+        for d in [Dialect::OpenAiChat, Dialect::Anthropic, Dialect::Bedrock] {
+            let e = def(d).lower_turn(&turn).unwrap_err();
+            assert!(e.starts_with(&format!("{d} has no `done` event repeating the arguments")), "{e}");
+        }
+        assert_eq!(def(Dialect::OpenAiResponses).lower_turn(&turn).unwrap(), turn);
+    }
+
+    #[test]
+    fn an_interleaved_turn_goes_per_call_only_when_its_blocks_come_one_after_another() {
+        let calls =
+            || vec![call(0, "call_A", "lookup", &["{\"a\": ", "1}"]), call(1, "call_B", "lookup", &["{}"])];
+        // Cut after every fragment of the first call: in the per-call shape its terminal
+        // comes next and is not delivered (in Chat the call was still open).
+        let seq = interleaved(calls(), vec![], vec![], Ending::Abandoned { after: 3, end: StreamEnd::Eof });
+        let low = anthropic(&seq).unwrap();
+        assert_eq!(low.ending, Ending::Abandoned { after: 3, end: StreamEnd::Eof });
+        assert!(!render(&low).origins.contains(&Origin::CallStop { block: 0 }));
+        assert_eq!(shared(&low), shared(&seq));
+        let mixed = interleaved(calls(), vec![0, 1, 0], vec![], Ending::Stop(StopReason::ToolCalls));
+        let e = anthropic(&mixed).unwrap_err();
+        assert!(e.starts_with("anthropic has no interleaved blocks"), "{e}");
+        let joined = interleaved(calls(), vec![], vec![false, true], Ending::Stop(StopReason::ToolCalls));
+        let e = anthropic(&joined).unwrap_err();
+        assert!(e.starts_with("anthropic has no chunk carrying several pieces"), "{e}");
+        let mut sparse = interleaved(calls(), vec![], vec![], Ending::Stop(StopReason::ToolCalls));
+        for (b, i) in sparse.blocks.iter_mut().zip([2, 5]) {
+            if let toolcert_scenario::Block::Call(c) = b {
+                c.index = i;
+            }
+        }
+        let e = anthropic(&sparse).unwrap_err();
+        assert!(e.starts_with("anthropic has no free call indices"), "{e}");
+    }
+
+    #[test]
+    fn dialect_event_positions_follow_the_per_call_terminals() {
+        // A0 F0a F0b A1 F1: an unknown unit once A0 F0a F0b A1 are delivered goes after the
+        // first call's terminal too in the per-call shape.
+        let calls =
+            vec![call(0, "call_A", "lookup", &["{\"a\": ", "1}"]), call(1, "call_B", "lookup", &["{}"])];
+        let mut turn = interleaved(calls, vec![], vec![], Ending::Stop(StopReason::ToolCalls));
+        turn.wire.unknown = vec![Unknown { kind: UnknownKind::Event, at: 4 }];
+        let low = anthropic(&turn).unwrap();
+        assert_eq!(low.wire.unknown[0].at, 5);
+        // Chat does not read them: the case is not Chat's to lower.
+        let mut per = pair(Ending::Stop(StopReason::ToolUse));
+        per.wire.unknown = vec![Unknown { kind: UnknownKind::Event, at: 4 }];
+        let e = chat(&per).unwrap_err();
+        assert!(e.starts_with("openai-chat has no delta or event of a type added later"), "{e}");
+        assert!(e.ends_with("read by anthropic and bedrock only"), "{e}");
+    }
+
+    /// The final check refuses a stream that would deliver something else: the lowering
+    /// before this one kept `after` as it was, which in Chat delivers a fragment more.
+    #[test]
+    fn the_final_check_refuses_a_cut_left_in_place() {
+        let turn = pair(Ending::Abandoned { after: 5, end: StreamEnd::Eof });
+        let mut naive = chat(&turn).unwrap();
+        naive.ending = turn.ending.clone();
+        let same = |x: Origin| Some(x);
+        let e = super::delivered_alike("openai-chat", &render(&turn), &render(&naive), &same, &[], None);
+        assert!(e.is_err());
+        let low = chat(&turn).unwrap();
+        assert!(
+            super::delivered_alike("openai-chat", &render(&turn), &render(&low), &same, &[], None).is_ok()
+        );
+    }
+
+    /// Every named case either lowers to a turn the dialect renders, valid and delivering the
+    /// same stream, or is refused naming what the dialect's wire lacks.
+    #[test]
+    fn every_named_case_lowers_or_names_what_the_wire_lacks() {
+        for d in crate::registry() {
+            for named in toolcert_gen::named::all() {
+                for turn in &named.case.streams {
+                    match d.lower_turn(turn) {
+                        Ok(low) => {
+                            assert!(d.carries(&low.shape), "{} in {}", named.id, d.name());
+                            let case = toolcert_scenario::Case::single("x", low.clone());
+                            case.validate().unwrap();
+                            crate::render_wire(&low, &render(&low), d.id(), Default::default())
+                                .unwrap_or_else(|e| panic!("{} in {}: {e}", named.id, d.name()));
+                            // The same events (a fault may have moved past the finish
+                            // reason), and the same fault first.
+                            let no_faults = |t: &Turn| -> Vec<Origin> {
+                                shared(t).into_iter().filter(|o| !matches!(o, Origin::Fault { .. })).collect()
+                            };
+                            assert_eq!(no_faults(&low), no_faults(turn), "{} in {}", named.id, d.name());
+                            let first = |t: &Turn| {
+                                render(t).origins.iter().find_map(|o| match o {
+                                    Origin::Fault { fault } => Some(t.faults[*fault as usize].kind.class()),
+                                    _ => None,
+                                })
+                            };
+                            assert_eq!(first(&low), first(turn), "{} in {}", named.id, d.name());
+                        }
+                        Err(e) => {
+                            assert!(e.starts_with(&format!("{} has no ", d.name())), "{}: {e}", named.id)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
