@@ -1,8 +1,10 @@
 //! The `.sse` corpus: the named cases of every dialect as raw bytes beside their
 //! expectations, replayable by any project in any language (`corpus/README.md`).
 //!
-//! [`cases`] renders each single-stream named case in each dialect that can speak it (an
-//! Anthropic- or Responses-shaped case is also sent as OpenAI Chat chunks, sequentially);
+//! [`cases`] renders each single-stream named case in each dialect whose wire can carry its
+//! meaning, lowered as the certification lowers it (`DialectDef::lower_turn`: an Anthropic-
+//! or Responses-shaped case is also sent as OpenAI Chat chunks, its calls one after another,
+//! and a Chat case whose blocks come one after another in the per-call dialects);
 //! [`write()`] writes `corpus/<dialect>/<id>.sse` and `<id>.expect.json`; [`check`] replays
 //! every file through the reference at the bytes level, judges it against its expectation
 //! file, and checks the files still say what the scenarios say; [`replay`] shows what any
@@ -55,11 +57,9 @@ pub fn cases() -> Vec<CorpusCase> {
     for dialect in Dialect::ALL {
         for named in toolcert_gen::named::all() {
             let [turn] = named.case.streams.as_slice() else { continue };
-            // A case of dialect events belongs to the dialect that reads them.
-            if !turn.wire.is_plain() && !toolcert_dialect::def(dialect).reads(&turn.wire) {
-                continue;
-            }
-            let Some(turn) = toolcert_dialect::def(dialect).corpus_turn(turn) else { continue };
+            // Lowered as the certification lowers it; a case whose meaning the dialect's wire
+            // cannot carry (a case of another dialect's events, say) is not written there.
+            let Ok(turn) = toolcert_dialect::def(dialect).lower_turn(turn) else { continue };
             // Only what the dialect can say faithfully (Responses alone repeats arguments in
             // its terminal, say).
             if render_wire(&turn, &render(&turn), dialect, Quirks::default()).is_err() {
@@ -79,7 +79,7 @@ pub fn cases() -> Vec<CorpusCase> {
         for p in dialect.profiles().filter(|p| !p.quirks.is_plain()) {
             for named in toolcert_gen::named::all().into_iter().filter(|n| PROFILE_CAPTURES.contains(&n.id)) {
                 let [turn] = named.case.streams.as_slice() else { continue };
-                let Some(turn) = toolcert_dialect::def(dialect).corpus_turn(turn) else { continue };
+                let Ok(turn) = toolcert_dialect::def(dialect).lower_turn(turn) else { continue };
                 if render_wire(&turn, &render(&turn), dialect, p.quirks).is_err() {
                     continue;
                 }
@@ -108,7 +108,7 @@ pub fn cases() -> Vec<CorpusCase> {
             if (d.chat_only && def.nameless_new_id().is_none()) || def.binary() {
                 continue;
             }
-            let Some(turn) = def.corpus_turn(&d.turn) else { continue };
+            let Ok(turn) = def.lower_turn(&d.turn) else { continue };
             out.push(CorpusCase {
                 id: format!("{}/{}", dialect.name(), d.id),
                 dialect,

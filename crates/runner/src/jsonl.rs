@@ -350,6 +350,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     conformance: String::new(),
                     cases: 0,
                     named_cases: 0,
+                    named_skipped: 0,
                     generated_cases: 0,
                     skipped: Vec::new(),
                     invariants: Vec::new(),

@@ -192,7 +192,12 @@ pub struct Report {
     pub conformance: String,
     /// Cases run.
     pub cases: usize,
+    /// Named cases run (below the events level, lowered to the dialect).
     pub named_cases: usize,
+    /// Named cases not run: `skipped.len()`, each reason in `skipped` (below the events level,
+    /// what the dialect's wire lacks to carry the case's meaning).
+    #[serde(default)]
+    pub named_skipped: usize,
     pub generated_cases: usize,
     pub skipped: Vec<Skipped>,
     pub invariants: Vec<InvariantStatus>,
@@ -317,6 +322,7 @@ impl Report {
             conformance: String::new(),
             cases: 0,
             named_cases: 0,
+            named_skipped: 0,
             generated_cases: 0,
             skipped: Vec::new(),
             invariants: Vec::new(),
@@ -551,6 +557,7 @@ impl Report {
         self.named_cases = t.named;
         self.generated_cases = self.cases - self.named_cases;
         self.skipped = t.skipped.clone();
+        self.named_skipped = self.skipped.len();
         self.unsupported = t.unsupported;
         self.failures = t.failures.clone();
         self.more_failures = t.more_failures;
@@ -873,12 +880,14 @@ impl Report {
             format!("seed {}", self.seed)
         };
         format!(
-            "toolcert {} certifying {} at the {} level: {} ({} named, {} generated, {seed}{shard})",
+            "toolcert {} certifying {} at the {} level: {} ({} named, {} named skipped, {} generated, \
+             {seed}{shard})",
             self.version,
             self.subject,
             self.setting_label(),
             plural(self.cases, "case", "cases"),
             self.named_cases,
+            self.named_skipped,
             self.generated_cases,
         )
     }
@@ -894,6 +903,13 @@ impl Report {
         let _ = write!(out, "\n{}", self.table_text());
         if let Some(cost) = &self.cost {
             let _ = write!(out, "\n{}", cost.to_text());
+        }
+        if !self.skipped.is_empty() {
+            let _ = writeln!(
+                out,
+                "named cases: {} run, {} skipped (below the events level: what the dialect's wire lacks)",
+                self.named_cases, self.named_skipped
+            );
         }
         for s in &self.skipped {
             let _ = writeln!(out, "skipped {}: {}", s.case, s.reason);
