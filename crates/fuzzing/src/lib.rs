@@ -72,23 +72,27 @@ fn places() -> Vec<(Level, Dialect, Quirks)> {
     out
 }
 
-/// The words a quirk profile is written with in a header and a seed's name, each with the
-/// profile of that one quirk.
-const QUIRK_WORDS: [(&str, Quirks); 2] =
-    [("index-zero", Quirks::INDEX_ZERO), ("repeat-fields", Quirks::REPEAT_FIELDS)];
-
-/// Whether `q` has the quirk of the one-quirk profile `one`.
-fn has(q: Quirks, one: Quirks) -> bool {
-    (one.chat_index_zero && q.chat_index_zero) || (one.chat_repeat_fields && q.chat_repeat_fields)
+/// The words of the quirk flags `q` has, as a header and a seed's name write them: each
+/// flag's name in kebab case (`anthropic-input-in-start`), the two flags older than the
+/// server profiles by their former words, which saved values carry.
+fn quirk_words(q: Quirks) -> impl Iterator<Item = String> {
+    q.set().map(|flag| match flag {
+        "chat_index_zero" => "index-zero".to_owned(),
+        "chat_repeat_fields" => "repeat-fields".to_owned(),
+        other => other.replace('_', "-"),
+    })
 }
 
-/// `q` with the quirk of the one-quirk profile `one` added.
-fn with(q: Quirks, one: Quirks) -> Quirks {
-    Quirks {
-        chat_index_zero: q.chat_index_zero || one.chat_index_zero,
-        chat_repeat_fields: q.chat_repeat_fields || one.chat_repeat_fields,
-        ..q
-    }
+/// `q` with the flag a header word names added (`None`: no flag has that word).
+fn with_word(q: Quirks, word: &str) -> Option<Quirks> {
+    let all = Quirks::PLAIN.flags().map(|(name, _)| name);
+    let flag = all.into_iter().find(|f| {
+        let one = serde_json::from_value::<Quirks>(serde_json::json!({ *f: true })).unwrap_or_default();
+        quirk_words(one).any(|w| w == word)
+    })?;
+    let mut v = serde_json::to_value(q).ok()?;
+    v[flag] = serde_json::Value::Bool(true);
+    serde_json::from_value(v).ok()
 }
 
 /// The first line of a value-form input.
@@ -131,10 +135,8 @@ impl FuzzSetting {
         if self.level != Level::Events {
             let _ = write!(h, " dialect={}", self.dialect);
         }
-        for (word, one) in QUIRK_WORDS {
-            if has(self.quirks, one) {
-                let _ = write!(h, " quirks={word}");
-            }
+        for word in quirk_words(self.quirks) {
+            let _ = write!(h, " quirks={word}");
         }
         let _ = write!(h, " schema={}", if self.schema { "on" } else { "off" });
         h
@@ -149,10 +151,8 @@ impl FuzzSetting {
                 Some(("level", v)) => s.level = v.parse()?,
                 Some(("dialect", v)) => s.dialect = v.parse().map_err(|e| format!("{e}"))?,
                 Some(("quirks", "none")) => s.quirks = Quirks::PLAIN,
-                Some(("quirks", q)) if QUIRK_WORDS.iter().any(|(w, _)| *w == q) => {
-                    for (_, one) in QUIRK_WORDS.into_iter().filter(|(w, _)| *w == q) {
-                        s.quirks = with(s.quirks, one);
-                    }
+                Some(("quirks", q)) => {
+                    s.quirks = with_word(s.quirks, q).ok_or_else(|| format!("unknown quirk `{q}`"))?;
                 }
                 Some(("schema", "on")) => s.schema = true,
                 Some(("schema", "off")) => s.schema = false,
@@ -383,10 +383,8 @@ fn setting_tag(s: FuzzSetting) -> String {
 
 fn dialect_tag(d: Dialect, q: Quirks) -> String {
     let mut t = d.to_string();
-    for (word, one) in QUIRK_WORDS {
-        if has(q, one) {
-            let _ = write!(t, "-{word}");
-        }
+    for word in quirk_words(q) {
+        let _ = write!(t, "-{word}");
     }
     t
 }
