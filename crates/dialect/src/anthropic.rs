@@ -1,6 +1,11 @@
 //! Anthropic Messages: `message_start`, then content blocks (`content_block_start`, deltas,
 //! `content_block_stop`), `message_delta` with the stop reason, `message_stop`. Every event
 //! has its `event:` line and its data's `type` is the same name.
+//!
+//! One dialect module of the wire level (rendered from the neutral stream, decoded back to
+//! it). Its server profiles (docs/SPEC.md, "Server profiles of the per-call dialects") send a
+//! call's whole `input` in its `content_block_start`, or complete blocks in `message_start`;
+//! the one decoder reads both, and the provider's own stream, alike.
 
 use std::collections::HashMap;
 

@@ -8,6 +8,12 @@
 //! response's `output` repeats every item. Under [`toolcert_scenario::WireEvents`] a call can
 //! be announced only by its `output_item.done`, and a mismatch fault can ride on one of the
 //! two `done` events alone.
+//!
+//! One dialect module of the wire level (rendered from the neutral stream, decoded back to
+//! it). Its server profiles (docs/SPEC.md, "Server profiles of the per-call dialects") send a
+//! call's arguments only in its `done` (LM Studio), a fresh `item_id` on every event (a
+//! Copilot gateway) or hosted-tool items beside the calls; the one decoder, which keys calls
+//! by `output_index`, reads them all alike.
 
 use std::collections::HashMap;
 
