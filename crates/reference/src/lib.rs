@@ -40,20 +40,6 @@ impl Subject for ReferenceSubject {
     fn levels(&self) -> Vec<Level> {
         Level::ALL.to_vec()
     }
-
-    /// Every level, and at the wire and bytes levels every dialect in every server profile
-    /// its registry entry speaks ([`toolcert_dialect::registry::speeches`]): the reference
-    /// reads each profile of a dialect with the one decoder, so it is certified in each.
-    fn settings(&self) -> Vec<(Level, toolcert_subject::driver::Speech)> {
-        let mut out = vec![(Level::Events, toolcert_subject::driver::Speech::default())];
-        for level in [Level::Wire, Level::Bytes] {
-            out.extend(
-                toolcert_dialect::registry::speeches()
-                    .map(|(dialect, quirks)| (level, toolcert_subject::driver::Speech { dialect, quirks })),
-            );
-        }
-        out
-    }
 }
 
 /// Makes reference accumulators.
