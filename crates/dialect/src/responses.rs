@@ -765,6 +765,10 @@ impl Calls {
         let c = self.map.entry(index).or_default();
         c.bytes |= bytes;
         c.done = None;
+        // A delta for the index before its announcement marked nothing: the next one marks.
+        if self.marked == Some(index) {
+            self.marked = None;
+        }
     }
 }
 
