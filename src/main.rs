@@ -860,8 +860,14 @@ fn chosen_settings(
         ..Quirks::PLAIN
     };
     if quirk_given {
-        let has_profile =
-            |d: Dialect| toolcert::dialect::def(d).quirk_profiles().iter().any(|&q| q != Quirks::PLAIN);
+        // A dialect with a profile that has either flag (Anthropic and Responses have profiles
+        // of their own now, none with a Chat flag).
+        let has_profile = |d: Dialect| {
+            toolcert::dialect::def(d)
+                .quirk_profiles()
+                .iter()
+                .any(|q| q.chat_index_zero || q.chat_repeat_fields)
+        };
         if let Some(d) = args.dialect.filter(|&d| !has_profile(d)) {
             return Err(format!(
                 "--chat-index-zero and --chat-repeat-fields are quirk profiles of openai-chat; {} has none",
