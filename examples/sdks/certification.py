@@ -214,6 +214,17 @@ def main():
     out = []
     w = out.append
     w("# Certification of real SDKs\n")
+    stale_path = REPORTS.parent / "stale.txt"
+    stale = set()
+    if stale_path.exists():
+        lines = stale_path.read_text(encoding="utf-8").splitlines()
+        stale = {l.strip() for l in lines if l.strip() and not l.startswith("#")} & {p.name for p in paths}
+        why = " ".join(l.lstrip("# ").strip() for l in lines if l.startswith("#")).strip()
+    if stale:
+        w(f"**{len(stale)} of these {len(paths)} reports are stale**: they were judged by an older suite than "
+          "the current toolcert's, so what they say may not be what the current rules say "
+          f"([`docs/certification/stale.txt`](certification/stale.txt): {why}). "
+          "`examples/sdks/check-digests.sh` names each; `examples/sdks/certify-all.sh` regenerates them.\n")
     # The generated cases asked for: those run and those the setting cannot speak.
     generated = sorted({(f.get("generated_cases") or 0) + (f.get("unsupported") or 0) for _, _, _, f, _ in runs})
     seeds = sorted({h.get("seed") for _, _, h, _, _ in runs})

@@ -12,7 +12,8 @@
 #   examples/sdks/certify-all.sh                 install, build, certify everything (about an hour)
 #   CASES=300 examples/sdks/certify-all.sh python-openai openai-chat   runs matching every word
 #   DRY=1 examples/sdks/certify-all.sh           list the runs only
-# Env: PROFILE_POLICIES (as-handed-over: the policies the profiles other than the provider's
+# Env: ONLY_PROFILES (names: run only these profiles besides the provider's own),
+# PROFILE_POLICIES (as-handed-over: the policies the profiles other than the provider's
 # own run under; "as-handed-over documented" for both), CASES (25: with JOBS=4 the run then takes about an hour on a loaded 2-core machine;
 # shrinking each new finding through the real SDK costs more than the cases), JOBS (4
 # certifications at a time), TIMEOUT (180 s per request), SEED (1), TOOLCERT (target/release/toolcert), POLICIES (both),
@@ -81,6 +82,12 @@ while IFS='|' read -r name command dialects quirky policies; do
         # The provider's own profile is the dialect's first (`toolcert profiles`), named `plain` here.
         profiles="plain"
         [ "$quirky" = yes ] && profiles="plain $(profiles_of "$dialect")"
+        # ONLY_PROFILES narrows the other profiles to those named (a quicker partial run).
+        if [ -n "${ONLY_PROFILES:-}" ]; then
+            kept="plain"
+            for p in $profiles; do case " $ONLY_PROFILES " in *" $p "*) kept="$kept $p" ;; esac; done
+            profiles="$kept"
+        fi
         for profile in $profiles; do
             # The caller policies differ in what a caller checks at the end of a turn, which no
             # profile changes: the other profiles run as-handed-over only (PROFILE_POLICIES).
