@@ -58,9 +58,6 @@ fn median_allowed(mutant: &str) -> usize {
         "duplicate-resets",
         "duplicate-phantom",
         "duplicate-concatenates",
-        // The Chat fault without an index: median 21 over seeds 1-5 once each case was derived
-        // from (seed, k) alone (for --jobs), 7-9 before on the old sequential stream.
-        "missing-index-as-zero",
         // Shows only on a turn without calls that was cut or broke off (about 3% of cases).
         "text-held-for-the-message",
         // Dialect events: a mismatch on output_item.done alone (about 4% of per-call cases),

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use toolcert_oracle::Profile;
-use toolcert_scenario::{Case, Quirks};
+use toolcert_scenario::{Case, Dialect, Quirks};
 use toolcert_subject::driver::{Input, Speech};
 use toolcert_subject::{
     Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd,
@@ -312,15 +312,18 @@ impl ExecSubject {
     }
 
     /// The settings it declares: the events level, then each declared dialect at the wire
-    /// and bytes levels it declares.
+    /// and bytes levels it declares; openai-chat also in each server profile whose quirks it
+    /// declares them all, and in each one-quirk profile of a quirk it declares (what the
+    /// declarations meant before the profile table: `chat_index_zero` alone).
     pub fn settings(&self) -> Vec<(Level, Speech)> {
         let imp = &self.implementation;
-        let mut quirks = vec![Quirks::default()];
-        if imp.has_quirk("chat_index_zero") {
-            quirks.push(Quirks::INDEX_ZERO);
-        }
-        if imp.has_quirk("chat_repeat_fields") {
-            quirks.push(Quirks::REPEAT_FIELDS);
+        let declares = |q: Quirks| q.set().all(|f| imp.has_quirk(f));
+        let mut quirks: Vec<Quirks> =
+            Dialect::OpenAiChat.profiles().map(|p| p.quirks).filter(|&q| declares(q)).collect();
+        for one in [Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS] {
+            if declares(one) && !quirks.contains(&one) {
+                quirks.push(one);
+            }
         }
         toolcert_subject::all_settings(&self.levels, &imp.known_dialects(), &quirks)
     }
@@ -347,11 +350,8 @@ impl ExecSubject {
                 speech.dialect, imp.dialects
             ));
         }
-        if speech.quirks.chat_index_zero && !imp.has_quirk("chat_index_zero") {
-            return Some("the subject does not declare the chat_index_zero quirk".into());
-        }
-        if speech.quirks.chat_repeat_fields && !imp.has_quirk("chat_repeat_fields") {
-            return Some("the subject does not declare the chat_repeat_fields quirk".into());
+        if let Some(flag) = speech.quirks.set().find(|f| !imp.has_quirk(f)) {
+            return Some(format!("the subject does not declare the {flag} quirk"));
         }
         None
     }

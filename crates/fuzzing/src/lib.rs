@@ -72,23 +72,26 @@ fn places() -> Vec<(Level, Dialect, Quirks)> {
     out
 }
 
-/// The words a quirk profile is written with in a header and a seed's name, each with the
-/// profile of that one quirk.
-const QUIRK_WORDS: [(&str, Quirks); 2] =
-    [("index-zero", Quirks::INDEX_ZERO), ("repeat-fields", Quirks::REPEAT_FIELDS)];
-
-/// Whether `q` has the quirk of the one-quirk profile `one`.
-fn has(q: Quirks, one: Quirks) -> bool {
-    (one.chat_index_zero && q.chat_index_zero) || (one.chat_repeat_fields && q.chat_repeat_fields)
+/// The word each quirk flag is written with in a header and a seed's name: its name without
+/// the dialect's prefix, in kebab case (`chat_index_zero`: `index-zero`).
+fn quirk_words() -> impl Iterator<Item = (String, &'static str)> {
+    Quirks::PLAIN.flags().into_iter().map(|(flag, _)| {
+        let bare = flag.split_once('_').map_or(flag, |(_, rest)| rest);
+        (bare.replace('_', "-"), flag)
+    })
 }
 
-/// `q` with the quirk of the one-quirk profile `one` added.
-fn with(q: Quirks, one: Quirks) -> Quirks {
-    Quirks {
-        chat_index_zero: q.chat_index_zero || one.chat_index_zero,
-        chat_repeat_fields: q.chat_repeat_fields || one.chat_repeat_fields,
-        ..q
-    }
+/// The words of the flags `q` has, in declaration order.
+fn words_of(q: Quirks) -> Vec<String> {
+    quirk_words().filter(|(_, flag)| q.set().any(|f| f == *flag)).map(|(w, _)| w).collect()
+}
+
+/// `q` with the flag named `flag` set (`None`: no flag has that name).
+fn with_flag(q: Quirks, flag: &str) -> Option<Quirks> {
+    let mut v = serde_json::to_value(q).ok()?;
+    v.as_object_mut()?.insert(flag.to_owned(), true.into());
+    let out: Quirks = serde_json::from_value(v).ok()?;
+    out.set().any(|f| f == flag).then_some(out)
 }
 
 /// The first line of a value-form input.
@@ -131,10 +134,8 @@ impl FuzzSetting {
         if self.level != Level::Events {
             let _ = write!(h, " dialect={}", self.dialect);
         }
-        for (word, one) in QUIRK_WORDS {
-            if has(self.quirks, one) {
-                let _ = write!(h, " quirks={word}");
-            }
+        for word in words_of(self.quirks) {
+            let _ = write!(h, " quirks={word}");
         }
         let _ = write!(h, " schema={}", if self.schema { "on" } else { "off" });
         h
@@ -149,9 +150,9 @@ impl FuzzSetting {
                 Some(("level", v)) => s.level = v.parse()?,
                 Some(("dialect", v)) => s.dialect = v.parse().map_err(|e| format!("{e}"))?,
                 Some(("quirks", "none")) => s.quirks = Quirks::PLAIN,
-                Some(("quirks", q)) if QUIRK_WORDS.iter().any(|(w, _)| *w == q) => {
-                    for (_, one) in QUIRK_WORDS.into_iter().filter(|(w, _)| *w == q) {
-                        s.quirks = with(s.quirks, one);
+                Some(("quirks", q)) if quirk_words().any(|(w, _)| w == q) => {
+                    for (_, flag) in quirk_words().filter(|(w, _)| w == q) {
+                        s.quirks = with_flag(s.quirks, flag).ok_or_else(|| format!("no quirk {flag}"))?;
                     }
                 }
                 Some(("schema", "on")) => s.schema = true,
@@ -383,10 +384,8 @@ fn setting_tag(s: FuzzSetting) -> String {
 
 fn dialect_tag(d: Dialect, q: Quirks) -> String {
     let mut t = d.to_string();
-    for (word, one) in QUIRK_WORDS {
-        if has(q, one) {
-            let _ = write!(t, "-{word}");
-        }
+    for word in words_of(q) {
+        let _ = write!(t, "-{word}");
     }
     t
 }
@@ -542,8 +541,8 @@ struct ArbitraryEvent {
 /// message, never panic, and what they decode feeds the reference core without a panic.
 ///
 /// Input: byte 0 picks the dialect and quirk profile (in its bits other than bit 2, modulo
-/// the registry's SSE dialects and profiles, in registry order: anthropic, openai-chat, its
-/// index-zero and repeat-fields profiles, openai-responses) and, in bit 2, how the rest is
+/// the registry's SSE dialects and profiles, in registry order: each dialect, then each of
+/// its server profiles) and, in bit 2, how the rest is
 /// read: as SSE text
 /// (lossy UTF-8; the seeds are real streams) or as arbitrary events of arbitrary strings.
 #[track_caller]
@@ -620,6 +619,19 @@ mod tests {
             assert_eq!(b & 4, 0, "bit 2 is the input mode");
             assert_eq!(selector_index(b), k);
             assert_eq!(selector_index(b | 4), k);
+        }
+    }
+
+    #[test]
+    fn each_quirk_flag_has_its_own_word() {
+        let words: Vec<String> = quirk_words().map(|(w, _)| w).collect();
+        let mut unique = words.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), words.len(), "{words:?}");
+        assert_eq!(words[..2], ["index-zero", "repeat-fields"], "the words files already carry");
+        for (w, flag) in quirk_words() {
+            assert_eq!(words_of(with_flag(Quirks::PLAIN, flag).unwrap()), [w]);
         }
     }
 

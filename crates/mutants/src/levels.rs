@@ -28,7 +28,8 @@ pub(crate) enum Defect {
     DoneDropped,
     /// A chunk with `choices: []` is indexed as if it had one choice.
     UsageChunkCrash,
-    /// A Chat entry without an `index` is taken as index 0.
+    /// A Chat entry without an `index` is taken as index 0, and calls are keyed by index
+    /// alone: once index 0 holds a call, a new id there is dropped and the entry continues it.
     MissingIndexAsZero,
     /// Every string field of a Chat entry is concatenated onto the call's, as a generic
     /// "merge the deltas" helper does: a server that repeats id and name on every entry
@@ -80,6 +81,8 @@ struct Stack {
     core: Base<Correct>,
     /// Chat: the index of the call whose id came last.
     last_call: Option<u32>,
+    /// Chat, `MissingIndexAsZero`: index 0 holds a call.
+    zero_held: bool,
     /// Chat, `FieldsConcatenated`: per index, the id it was announced with and the id and
     /// name as concatenated from every entry.
     merged: std::collections::BTreeMap<u64, (String, String, String)>,
@@ -97,6 +100,7 @@ impl Stack {
             events: Vec::new(),
             core: Base::new(spec),
             last_call: None,
+            zero_held: false,
             merged: Default::default(),
             extra: Default::default(),
         }
@@ -110,8 +114,11 @@ impl Stack {
         serde_json::from_str(data).ok()
     }
 
-    /// `MissingIndexAsZero`: the chunk with `index: 0` put on entries that have none.
-    fn zero_missing_indices(data: &str) -> Option<String> {
+    /// `MissingIndexAsZero`: the chunk with `index: 0` put on entries that have none, read as
+    /// a client keyed by index alone reads it (openai-python#2806, langchain#34654): once
+    /// index 0 holds a call, an entry's new id (and name) there is dropped, so the next call's
+    /// bytes join the first call's and the next call is lost.
+    fn zero_missing_indices(&mut self, data: &str) -> Option<String> {
         let mut v = Self::entries(data)?;
         let mut changed = false;
         for choice in v.get_mut("choices")?.as_array_mut()? {
@@ -119,8 +126,16 @@ impl Stack {
                 continue;
             };
             for e in entries.iter_mut().filter_map(|e| e.as_object_mut()) {
-                if !e.contains_key("index") {
+                if e.get("index").is_none_or(|i| i.is_null()) {
                     e.insert("index".into(), 0.into());
+                    if self.zero_held {
+                        e.remove("id");
+                        if let Some(f) = e.get_mut("function").and_then(|f| f.as_object_mut()) {
+                            f.remove("name");
+                        }
+                    } else if e.get("id").and_then(|i| i.as_str()).is_some_and(|i| !i.is_empty()) {
+                        self.zero_held = true;
+                    }
                     changed = true;
                 }
             }
@@ -193,7 +208,7 @@ impl Stack {
                 panic!("index out of bounds: the len is 0 but the index is 0 (choices[0])");
             }
             Defect::MissingIndexAsZero => {
-                if let Some(data) = Self::zero_missing_indices(&event.data) {
+                if let Some(data) = self.zero_missing_indices(&event.data) {
                     event.data = data;
                 }
             }

@@ -583,16 +583,21 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::OpenAiChat),
             || Box::new(StackFactory(Defect::UsageChunkCrash)),
         ),
-        below(
-            "missing-index-as-zero",
-            KEYING_DOCS,
-            "an OpenAI Chat tool-call entry without an index is taken as index 0 instead of refused as malformed",
-            // The stray fragment joins call 0 (FIDELITY, or unparseable: ACCOUNT) and the
-            // malformed entry goes unrefused (PROTOCOL).
-            &[AccProtocol, AccFidelity, AccAccount],
-            (Level::Wire, Dialect::OpenAiChat),
-            || Box::new(StackFactory(Defect::MissingIndexAsZero)),
-        ),
+        // Hunted where servers send no index (Gemini's compatible endpoint).
+        Mutant {
+            quirks: Quirks { chat_no_index: true, ..Quirks::default() },
+            ..below(
+                "missing-index-as-zero",
+                KEYING_DOCS,
+                "OpenAI Chat tool-call entries without an index are taken as index 0 and keyed by index alone: the second call's bytes join the first's and the second call is lost",
+                // The second call gets no outcome (ACCOUNT), the first holds both documents
+                // (FIDELITY, or unparseable: ACCOUNT), or the first's id names the second's
+                // bytes (IDENTITY).
+                &[AccAccount, AccFidelity, AccIdentity],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::MissingIndexAsZero)),
+            )
+        },
         below(
             "incomplete-event-dispatched",
             DELTAS_UTF8,

@@ -314,14 +314,12 @@ pub trait Subject {
     }
 
     /// Where a run over all its settings certifies it: each declared level; below the events
-    /// level each dialect, and openai-chat also in each quirk profile. A subject that speaks
-    /// fewer dialects or quirks says so here.
+    /// level each dialect, and openai-chat also in each server profile
+    /// (`toolcert_scenario::PROFILES`). A subject that speaks fewer dialects or quirks says so
+    /// here.
     fn settings(&self) -> Vec<(Level, driver::Speech)> {
-        all_settings(
-            &self.levels(),
-            &Dialect::ALL,
-            &[Quirks::default(), Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS],
-        )
+        let chat: Vec<Quirks> = Dialect::OpenAiChat.profiles().map(|p| p.quirks).collect();
+        all_settings(&self.levels(), &Dialect::ALL, &chat)
     }
 
     /// What it says about itself, for the report's header: a subprocess subject's
