@@ -180,3 +180,33 @@ fn dialect_event_mutants_live_without_their_class() {
         assert!(with > 0 && without == 0, "{name}: {with} failing cases with its class");
     }
 }
+
+/// The server-profile mutants are caught only where a server sends their shape: on the same
+/// generated cases in the plain openai-chat profile they conform, and in their own profile
+/// they fail (docs/SPEC.md, "Server profiles").
+#[test]
+fn server_profile_mutants_live_in_the_plain_profile() {
+    use toolcert::gen::{GenConfig, ShapeMix};
+    use toolcert::runner::{check, Setting};
+    use toolcert::scenario::Quirks;
+    use toolcert::subject::driver::Speech;
+    use toolcert::subject::Level;
+    for name in ["finish-repeats-as-calls", "missing-index-as-zero"] {
+        let m = toolcert::mutants::by_name(name).unwrap();
+        let subject = m.subject();
+        let cfg = GenConfig { shape_mix: ShapeMix::Interleaved, ..GenConfig::default() };
+        let at = |quirks| Setting {
+            level: Level::Wire,
+            speech: Speech { dialect: m.dialect, quirks },
+            ..Setting::events(Profile { schema: true })
+        };
+        let (mut own, mut plain) = (0, 0);
+        for case in toolcert::gen::cases(&cfg, 1).take(300) {
+            own += usize::from(!check(&*subject, &case, at(m.quirks)).violations.is_empty());
+            let v = check(&*subject, &case, at(Quirks::PLAIN)).violations;
+            plain += usize::from(!v.is_empty());
+            assert!(v.is_empty(), "{name} fails {} in the plain profile: {v:?}", case.name);
+        }
+        assert!(own > 0 && plain == 0, "{name}: {own} failing cases in its profile");
+    }
+}

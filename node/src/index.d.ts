@@ -60,10 +60,21 @@ export interface Tool {
     name: string;
     schema?: unknown;
 }
-export interface Quirks {
-    chat_index_zero?: boolean;
-    chat_repeat_fields?: boolean;
-}
+/** The OpenAI Chat quirk flags (docs/SPEC.md, "Server profiles"). */
+export type ChatQuirk =
+    | "chat_index_zero"
+    | "chat_repeat_fields"
+    | "chat_repeat_id"
+    | "chat_empty_continuations"
+    | "chat_no_index"
+    | "chat_whole_calls"
+    | "chat_sparse_index"
+    | "chat_split_entries"
+    | "chat_repeat_on_finish";
+/** Every Chat quirk flag: the package's Chat decoder reads every profile by one rule. */
+export declare const CHAT_QUIRKS: readonly ChatQuirk[];
+/** The server profile a stream is rendered in: each flag sent only when true. */
+export type Quirks = { [K in ChatQuirk]?: boolean };
 /** The setting of the last `configure`. */
 export interface Config {
     level: Level;
@@ -128,7 +139,8 @@ export interface ServeOptions {
     bytes?: Factory<Uint8Array>;
     /** The dialects the wire and bytes levels speak (default: all three). */
     dialects?: readonly Dialect[];
-    quirks?: readonly ("chat_index_zero" | "chat_repeat_fields")[];
+    /** The quirk flags it reads; each server profile whose flags are all declared is certified. */
+    quirks?: readonly ChatQuirk[];
     /** Declare the `schema` capability: only if the accumulator validates arguments. */
     schema?: boolean;
     input?: NodeJS.ReadableStream;

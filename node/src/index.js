@@ -5,6 +5,7 @@
 // The `node:test` integration is `toolcert-adapter/test`.
 
 export {
+    CHAT_QUIRKS,
     DIALECTS,
     ENDINGS,
     ERROR_CLASSES,

@@ -20,6 +20,21 @@ import { encode } from "./json.js";
 export const PROTOCOL_VERSION = 1;
 export const LEVELS = Object.freeze(["events", "wire", "bytes"]);
 export const DIALECTS = Object.freeze(["anthropic", "openai-chat", "openai-responses"]);
+/**
+ * The OpenAI Chat quirk flags (docs/SPEC.md, "Server profiles"). The package's Chat decoder
+ * reads every profile by one rule, so an adapter on it can declare them all.
+ */
+export const CHAT_QUIRKS = Object.freeze([
+    "chat_index_zero",
+    "chat_repeat_fields",
+    "chat_repeat_id",
+    "chat_empty_continuations",
+    "chat_no_index",
+    "chat_whole_calls",
+    "chat_sparse_index",
+    "chat_split_entries",
+    "chat_repeat_on_finish",
+]);
 /** Dialects an adapter may declare at the bytes level only: binary framing (AWS event stream),
  * which this package has no reference decoder for; never declared by default. */
 export const BYTES_ONLY_DIALECTS = Object.freeze(["bedrock"]);
@@ -193,7 +208,7 @@ export function runCase(c, config, factories) {
 /**
  * Answers toolcert's requests on stdin until `stop` or the end of input. Give a factory for
  * each level your library can be fed at (at least one); `dialects` are those your wire and
- * bytes levels speak, `quirks` the quirk profiles they handle, `schema: true` only if your
+ * bytes levels speak, `quirks` the quirk flags they read (`CHAT_QUIRKS`), `schema: true` only if your
  * accumulator validates arguments against the tool's schema. Resolves when the loop ends.
  */
 export function serve(options) {

@@ -15,6 +15,7 @@ protocol (docs/PROTOCOL.md); this package is that protocol's adapter side:
 """
 
 from .protocol import (
+    CHAT_QUIRKS,
     DIALECTS,
     ENDINGS,
     ERROR_CLASSES,
@@ -37,6 +38,7 @@ from .strict_json import JsonNumber, NotJson, dumps, json_equal, loads, schema_e
 __version__ = "0.1.0"
 
 __all__ = [
+    "CHAT_QUIRKS",
     "DIALECTS",
     "ENDINGS",
     "ERROR_CLASSES",

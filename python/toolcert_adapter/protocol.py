@@ -56,6 +56,19 @@ __all__ = [
 PROTOCOL_VERSION = 1
 LEVELS = ("events", "wire", "bytes")
 DIALECTS = ("anthropic", "openai-chat", "openai-responses")
+# The OpenAI Chat quirk flags (docs/SPEC.md, "Server profiles"). The package's Chat decoder
+# reads every profile by one rule, so an adapter on it can declare them all.
+CHAT_QUIRKS = (
+    "chat_index_zero",
+    "chat_repeat_fields",
+    "chat_repeat_id",
+    "chat_empty_continuations",
+    "chat_no_index",
+    "chat_whole_calls",
+    "chat_sparse_index",
+    "chat_split_entries",
+    "chat_repeat_on_finish",
+)
 # Dialects an adapter may declare at the bytes level only: binary framing (AWS event
 # stream), which this package has no reference decoder for; never declared by default.
 BYTES_ONLY_DIALECTS = ("bedrock",)
@@ -280,8 +293,9 @@ def serve(
     """Answers toolcert's requests until `stop` or the end of stdin; returns the exit status.
 
     Give a factory for each level your library can be fed at (at least one); `dialects`
-    are those your wire and bytes levels speak, `quirks` the quirk profiles they handle
-    (`chat_index_zero`, `chat_repeat_fields`), `schema=True` only if your accumulator
+    are those your wire and bytes levels speak, `quirks` the quirk flags they read
+    (`CHAT_QUIRKS` lists OpenAI Chat's; each server profile whose flags you declare is
+    certified), `schema=True` only if your accumulator
     validates arguments against the tool's schema. `extra`: more free fields of the
     handshake's `implementation` object (e.g. `{"policy": "documented"}`, docs/PROTOCOL.md)."""
     factories = {k: f for k, f in (("events", events), ("wire", wire), ("bytes", bytes)) if f}

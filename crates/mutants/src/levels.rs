@@ -11,6 +11,9 @@ use toolcert_subject::{
 
 use crate::{Base, Correct};
 
+/// What `FinishRepeatsAsCalls` marks a repeated call's id with while the core holds it.
+const AGAIN: &str = "\u{1}again";
+
 /// The one defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Defect {
@@ -38,6 +41,12 @@ pub(crate) enum Defect {
     /// At the end of the stream, an event still waiting for its blank line is dispatched
     /// anyway (a decoder that flushes its buffer at EOF).
     IncompleteEventDispatched,
+    /// Chat: the calls a finish chunk repeats (OpenRouter, vLLM) are taken as calls again:
+    /// each is reported twice.
+    FinishRepeatsAsCalls,
+    /// Chat: a call's index is its position in a list of calls: an index past the list's
+    /// end (the first call at index 1, as gateways in front of Anthropic send it) raises.
+    IndexAsPosition,
     // The dialect events (`wire_events`).
     /// Responses: an announced call's `output_item.done` arguments replace its buffer.
     ItemDoneTrusted,
@@ -83,6 +92,8 @@ struct Stack {
     last_call: Option<u32>,
     /// Chat, `MissingIndexAsZero`: index 0 holds a call.
     zero_held: bool,
+    /// Chat, `IndexAsPosition`: how many calls the list holds.
+    positions: u64,
     /// Chat, `FieldsConcatenated`: per index, the id it was announced with and the id and
     /// name as concatenated from every entry.
     merged: std::collections::BTreeMap<u64, (String, String, String)>,
@@ -101,6 +112,7 @@ impl Stack {
             core: Base::new(spec),
             last_call: None,
             zero_held: false,
+            positions: 0,
             merged: Default::default(),
             extra: Default::default(),
         }
@@ -143,6 +155,38 @@ impl Stack {
         changed.then(|| v.to_string())
     }
 
+    /// `FinishRepeatsAsCalls`: the entries of a finish chunk given ids of their own (marked
+    /// with [`AGAIN`], taken off at the end), so that each reads as a new call.
+    fn repeats_as_calls(data: &str) -> Option<String> {
+        let mut v = Self::entries(data)?;
+        let choice = v.pointer_mut("/choices/0")?;
+        if !choice.get("finish_reason").is_some_and(|r| r.is_string()) {
+            return None;
+        }
+        for e in choice.pointer_mut("/delta/tool_calls")?.as_array_mut()? {
+            if let Some(id) = e.get("id").and_then(|i| i.as_str()).filter(|i| !i.is_empty()) {
+                e["id"] = format!("{id}{AGAIN}").into();
+            }
+        }
+        Some(v.to_string())
+    }
+
+    /// `IndexAsPosition`: a new call's entry appends to the list at its index, which must be
+    /// the list's length; any entry whose index is past the end raises, as `calls[index]` does.
+    fn index_as_position(&mut self, data: &str) {
+        let Some(v) = Self::entries(data) else { return };
+        let entries = v.pointer("/choices/0/delta/tool_calls").and_then(|e| e.as_array());
+        for e in entries.into_iter().flatten() {
+            let Some(index) = e.get("index").and_then(|i| i.as_u64()) else { continue };
+            let new_call = e.get("id").and_then(|i| i.as_str()).is_some_and(|i| !i.is_empty());
+            if new_call && index == self.positions {
+                self.positions += 1;
+            } else if index >= self.positions {
+                panic!("IndexError: list index out of range (index {index}, {} calls)", self.positions);
+            }
+        }
+    }
+
     /// `FieldsConcatenated`: every entry's id and name appended to its index's.
     fn merge_fields(&mut self, data: &str) {
         let Some(v) = Self::entries(data) else { return };
@@ -157,8 +201,30 @@ impl Stack {
         }
     }
 
-    /// The core's finish, with `FieldsConcatenated`'s merged ids and names on what it reports.
+    /// The core's finish, with `FieldsConcatenated`'s merged ids and names on what it reports
+    /// (and `FinishRepeatsAsCalls`' repeated calls under their own ids again).
     fn finish_core(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        if self.defect == Defect::FinishRepeatsAsCalls {
+            let mut scratch = Emit::default();
+            let result = self.core.finish(end, &mut scratch);
+            let unmark = |id: &mut String| {
+                if let Some(original) = id.strip_suffix(AGAIN) {
+                    *id = original.to_owned();
+                }
+            };
+            for o in scratch.into_observation().outcomes {
+                let mut o = o.value;
+                match &mut o {
+                    Outcome::Dispatchable { call_id, .. } | Outcome::SchemaError { call_id, .. } => {
+                        unmark(call_id)
+                    }
+                    Outcome::Failed { call_id: Some(call_id), .. } => unmark(call_id),
+                    Outcome::Failed { .. } => {}
+                }
+                out.outcome(o);
+            }
+            return result;
+        }
         if self.defect != Defect::FieldsConcatenated {
             return crate::wire_events::finish(self.defect, &self.extra, &mut self.core, end, out);
         }
@@ -213,6 +279,12 @@ impl Stack {
                 }
             }
             Defect::FieldsConcatenated => self.merge_fields(&event.data),
+            Defect::FinishRepeatsAsCalls => {
+                if let Some(data) = Self::repeats_as_calls(&event.data) {
+                    event.data = data;
+                }
+            }
+            Defect::IndexAsPosition => self.index_as_position(&event.data),
             _ => {}
         }
         if let Some(done) =

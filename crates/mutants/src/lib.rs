@@ -590,10 +590,11 @@ pub fn zoo() -> Vec<Mutant> {
                 "missing-index-as-zero",
                 KEYING_DOCS,
                 "OpenAI Chat tool-call entries without an index are taken as index 0 and keyed by index alone: the second call's bytes join the first's and the second call is lost",
-                // The second call gets no outcome (ACCOUNT), the first holds both documents
-                // (FIDELITY, or unparseable: ACCOUNT), or the first's id names the second's
-                // bytes (IDENTITY).
-                &[AccAccount, AccFidelity, AccIdentity],
+                // The second call gets no outcome (ACCOUNT; in a truncated or abandoned turn
+                // the outcome it owed: TRUNCATION, ABANDON), the first holds both documents
+                // (FIDELITY, or unparseable where it parsed: STRICT), or the first's id names
+                // the second's bytes (IDENTITY).
+                &[AccAccount, AccFidelity, AccIdentity, AccTruncation, AccAbandon, AccStrict],
                 (Level::Wire, Dialect::OpenAiChat),
                 || Box::new(StackFactory(Defect::MissingIndexAsZero)),
             )
@@ -616,6 +617,30 @@ pub fn zoo() -> Vec<Mutant> {
                 &[AccIdentity],
                 (Level::Wire, Dialect::OpenAiChat),
                 || Box::new(StackFactory(Defect::FieldsConcatenated)),
+            )
+        },
+        // Server profiles' shapes (docs/SPEC.md, "Server profiles"), each hunted where a
+        // server sends it.
+        Mutant {
+            quirks: Quirks { chat_repeat_on_finish: true, ..Quirks::default() },
+            ..below(
+                "finish-repeats-as-calls",
+                KEYING_SEVEN,
+                "OpenAI Chat: the calls a finish chunk repeats with empty arguments (OpenRouter, vLLM) are taken as calls again: each is reported twice",
+                &[AccAccount],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::FinishRepeatsAsCalls)),
+            )
+        },
+        Mutant {
+            quirks: Quirks { chat_sparse_index: true, ..Quirks::default() },
+            ..below(
+                "chat-index-into-list",
+                KEYING_KEY,
+                "OpenAI Chat: a call's index is taken as its position in a list: the first call at index 1 (gateways in front of Anthropic) raises IndexError",
+                &[SubjectCrash],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::IndexAsPosition)),
             )
         },
         // The dialect events: each read wrong, under a correct core.
