@@ -112,6 +112,10 @@ enum Command {
     Invariants,
     /// List the named cases.
     Cases,
+    /// List the server profiles: each dialect's real servers and what their wire sends
+    /// (docs/SPEC.md, "Server profiles"), as `certify --profile` and `replay --profile` name
+    /// them.
+    Profiles(ProfilesArgs),
     /// Run a local mock provider (127.0.0.1 only) that streams the named cases, generated
     /// cases or recorded `.sse` files to a real client, for debugging the client by hand.
     #[command(after_help = serve_cmd::AFTER_HELP)]
@@ -168,6 +172,16 @@ enum BenchFormat {
 }
 
 #[derive(clap::Args)]
+struct ProfilesArgs {
+    /// Only this dialect's profiles.
+    #[arg(long)]
+    dialect: Option<toolcert::scenario::Dialect>,
+    /// Only their ids (`openai-chat/vllm`), one a line, for scripts.
+    #[arg(long)]
+    names: bool,
+}
+
+#[derive(clap::Args)]
 struct SmokeArgs {
     /// The adapter: `exec:COMMAND`.
     #[arg(long)]
@@ -183,6 +197,10 @@ struct ReplayArgs {
     /// anthropic, openai-chat, openai-responses or bedrock (detected from the stream if not given).
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
+    /// The server profile that sent the stream (detected from the bytes if not given, and
+    /// printed; the reference reads every profile of a dialect alike).
+    #[command(flatten)]
+    profile: ProfileArgs,
     /// Feed the bytes in chunks of this many bytes (0: all at once).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<usize>)]
     chunk: usize,
@@ -210,6 +228,76 @@ enum CorpusAction {
     Check,
 }
 
+/// The server profile options of `certify` and `replay`.
+#[derive(clap::Args)]
+struct ProfileArgs {
+    /// Only this server profile: one real server's wire behaviour (docs/SPEC.md, "Server
+    /// profiles"). NAME of the --dialect given, or DIALECT/NAME.
+    #[arg(long, value_name = "NAME", long_help = profile_help())]
+    profile: Option<String>,
+    /// Former name of `--profile openai-chat/ollama` (index 0 for every parallel call).
+    #[arg(long, hide = true)]
+    chat_index_zero: bool,
+    /// Former name of `--profile openai-chat/vllm` (id, type and name on every entry).
+    #[arg(long, hide = true)]
+    chat_repeat_fields: bool,
+}
+
+/// `--profile`'s long help: what a profile is, and every profile by dialect.
+fn profile_help() -> String {
+    format!(
+        "Only this server profile: one real server's wire behaviour (docs/SPEC.md, \"Server \
+         profiles\"). NAME of the --dialect given, or DIALECT/NAME. A client cannot tell which \
+         server it reads, so every profile of a dialect is judged by the same rules. `all`: \
+         every profile of the dialects run. Default: every profile of every dialect, or with \
+         --dialect its provider's own profile only.\n\nThe profiles: {}.",
+        toolcert::scenario::ServerProfile::help_list()
+    )
+}
+
+impl ProfileArgs {
+    /// The profile chosen, if any (`--chat-index-zero` and `--chat-repeat-fields` name the
+    /// openai-chat profiles that send those shapes).
+    fn chosen(
+        &self,
+        dialect: Option<toolcert::scenario::Dialect>,
+    ) -> Result<Option<&'static toolcert::scenario::ServerProfile>, String> {
+        use toolcert::scenario::{Dialect, ServerProfile};
+        let former = match (self.chat_index_zero, self.chat_repeat_fields) {
+            (false, false) => None,
+            (true, false) => Some("openai-chat/ollama"),
+            (false, true) => Some("openai-chat/vllm"),
+            (true, true) => {
+                return Err(
+                    "--chat-index-zero and --chat-repeat-fields name two profiles; give one --profile".into(),
+                )
+            }
+        };
+        let name =
+            match (&self.profile, former) {
+                (Some(_), Some(_)) => return Err(
+                    "give --profile alone (--chat-index-zero and --chat-repeat-fields are its former names)"
+                        .into(),
+                ),
+                (Some(n), None) => n.as_str(),
+                (None, Some(f)) => {
+                    if dialect.is_some_and(|d| d != Dialect::OpenAiChat) {
+                        return Err(format!(
+                            "{f} is a profile of openai-chat, not of {}",
+                            dialect.unwrap_or_default()
+                        ));
+                    }
+                    f
+                }
+                (None, None) => return Ok(None),
+            };
+        if name == "all" {
+            return Err("`--profile all` runs several settings; it does not choose one".into());
+        }
+        ServerProfile::find(dialect, name).map(Some)
+    }
+}
+
 #[derive(clap::Args)]
 struct CertifyArgs {
     /// The implementation under test: `builtin:reference` (the reference accumulator),
@@ -233,18 +321,12 @@ struct CertifyArgs {
     #[arg(long)]
     level: Option<toolcert::subject::Level>,
     /// Only this dialect at the wire and bytes levels: anthropic, openai-chat,
-    /// openai-responses, bedrock. Default: every dialect the subject declares (and, for openai-chat,
-    /// every quirk profile it declares).
+    /// openai-responses, bedrock. Default: every dialect the subject declares, each in every
+    /// server profile it declares (with --dialect alone: the dialect's provider's own profile).
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
-    /// Only the quirk profile of OpenAI-compatible servers that reuse index 0 for every
-    /// parallel call and tell calls apart by id (openai-chat only).
-    #[arg(long)]
-    chat_index_zero: bool,
-    /// Only the quirk profile of OpenAI-compatible servers that repeat a call's id, type and
-    /// name on every tool-call entry, not only the first (openai-chat only).
-    #[arg(long)]
-    chat_repeat_fields: bool,
+    #[command(flatten)]
+    profile: ProfileArgs,
     /// The grade the subject must reach: `must` (nothing unfinished dispatched, everything
     /// finished dispatched exactly) or `should` (per-call accounting as well).
     #[arg(long, value_enum, default_value_t = GradeArg::Should)]
@@ -477,6 +559,26 @@ fn main() -> ExitCode {
             }
             ExitCode::from(exit::CONFORMS)
         }
+        Command::Profiles(args) => {
+            let chosen =
+                toolcert::scenario::PROFILES.iter().filter(|p| args.dialect.is_none_or(|d| d == p.dialect));
+            for p in chosen {
+                if args.names {
+                    outln!("{}", p.id());
+                } else {
+                    outln!(
+                        "{:<36} {}\n{:<36} sends: {}\n{:<36} shown in: {}",
+                        p.id(),
+                        p.servers,
+                        "",
+                        p.shapes,
+                        "",
+                        p.sources
+                    );
+                }
+            }
+            ExitCode::from(exit::CONFORMS)
+        }
     }
 }
 
@@ -554,10 +656,12 @@ fn certify(args: CertifyArgs) -> ExitCode {
         // One saved case, at the level and dialect given (events and anthropic by default).
         let speech = toolcert::subject::driver::Speech {
             dialect: args.dialect.unwrap_or_default(),
-            quirks: toolcert::scenario::Quirks {
-                chat_index_zero: args.chat_index_zero,
-                chat_repeat_fields: args.chat_repeat_fields,
-                ..toolcert::scenario::Quirks::PLAIN
+            quirks: match args.profile.chosen(args.dialect) {
+                Ok(p) => p.map_or_else(Default::default, |p| p.quirks),
+                Err(e) => {
+                    eprintln!("toolcert: {e}");
+                    return ExitCode::from(exit::USAGE);
+                }
             },
         };
         let run = run_in(args.level.unwrap_or_default(), speech);
@@ -807,20 +911,7 @@ fn default_jobs() -> usize {
 /// exercised in a few seconds for an in-process subject.
 const DEFAULT_CASES: usize = 1000;
 
-/// `events`, `bytes (openai-chat, chat index zero)`.
-fn setting_name(level: toolcert::subject::Level, speech: toolcert::subject::driver::Speech) -> String {
-    if level == toolcert::subject::Level::Events {
-        return level.to_string();
-    }
-    let mut q = String::new();
-    if speech.quirks.chat_index_zero {
-        q += ", chat index zero";
-    }
-    if speech.quirks.chat_repeat_fields {
-        q += ", chat repeated fields";
-    }
-    format!("{level} ({}{q})", speech.dialect.name())
-}
+use toolcert::runner::report::setting_name;
 
 /// Why a report ran no case.
 fn nothing_ran(r: &Report, filter: Option<&str>) -> String {
@@ -851,27 +942,17 @@ fn chosen_settings(
     subject: &dyn toolcert::subject::Subject,
     args: &CertifyArgs,
 ) -> Result<Vec<(toolcert::subject::Level, toolcert::subject::driver::Speech)>, String> {
-    use toolcert::scenario::{Dialect, Quirks};
+    use toolcert::scenario::Quirks;
     use toolcert::subject::Level;
-    let quirk_given = args.chat_index_zero || args.chat_repeat_fields;
-    let wanted = Quirks {
-        chat_index_zero: args.chat_index_zero,
-        chat_repeat_fields: args.chat_repeat_fields,
-        ..Quirks::PLAIN
-    };
-    if quirk_given {
-        let has_profile =
-            |d: Dialect| toolcert::dialect::def(d).quirk_profiles().iter().any(|&q| q != Quirks::PLAIN);
-        if let Some(d) = args.dialect.filter(|&d| !has_profile(d)) {
-            return Err(format!(
-                "--chat-index-zero and --chat-repeat-fields are quirk profiles of openai-chat; {} has none",
-                d.name()
-            ));
-        }
+    let every_profile = args.profile.profile.as_deref() == Some("all");
+    let profile = if every_profile { None } else { args.profile.chosen(args.dialect)? };
+    let quirk_given = profile.is_some() || every_profile;
+    if let Some(p) = profile {
         if args.level == Some(Level::Events) {
-            return Err(
-                "the quirk profiles are spoken at the wire and bytes levels, not at the events level".into(),
-            );
+            return Err(format!(
+                "server profiles are spoken at the wire and bytes levels, not at the events level (--profile {})",
+                p.id()
+            ));
         }
     }
     if let Some(level) = args.level {
@@ -895,9 +976,9 @@ fn chosen_settings(
             if level == Level::Events {
                 return args.level == Some(Level::Events) || (args.dialect.is_none() && !quirk_given);
             }
-            let quirks_ok = if quirk_given {
-                speech.quirks == wanted
-            } else if args.dialect.is_some() {
+            let quirks_ok = if let Some(p) = profile {
+                speech.dialect == p.dialect && speech.quirks == p.quirks
+            } else if args.dialect.is_some() && !every_profile {
                 speech.quirks == Quirks::default()
             } else {
                 true
@@ -1327,7 +1408,14 @@ fn replay(args: ReplayArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    let replayed = match toolcert::corpus::replay(&args.file, &*subject, args.dialect, args.chunk) {
+    let profile = match args.profile.chosen(args.dialect) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let replayed = match toolcert::corpus::replay(&args.file, &*subject, args.dialect, profile, args.chunk) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("toolcert: {e}");
@@ -1338,7 +1426,12 @@ fn replay(args: ReplayArgs) -> ExitCode {
         outln!("{}", serde_json::to_string_pretty(&replayed.to_json()).expect("JSON values serialise"));
     } else {
         let o = &replayed.observation;
-        outln!("{} ({}) through {}", args.file.display(), replayed.dialect, subject.name());
+        let profile = match (replayed.profile, replayed.profile_detected) {
+            (Some(p), false) => format!(", profile {}", p.name),
+            (Some(p), true) => format!(", profile {} as its bytes show", p.name),
+            (None, _) => ", a mix of behaviours no single profile sends".to_owned(),
+        };
+        outln!("{} ({}{profile}) through {}", args.file.display(), replayed.dialect, subject.name());
         for t in &o.outcomes {
             match &t.value {
                 toolcert::subject::Outcome::Dispatchable { call_id, name, args } => {

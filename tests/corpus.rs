@@ -50,26 +50,26 @@ fn a_broken_expectation_file_names_file_line_and_problem() {
     let sse = tmp.join("x.sse");
     std::fs::copy(dir().join("anthropic/deltas/lookup-order-a4471.sse"), &sse).unwrap();
     std::fs::write(tmp.join("x.expect.json"), "{\n  \"format\": 1,\n  \"id\": 7\n}\n").unwrap();
-    let err = corpus::replay(&sse, &ReferenceSubject, None, 0).unwrap_err();
+    let err = corpus::replay(&sse, &ReferenceSubject, None, None, 0).unwrap_err();
     assert!(err.contains("x.expect.json:3:"), "{err}");
     std::fs::remove_file(tmp.join("x.expect.json")).unwrap();
     // Invalid UTF-8 on the third line of the stream.
     std::fs::write(&sse, b"event: ping\ndata: {}\n\ndata: \xff\n\n").unwrap();
-    let err =
-        corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::Anthropic), 0).unwrap_err();
+    let err = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::Anthropic), None, 0)
+        .unwrap_err();
     assert!(err.contains("x.sse:4:") && err.contains("UTF-8"), "{err}");
     // A Chat entry whose index is a string is a faulty stream, not an unreadable file: the
     // subject is fed it and fails the turn as malformed, naming the field. (An entry without
     // an index is no defect: some servers never send one.)
     std::fs::write(&sse, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":\"0\",\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}\n\n").unwrap();
-    let r =
-        corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), 0).unwrap();
+    let r = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), None, 0)
+        .unwrap();
     let e = r.observation.error.expect("the turn fails").value;
     assert_eq!(e.class, toolcert::subject::ErrorClass::Malformed);
     assert!(e.detail.contains("index"), "{}", e.detail);
     // Bytes that are no SSE stream at all are still refused, naming the line.
     std::fs::write(&sse, b"data: ok\n\ndata: \xff\n\n").unwrap();
-    let err = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), 0)
+    let err = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), None, 0)
         .unwrap_err();
     assert!(err.contains("x.sse:3:") && err.contains("UTF-8"), "{err}");
     std::fs::remove_dir_all(&tmp).unwrap();
@@ -93,7 +93,7 @@ fn hand_written_streams_replay_with_the_dialect_detected() {
             ["call_Kf3sN8vQ2mT6xR1pW9bY4hLc", "call_Vd7gH2jK5nP8rT0wZ3xC6bM1"],
         ),
     ] {
-        let r = corpus::replay(&data.join(file), &ReferenceSubject, None, 0).unwrap();
+        let r = corpus::replay(&data.join(file), &ReferenceSubject, None, None, 0).unwrap();
         assert_eq!(r.dialect.name(), dialect);
         let json = r.to_json();
         let calls = json["calls"].as_array().unwrap();

@@ -324,3 +324,126 @@ fn foreign_blocks_are_neither_calls_nor_text(#[case] id: &str, #[case] calls: &[
 }
 
 const LOOKUP: &str = r#"dispatch {"order_id":"A-4471"}"#;
+
+/// What a dialect's wire may lack to carry a named case's meaning, as docs/SPEC.md §8 ("Named
+/// cases in every dialect") lists it: every skip reason below the events level is
+/// `<dialect> has no <one of these>`.
+const WIRE_LACKS: &[&str] = &[
+    "`done` event repeating the arguments: ",
+    "per-call terminal: ",
+    "interleaved blocks (",
+    "chunk carrying several pieces: ",
+    "free call indices (",
+    "`response.output_item.done` event that announces a call alone: ",
+    "second `done` event (",
+    "delta or event of a type added later (",
+    "prelude chunk (",
+    "usage chunk without `choices`: ",
+    "`data: [DONE]` sentinel: ",
+];
+
+fn names_what_the_wire_lacks(dialect: toolcert::scenario::Dialect, reason: &str) -> bool {
+    let Some(lacks) = reason.strip_prefix(&format!("{dialect} has no ")) else { return false };
+    WIRE_LACKS.iter().any(|l| lacks.starts_with(l))
+        || toolcert::scenario::ForeignKind::ALL
+            .iter()
+            .any(|k| lacks.starts_with(&format!("{} block: ", k.name())))
+}
+
+/// Below the events level every named case is lowered to the dialect: OpenAI Chat, which has
+/// no per-call shape, runs the per-call cases as chunks (all but the ones whose meaning needs
+/// what its wire lacks); every dialect's reference run conforms; each skip names what the
+/// wire lacks; the report counts the named cases run and skipped, in JSON and in text.
+#[test]
+fn every_dialect_runs_the_named_cases_its_wire_can_carry() {
+    use toolcert::scenario::Dialect;
+    use toolcert::subject::driver::Speech;
+    use toolcert::subject::Level;
+    let all = named::all().len();
+    for dialect in Dialect::ALL {
+        let run = toolcert::Certification {
+            level: Level::Bytes,
+            speech: Speech { dialect, ..Speech::default() },
+            cases: 0,
+            ..toolcert::Certification::default()
+        };
+        let report = run.run(&ReferenceSubject);
+        assert!(report.conforms, "the reference in {dialect}:\n{}", report.to_text(3));
+        assert_eq!(
+            report.named_cases + report.named_skipped,
+            all,
+            "{dialect}: every named case run or skipped"
+        );
+        assert_eq!(report.named_skipped, report.skipped.len());
+        for s in &report.skipped {
+            assert!(names_what_the_wire_lacks(dialect, &s.reason), "{dialect}: {}: {}", s.case, s.reason);
+        }
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["named_cases"], report.named_cases);
+        assert_eq!(json["named_skipped"], report.skipped.len());
+        let text = report.to_text(0);
+        let counts = format!("named cases: {} run, {} skipped", report.named_cases, report.named_skipped);
+        assert!(text.contains(&counts), "{dialect}: the text says {counts:?}:\n{text}");
+        let ran = |id: &str| report.ran(&format!("named/{id}"));
+        // Written per-call, run everywhere; written in Chat chunks with its blocks one after
+        // another, run everywhere too.
+        assert!(ran("deltas/lookup-order-a4471") && ran("foreign/chat-reasoning-then-call"), "{dialect}");
+        if dialect == Dialect::OpenAiChat {
+            assert!(report.named_cases >= 55, "Chat runs {} named cases", report.named_cases);
+            // The cut mid-arguments, the faults and the two streams all run as Chat chunks.
+            for id in [
+                "final/abandoned-mid-arguments",
+                "keying/duplicate-announcement",
+                "keying/two-streams-index-1",
+            ] {
+                assert!(ran(id), "{id} in Chat");
+            }
+        }
+    }
+}
+
+/// The oracle's expectation of a turn: the ending, the protocol error, each call's outcome
+/// with its id and raw buffer, the text and the foreign blocks delivered.
+/// With `moved`, a faulted turn's calls are compared without what each may dispatch (see
+/// below).
+fn meaning(turn: &toolcert::scenario::Turn, moved: bool) -> (String, Vec<String>, String, Vec<String>) {
+    let e = expect(turn, &render(turn), Profile { schema: true });
+    let mut calls: Vec<String> = e.fault.iter().map(|f| format!("protocol:{}", f.class)).collect();
+    calls.extend(e.calls.iter().map(|c| {
+        let outcome = match &c.expect {
+            Expect::Faulted { .. } if moved => "faulted".to_string(),
+            other => format!("{other:?}"),
+        };
+        format!("{} {} {:?} {outcome}", c.call_id, c.name, c.raw)
+    }));
+    let text: String = e.text_pieces.iter().map(|(_, t)| *t).collect();
+    let foreign = e.foreign.iter().map(|f| format!("{:?}", f.kind)).collect();
+    (format!("{:?}", e.ending), calls, text, foreign)
+}
+
+/// Lowering keeps each named case's meaning: in every dialect it is lowered to, the oracle
+/// derives from the lowered scenario the expectation it derives from the case as written
+/// (the same ending, protocol error, outcomes, raw buffers, text and foreign blocks). One
+/// difference is the dialect's own (docs/SPEC.md §8): a fragment after one call's terminal
+/// follows the finish reason in Chat, every call's terminal there, so a call the original
+/// finished only after the fault may be dispatched in Chat; the fault and its class stay.
+#[test]
+fn lowering_keeps_each_named_case_expectation() {
+    use toolcert::scenario::{FaultKind, Shape};
+    let mut lowered = 0;
+    for named in named::all() {
+        for dialect in toolcert::scenario::Dialect::ALL {
+            let Ok(case) = toolcert::runner::lower_case(&named.case, dialect) else { continue };
+            for (low, turn) in case.streams.iter().zip(&named.case.streams) {
+                if low.shape != turn.shape {
+                    lowered += 1;
+                }
+                let moved = matches!(low.shape, Shape::Interleaved(_))
+                    && turn.shape == Shape::PerCall
+                    && turn.faults.iter().any(|f| matches!(f.kind, FaultKind::FragmentAfterStop { .. }));
+                assert_eq!(meaning(low, moved), meaning(turn, moved), "{} in {dialect}", named.id);
+            }
+        }
+    }
+    assert!(lowered >= 45, "only {lowered} turns changed shape");
+}

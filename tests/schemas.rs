@@ -98,7 +98,14 @@ fn json_summaries_match_the_report_schema() {
             run(&reference, Certification { cases: 3, level, speech, ..Default::default() })
         })
         .collect();
-    assert!(settings.iter().any(|r| r.chat_index_zero) && settings.iter().any(|r| r.chat_repeat_fields));
+    // Every server profile of every dialect has its setting, named in its report.
+    for p in toolcert::scenario::PROFILES.iter().filter(|p| !p.quirks.is_plain()) {
+        assert!(
+            settings.iter().any(|r| r.dialect == Some(p.dialect) && r.profile.as_deref() == Some(p.name)),
+            "{}",
+            p.id()
+        );
+    }
     assert_valid(&v, "a combined report", &serde_json::to_value(Combined::new(settings)).unwrap());
     // And a failing subject over its settings.
     let m = mutant("name-keyed");

@@ -40,8 +40,8 @@ fn the_main_job_exercises_and_passes_every_invariant_in_every_setting() {
     assert_eq!(report["conforms"], true);
     assert_eq!(
         report["settings"].as_array().unwrap().len(),
-        13,
-        "events, and wire and bytes in six speeches (Bedrock's the sixth)"
+        1 + 2 * toolcert::scenario::PROFILES.len(),
+        "events, and wire and bytes in every server profile of every dialect"
     );
     for inv in Invariant::ALL {
         let r = row(&report, inv.id());
@@ -85,7 +85,10 @@ fn a_run_that_checks_nothing_is_a_usage_error() {
     let (code, _, err) =
         toolcert(&["certify", "--level", "bytes", "--dialect", "anthropic", "--chat-index-zero"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("quirk profiles of openai-chat"), "{err}");
+    assert!(err.contains("is a profile of openai-chat, not of anthropic"), "{err}");
+    let (code, _, err) = toolcert(&["certify", "--level", "events", "--profile", "openai-chat/vllm"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not at the events level"), "{err}");
 
     let dir = std::env::temp_dir().join(format!("toolcert-verdicts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

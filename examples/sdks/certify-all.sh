@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates every SDK certification and docs/CERTIFICATION.md from the pinned versions:
 # each subject (the table below) x its dialects x both caller policies (as-handed-over,
-# documented: docs/CERTIFICATION.md, "Caller policies") x, for OpenAI Chat consumers, the
-# plain profile and both quirk profiles. One report per run:
-#   docs/certification/reports/NAME--DIALECT[--QUIRK]--POLICY.jsonl
-#   corpus/findings/NAME/DIALECT[--QUIRK]/POLICY/failures/    reproducers (shrunk)
+# documented: docs/CERTIFICATION.md, "Caller policies") x every server profile of the dialect
+# (`toolcert profiles`; docs/SPEC.md "Server profiles"). One report per run:
+#   docs/certification/reports/NAME--DIALECT[--PROFILE]--POLICY.jsonl   (no PROFILE: the provider's own)
+#   corpus/findings/NAME/DIALECT[--PROFILE]/POLICY/failures/    reproducers (shrunk)
 # then examples/sdks/certification.py writes docs/CERTIFICATION.md. Each report's header
 # records the toolcert version, the suite digest and the SDK versions the adapter declared
 # in its handshake; examples/sdks/check-digests.sh tells when they go stale.
@@ -12,7 +12,8 @@
 #   examples/sdks/certify-all.sh                 install, build, certify everything (about an hour)
 #   CASES=300 examples/sdks/certify-all.sh python-openai openai-chat   runs matching every word
 #   DRY=1 examples/sdks/certify-all.sh           list the runs only
-# Env: CASES (25: with JOBS=4 the run then takes about an hour on a loaded 2-core machine;
+# Env: PROFILE_POLICIES (as-handed-over: the policies the profiles other than the provider's
+# own run under; "as-handed-over documented" for both), CASES (25: with JOBS=4 the run then takes about an hour on a loaded 2-core machine;
 # shrinking each new finding through the real SDK costs more than the cases), JOBS (4
 # certifications at a time), TIMEOUT (180 s per request), SEED (1), TOOLCERT (target/release/toolcert), POLICIES (both),
 # INSTALL=0 to skip the install scripts. With no filter the old reports are removed first, so
@@ -35,21 +36,21 @@ JOBS="${JOBS:-4}"
 PY=examples/sdks/python/.venv/bin/python
 N22=examples/sdks/node/v22
 
-# name | command | dialects | chat quirk profiles too (yes/no) [| policies]; the slowest first, so that the
-# runs side by side end together
+# name | command | dialects | every server profile too (yes), or the provider's own only (no)
+# [| policies]; the slowest first, so that the runs side by side end together
 SUBJECTS="
 python-litellm|$PY examples/sdks/python/litellm_sdk.py|openai-chat|yes
 python-langchain-openai|$PY examples/sdks/python/langchain_openai_sdk.py|openai-chat|yes
-python-anthropic|$PY examples/sdks/python/anthropic_sdk.py|anthropic|no
+python-anthropic|$PY examples/sdks/python/anthropic_sdk.py|anthropic|yes
 python-openai|$PY examples/sdks/python/openai_chat.py|openai-chat|yes
-python-openai|$PY examples/sdks/python/openai_responses.py|openai-responses|no
-anthropic-sdk-typescript|node examples/sdks/node/anthropic.mjs|anthropic|no
+python-openai|$PY examples/sdks/python/openai_responses.py|openai-responses|yes
+anthropic-sdk-typescript|node examples/sdks/node/anthropic.mjs|anthropic|yes
 openai-node|node examples/sdks/node/openai-chat.mjs|openai-chat|yes
-openai-node|node examples/sdks/node/openai-responses.mjs|openai-responses|no
+openai-node|node examples/sdks/node/openai-responses.mjs|openai-responses|yes
 openai-node-6.30.1|env TOOLCERT_NODE_OPENAI=openai-6.30.1 node examples/sdks/node/openai-responses.mjs|openai-responses|no
 vercel-ai|node examples/sdks/node/vercel-ai.mjs|anthropic openai-chat openai-responses|yes
 openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-chat.mjs|openai-chat|yes
-openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-responses.mjs|openai-responses|no
+openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-responses.mjs|openai-responses|yes
 vercel-ai-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/vercel-ai.mjs|anthropic openai-chat openai-responses|yes
 genai|examples/sdks/rust/target/release/toolcert-genai|anthropic openai-chat openai-responses|yes
 rig-core|examples/sdks/rust/target/release/toolcert-rig|anthropic openai-chat openai-responses|yes
@@ -57,13 +58,19 @@ async-openai-tool-call-stream|examples/sdks/rust/target/release/toolcert-async-o
 vercel-ai-openai-3.0.81|env TOOLCERT_NODE_AI_OPENAI=ai-sdk-openai-3.0.81 node examples/sdks/node/vercel-ai.mjs|openai-chat|no
 python-boto3|$PY examples/sdks/python/bedrock_boto3.py|bedrock|no
 aws-sdk-js-v3|node examples/sdks/node/bedrock.mjs|bedrock|no
-python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect anthropic|anthropic|no
+python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect anthropic|anthropic|yes
 python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-chat|openai-chat|yes
-python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-responses|openai-responses|no
+python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-responses|openai-responses|yes
 python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect anthropic|anthropic|no|as-handed-over
 python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect openai-chat|openai-chat|no|as-handed-over
 python-anthropic-tool-runner|$PY examples/sdks/python/anthropic_tool_runner.py|anthropic|no|as-handed-over
 "
+
+# The server profiles of a dialect after its provider's own, by name (`toolcert profiles`).
+profiles_of() {
+    if [ -x "$TOOLCERT" ]; then "$TOOLCERT" profiles --names --dialect "$1"; else
+        cargo run --quiet --release --bin toolcert -- profiles --names --dialect "$1"; fi | tail -n +2 | sed 's|.*/||' | tr '\n' ' '
+}
 
 runs=()
 # An optional fifth field names the caller policies a subject has (agent layers run the tools
@@ -71,10 +78,15 @@ runs=()
 while IFS='|' read -r name command dialects quirky policies; do
     [ -n "$name" ] || continue
     for dialect in $dialects; do
+        # The provider's own profile is the dialect's first (`toolcert profiles`), named `plain` here.
         profiles="plain"
-        [ "$quirky" = yes ] && [ "$dialect" = openai-chat ] && profiles="plain chat-index-zero chat-repeat-fields"
+        [ "$quirky" = yes ] && profiles="plain $(profiles_of "$dialect")"
         for profile in $profiles; do
-            for policy in ${policies:-$POLICIES}; do
+            # The caller policies differ in what a caller checks at the end of a turn, which no
+            # profile changes: the other profiles run as-handed-over only (PROFILE_POLICIES).
+            ps="${policies:-$POLICIES}"
+            [ "$profile" = plain ] || ps="${PROFILE_POLICIES:-as-handed-over}"
+            for policy in $ps; do
                 key="$name--$dialect$([ "$profile" = plain ] || echo "--$profile")--$policy"
                 if [ $# -gt 0 ]; then
                     keep=1
@@ -122,7 +134,7 @@ certify_one() {
     out="corpus/findings/$name/${sub%--"$policy"}/$policy"
     report="docs/certification/reports/$key.jsonl"
     local flags=()
-    [ "$profile" = plain ] || flags+=("--$profile")
+    [ "$profile" = plain ] || flags+=(--profile "$profile")
     if [ "${command#"$N22"}" != "$command" ] && [ ! -x "$N22/bin/node" ]; then
         echo "[$i/$total] $key: skipped: no Node 22 at $N22/bin/node (examples/sdks/node/install.sh could not get it)"
         return

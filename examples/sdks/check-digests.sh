@@ -56,9 +56,12 @@ for path in paths:
         stale += 1
         continue
     level, dialect, schema = header.get("level"), header.get("dialect"), bool(header.get("schema"))
+    # The server profile the report was run in (reports from before the profiles: their flag).
     quirks = tuple(f"--{q.replace('_', '-')}" for q in ("chat_index_zero", "chat_repeat_fields") if header.get(q))
+    if header.get("profile"):
+        quirks = ("--profile", header["profile"])
     have, want = header["suite"]["digest"], digest_now(level, dialect, quirks, schema)
-    setting = f"{level} ({dialect}{''.join(' ' + q[2:] for q in quirks)}), schema {'on' if schema else 'off'}"
+    setting = f"{level} ({dialect}{''.join(' ' + q.lstrip('-') for q in quirks)}), schema {'on' if schema else 'off'}"
     if have == want:
         print(f"ok    {path}: {setting}, suite {have[7:19]}")
     else:

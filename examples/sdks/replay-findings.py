@@ -79,6 +79,9 @@ def replay(toolcert: str, header: dict, scenario: pathlib.Path) -> tuple[set[str
            "--scenario", str(scenario), "--format", "jsonl", "--timeout", TIMEOUT]
     if header.get("dialect"):
         cmd += ["--dialect", header["dialect"]]
+    # The server profile the report was run in (reports from before the profiles: their flag).
+    if header.get("profile"):
+        cmd += ["--profile", header["profile"]]
     for quirk in ("chat_index_zero", "chat_repeat_fields"):
         if header.get(quirk):
             cmd.append("--" + quirk.replace("_", "-"))

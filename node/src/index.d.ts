@@ -60,21 +60,10 @@ export interface Tool {
     name: string;
     schema?: unknown;
 }
-/** The OpenAI Chat quirk flags (docs/SPEC.md, "Server profiles"). */
-export type ChatQuirk =
-    | "chat_index_zero"
-    | "chat_repeat_fields"
-    | "chat_repeat_id"
-    | "chat_empty_continuations"
-    | "chat_no_index"
-    | "chat_whole_calls"
-    | "chat_sparse_index"
-    | "chat_split_entries"
-    | "chat_repeat_on_finish";
-/** Every Chat quirk flag: the package's Chat decoder reads every profile by one rule. */
-export declare const CHAT_QUIRKS: readonly ChatQuirk[];
-/** The server profile a stream is rendered in: each flag sent only when true. */
-export type Quirks = { [K in ChatQuirk]?: boolean };
+export interface Quirks {
+    chat_index_zero?: boolean;
+    chat_repeat_fields?: boolean;
+}
 /** The setting of the last `configure`. */
 export interface Config {
     level: Level;
@@ -128,6 +117,25 @@ export interface Accumulator<U> {
     finish(end: string, out: Emit): void;
 }
 export type Factory<U> = (tools: Tool[], config: Config) => Accumulator<U>;
+export type Quirk =
+    | "chat_index_zero"
+    | "chat_repeat_fields"
+    | "chat_repeat_id"
+    | "chat_empty_continuations"
+    | "chat_no_index"
+    | "chat_whole_calls"
+    | "chat_sparse_index"
+    | "chat_split_entries"
+    | "chat_repeat_on_finish"
+    | "responses_done_only"
+    | "responses_rotating_item_id"
+    | "responses_hosted_items"
+    | "anthropic_input_in_start"
+    | "anthropic_content_in_start";
+/** Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"). */
+export declare const QUIRKS: readonly Quirk[];
+/** OpenAI Chat's behaviours: the package's Chat decoder reads every Chat profile by one rule. */
+export declare const CHAT_QUIRKS: readonly Quirk[];
 export interface ServeOptions {
     name: string;
     version?: string;
@@ -139,8 +147,8 @@ export interface ServeOptions {
     bytes?: Factory<Uint8Array>;
     /** The dialects the wire and bytes levels speak (default: all three). */
     dialects?: readonly Dialect[];
-    /** The quirk flags it reads; each server profile whose flags are all declared is certified. */
-    quirks?: readonly ChatQuirk[];
+    /** The server profiles' wire behaviours the wire and bytes levels read (`QUIRKS`: all). */
+    quirks?: readonly Quirk[];
     /** Declare the `schema` capability: only if the accumulator validates arguments. */
     schema?: boolean;
     input?: NodeJS.ReadableStream;

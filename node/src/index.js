@@ -11,6 +11,7 @@ export {
     ERROR_CLASSES,
     LEVELS,
     PROTOCOL_VERSION,
+    QUIRKS,
     TRUNCATING,
     Emit,
     Skip,

@@ -20,11 +20,24 @@ import { encode } from "./json.js";
 export const PROTOCOL_VERSION = 1;
 export const LEVELS = Object.freeze(["events", "wire", "bytes"]);
 export const DIALECTS = Object.freeze(["anthropic", "openai-chat", "openai-responses"]);
-/**
- * The OpenAI Chat quirk flags (docs/SPEC.md, "Server profiles"). The package's Chat decoder
- * reads every profile by one rule, so an adapter on it can declare them all.
- */
-export const CHAT_QUIRKS = Object.freeze([
+/** Dialects an adapter may declare at the bytes level only: binary framing (AWS event stream),
+ * which this package has no reference decoder for; never declared by default. */
+export const BYTES_ONLY_DIALECTS = Object.freeze(["bedrock"]);
+/** The quirks an adapter declares, each checked against `QUIRKS`. */
+function declaredQuirks(quirks) {
+    for (const q of quirks) {
+        if (!QUIRKS.includes(q)) {
+            throw new Error(`unknown quirk ${JSON.stringify(q)} (one of ${QUIRKS.join(", ")})`);
+        }
+    }
+    return [...quirks];
+}
+
+// Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"): what
+// `serve({quirks})` may declare. toolcert runs a profile only when the adapter declares all
+// its behaviours; an adapter that hands the bytes to an SDK declares them all (an SDK reads
+// whatever comes), one with its own decoder declares those it reads.
+export const QUIRKS = Object.freeze([
     "chat_index_zero",
     "chat_repeat_fields",
     "chat_repeat_id",
@@ -34,10 +47,17 @@ export const CHAT_QUIRKS = Object.freeze([
     "chat_sparse_index",
     "chat_split_entries",
     "chat_repeat_on_finish",
+    "responses_done_only",
+    "responses_rotating_item_id",
+    "responses_hosted_items",
+    "anthropic_input_in_start",
+    "anthropic_content_in_start",
 ]);
-/** Dialects an adapter may declare at the bytes level only: binary framing (AWS event stream),
- * which this package has no reference decoder for; never declared by default. */
-export const BYTES_ONLY_DIALECTS = Object.freeze(["bedrock"]);
+/**
+ * OpenAI Chat's behaviours: the package's Chat decoder reads every Chat profile by one rule
+ * (docs/SPEC.md section 3), so an adapter on the package's decoders declares them all.
+ */
+export const CHAT_QUIRKS = Object.freeze(QUIRKS.filter((q) => q.startsWith("chat_")));
 /** The protocol's turn error classes: compared by class, never by message. */
 export const ERROR_CLASSES = Object.freeze([
     "unannounced_index",
@@ -208,7 +228,8 @@ export function runCase(c, config, factories) {
 /**
  * Answers toolcert's requests on stdin until `stop` or the end of input. Give a factory for
  * each level your library can be fed at (at least one); `dialects` are those your wire and
- * bytes levels speak, `quirks` the quirk flags they read (`CHAT_QUIRKS`), `schema: true` only if your
+ * bytes levels speak, `quirks` the server profiles' wire behaviours they read (`QUIRKS`:
+ * all of them, for an SDK that reads whatever comes), `schema: true` only if your
  * accumulator validates arguments against the tool's schema. Resolves when the loop ends.
  */
 export function serve(options) {
@@ -234,7 +255,7 @@ export function serve(options) {
         language_version: process.version,
         levels: Object.keys(factories),
         dialects,
-        quirks: [...(options.quirks ?? [])],
+        quirks: declaredQuirks(options.quirks ?? []),
         capabilities: schema ? ["schema"] : [],
     };
     if (options.version !== undefined) implementation.version = options.version;

@@ -56,9 +56,14 @@ __all__ = [
 PROTOCOL_VERSION = 1
 LEVELS = ("events", "wire", "bytes")
 DIALECTS = ("anthropic", "openai-chat", "openai-responses")
-# The OpenAI Chat quirk flags (docs/SPEC.md, "Server profiles"). The package's Chat decoder
-# reads every profile by one rule, so an adapter on it can declare them all.
-CHAT_QUIRKS = (
+# Dialects an adapter may declare at the bytes level only: binary framing (AWS event
+# stream), which this package has no reference decoder for; never declared by default.
+BYTES_ONLY_DIALECTS = ("bedrock",)
+# Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"): what
+# `serve(quirks=...)` may declare. toolcert runs a profile only when the adapter declares all
+# its behaviours; an adapter that hands the bytes to an SDK declares them all (an SDK reads
+# whatever comes), one with its own decoder declares those it reads.
+QUIRKS = (
     "chat_index_zero",
     "chat_repeat_fields",
     "chat_repeat_id",
@@ -68,10 +73,15 @@ CHAT_QUIRKS = (
     "chat_sparse_index",
     "chat_split_entries",
     "chat_repeat_on_finish",
+    "responses_done_only",
+    "responses_rotating_item_id",
+    "responses_hosted_items",
+    "anthropic_input_in_start",
+    "anthropic_content_in_start",
 )
-# Dialects an adapter may declare at the bytes level only: binary framing (AWS event
-# stream), which this package has no reference decoder for; never declared by default.
-BYTES_ONLY_DIALECTS = ("bedrock",)
+# OpenAI Chat's behaviours: the package's Chat decoder reads every Chat profile by one rule
+# (docs/SPEC.md section 3), so an adapter on the package's decoders declares them all.
+CHAT_QUIRKS = tuple(q for q in QUIRKS if q.startswith("chat_"))
 # The protocol's turn error classes: compared by class, never by message.
 ERROR_CLASSES = frozenset(
     {
@@ -293,14 +303,18 @@ def serve(
     """Answers toolcert's requests until `stop` or the end of stdin; returns the exit status.
 
     Give a factory for each level your library can be fed at (at least one); `dialects`
-    are those your wire and bytes levels speak, `quirks` the quirk flags they read
-    (`CHAT_QUIRKS` lists OpenAI Chat's; each server profile whose flags you declare is
-    certified), `schema=True` only if your accumulator
+    are those your wire and bytes levels speak, `quirks` the server profiles' wire behaviours
+    they read (names from `QUIRKS`; `QUIRKS` itself for an SDK that reads whatever comes),
+    `schema=True` only if your accumulator
     validates arguments against the tool's schema. `extra`: more free fields of the
     handshake's `implementation` object (e.g. `{"policy": "documented"}`, docs/PROTOCOL.md)."""
     factories = {k: f for k, f in (("events", events), ("wire", wire), ("bytes", bytes)) if f}
     if not factories:
         raise ValueError("serve() needs a factory for at least one level (events, wire or bytes)")
+    quirks = list(quirks)
+    for q in quirks:
+        if q not in QUIRKS:
+            raise ValueError(f"unknown quirk {q!r} (one of {', '.join(QUIRKS)})")
     dialects = list(dialects)
     for d in dialects:
         if d not in DIALECTS and d not in BYTES_ONLY_DIALECTS:

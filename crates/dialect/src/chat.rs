@@ -961,14 +961,6 @@ impl crate::DialectDef for OpenAiChat {
         Some(nameless_new_id)
     }
 
-    /// A per-call case is sent as Chat chunks too, its blocks in order.
-    fn corpus_turn(&self, turn: &Turn) -> Option<Turn> {
-        match turn.shape {
-            Shape::PerCall => as_chat(turn),
-            Shape::Interleaved(_) => Some(turn.clone()),
-        }
-    }
-
     fn exercised(&self, turn: &Turn, _: &Rendered<'_>, add: &mut dyn FnMut(&'static str)) {
         if turn.calls().next().is_some() {
             add("WIRE-CHAT");
@@ -1028,22 +1020,4 @@ fn nameless_new_id(v: &serde_json::Value) -> Option<serde_json::Value> {
         "finish_reason": null,
     }]);
     Some(copy)
-}
-/// The turn as OpenAI Chat sends it: the same blocks in order, as chunks; `None` when it
-/// carries what Chat cannot (a terminal that repeats the arguments).
-fn as_chat(turn: &Turn) -> Option<Turn> {
-    if turn.faults.iter().any(|f| matches!(f.kind, FaultKind::DoneMismatch { .. })) {
-        return None;
-    }
-    let mut t = turn.clone();
-    // Chat indices count calls only.
-    let mut k = 0;
-    for b in &mut t.blocks {
-        if let toolcert_scenario::Block::Call(c) = b {
-            c.index = k;
-            k += 1;
-        }
-    }
-    t.shape = Shape::Interleaved(toolcert_scenario::Interleave::default());
-    Some(t)
 }

@@ -37,6 +37,8 @@ pub mod eventstream;
 mod extra;
 mod fast;
 mod json;
+mod lower;
+pub mod profiles;
 pub mod registry;
 #[cfg(test)]
 mod render_tests;

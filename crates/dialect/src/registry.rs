@@ -199,11 +199,17 @@ pub trait DialectDef: Sync {
         None
     }
 
-    /// A named case's turn as it sends it in the corpus (written in one shape, a case goes to
-    /// every dialect that can say it): the turn itself when it carries its shape, `None` when
-    /// it cannot say it at all.
-    fn corpus_turn(&self, turn: &Turn) -> Option<Turn> {
-        self.carries(&turn.shape).then(|| turn.clone())
+    /// A turn written in either shape (a named case's, a corpus case's) lowered to what this
+    /// dialect sends for it, keeping its meaning (`crate::lower`): the turn itself when the
+    /// dialect carries its shape; a per-call turn as interleaved chunks, its calls one after
+    /// another, where the finish reason is every call's terminal; an interleaved turn whose
+    /// blocks come one after another as per-call blocks. Every position the scenario counts in
+    /// neutral events moves so that the same blocks, fragments, faults and pings are delivered
+    /// before it. `Err` names what the dialect's wire lacks to carry the case's meaning
+    /// (`openai-chat has no per-call terminal: ...`): the case is skipped there. The
+    /// certification (below the events level) and the corpus both lower named cases here.
+    fn lower_turn(&self, turn: &Turn) -> Result<Turn, String> {
+        crate::lower::lower_turn(self, turn)
     }
 
     /// For the corpus' wire defects (`NotJson`, `WrongType`): a copy of one of its rendered

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use toolcert_oracle::Profile;
-use toolcert_scenario::{Case, Dialect, Quirks};
+use toolcert_scenario::Case;
 use toolcert_subject::driver::{Input, Speech};
 use toolcert_subject::{
     Accumulator, BytesAccumulator, Emit, ErrorClass, Event, Factory, Level, Observation, StreamEnd,
@@ -312,20 +312,12 @@ impl ExecSubject {
     }
 
     /// The settings it declares: the events level, then each declared dialect at the wire
-    /// and bytes levels it declares; openai-chat also in each server profile whose quirks it
-    /// declares them all, and in each one-quirk profile of a quirk it declares (what the
-    /// declarations meant before the profile table: `chat_index_zero` alone).
+    /// and bytes levels it declares.
     pub fn settings(&self) -> Vec<(Level, Speech)> {
         let imp = &self.implementation;
-        let declares = |q: Quirks| q.set().all(|f| imp.has_quirk(f));
-        let mut quirks: Vec<Quirks> =
-            Dialect::OpenAiChat.profiles().map(|p| p.quirks).filter(|&q| declares(q)).collect();
-        for one in [Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS] {
-            if declares(one) && !quirks.contains(&one) {
-                quirks.push(one);
-            }
-        }
-        toolcert_subject::all_settings(&self.levels, &imp.known_dialects(), &quirks)
+        // A profile is run when the subject declares every wire behaviour it sends.
+        let reads = |p: &toolcert_scenario::ServerProfile| p.quirks.set().all(|q| imp.has_quirk(q));
+        toolcert_subject::all_settings(&self.levels, &imp.known_dialects(), &reads)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -350,10 +342,13 @@ impl ExecSubject {
                 speech.dialect, imp.dialects
             ));
         }
-        if let Some(flag) = speech.quirks.set().find(|f| !imp.has_quirk(f)) {
-            return Some(format!("the subject does not declare the {flag} quirk"));
-        }
-        None
+        speech.quirks.set().find(|q| !imp.has_quirk(q)).map(|q| {
+            let profile = speech
+                .dialect
+                .profile_of(speech.quirks)
+                .map_or(String::new(), |p| format!(" (the {} profile sends it)", p.id()));
+            format!("the subject does not declare the {q} quirk{profile}")
+        })
     }
 
     /// Records a failure: counts it, kills the process (the next case restarts it) and

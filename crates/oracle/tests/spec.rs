@@ -53,31 +53,3 @@ fn every_id_the_spec_cites_exists() {
         }
     }
 }
-
-/// The openai-chat rows of the "Server profiles" table (`| `openai-chat/NAME` | flags | ...`)
-/// are `scenario::PROFILES`' openai-chat profiles, in order, each with its flags.
-#[test]
-fn the_spec_lists_every_chat_server_profile_with_its_flags() {
-    use toolcert_scenario::Dialect;
-    let spec = spec();
-    let section = spec.split("### Server profiles").nth(1).expect("SPEC has a Server profiles section");
-    let section = section.split("\n## ").next().unwrap_or(section);
-    let rows: Vec<(String, String)> = section
-        .lines()
-        .filter(|l| l.starts_with("| `openai-chat/"))
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cells[1].trim_matches('`').to_string(), cells[2].to_string())
-        })
-        .collect();
-    let profiles: Vec<_> = Dialect::OpenAiChat.profiles().collect();
-    assert_eq!(
-        rows.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
-        profiles.iter().map(|p| p.id()).collect::<Vec<_>>()
-    );
-    for ((id, flags), p) in rows.iter().zip(&profiles) {
-        let want: Vec<String> = p.quirks.set().map(|f| format!("`{f}`")).collect();
-        let want = if want.is_empty() { "none".to_string() } else { want.join(", ") };
-        assert_eq!(*flags, want, "{id}");
-    }
-}

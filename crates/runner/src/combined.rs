@@ -186,10 +186,12 @@ impl Combined {
         for (k, r) in self.settings.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "{:<4} {} ({})",
+                "{:<4} {} ({}; named: {} run, {} skipped)",
                 labels[k],
                 r.setting_label(),
-                plural(r.cases, "case", "cases")
+                plural(r.cases, "case", "cases"),
+                r.named_cases,
+                r.named_skipped
             );
         }
         let _ = write!(out, "\n{:<15} {:<8}", "invariant", "overall");

@@ -1,8 +1,10 @@
 //! The `.sse` corpus: the named cases of every dialect as raw bytes beside their
 //! expectations, replayable by any project in any language (`corpus/README.md`).
 //!
-//! [`cases`] renders each single-stream named case in each dialect that can speak it (an
-//! Anthropic- or Responses-shaped case is also sent as OpenAI Chat chunks, sequentially);
+//! [`cases`] renders each single-stream named case in each dialect whose wire can carry its
+//! meaning, lowered as the certification lowers it (`DialectDef::lower_turn`: an Anthropic-
+//! or Responses-shaped case is also sent as OpenAI Chat chunks, its calls one after another,
+//! and a Chat case whose blocks come one after another in the per-call dialects);
 //! [`write()`] writes `corpus/<dialect>/<id>.sse` and `<id>.expect.json`; [`check`] replays
 //! every file through the reference at the bytes level, judges it against its expectation
 //! file, and checks the files still say what the scenarios say; [`replay`] shows what any
@@ -29,7 +31,25 @@ pub struct CorpusCase {
     pub about: String,
     /// A defect of the wire stream no neutral event describes (`named::defects`).
     pub defect: Option<WireDefect>,
+    /// The server profile's wire behaviours it is sent with (none: its provider's own).
+    pub quirks: Quirks,
 }
+
+/// The named cases each server profile's captures show (`<dialect>/profiles/<profile>/<id>`):
+/// parallel calls, two calls to one tool, text around a call, a call without arguments, an
+/// escape split across fragments, and the three ways a turn ends badly, where each profile's
+/// shapes (ids, names, indices, whole calls, repeats, terminals) all appear.
+const PROFILE_CAPTURES: [&str; 9] = [
+    "keying/refunded-open-pair",
+    "keying/refunded-open-interleaved",
+    "deltas/prose-before-and-after",
+    "keying/empty-arguments",
+    "split/inside-unicode-escape",
+    "names/case-and-suffix-pairs",
+    "final/create-ticket-max-tokens",
+    "final/abandoned-mid-arguments",
+    "final/interleaved-disconnect",
+];
 
 /// Every corpus case, in a stable order.
 pub fn cases() -> Vec<CorpusCase> {
@@ -37,11 +57,9 @@ pub fn cases() -> Vec<CorpusCase> {
     for dialect in Dialect::ALL {
         for named in toolcert_gen::named::all() {
             let [turn] = named.case.streams.as_slice() else { continue };
-            // A case of dialect events belongs to the dialect that reads them.
-            if !turn.wire.is_plain() && !toolcert_dialect::def(dialect).reads(&turn.wire) {
-                continue;
-            }
-            let Some(turn) = toolcert_dialect::def(dialect).corpus_turn(turn) else { continue };
+            // Lowered as the certification lowers it; a case whose meaning the dialect's wire
+            // cannot carry (a case of another dialect's events, say) is not written there.
+            let Ok(turn) = toolcert_dialect::def(dialect).lower_turn(turn) else { continue };
             // Only what the dialect can say faithfully (Responses alone repeats arguments in
             // its terminal, say).
             if render_wire(&turn, &render(&turn), dialect, Quirks::default()).is_err() {
@@ -54,7 +72,34 @@ pub fn cases() -> Vec<CorpusCase> {
                 seed: named.seed.to_string(),
                 about: named.about.to_string(),
                 defect: None,
+                quirks: Quirks::PLAIN,
             });
+        }
+        // Each server profile's captures: the same scenarios, as that server sends them.
+        for p in dialect.profiles().filter(|p| !p.quirks.is_plain()) {
+            for named in toolcert_gen::named::all().into_iter().filter(|n| PROFILE_CAPTURES.contains(&n.id)) {
+                let [turn] = named.case.streams.as_slice() else { continue };
+                let Ok(turn) = toolcert_dialect::def(dialect).lower_turn(turn) else { continue };
+                if render_wire(&turn, &render(&turn), dialect, p.quirks).is_err() {
+                    continue;
+                }
+                out.push(CorpusCase {
+                    id: format!("{}/profiles/{}/{}", dialect.name(), p.name, named.id),
+                    dialect,
+                    turn,
+                    seed: named.seed.to_string(),
+                    about: format!(
+                        "{} As {} sends it: {} ({}; shown in {}).",
+                        named.about,
+                        p.id(),
+                        p.shapes,
+                        p.servers,
+                        p.sources
+                    ),
+                    defect: None,
+                    quirks: p.quirks,
+                });
+            }
         }
         for d in toolcert_gen::named::defects() {
             // The wire defects are SSE events (`toolcert_dialect::defect`).
@@ -63,7 +108,7 @@ pub fn cases() -> Vec<CorpusCase> {
             if (d.chat_only && def.nameless_new_id().is_none()) || def.binary() {
                 continue;
             }
-            let Some(turn) = def.corpus_turn(&d.turn) else { continue };
+            let Ok(turn) = def.lower_turn(&d.turn) else { continue };
             out.push(CorpusCase {
                 id: format!("{}/{}", dialect.name(), d.id),
                 dialect,
@@ -71,6 +116,7 @@ pub fn cases() -> Vec<CorpusCase> {
                 seed: d.seed.to_string(),
                 about: d.about.to_string(),
                 defect: Some(d.defect),
+                quirks: Quirks::PLAIN,
             });
         }
         // Damaged messages exist only where messages carry checksums.
@@ -84,6 +130,7 @@ pub fn cases() -> Vec<CorpusCase> {
                 seed: named.seed.to_string(),
                 about: named.about.to_string(),
                 defect: None,
+                quirks: Quirks::PLAIN,
             });
         }
     }
@@ -144,7 +191,7 @@ fn defect_class(d: WireDefect) -> ErrorClass {
 /// The case's exact bytes (LF line ends, as `curl -N` records them) and its expectation.
 pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String> {
     let neutral = render(&c.turn);
-    let wire = render_wire(&c.turn, &neutral, c.dialect, Quirks::default()).map_err(|e| e.to_string())?;
+    let wire = render_wire(&c.turn, &neutral, c.dialect, c.quirks).map_err(|e| e.to_string())?;
     // A damaged message is placed where the oracle reads it: after exactly the neutral events
     // complete before it (as the runner places it).
     let mut turn = c.turn.clone();
@@ -171,6 +218,7 @@ pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String>
     let mut file = ExpectationFile::from_expected(&c.id, c.dialect.name(), &c.turn, neutral.end, &exp);
     file.seed.clone_from(&c.seed);
     file.about.clone_from(&c.about);
+    file.quirks = c.quirks;
     Ok((bytes, file))
 }
 
@@ -216,6 +264,11 @@ pub fn read_expectation(path: &Path) -> Result<ExpectationFile, String> {
 #[derive(Clone, Debug)]
 pub struct Replayed {
     pub dialect: Dialect,
+    /// The server profile the stream was replayed in: the one given, the one its expectation
+    /// file names, or the one its bytes show (`None`: they show a mix no profile sends).
+    pub profile: Option<&'static toolcert_scenario::ServerProfile>,
+    /// Whether [`Replayed::profile`] was detected from the bytes rather than given.
+    pub profile_detected: bool,
     pub observation: Observation,
     /// When an expectation file sits beside the stream: its path and the violations.
     pub verdict: Option<(PathBuf, Vec<Violation>)>,
@@ -230,6 +283,8 @@ impl Replayed {
         let o = &self.observation;
         serde_json::json!({
             "dialect": self.dialect.name(),
+            "profile": self.profile.map(|p| p.name),
+            "profile_detected": self.profile_detected,
             "text": o.text,
             "error": o.error.as_ref().map(|e| serde_json::json!({"class": e.value.class, "detail": e.value.detail})),
             "crash": o.crash,
@@ -290,6 +345,7 @@ pub fn replay(
     path: &Path,
     subject: &dyn Subject,
     dialect: Option<Dialect>,
+    profile: Option<&'static toolcert_scenario::ServerProfile>,
     chunk: usize,
 ) -> Result<Replayed, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -361,9 +417,16 @@ pub fn replay(
     // held once, as bytes (the events decoded here and the subject's own decoding are not).
     let keep_events = !levels.contains(&Level::Bytes);
     let mut terminal = false;
-    // A reproducer of a quirk-profile run says its profile; a plain stream has none.
-    let quirks = expectation.as_ref().map(|e| e.quirks).unwrap_or_default();
-    let mut d = decoder(dialect, quirks);
+    if let Some(p) = profile.filter(|p| p.dialect != dialect) {
+        return Err(format!("{}: a {dialect} stream, but the profile given is {}", path.display(), p.id()));
+    }
+    // The profile given, else the one a reproducer's expectation names; else the one the
+    // bytes show (the decoders read every profile alike: this names the server, for the
+    // report and for a subject that declares only some profiles).
+    let written = expectation.as_ref().map(|e| e.quirks);
+    let given = profile.map(|p| p.quirks).or(written);
+    let mut detector = toolcert_dialect::profiles::ProfileDetector::new();
+    let mut d = decoder(dialect, given.unwrap_or_default());
     let mut sink = Vec::new();
     let mut refused = None;
     for message in units(&bytes) {
@@ -378,6 +441,9 @@ pub fn replay(
         if !keep_events {
             terminal |= sink.iter().any(|e| matches!(e, Event::Stop { .. } | Event::Error { .. }));
             sink.clear();
+        }
+        if given.is_none() {
+            detector.feed(dialect, &message);
         }
         if let Err(e) = d.decode(&message, &mut sink) {
             let needle = message.as_sse().and_then(|ev| ev.data.lines().next()).unwrap_or_default();
@@ -430,6 +496,14 @@ pub fn replay(
     // decoders.
     let units = if levels.contains(&Level::Bytes) { Units::Bytes(&chunks) } else { Units::Events(&sink) };
     let input = [Input { units, end }];
+    let (profile, profile_detected, quirks) = match (profile, written) {
+        (Some(p), _) => (Some(p), false, p.quirks),
+        (None, Some(q)) => (dialect.profile_of(q), false, q),
+        (None, None) => {
+            let p = detector.profile(dialect);
+            (p, true, p.map_or_else(|| detector.shown(), |p| p.quirks))
+        }
+    };
     let speech = Speech { dialect, quirks };
     let observation = subject
         .observe(&case, &input, speech)
@@ -443,7 +517,7 @@ pub fn replay(
         )),
         None => None,
     };
-    Ok(Replayed { dialect, observation, verdict, terminal })
+    Ok(Replayed { dialect, profile, profile_detected, observation, verdict, terminal })
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -533,7 +607,7 @@ pub fn check(dir: &Path, reference: &dyn Subject) -> Result<Vec<Checked>, String
     for path in files(dir)? {
         let mut problems = Vec::new();
         for chunk in [0, 1, 7] {
-            match replay(&path, reference, None, chunk) {
+            match replay(&path, reference, None, None, chunk) {
                 Ok(r) => match r.verdict {
                     None => {
                         problems.push(format!("no expectation file ({})", expectation_path(&path).display()))

@@ -49,9 +49,12 @@ struct Header {
     level: Level,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dialect: Option<Dialect>,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    profile: Option<String>,
+    /// Written before the server profiles; read only.
+    #[serde(default, skip_serializing)]
     chat_index_zero: bool,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing)]
     chat_repeat_fields: bool,
     schema: bool,
     grade: Grade,
@@ -184,8 +187,9 @@ pub fn header_line(r: &Report) -> String {
         subject: SubjectInfo { name: r.subject.clone(), metadata: r.subject_metadata.clone() },
         level: r.level,
         dialect: r.dialect,
-        chat_index_zero: r.chat_index_zero,
-        chat_repeat_fields: r.chat_repeat_fields,
+        profile: r.profile.clone(),
+        chat_index_zero: false,
+        chat_repeat_fields: false,
         schema: r.schema,
         grade: r.grade,
         seed: r.seed,
@@ -334,6 +338,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     subject_metadata: h.subject.metadata,
                     level: h.level,
                     dialect: h.dialect,
+                    profile: h.profile,
                     chat_index_zero: h.chat_index_zero,
                     chat_repeat_fields: h.chat_repeat_fields,
                     schema: h.schema,
@@ -345,6 +350,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     conformance: String::new(),
                     cases: 0,
                     named_cases: 0,
+                    named_skipped: 0,
                     generated_cases: 0,
                     skipped: Vec::new(),
                     invariants: Vec::new(),

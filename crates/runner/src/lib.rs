@@ -5,6 +5,8 @@
 //! a multi-stream case alone to tell shared state from a plain bug). [`Certification`] runs
 //! the named cases and the generated ones and gathers a [`Report`].
 
+use std::borrow::Cow;
+
 use proptest::strategy::ValueTree;
 use toolcert_dialect::{render_wire, render_wire_bytes, BytesStream, WireStream};
 use toolcert_gen::coverage::Coverage;
@@ -89,6 +91,23 @@ impl Setting {
     pub fn events(profile: Profile) -> Setting {
         Setting { profile, ..Setting::default() }
     }
+}
+
+/// `case` with every stream lowered to `dialect` (`DialectDef::lower_turn`): written in
+/// either shape, sent as the dialect sends it, with the same meaning. `Err` names what the
+/// dialect's wire lacks to carry it (and the stream, in a case of several).
+pub fn lower_case(case: &Case, dialect: toolcert_scenario::Dialect) -> Result<Case, String> {
+    let def = toolcert_dialect::def(dialect);
+    let several = case.streams.len() > 1;
+    let streams = case
+        .streams
+        .iter()
+        .enumerate()
+        .map(|(s, t)| {
+            def.lower_turn(t).map_err(|e| if several { format!("{e} (stream {})", s + 1) } else { e })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Case { name: case.name.clone(), streams, schedule: case.schedule.clone() })
 }
 
 /// Renders `case` at the events level, feeds it to a fresh factory of `subject` and judges
@@ -595,16 +614,19 @@ impl Certification {
                 if !self.shard.takes(i) || !self.wants(&named.case.name) {
                     continue;
                 }
-                if let Some(reason) = self.named_skip(&named) {
-                    report.skip(i, &named.case.name, &reason);
-                } else {
-                    let checked = check(subject, &named.case, self.setting());
-                    if let Some(reason) = checked.unsupported {
-                        report.skip(i, &named.case.name, &reason);
-                    } else {
-                        let kept = Some((&named.case, checked.violations.clone()));
-                        let (violations, exercised) = (&checked.violations, checked.exercised);
-                        report.record_run(&named.case.name, i, None, violations, exercised, kept);
+                match self.named_case(&named) {
+                    Err(reason) => report.skip(i, &named.case.name, &reason),
+                    Ok(case) => {
+                        // The case as the setting runs it (lowered to its dialect) is what is
+                        // judged, and what a failure keeps for replay.
+                        let checked = check(subject, &case, self.setting());
+                        if let Some(reason) = checked.unsupported {
+                            report.skip(i, &named.case.name, &reason);
+                        } else {
+                            let kept = Some((&*case, checked.violations.clone()));
+                            let (violations, exercised) = (&checked.violations, checked.exercised);
+                            report.record_run(&named.case.name, i, None, violations, exercised, kept);
+                        }
                     }
                 }
                 hand_on(&mut report);
@@ -850,32 +872,35 @@ impl Certification {
         toolcert_gen::strategy::generated_case(strategy, self.seed, k as u64, self.generated_name(k))
     }
 
-    /// Why this run's setting leaves named case `named` out before rendering it (`None`: it
-    /// is run). Below the events level a case that carries dialect events runs only in the
-    /// dialects that read them: elsewhere it is a plain case again, and a case added for
-    /// one dialect must not change another's suite.
-    fn named_skip(&self, named: &toolcert_gen::named::NamedCase) -> Option<String> {
+    /// Named case `named` as this run's setting runs it, or why the setting leaves it out.
+    /// Below the events level every stream is lowered to the setting's dialect
+    /// ([`lower_case`]): the lowered case is what is checked, judged, reported and kept for
+    /// replay, and a case whose meaning the dialect's wire cannot carry (a per-call terminal
+    /// in OpenAI Chat, another dialect's events) is skipped with the reason that names what
+    /// the wire lacks. A case added for one dialect therefore changes no other's suite.
+    fn named_case<'n>(&self, named: &'n toolcert_gen::named::NamedCase) -> Result<Cow<'n, Case>, String> {
         if named.needs_schema && !self.profile.schema {
-            return Some("needs the schema profile".into());
+            return Err("needs the schema profile".into());
         }
-        let dialect = self.speech.dialect;
-        let foreign = |t: &toolcert_scenario::Turn| {
-            !t.wire.is_plain() && !toolcert_dialect::def(dialect).reads(&t.wire)
-        };
-        (self.level != Level::Events && named.case.streams.iter().any(foreign)).then(|| {
-            format!("its dialect events are not {dialect}'s (they are read in another dialect only)")
-        })
+        if self.level == Level::Events {
+            return Ok(Cow::Borrowed(&named.case));
+        }
+        lower_case(&named.case, self.speech.dialect).map(Cow::Owned)
     }
 
-    /// The named cases this run's setting runs, in suite order: those it does not leave out
-    /// and can render at its level and dialect. What the setting's suite digest covers
-    /// (whatever `named`, `filter` and `shard` select of them).
+    /// The named cases this run's setting runs, in suite order, each as it runs them (lowered
+    /// to its dialect below the events level): those it does not leave out and can render at
+    /// its level and dialect. What the setting's suite digest covers (whatever `named`,
+    /// `filter` and `shard` select of them).
     pub fn suite_named(&self) -> Vec<toolcert_gen::named::NamedCase> {
         let setting = self.setting();
         let speaks = |t: &toolcert_scenario::Turn| lower(t, &render(t), setting).is_ok();
         toolcert_gen::named::all()
             .into_iter()
-            .filter(|n| self.named_skip(n).is_none() && n.case.streams.iter().all(speaks))
+            .filter_map(|n| {
+                let case = self.named_case(&n).ok()?.into_owned();
+                case.streams.iter().all(speaks).then_some(toolcert_gen::named::NamedCase { case, ..n })
+            })
             .collect()
     }
 

@@ -132,6 +132,7 @@ fn add_summaries(into: &mut Report, rest: &[Report]) {
     into.unsupported += rest.iter().map(|r| r.unsupported).sum::<usize>();
     into.failures = failures;
     into.skipped = skipped;
+    into.named_skipped = into.skipped.len();
     into.findings = findings.into_values().collect();
     into.findings.sort_by(|a, b| {
         (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))

@@ -161,11 +161,17 @@ pub struct Report {
     /// The dialect the wire and bytes levels spoke (`None` at the events level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialect: Option<Dialect>,
-    /// The quirk profile that reuses index 0 for every parallel call (openai-chat).
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// The server profile the wire and bytes levels were spoken in (docs/SPEC.md, "Server
+    /// profiles"); `None` for the dialect's provider's own, and at the events level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Reports written before the server profiles: the quirk profile that reused index 0 for
+    /// every parallel call (openai-chat). Read, never written.
+    #[serde(default, skip_serializing)]
     pub chat_index_zero: bool,
-    /// The quirk profile that repeats id and name on every entry of a call (openai-chat).
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// Reports written before the server profiles: the quirk profile that repeated id and
+    /// name on every entry (openai-chat). Read, never written.
+    #[serde(default, skip_serializing)]
     pub chat_repeat_fields: bool,
     /// The schema profile: calls judged against their tools' JSON Schemas.
     #[serde(default = "yes")]
@@ -186,7 +192,12 @@ pub struct Report {
     pub conformance: String,
     /// Cases run.
     pub cases: usize,
+    /// Named cases run (below the events level, lowered to the dialect).
     pub named_cases: usize,
+    /// Named cases not run: `skipped.len()`, each reason in `skipped` (below the events level,
+    /// what the dialect's wire lacks to carry the case's meaning).
+    #[serde(default)]
+    pub named_skipped: usize,
     pub generated_cases: usize,
     pub skipped: Vec<Skipped>,
     pub invariants: Vec<InvariantStatus>,
@@ -246,10 +257,6 @@ pub(crate) struct Streamed {
 /// the text, JUnit and baseline views; past it they are counted (and streamed) only.
 pub const MAX_KEPT_RECORDS: usize = 100_000;
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
 fn yes() -> bool {
     true
 }
@@ -303,8 +310,9 @@ impl Report {
             subject_metadata: metadata,
             level: c.level,
             dialect: (c.level != Level::Events).then_some(c.speech.dialect),
-            chat_index_zero: c.level != Level::Events && c.speech.quirks.chat_index_zero,
-            chat_repeat_fields: c.level != Level::Events && c.speech.quirks.chat_repeat_fields,
+            profile: profile_name(c.level, c.speech),
+            chat_index_zero: false,
+            chat_repeat_fields: false,
             schema: c.profile.schema,
             seed: c.seed,
             seeds: Vec::new(),
@@ -314,6 +322,7 @@ impl Report {
             conformance: String::new(),
             cases: 0,
             named_cases: 0,
+            named_skipped: 0,
             generated_cases: 0,
             skipped: Vec::new(),
             invariants: Vec::new(),
@@ -548,6 +557,7 @@ impl Report {
         self.named_cases = t.named;
         self.generated_cases = self.cases - self.named_cases;
         self.skipped = t.skipped.clone();
+        self.named_skipped = self.skipped.len();
         self.unsupported = t.unsupported;
         self.failures = t.failures.clone();
         self.more_failures = t.more_failures;
@@ -762,12 +772,17 @@ impl Report {
     }
 
     /// "events", or "wire (anthropic)".
-    /// The quirk profile the report's wire and bytes levels were spoken in.
+    /// The wire behaviours of the server profile the report's wire and bytes levels were
+    /// spoken in (a report written before the profiles: its two quirk flags).
     pub fn quirks(&self) -> toolcert_scenario::Quirks {
-        toolcert_scenario::Quirks {
-            chat_index_zero: self.chat_index_zero,
-            chat_repeat_fields: self.chat_repeat_fields,
-            ..toolcert_scenario::Quirks::PLAIN
+        let named = self.dialect.zip(self.profile.as_deref()).and_then(|(d, p)| d.profile(p));
+        match named {
+            Some(p) => p.quirks,
+            None => toolcert_scenario::Quirks {
+                chat_index_zero: self.chat_index_zero,
+                chat_repeat_fields: self.chat_repeat_fields,
+                ..toolcert_scenario::Quirks::PLAIN
+            },
         }
     }
 
@@ -785,14 +800,8 @@ impl Report {
     pub fn setting_label(&self) -> String {
         match self.dialect {
             Some(d) if self.level != Level::Events => {
-                let mut quirk = String::new();
-                if self.chat_index_zero {
-                    quirk += ", chat index zero";
-                }
-                if self.chat_repeat_fields {
-                    quirk += ", chat repeated fields";
-                }
-                format!("{} ({}{quirk})", self.level, d.name())
+                let speech = toolcert_subject::driver::Speech { dialect: d, quirks: self.quirks() };
+                setting_name(self.level, speech)
             }
             _ => self.level.to_string(),
         }
@@ -806,11 +815,10 @@ impl Report {
             if let Some(d) = self.dialect {
                 let _ = write!(out, " --dialect {}", d.name());
             }
-            if self.chat_index_zero {
-                out += " --chat-index-zero";
-            }
-            if self.chat_repeat_fields {
-                out += " --chat-repeat-fields";
+            if let Some(p) =
+                self.dialect.and_then(|d| d.profile_of(self.quirks())).filter(|p| !p.quirks.is_plain())
+            {
+                let _ = write!(out, " --profile {}", p.name);
             }
         }
         if !self.schema {
@@ -872,12 +880,14 @@ impl Report {
             format!("seed {}", self.seed)
         };
         format!(
-            "toolcert {} certifying {} at the {} level: {} ({} named, {} generated, {seed}{shard})",
+            "toolcert {} certifying {} at the {} level: {} ({} named, {} named skipped, {} generated, \
+             {seed}{shard})",
             self.version,
             self.subject,
             self.setting_label(),
             plural(self.cases, "case", "cases"),
             self.named_cases,
+            self.named_skipped,
             self.generated_cases,
         )
     }
@@ -893,6 +903,13 @@ impl Report {
         let _ = write!(out, "\n{}", self.table_text());
         if let Some(cost) = &self.cost {
             let _ = write!(out, "\n{}", cost.to_text());
+        }
+        if !self.skipped.is_empty() {
+            let _ = writeln!(
+                out,
+                "named cases: {} run, {} skipped (below the events level: what the dialect's wire lacks)",
+                self.named_cases, self.named_skipped
+            );
         }
         for s in &self.skipped {
             let _ = writeln!(out, "skipped {}: {}", s.case, s.reason);
@@ -1091,3 +1108,28 @@ impl Report {
 #[cfg(test)]
 #[path = "report_tests.rs"]
 mod tests;
+
+/// The name of the server profile `speech` is spoken in, for a report: `None` at the events
+/// level and for the dialect's provider's own profile. Quirks no profile sends (a hand-made
+/// setting) are named by their flags.
+pub fn profile_name(level: Level, speech: toolcert_subject::driver::Speech) -> Option<String> {
+    if level == Level::Events || speech.quirks.is_plain() {
+        return None;
+    }
+    Some(match speech.dialect.profile_of(speech.quirks) {
+        Some(p) => p.name.to_owned(),
+        None => speech.quirks.set().collect::<Vec<_>>().join("+"),
+    })
+}
+
+/// `events`, `bytes (openai-chat)`, `bytes (openai-chat, vllm)`: a setting as reports and
+/// progress lines name it.
+pub fn setting_name(level: Level, speech: toolcert_subject::driver::Speech) -> String {
+    if level == Level::Events {
+        return level.to_string();
+    }
+    match profile_name(level, speech) {
+        Some(p) => format!("{level} ({}, {p})", speech.dialect.name()),
+        None => format!("{level} ({})", speech.dialect.name()),
+    }
+}

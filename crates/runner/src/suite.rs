@@ -111,10 +111,24 @@ mod tests {
                 assert_eq!(suite.contains(&id), homes.iter().any(|h| std::ptr::eq(suite, *h)), "{id}");
             }
         }
-        // A case the dialect cannot speak (Chat has no per-call shape) is out too.
+        // A case written in one shape is lowered to the dialects of the other where its
+        // meaning survives: the per-call lookup trace runs in Chat, the Chat reasoning before a
+        // call in the per-call dialects; one whose meaning needs what a wire lacks is out (Chat
+        // has no `done` repeating the arguments, Anthropic no interleaved blocks).
+        for suite in [&anthropic, &chat, &responses, &bedrock] {
+            assert!(suite.contains(&"deltas/lookup-order-a4471"));
+            assert!(suite.contains(&"foreign/chat-reasoning-then-call"));
+        }
+        assert!(!chat.contains(&"deltas/done-differs-from-deltas"));
+        assert!(responses.contains(&"deltas/done-differs-from-deltas"));
         assert!(
-            anthropic.contains(&"deltas/lookup-order-a4471") && !chat.contains(&"deltas/lookup-order-a4471")
+            !anthropic.contains(&"final/interleaved-disconnect")
+                && chat.contains(&"final/interleaved-disconnect")
         );
+        // The suite holds each case as the setting runs it: lowered to the dialect's shape.
+        let in_chat = at(Level::Bytes, Dialect::OpenAiChat).suite_named();
+        let lookup = in_chat.iter().find(|n| n.id == "deltas/lookup-order-a4471").unwrap();
+        assert!(matches!(lookup.case.streams[0].shape, toolcert_scenario::Shape::Interleaved(_)));
         // The schema cases are out of a setting without the schema profile.
         let schema_only: Vec<&str> =
             toolcert_gen::named::all().into_iter().filter(|n| n.needs_schema).map(|n| n.id).collect();

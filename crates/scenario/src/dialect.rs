@@ -195,6 +195,29 @@ impl Quirks {
         self.flags().into_iter().filter(|&(_, on)| on).map(|(name, _)| name)
     }
 
+    /// These quirks with the flag named `name` set (`None`: no flag has that name).
+    pub fn with(mut self, name: &str) -> Option<Quirks> {
+        let flag = match name {
+            "chat_index_zero" => &mut self.chat_index_zero,
+            "chat_repeat_fields" => &mut self.chat_repeat_fields,
+            "chat_repeat_id" => &mut self.chat_repeat_id,
+            "chat_empty_continuations" => &mut self.chat_empty_continuations,
+            "chat_no_index" => &mut self.chat_no_index,
+            "chat_whole_calls" => &mut self.chat_whole_calls,
+            "chat_sparse_index" => &mut self.chat_sparse_index,
+            "chat_split_entries" => &mut self.chat_split_entries,
+            "chat_repeat_on_finish" => &mut self.chat_repeat_on_finish,
+            "responses_done_only" => &mut self.responses_done_only,
+            "responses_rotating_item_id" => &mut self.responses_rotating_item_id,
+            "responses_hosted_items" => &mut self.responses_hosted_items,
+            "anthropic_input_in_start" => &mut self.anthropic_input_in_start,
+            "anthropic_content_in_start" => &mut self.anthropic_content_in_start,
+            _ => return None,
+        };
+        *flag = true;
+        Some(self)
+    }
+
     /// Whether no flag is set.
     pub fn is_plain(self) -> bool {
         self == Quirks::PLAIN
@@ -407,6 +430,51 @@ impl Dialect {
     }
 }
 
+impl ServerProfile {
+    /// The profile `name` names: `NAME` of `dialect`, or `DIALECT/NAME`; without a dialect, a
+    /// bare `NAME` only one dialect has (`vllm`; `openai` is both OpenAI dialects'). `Err`
+    /// says what was wrong and lists the profiles.
+    pub fn find(dialect: Option<Dialect>, name: &str) -> Result<&'static ServerProfile, String> {
+        let (dialect, bare) = match name.split_once('/') {
+            Some((d, n)) => {
+                let d: Dialect = d.parse().map_err(|e: UnknownDialect| e.to_string())?;
+                if dialect.is_some_and(|given| given != d) {
+                    return Err(format!("profile `{name}` is not one of {}'s", dialect.unwrap_or(d)));
+                }
+                (Some(d), n)
+            }
+            None => (dialect, name),
+        };
+        let matching: Vec<&ServerProfile> =
+            PROFILES.iter().filter(|p| p.name == bare && dialect.is_none_or(|d| d == p.dialect)).collect();
+        match matching.as_slice() {
+            [one] => Ok(one),
+            [] => Err(format!(
+                "unknown server profile `{name}` (expected {})",
+                PROFILES
+                    .iter()
+                    .filter(|p| dialect.is_none_or(|d| d == p.dialect))
+                    .map(ServerProfile::id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            many => Err(format!(
+                "profile `{name}` is {}: name the dialect (`--dialect`, or DIALECT/{bare})",
+                many.iter().map(|p| p.id()).collect::<Vec<_>>().join(" and ")
+            )),
+        }
+    }
+
+    /// The profiles, one line each by dialect, for `--help`: `openai-chat: openai, vllm, ...`.
+    pub fn help_list() -> String {
+        Dialect::ALL
+            .iter()
+            .map(|d| format!("{}: {}", d.name(), d.profiles().map(|p| p.name).collect::<Vec<_>>().join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,6 +502,28 @@ mod tests {
     }
 
     #[test]
+    fn a_profile_is_found_by_its_name_or_its_dialect_and_name() {
+        assert_eq!(ServerProfile::find(None, "vllm").unwrap().id(), "openai-chat/vllm");
+        assert_eq!(
+            ServerProfile::find(None, "openai-responses/openai").unwrap().id(),
+            "openai-responses/openai"
+        );
+        assert_eq!(
+            ServerProfile::find(Some(Dialect::OpenAiChat), "openai").unwrap().id(),
+            "openai-chat/openai"
+        );
+        let both = ServerProfile::find(None, "openai").unwrap_err();
+        assert!(both.contains("openai-chat/openai and openai-responses/openai"), "{both}");
+        let unknown = ServerProfile::find(Some(Dialect::Bedrock), "vllm").unwrap_err();
+        assert!(
+            unknown.contains("unknown server profile `vllm`") && unknown.contains("bedrock/bedrock"),
+            "{unknown}"
+        );
+        let elsewhere = ServerProfile::find(Some(Dialect::Anthropic), "openai-chat/vllm").unwrap_err();
+        assert!(elsewhere.contains("not one of anthropic's"), "{elsewhere}");
+    }
+
+    #[test]
     fn every_flag_is_named_once_and_old_files_read() {
         let all = Quirks {
             chat_index_zero: true,
@@ -453,6 +543,9 @@ mod tests {
         };
         let names: Vec<_> = all.set().collect();
         assert_eq!(names.len(), all.flags().len());
+        let rebuilt = names.iter().try_fold(Quirks::PLAIN, |q, n| q.with(n));
+        assert_eq!(rebuilt, Some(all), "`with` sets each flag by its name");
+        assert_eq!(Quirks::PLAIN.with("no_such_flag"), None);
         let json = serde_json::to_value(all).unwrap();
         assert_eq!(json.as_object().unwrap().len(), names.len());
         for n in &names {

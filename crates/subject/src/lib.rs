@@ -314,12 +314,10 @@ pub trait Subject {
     }
 
     /// Where a run over all its settings certifies it: each declared level; below the events
-    /// level each dialect, and openai-chat also in each server profile
-    /// (`toolcert_scenario::PROFILES`). A subject that speaks fewer dialects or quirks says so
-    /// here.
+    /// level each dialect in each of its server profiles (docs/SPEC.md, "Server profiles").
+    /// A subject that speaks fewer dialects or profiles says so here.
     fn settings(&self) -> Vec<(Level, driver::Speech)> {
-        let chat: Vec<Quirks> = Dialect::OpenAiChat.profiles().map(|p| p.quirks).collect();
-        all_settings(&self.levels(), &Dialect::ALL, &chat)
+        all_settings(&self.levels(), &Dialect::ALL, &|_| true)
     }
 
     /// What it says about itself, for the report's header: a subprocess subject's
@@ -351,11 +349,12 @@ pub trait Subject {
 }
 
 /// The settings of `levels`: the events level once, the wire and bytes levels in each of
-/// `dialects`, openai-chat in each of the `chat_quirks` profiles.
+/// `dialects`, each in every server profile of the dialect that `reads` accepts (its
+/// provider's own profile always).
 pub fn all_settings(
     levels: &[Level],
     dialects: &[Dialect],
-    chat_quirks: &[Quirks],
+    reads: &dyn Fn(&toolcert_scenario::ServerProfile) -> bool,
 ) -> Vec<(Level, driver::Speech)> {
     let mut out = Vec::new();
     for &level in Level::ALL.iter().filter(|l| levels.contains(l)) {
@@ -364,10 +363,8 @@ pub fn all_settings(
             continue;
         }
         for &dialect in Dialect::ALL.iter().filter(|d| dialects.contains(d)) {
-            let quirks: &[Quirks] =
-                if dialect == Dialect::OpenAiChat { chat_quirks } else { &[Quirks::default()] };
-            for &q in quirks {
-                out.push((level, driver::Speech { dialect, quirks: q }));
+            for p in dialect.profiles().filter(|p| p.quirks.is_plain() || reads(p)) {
+                out.push((level, driver::Speech { dialect, quirks: p.quirks }));
             }
         }
     }

@@ -16,7 +16,7 @@
 const PACKAGE = process.env.TOOLCERT_NODE_OPENAI || "openai";
 const { default: OpenAI } = await import(PACKAGE);
 
-import { chatStop, commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
+import { QUIRKS, chatStop, commonClass, packageVersion, serve, uniqueTools } from "./lib/harness.mjs";
 import { fromText } from "./lib/outcomes.mjs";
 
 const VERSION = packageVersion(PACKAGE);
@@ -27,7 +27,7 @@ serve({
     version: VERSION,
     homepage: "https://www.npmjs.com/package/openai",
     dialects: ["openai-chat"],
-    quirks: ["chat_index_zero", "chat_repeat_fields"],
+    quirks: QUIRKS,
     policy_doc: "https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices",
   },
 

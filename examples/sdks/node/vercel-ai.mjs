@@ -24,7 +24,7 @@
 import { streamText, tool, jsonSchema, stepCountIs, wrapLanguageModel } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 
-import { commonClass, packageVersion, serve, summary, uniqueTools } from "./lib/harness.mjs";
+import { QUIRKS, commonClass, packageVersion, serve, summary, uniqueTools } from "./lib/harness.mjs";
 import { failed, fromValue } from "./lib/outcomes.mjs";
 
 // TOOLCERT_NODE_AI_OPENAI names another installed copy of the OpenAI provider (package.json
@@ -72,7 +72,7 @@ serve({
     version: `${VERSIONS.ai} (@ai-sdk/openai ${VERSIONS.openai}, @ai-sdk/anthropic ${VERSIONS.anthropic})`,
     homepage: "https://www.npmjs.com/package/ai",
     dialects: ["openai-chat", "openai-responses", "anthropic"],
-    quirks: ["chat_index_zero", "chat_repeat_fields"],
+    quirks: QUIRKS,
     // streamText runs the tools itself, as each tool-call part arrives: no check a caller
     // makes afterwards can keep a call from running, so both caller policies give the same
     // outcomes (the SDK's documentation: tools run when the model calls them).

@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from openai_chat import BASE_URL, chat_tools, classify_openai  # noqa: E402
 from sdk_harness import (  # noqa: E402
+    QUIRKS,
     CHAT_COMPLETE,
     CHAT_CUT,
     SdkCall,
@@ -47,7 +48,7 @@ class LangChainOpenAIAdapter(SdkAdapter):
     sdk_package = "langchain-core langchain-openai openai"
     homepage = "https://pypi.org/project/langchain-openai/"
     preload_modules = ("langchain_openai",)
-    quirks = ("chat_index_zero", "chat_repeat_fields")
+    quirks = QUIRKS  # an SDK reads whatever bytes come: every server profile
     policy_doc = "https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices"
 
     def setup(self, slot) -> None:

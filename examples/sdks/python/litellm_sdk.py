@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from openai_chat import BASE_URL, chat_tools, classify_openai  # noqa: E402
 from sdk_harness import (  # noqa: E402
+    QUIRKS,
     SdkCall,
     main,
     Outcome,
@@ -54,7 +55,7 @@ class LiteLLMAdapter(SdkAdapter):
     sdk_package = "litellm openai"
     homepage = "https://pypi.org/project/litellm/"
     preload_modules = ("litellm",)
-    quirks = ("chat_index_zero", "chat_repeat_fields")
+    quirks = QUIRKS  # an SDK reads whatever bytes come: every server profile
     policy_doc = "https://docs.litellm.ai/docs/completion/output"
 
     def setup(self, slot) -> None:

@@ -31,6 +31,7 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sdk_harness import (  # noqa: E402
+    QUIRKS,
     SdkCall,
     main,
     Outcome,
@@ -86,7 +87,7 @@ class OpenAIChatAdapter(SdkAdapter):
     sdk_package = "openai"
     homepage = "https://pypi.org/project/openai/"
     preload_modules = ("openai",)
-    quirks = ("chat_index_zero", "chat_repeat_fields")
+    quirks = QUIRKS  # an SDK reads whatever bytes come: every server profile
     policy_doc = "https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices"
 
     def setup(self, slot) -> None:

@@ -38,6 +38,7 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the adapters
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sdk_harness import (  # noqa: E402
+    QUIRKS,
     SdkCall,
     main,
     Outcome,
@@ -69,7 +70,7 @@ class PydanticAIAdapter(SdkAdapter):
     sdk_package = "pydantic-ai-slim openai anthropic"
     homepage = "https://pypi.org/project/pydantic-ai-slim/"
     preload_modules = ("pydantic_ai", "pydantic_ai.models.openai", "pydantic_ai.models.anthropic")
-    quirks = ("chat_index_zero", "chat_repeat_fields")
+    quirks = QUIRKS  # an SDK reads whatever bytes come: every server profile
     policy_doc = "https://ai.pydantic.dev/api/messages/#pydantic_ai.messages.ModelResponse.finish_reason"
 
     def __init__(self, argv: list[str]):
@@ -84,8 +85,6 @@ class PydanticAIAdapter(SdkAdapter):
                 sys.exit(2)
             self.dialects = (wanted,)
             self.preload_modules = ("pydantic_ai", MODULES[wanted])
-            if wanted == "anthropic":
-                self.quirks = ()
 
     def setup(self, slot) -> None:
         import importlib

@@ -74,7 +74,7 @@ from decimal import Decimal
 from typing import Any, Iterator
 
 import toolcert_adapter
-from toolcert_adapter import TurnError, loads
+from toolcert_adapter import QUIRKS, TurnError, loads  # noqa: F401 (QUIRKS: for the adapters)
 
 POLICIES = ("as-handed-over", "documented")
 
@@ -455,15 +455,15 @@ class SdkCall:
 
 class SdkAdapter:
     """Subclass: set `name`, `dialects`, `sdk_package` (the distributions whose versions are
-    reported), `quirks` (the Chat quirk profiles it can be fed: an SDK reads whatever bytes
-    come, so every Chat consumer can); implement `setup(slot)` and `run(slot, feed, tools,
+    reported), `quirks` (the server profiles' wire behaviours it can be fed: an SDK reads
+    whatever bytes come, so an adapter declares `QUIRKS`, all of them); implement `setup(slot)` and `run(slot, feed, tools,
     dialect) -> Outcome` (make the request inside `with SdkCall(...)`, consume it, read the
     final result, set `Outcome.stop` from the stop signal the SDK hands over); override
     `classify(exception) -> str` for the SDK's own errors."""
 
     name = "sdk"
     dialects: tuple[str, ...] = ()
-    quirks: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = QUIRKS
     sdk_package = ""
     homepage = ""
     # Where the SDK's documentation tells a caller what to check before running tools.

@@ -44,6 +44,26 @@ const SETTLE_WAIT_MS = 4000;
 
 export const POLICIES = ["as-handed-over", "documented"];
 
+// Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"; the same list
+// as toolcert-adapter's QUIRKS, kept equal by tests/profiles.rs). An SDK reads whatever bytes
+// come, so an adapter declares them all and is certified in every profile of its dialects.
+export const QUIRKS = Object.freeze([
+  "chat_index_zero",
+  "chat_repeat_fields",
+  "chat_repeat_id",
+  "chat_empty_continuations",
+  "chat_no_index",
+  "chat_whole_calls",
+  "chat_sparse_index",
+  "chat_split_entries",
+  "chat_repeat_on_finish",
+  "responses_done_only",
+  "responses_rotating_item_id",
+  "responses_hosted_items",
+  "anthropic_input_in_start",
+  "anthropic_content_in_start",
+]);
+
 /** `--policy NAME` on the command line, else TOOLCERT_POLICY, else `as-handed-over`. */
 export function policyFrom(argv = process.argv.slice(2)) {
   let policy = process.env.TOOLCERT_POLICY || "as-handed-over";
@@ -364,7 +384,7 @@ export function serve(sdk) {
     language: "javascript",
     language_version: process.version,
     levels: ["bytes"],
-    quirks: [],
+    quirks: QUIRKS,
     capabilities: [],
     ...sdk.implementation,
     policy,

@@ -111,9 +111,9 @@ fn start_reply(policy: &str) -> Value {
         // genai hands over whole responses from an HTTP body: only the bytes level exists.
         "levels": ["bytes"],
         "dialects": sdk::Dialect::ALL.iter().map(|d| d.name()).collect::<Vec<_>>(),
-        // An SDK reads whatever bytes come: both Chat quirk profiles can be fed to it (genai
-        // keys Chat tool calls by `index` alone, which is what chat_index_zero tests).
-        "quirks": ["chat_index_zero", "chat_repeat_fields"],
+        // Every server profile's wire behaviours (docs/SPEC.md, "Server profiles"): an SDK
+        // reads whatever bytes come. Kept equal to toolcert's list by tests/profiles.rs.
+        "quirks": ["chat_index_zero", "chat_repeat_fields", "chat_repeat_id", "chat_empty_continuations", "chat_no_index", "chat_whole_calls", "chat_sparse_index", "chat_split_entries", "chat_repeat_on_finish", "responses_done_only", "responses_rotating_item_id", "responses_hosted_items", "anthropic_input_in_start", "anthropic_content_in_start"],
         "policy": policy,
         "policy_doc": "https://docs.rs/genai/0.7.2/genai/chat/struct.StreamEnd.html",
         // genai does not validate arguments against tool schemas.

@@ -263,8 +263,9 @@ fn start_reply(about: &About, policy: Policy) -> Value {
         // The SDK is fed an HTTP response body: only the bytes level exists.
         "levels": ["bytes"],
         "dialects": about.dialects.iter().map(|d| d.name()).collect::<Vec<_>>(),
-        // An SDK reads whatever bytes come: both Chat quirk profiles can be fed to it.
-        "quirks": ["chat_index_zero", "chat_repeat_fields"],
+        // Every server profile's wire behaviours (docs/SPEC.md, "Server profiles"): an SDK
+        // reads whatever bytes come. Kept equal to toolcert's list by tests/profiles.rs.
+        "quirks": ["chat_index_zero", "chat_repeat_fields", "chat_repeat_id", "chat_empty_continuations", "chat_no_index", "chat_whole_calls", "chat_sparse_index", "chat_split_entries", "chat_repeat_on_finish", "responses_done_only", "responses_rotating_item_id", "responses_hosted_items", "anthropic_input_in_start", "anthropic_content_in_start"],
         "policy": policy.name(),
         "policy_doc": about.policy_doc,
         // No adapter here validates arguments against tool schemas.
