@@ -368,9 +368,17 @@ fn with_arguments<'n>(
     entries
 }
 
-const REPLAY: &str = "a replayed announcement: under the one Chat rule an entry that repeats a call's id \
+/// What Chat's wire has no way to say: a replayed announcement (under the one rule an entry
+/// that repeats a call's id continues that call, and one with a new id announces another).
+const REPLAY: &str = "replayed announcement: under the one Chat rule an entry that repeats a call's id \
                       continues that call and one with a new id announces another call, so no entry \
                       replays an announcement (docs/SPEC.md §3)";
+
+/// Nor an empty fragment after the finish reason: an entry without argument bytes there
+/// repeats its call (as OpenRouter and vLLM send) and is no fault.
+const EMPTY_AFTER_STOP: &str = "empty fragment after the finish reason: an entry that adds no argument \
+                                bytes after finish_reason repeats its call, which is no fault \
+                                (docs/SPEC.md §3)";
 
 pub(crate) fn render(
     turn: &Turn,
@@ -486,7 +494,7 @@ fn render_into(
                 continue;
             }
             // A replayed announcement.
-            (Event::CallStart { .. }, _) => return Err(REPLAY.into()),
+            (Event::CallStart { .. }, _) => return Err(format!("a {REPLAY}")),
             (Event::ArgsDelta { fragment, .. }, Origin::Fragment { block, .. }) => {
                 let c = call_at(turn, block)?;
                 let wire = wire_index(quirks, turn, block);
@@ -516,10 +524,7 @@ fn render_into(
                 let e = match after_stop {
                     Some(block) => {
                         if fragment.is_empty() {
-                            return Err("an empty fragment after the finish reason: an entry that adds no \
-                                        argument bytes after finish_reason repeats its call, which is no \
-                                        fault (docs/SPEC.md §3)"
-                                .into());
+                            return Err(format!("an {EMPTY_AFTER_STOP}"));
                         }
                         let (wire, c) = (wire_index(quirks, turn, block), call_at(turn, block)?);
                         let mut e = r.keys.continuation(wire, c, fragment);
@@ -955,6 +960,16 @@ impl crate::DialectDef for OpenAiChat {
         let mut copy = event.clone();
         copy["choices"] = json!([choice]);
         Some(copy)
+    }
+
+    /// A replayed announcement, and an empty fragment after the finish reason: under the one
+    /// rule neither is a fault in Chat.
+    fn fault_lacked(&self, kind: &FaultKind) -> Option<&'static str> {
+        match kind {
+            FaultKind::ReplayAnnouncement { .. } => Some(REPLAY),
+            FaultKind::FragmentAfterStop { fragment, .. } if fragment.is_empty() => Some(EMPTY_AFTER_STOP),
+            _ => None,
+        }
     }
 
     fn nameless_new_id(&self) -> Option<fn(&serde_json::Value) -> Option<serde_json::Value>> {

@@ -237,9 +237,10 @@ fn speakable(
         };
         return Err(unsupported(format!("it has no {shape} shape")));
     }
-    // Each flag must be one some profile of the dialect sends (combinations of them render).
-    let profiles = def.quirk_profiles();
-    if let Some(flag) = quirks.set().find(|f| !profiles.iter().any(|q| q.set().any(|g| g == *f))) {
+    // Each flag must be one some server profile of the dialect sends (combinations of them
+    // render; a flag whose shape the dialect's renderer does not send yet renders as its
+    // provider's own wire).
+    if let Some(flag) = quirks.set().find(|f| !dialect.profiles().any(|p| p.quirks.set().any(|g| g == *f))) {
         return Err(unsupported(format!("{flag} is a quirk of no {dialect} server profile")));
     }
     if !def.repeats_arguments() {
