@@ -239,12 +239,19 @@ mod former {
                     Some((0, Event::ArgsDelta { index: unused_index, fragment: Cow::Borrowed(fragment) }))
                 }
                 FaultKind::DoneMismatch { call, arguments } => {
-                    // Not an inserted event: the call's own terminal carries the wrong arguments.
-                    if let Some((block, _)) = call_of(*call) {
-                        if let Some((Event::CallStop { arguments: a, .. }, _)) =
-                            body.iter_mut().find(|(_, o)| *o == Origin::CallStop { block })
-                        {
-                            *a = Some(Cow::Borrowed(arguments));
+                    // Not an inserted event: the call's own terminal carries the wrong arguments,
+                    // after an empty fragment when the call has none (a terminal with no
+                    // fragment before it carries the arguments, docs/SPEC.md §3).
+                    if let Some((block, c)) = call_of(*call) {
+                        if let Some(at) = body.iter().position(|(_, o)| *o == Origin::CallStop { block }) {
+                            if let (Event::CallStop { arguments: a, .. }, _) = &mut body[at] {
+                                *a = Some(Cow::Borrowed(arguments));
+                            }
+                            let fragment = |(_, o): &(Event<'_>, Origin)| matches!(*o, Origin::Fragment { block: b, .. } if b == block);
+                            if !body[..at].iter().any(fragment) {
+                                let e = Event::ArgsDelta { index: c.index, fragment: Cow::Borrowed("") };
+                                inserts.push((at, e, Origin::Fragment { block, start: 0, end: 0 }));
+                            }
                         }
                     }
                     None

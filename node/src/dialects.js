@@ -96,6 +96,91 @@ function nameOf(ev, known) {
     checkType(name, data);
     return [name, data];
 }
+function skipString(t, i) {
+    // The end of the JSON string literal starting at t[i] (a quote).
+    for (i += 1;;) {
+        const c = t[i];
+        if (c === "\\")
+            i += 2;
+        else if (c === '"')
+            return i + 1;
+        else
+            i += 1;
+    }
+}
+function skipWs(t, i) {
+    while (i < t.length && " \t\r\n".includes(t[i]))
+        i++;
+    return i;
+}
+function skipValue(t, i) {
+    // The end of the JSON value starting at t[i] (the text was checked to be JSON).
+    if (t[i] === '"')
+        return skipString(t, i);
+    if (t[i] === "{" || t[i] === "[") {
+        for (let depth = 0;;) {
+            const c = t[i];
+            if (c === '"') {
+                i = skipString(t, i);
+                continue;
+            }
+            if (c === "{" || c === "[")
+                depth++;
+            else if (c === "}" || c === "]") {
+                depth--;
+                if (depth === 0)
+                    return i + 1;
+            }
+            i++;
+        }
+    }
+    let j = i;
+    while (j < t.length && !",}] \t\r\n".includes(t[j]))
+        j++;
+    return j;
+}
+/** The [key or position, start, end] of each member of the object, or element of the array, at t[i]. */
+function* items(t, i) {
+    const close = t[i] === "{" ? "}" : "]";
+    i = skipWs(t, i + 1);
+    for (let position = 0; t[i] !== close; position++) {
+        let key = position;
+        if (close === "}") {
+            const end = skipString(t, i);
+            key = JSON.parse(t.slice(i, end));
+            i = skipWs(t, skipWs(t, end) + 1); // past the colon
+        }
+        const end = skipValue(t, i);
+        yield [key, i, end];
+        i = skipWs(t, end);
+        if (t[i] === ",")
+            i = skipWs(t, i + 1);
+    }
+}
+/**
+ * The exact text of the value at `path` (keys, then positions) in the JSON text `t`, as sent:
+ * the parsed value has lost its spacing, escapes and number spellings. A key written twice is
+ * its last value, as the parse reads it.
+ */
+function raw(t, path) {
+    let [start, end] = [skipWs(t, 0), t.length];
+    for (const step of path) {
+        let found = null;
+        for (const [k, s, e] of items(t, start))
+            if (k === step)
+                found = [s, e];
+        [start, end] = found;
+    }
+    return t.slice(start, end);
+}
+/** A tool_use input's argument text: null for no input, `null` or an empty object. */
+function toolInput(text) {
+    if (text === null || text === "null")
+        return null;
+    if (text.startsWith("{") && text.slice(1).replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "") === "}")
+        return null;
+    return text;
+}
 const ANTHROPIC_EVENTS = new Set([
     "content_block_start",
     "content_block_delta",
@@ -122,12 +207,10 @@ export class AnthropicDecoder {
                 const block = obj(data, "content_block", name);
                 const kind = str(block, "type", `${name}: content_block`, true);
                 if (kind === "tool_use") {
-                    const id = str(block, "id", `${name}: content_block`);
-                    const callName = str(block, "name", `${name}: content_block`);
-                    if (id === null || callName === null)
-                        throw malformed(`${name}: content_block: a tool_use block needs \`id\` and \`name\``);
-                    out.push({ type: "call_start", index, call_id: id, name: callName });
-                    this.kinds.set(index, "tool_use");
+                    const input = "input" in block ? raw(ev.data, ["content_block", "input"]) : null;
+                    // A call whose start carried its whole input: no delta may add to it.
+                    const whole = this.toolUse(name, index, block, input, out);
+                    this.kinds.set(index, whole ? "tool_use_whole" : "tool_use");
                 }
                 else if (kind === "text") {
                     const text = str(block, "text", `${name}: content_block`);
@@ -149,17 +232,26 @@ export class AnthropicDecoder {
                 }
                 else if (kind === "input_json_delta" && this.kinds.get(index) !== "other") {
                     // (a server tool's input is no client call: it is skipped)
-                    out.push({ type: "args_delta", index, fragment: str(delta, "partial_json", `${name}: delta`, true) });
+                    const fragment = str(delta, "partial_json", `${name}: delta`, true);
+                    if (this.kinds.get(index) !== "tool_use_whole")
+                        out.push({ type: "args_delta", index, fragment });
+                    else if (fragment)
+                        throw malformed(`${name}: index ${index}: an input_json_delta for a tool_use whose content_block_start carried its whole input`);
                 }
                 return;
             }
             case "content_block_stop": {
                 const index = u32(data, "index", name);
+                if (this.kinds.get(index) === "tool_use_whole")
+                    this.kinds.set(index, "tool_use"); // stopped: later deltas are the core's to judge
                 const kind = this.kinds.get(index);
                 if (kind === undefined || kind === "tool_use")
                     out.push({ type: "call_stop", index });
                 return;
             }
+            case "message_start":
+                this.messageStart(name, data, ev.data, out);
+                return;
             case "message_delta": {
                 const delta = obj(data, "delta", name);
                 const reason = str(delta, "stop_reason", `${name}: delta`);
@@ -179,6 +271,51 @@ export class AnthropicDecoder {
                 out.push({ type: "ping" });
                 return;
         }
+    }
+    /**
+     * A tool_use block's announcement and, when its `input` carries the arguments (any JSON but
+     * an empty object or `null`), that input's exact text as its one fragment. Whether it did.
+     */
+    toolUse(name, index, block, input, out) {
+        const id = str(block, "id", `${name}: content_block`);
+        const callName = str(block, "name", `${name}: content_block`);
+        if (id === null || callName === null)
+            throw malformed(`${name}: content_block: a tool_use block needs \`id\` and \`name\``);
+        out.push({ type: "call_start", index, call_id: id, name: callName });
+        const args = toolInput(input);
+        if (args !== null)
+            out.push({ type: "args_delta", index, fragment: args });
+        return args !== null;
+    }
+    /**
+     * Complete blocks in `message_start` (programmatic tool calling), at content indices 0, 1,
+     * ...: a tool_use is a whole call, a text block its text, other blocks skipped.
+     */
+    messageStart(name, data, text, out) {
+        const message = data.message;
+        const content = typeof message === "object" && message !== null ? message.content : undefined;
+        if (content === undefined || content === null)
+            return;
+        if (!Array.isArray(content))
+            throw malformed(`${name}: message.content: expected an array`);
+        content.forEach((block, index) => {
+            const kind = typeof block === "object" && block !== null ? block.type : undefined;
+            if (kind === "tool_use") {
+                const input = "input" in block ? raw(text, ["message", "content", index, "input"]) : null;
+                this.toolUse(name, index, block, input, out);
+                out.push({ type: "call_stop", index });
+                this.kinds.set(index, "tool_use");
+            }
+            else if (kind === "text") {
+                const t = str(block, "text", `${name}: content_block`);
+                if (t)
+                    out.push({ type: "text_delta", text: t });
+                this.kinds.set(index, "text");
+            }
+            else {
+                this.kinds.set(index, "other");
+            }
+        });
     }
 }
 const CHAT = "chat.completion.chunk";
@@ -312,11 +449,18 @@ const RESPONSES_EVENTS = new Set([
     "response.output_item.done",
 ]);
 /**
- * OpenAI Responses. Per output index of a call: null while its deltas stream, then the
- * arguments its first `done` repeated (to read its `output_item.done`: docs/SPEC.md, WIRE-DONE).
+ * OpenAI Responses. Calls are keyed by `output_index` alone (an `item_id`, which some servers
+ * change on every event, is never read). Per output index of a call: null while its deltas
+ * stream, then the arguments its first `done` repeated (to read its `output_item.done`:
+ * docs/SPEC.md, WIRE-DONE).
  */
 export class ResponsesDecoder {
     calls = new Map();
+    /**
+     * The indices argument bytes came for (a delta, or the announcement's arguments): a `done`
+     * with none before it carries the call's arguments (LM Studio sends no delta).
+     */
+    bytes = new Set();
     itemDone(name, index, item, out) {
         const args = str(item, "arguments", `${name}: item`);
         if (!this.calls.has(index)) {
@@ -330,6 +474,7 @@ export class ResponsesDecoder {
                 out.push({ type: "args_delta", index, fragment: args });
             out.push({ type: "call_stop", index, arguments: null });
             this.calls.set(index, args);
+            this.bytes.add(index);
         }
         else if (this.calls.get(index) !== null) {
             // A second repeat of the arguments: it must say what the first said.
@@ -337,8 +482,12 @@ export class ResponsesDecoder {
                 throw new TurnError("done_mismatch", `${name}: item.arguments differ from function_call_arguments.done's`);
         }
         else {
-            // Deltas without their `function_call_arguments.done`: this is the terminal.
+            // No `function_call_arguments.done`: this is the terminal, which carries the
+            // arguments when no bytes came before it, else repeats them.
+            if (!this.bytes.has(index) && args)
+                out.push({ type: "args_delta", index, fragment: args });
             this.calls.set(index, args ?? "");
+            this.bytes.add(index);
             out.push({ type: "call_stop", index, arguments: args });
         }
     }
@@ -351,7 +500,8 @@ export class ResponsesDecoder {
             case "response.output_item.added": {
                 const index = u32(data, "output_index", name);
                 const item = obj(data, "item", name);
-                if (str(item, "type", `${name}: item`, true) === "function_call") {
+                // An item of another type (a hosted tool's, whatever its fields hold) is skipped.
+                if (item.type === "function_call") {
                     const id = str(item, "call_id", `${name}: item`);
                     const callName = str(item, "name", `${name}: item`);
                     if (id === null || callName === null)
@@ -359,25 +509,33 @@ export class ResponsesDecoder {
                     out.push({ type: "call_start", index, call_id: id, name: callName });
                     this.calls.set(index, null);
                     const args = str(item, "arguments", `${name}: item`);
-                    if (args)
+                    if (args) {
                         out.push({ type: "args_delta", index, fragment: args });
+                        this.bytes.add(index);
+                    }
                 }
                 return;
             }
             case "response.output_item.done": {
                 const index = u32(data, "output_index", name);
                 const item = obj(data, "item", name);
-                if (str(item, "type", `${name}: item`, true) === "function_call")
+                if (item.type === "function_call")
                     this.itemDone(name, index, item, out);
                 return;
             }
-            case "response.function_call_arguments.delta":
-                out.push({ type: "args_delta", index: u32(data, "output_index", name), fragment: str(data, "delta", name, true) });
+            case "response.function_call_arguments.delta": {
+                const index = u32(data, "output_index", name);
+                out.push({ type: "args_delta", index, fragment: str(data, "delta", name, true) });
+                this.bytes.add(index);
                 return;
+            }
             case "response.function_call_arguments.done": {
                 const index = u32(data, "output_index", name);
                 const args = str(data, "arguments", name, true);
+                if (this.calls.has(index) && !this.bytes.has(index) && args)
+                    out.push({ type: "args_delta", index, fragment: args });
                 this.calls.set(index, args);
+                this.bytes.add(index);
                 out.push({ type: "call_stop", index, arguments: args });
                 return;
             }

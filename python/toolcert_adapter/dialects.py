@@ -66,6 +66,89 @@ def _check_type(name: str, data: dict) -> None:
         raise malformed(f"{name}: type: the data says `{kind}` under event `{name}`")
 
 
+def _skip_string(t: str, i: int) -> int:
+    """The end of the JSON string literal starting at `t[i]` (a quote)."""
+    i += 1
+    while True:
+        c = t[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        else:
+            i += 1
+
+
+def _skip_ws(t: str, i: int) -> int:
+    while i < len(t) and t[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _skip_value(t: str, i: int) -> int:
+    """The end of the JSON value starting at `t[i]` (the text was checked to be JSON)."""
+    if t[i] == '"':
+        return _skip_string(t, i)
+    if t[i] in "{[":
+        depth = 0
+        while True:
+            c = t[i]
+            if c == '"':
+                i = _skip_string(t, i)
+                continue
+            if c in "{[":
+                depth += 1
+            elif c in "}]":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+    j = i
+    while j < len(t) and t[j] not in ",}] \t\r\n":
+        j += 1
+    return j
+
+
+def _items(t: str, i: int):
+    """The (key or position, start, end) of each member of the object, or element of the
+    array, starting at `t[i]`."""
+    close = "}" if t[i] == "{" else "]"
+    i = _skip_ws(t, i + 1)
+    position = 0
+    while t[i] != close:
+        key = position
+        if close == "}":
+            end = _skip_string(t, i)
+            key = loads(t[i:end], numbers=False)
+            i = _skip_ws(t, _skip_ws(t, end) + 1)  # past the colon
+        end = _skip_value(t, i)
+        yield key, i, end
+        position += 1
+        i = _skip_ws(t, end)
+        if t[i] == ",":
+            i = _skip_ws(t, i + 1)
+
+
+def _raw(t: str, path) -> str:
+    """The exact text of the value at `path` (keys, then positions) in the JSON text `t`, as
+    sent: the parsed value has lost its spacing, escapes and number spellings. A key written
+    twice is its last value, as the parse reads it."""
+    start, end = _skip_ws(t, 0), len(t)
+    for step in path:
+        found = [(s, e) for k, s, e in _items(t, start) if k == step]
+        start, end = found[-1]
+    return t[start:end]
+
+
+def _tool_input(raw: str | None) -> str | None:
+    """A `tool_use` input's argument text: `None` for no input, `null` or an empty object."""
+    if raw is None or raw == "null":
+        return None
+    if raw.startswith("{") and raw[1:].strip(" \t\r\n") == "}":
+        return None
+    return raw
+
+
 ANTHROPIC_STOPS = frozenset({"tool_use", "end_turn", "stop_sequence", "max_tokens", "refusal"})
 
 
@@ -95,12 +178,10 @@ class AnthropicDecoder:
             block = _obj(data, "content_block", name)
             kind = _str(block, "type", f"{name}: content_block", True)
             if kind == "tool_use":
-                call_id = _str(block, "id", f"{name}: content_block")
-                call_name = _str(block, "name", f"{name}: content_block")
-                if call_id is None or call_name is None:
-                    raise malformed(f"{name}: content_block: a tool_use block needs `id` and `name`")
-                out.append({"type": "call_start", "index": index, "call_id": call_id, "name": call_name})
-                self.kinds[index] = "tool_use"
+                raw = _raw(data_text, ["content_block", "input"]) if "input" in block else None
+                whole = self._tool_use(name, index, block, raw, out)
+                # A call whose start carried its whole input: no delta may add to it.
+                self.kinds[index] = "tool_use_whole" if whole else "tool_use"
             elif kind == "text":
                 text = _str(block, "text", f"{name}: content_block")
                 if text:
@@ -117,11 +198,22 @@ class AnthropicDecoder:
             elif kind == "input_json_delta" and self.kinds.get(index) != "other":
                 # (a server tool's input is no client call: it is skipped)
                 fragment = _str(delta, "partial_json", f"{name}: delta", True)
-                out.append({"type": "args_delta", "index": index, "fragment": fragment})
+                if self.kinds.get(index) == "tool_use_whole":
+                    if fragment:
+                        raise malformed(
+                            f"{name}: index {index}: an input_json_delta for a tool_use whose "
+                            "content_block_start carried its whole input"
+                        )
+                else:
+                    out.append({"type": "args_delta", "index": index, "fragment": fragment})
         elif name == "content_block_stop":
             index = _u32(data, "index", name)
+            if self.kinds.get(index) == "tool_use_whole":
+                self.kinds[index] = "tool_use"  # stopped: later deltas are the core's to judge
             if self.kinds.get(index) in (None, "tool_use"):
                 out.append({"type": "call_stop", "index": index})
+        elif name == "message_start":
+            self._message_start(name, data, data_text, out)
         elif name == "message_delta":
             delta = _obj(data, "delta", name)
             reason = _str(delta, "stop_reason", f"{name}: delta")
@@ -134,6 +226,44 @@ class AnthropicDecoder:
             out.append({"type": "error", "message": _str(error, "message", f"{name}: error", True)})
         elif name == "ping":
             out.append({"type": "ping"})
+
+    def _tool_use(self, name: str, index: int, block: dict, raw: str | None, out: list) -> bool:
+        """A tool_use block's announcement and, when its `input` carries the arguments (any
+        JSON but an empty object or `null`), that input's exact text as its one fragment.
+        Whether it did."""
+        call_id = _str(block, "id", f"{name}: content_block")
+        call_name = _str(block, "name", f"{name}: content_block")
+        if call_id is None or call_name is None:
+            raise malformed(f"{name}: content_block: a tool_use block needs `id` and `name`")
+        out.append({"type": "call_start", "index": index, "call_id": call_id, "name": call_name})
+        arguments = _tool_input(raw)
+        if arguments is not None:
+            out.append({"type": "args_delta", "index": index, "fragment": arguments})
+        return arguments is not None
+
+    def _message_start(self, name: str, data: dict, data_text: str, out: list) -> None:
+        """Complete blocks in `message_start` (programmatic tool calling), at content indices
+        0, 1, ...: a tool_use is a whole call, a text block its text, other blocks skipped."""
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if content is None:
+            return
+        if not isinstance(content, list):
+            raise malformed(f"{name}: message.content: expected an array")
+        for index, block in enumerate(content):
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_use":
+                raw = _raw(data_text, ["message", "content", index, "input"]) if "input" in block else None
+                self._tool_use(name, index, block, raw, out)
+                out.append({"type": "call_stop", "index": index})
+                self.kinds[index] = "tool_use"
+            elif kind == "text":
+                text = _str(block, "text", f"{name}: content_block")
+                if text:
+                    out.append({"type": "text_delta", "text": text})
+                self.kinds[index] = "text"
+            else:
+                self.kinds[index] = "other"
 
 
 CHAT_FINISH = frozenset({"tool_calls", "stop", "length", "content_filter"})
@@ -244,9 +374,14 @@ class ChatDecoder:
 
 class ResponsesDecoder:
     def __init__(self, quirks: dict):
-        # Per output index of a call: None while its deltas stream, then the arguments its
-        # first `done` repeated (to read its `output_item.done`: docs/SPEC.md, WIRE-DONE).
+        # Per output index of a call (calls are keyed by `output_index` alone; an `item_id`,
+        # which some servers change on every event, is never read): None while its deltas
+        # stream, then the arguments its first `done` repeated (to read its
+        # `output_item.done`: docs/SPEC.md, WIRE-DONE).
         self.calls: dict[int, str | None] = {}
+        # The indices argument bytes came for (a delta, or the announcement's arguments): a
+        # `done` with none before it carries the call's arguments (LM Studio sends no delta).
+        self.bytes: set[int] = set()
 
     def decode(self, ev: dict, out: list) -> None:
         data_text = ev["data"]
@@ -269,7 +404,8 @@ class ResponsesDecoder:
         if name == "response.output_item.added":
             index = _u32(data, "output_index", name)
             item = _obj(data, "item", name)
-            if _str(item, "type", f"{name}: item", True) == "function_call":
+            # An item of another type (a hosted tool's, whatever its fields hold) is skipped.
+            if item.get("type") == "function_call":
                 call_id = _str(item, "call_id", f"{name}: item")
                 call_name = _str(item, "name", f"{name}: item")
                 if call_id is None or call_name is None:
@@ -279,18 +415,23 @@ class ResponsesDecoder:
                 arguments = _str(item, "arguments", f"{name}: item")
                 if arguments:
                     out.append({"type": "args_delta", "index": index, "fragment": arguments})
+                    self.bytes.add(index)
         elif name == "response.output_item.done":
             index = _u32(data, "output_index", name)
             item = _obj(data, "item", name)
-            if _str(item, "type", f"{name}: item", True) == "function_call":
+            if item.get("type") == "function_call":
                 self._item_done(name, index, item, out)
         elif name == "response.function_call_arguments.delta":
             index = _u32(data, "output_index", name)
             out.append({"type": "args_delta", "index": index, "fragment": _str(data, "delta", name, True)})
+            self.bytes.add(index)
         elif name == "response.function_call_arguments.done":
             index = _u32(data, "output_index", name)
             arguments = _str(data, "arguments", name, True)
+            if index in self.calls and index not in self.bytes and arguments:
+                out.append({"type": "args_delta", "index": index, "fragment": arguments})
             self.calls[index] = arguments
+            self.bytes.add(index)
             out.append({"type": "call_stop", "index": index, "arguments": arguments})
         elif name == "response.output_text.delta":
             out.append({"type": "text_delta", "text": _str(data, "delta", name, True)})
@@ -323,13 +464,18 @@ class ResponsesDecoder:
                 out.append({"type": "args_delta", "index": index, "fragment": arguments})
             out.append({"type": "call_stop", "index": index, "arguments": None})
             self.calls[index] = arguments
+            self.bytes.add(index)
         elif self.calls[index] is not None:
             # A second repeat of the arguments: it must say what the first said.
             if arguments is not None and arguments != self.calls[index]:
                 raise TurnError("done_mismatch", f"{name}: item.arguments differ from function_call_arguments.done's")
         else:
-            # Deltas without their `function_call_arguments.done`: this is the terminal.
+            # No `function_call_arguments.done`: this is the terminal, which carries the
+            # arguments when no bytes came before it, else repeats them.
+            if index not in self.bytes and arguments:
+                out.append({"type": "args_delta", "index": index, "fragment": arguments})
             self.calls[index] = arguments or ""
+            self.bytes.add(index)
             out.append({"type": "call_stop", "index": index, "arguments": arguments})
 
 

@@ -1,17 +1,23 @@
 //! Anthropic Messages: `message_start`, then content blocks (`content_block_start`, deltas,
 //! `content_block_stop`), `message_delta` with the stop reason, `message_stop`. Every event
 //! has its `event:` line and its data's `type` is the same name.
+//!
+//! One dialect module of the wire level (rendered from the neutral stream, decoded back to
+//! it). Its server profiles (docs/SPEC.md, "Server profiles of the per-call dialects") send a
+//! call's whole `input` in its `content_block_start`, or complete blocks in `message_start`;
+//! the one decoder reads both, and the provider's own stream, alike.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{ForeignKind, StopMeaning, StopReason};
+use toolcert_scenario::{Block, ForeignKind, Quirks, StopMeaning, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
-use crate::{malformed, Dialect, SseStream as WireStream};
+use crate::{malformed, whole, Dialect, SseStream as WireStream};
 
 mod fast;
 mod unknown;
@@ -27,28 +33,101 @@ const INPUT_TOKENS: u32 = 1187;
 // server sends there is ignored; the `type` of an event is optional on the way in (when
 // present it must be the event's name, `check_type`).
 
-/// Read as a [`Bare`] event: the decoder needs nothing of its message.
-#[derive(Serialize)]
+/// Read for its message's `content` alone: the blocks a message can start with (complete
+/// `tool_use` blocks under programmatic tool calling, `anthropic_content_in_start`).
+#[derive(Serialize, Deserialize)]
 struct MessageStart<'a> {
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "type", borrow, default, skip_serializing_if = "Option::is_none")]
     kind: Option<Str<'a>>,
+    #[serde(borrow, default)]
     message: Message<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
 struct Message<'a> {
+    #[serde(skip_deserializing)]
     id: &'a str,
-    #[serde(rename = "type")]
+    #[serde(rename = "type", skip_deserializing)]
     kind: &'static str,
+    #[serde(skip_deserializing)]
     role: &'static str,
+    #[serde(skip_deserializing)]
     model: &'static str,
-    content: [(); 0],
+    #[serde(borrow, default)]
+    content: Content<'a>,
+    #[serde(skip_deserializing)]
     stop_reason: Option<&'static str>,
+    #[serde(skip_deserializing)]
     stop_sequence: Option<&'static str>,
+    #[serde(skip_deserializing)]
     usage: StartUsage,
 }
 
-#[derive(Serialize)]
+/// A message's `content`: the blocks rendered, or each block read as its JSON text (a block
+/// of a type the decoder does not know is skipped whatever its fields hold; a known one is
+/// read as a [`ContentBlock`]). `null` or absent: no block.
+enum Content<'a> {
+    Sent(Vec<ContentBlock<'a>>),
+    Read(Vec<&'a RawValue>),
+}
+
+impl Default for Content<'_> {
+    fn default() -> Self {
+        Content::Read(Vec::new())
+    }
+}
+
+impl Serialize for Content<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Content::Sent(blocks) => blocks.serialize(s),
+            Content::Read(blocks) => blocks.serialize(s),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Option::<Vec<&'a RawValue>>::deserialize(d).map(|v| Content::Read(v.unwrap_or_default()))
+    }
+}
+
+/// A `tool_use` block's `input`: `{}` as the provider's own stream starts a call (its
+/// arguments follow as `input_json_delta`s), or the whole arguments as their JSON text
+/// (rendered as the model wrote them; read as the server sent them, numbers as written).
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    Empty,
+    Whole(&'a RawValue),
+}
+
+impl Serialize for Input<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Input::Empty => Empty {}.serialize(s),
+            Input::Whole(raw) => raw.serialize(s),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(d).map(Input::Whole)
+    }
+}
+
+impl<'a> Input<'a> {
+    /// The argument text it carries: `None` for an empty object (and for the rendered
+    /// `{}`), which is no argument bytes.
+    fn arguments(self) -> Option<&'a str> {
+        match self {
+            Input::Empty => None,
+            Input::Whole(raw) => Some(raw.get()).filter(|t| !crate::whole::is_empty_object(t)),
+        }
+    }
+}
+
+#[derive(Serialize, Default)]
 struct StartUsage {
     input_tokens: u32,
     cache_creation_input_tokens: u32,
@@ -75,8 +154,8 @@ struct ContentBlock<'a> {
     id: Option<Str<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     name: Option<Str<'a>>,
-    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
-    input: Option<Empty>,
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    input: Option<Input<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     text: Option<Str<'a>>,
     #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
@@ -235,12 +314,100 @@ fn ty(name: &str) -> Option<Str<'_>> {
     Some(Str::of(name))
 }
 
-pub(crate) fn render(neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
-    render_into(neutral, ids, Out::with_capacity(neutral.events.len() + 4)).wire
+pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> WireStream {
+    render_into(turn, neutral, quirks, ids, Out::with_capacity(neutral.events.len() + 4)).wire
+}
+
+/// Under [`Quirks::anthropic_content_in_start`]: the blocks `message_start` carries, and how
+/// many neutral events they complete. They are the turn's leading blocks up to its last
+/// leading call that is complete (announcement, every fragment, its terminal, one after the
+/// other from the stream's first event), each text block whole, each call a `tool_use` with
+/// its whole input, at content index = position in `content`, which must be the call's
+/// index (the later blocks' indices go on after them). A call whose arguments are no JSON
+/// object the `input` can carry as written ([`whole::sendable_as_value`]; no argument bytes
+/// is `{}`) ends the leading blocks.
+fn leading<'t>(
+    turn: &'t Turn,
+    neutral: &Rendered<'_>,
+    runs: &[whole::Run],
+) -> (usize, Vec<ContentBlock<'t>>) {
+    let o = &neutral.origins;
+    let (mut k, mut blocks) = (0, Vec::new());
+    // Events and blocks up to the last complete call.
+    let mut kept = (0, 0);
+    for (b, block) in (0u32..).zip(&turn.blocks) {
+        match block {
+            Block::Text(t) => {
+                let n = toolcert_scenario::fragments(&t.text, &t.splits).count();
+                if !(k..k + n).all(|j| matches!(o.get(j), Some(Origin::Text { block, .. }) if *block == b)) {
+                    break;
+                }
+                blocks.push(ContentBlock { text: Some(Str::of(&t.text)), ..ContentBlock::of("text") });
+                k += n;
+            }
+            Block::Call(c) => {
+                let Some(run) = runs.iter().find(|r| r.block == b && r.announce == k) else { break };
+                if !(run.all_bytes && run.stopped && c.index == b) {
+                    break;
+                }
+                let input = match c.arguments.as_str() {
+                    "" => Input::Empty,
+                    a if whole::sendable_as_value(turn, a) => match serde_json::from_str(a) {
+                        Ok(raw) => Input::Whole(raw),
+                        Err(_) => break,
+                    },
+                    _ => break,
+                };
+                blocks.push(ContentBlock {
+                    id: Some(Str::of(&c.call_id)),
+                    name: Some(Str::of(&c.name)),
+                    input: Some(input),
+                    ..ContentBlock::of("tool_use")
+                });
+                k = run.end + 1;
+                kept = (k, blocks.len());
+            }
+            Block::Foreign(_) => break,
+        }
+    }
+    blocks.truncate(kept.1);
+    (kept.0, blocks)
+}
+
+/// Under [`Quirks::anthropic_input_in_start`]: the calls sent with their whole `input` in
+/// `content_block_start` and no delta, as (announcement's neutral position, one past its last
+/// fragment, the input): those whose every argument byte follows the announcement with
+/// nothing between, and whose arguments are a JSON object the `input` can carry as written
+/// ([`whole::sendable_as_value`]). Any other call (no argument bytes, a document that is not
+/// an object or not JSON, fragments a ping or a fault comes between, a stream cut before its
+/// last byte) is sent as deltas, as the provider's own stream sends it.
+fn inputs_in_start<'t>(turn: &'t Turn, runs: &[whole::Run]) -> Vec<(usize, usize, &'t RawValue)> {
+    runs.iter()
+        .filter(|r| r.all_bytes)
+        .filter_map(|r| {
+            let args = &whole::call(turn, r).arguments;
+            whole::sendable_as_value(turn, args)
+                .then(|| serde_json::from_str(args).ok())
+                .flatten()
+                .map(|raw| (r.announce, r.end, raw))
+        })
+        .collect()
 }
 
 /// The events of `neutral`, into `out` (kept, or framed into its SSE bytes).
-fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
+fn render_into(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids, mut out: Out) -> Out {
+    let runs = match quirks.anthropic_input_in_start || quirks.anthropic_content_in_start {
+        true => whole::runs(turn, neutral),
+        false => Vec::new(),
+    };
+    let (lead, content) = match quirks.anthropic_content_in_start {
+        true => leading(turn, neutral, &runs),
+        false => (0, Vec::new()),
+    };
+    let in_start = match quirks.anthropic_input_in_start {
+        true => inputs_in_start(turn, &runs),
+        false => Vec::new(),
+    };
     let msg_id = ids.base62("msg_01", "message", 22);
     let start = MessageStart {
         kind: ty("message_start"),
@@ -249,7 +416,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
             kind: "message",
             role: "assistant",
             model: MODEL,
-            content: [],
+            content: Content::Sent(content),
             stop_reason: None,
             stop_sequence: None,
             usage: StartUsage {
@@ -260,7 +427,10 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
             },
         },
     };
-    out.written(Some("message_start"), &start, write::message_start, 0);
+    out.written(Some("message_start"), &start, write::message_start, lead);
+    // The neutral events already sent: those `message_start` carried, then each call's
+    // fragments its whole input carried.
+    let mut sent = lead;
 
     // The open text block's content index. Text blocks have no neutral start or stop: the
     // start goes before a block's first delta, the stop before the next event of another
@@ -281,6 +451,9 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
     // The kind of each foreign block started, for its deltas and its stop.
     let mut foreign: HashMap<u32, ForeignKind> = HashMap::new();
     for (k, (e, o)) in neutral.events.iter().zip(&neutral.origins).enumerate() {
+        if k < sent {
+            continue;
+        }
         match e {
             Event::ForeignStart { index, kind, id, name, content } => {
                 close(&mut out, &mut open_text, k);
@@ -297,7 +470,7 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
                     ForeignKind::ServerToolUse => ContentBlock {
                         id: Some(Str::of(id)),
                         name: Some(Str::of(name)),
-                        input: Some(Empty {}),
+                        input: Some(Input::Empty),
                         ..ContentBlock::of("server_tool_use")
                     },
                     // Anthropic has no other kind (render_wire refused the turn): its result.
@@ -381,17 +554,25 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
             }
             Event::CallStart { index, call_id, name } => {
                 close(&mut out, &mut open_text, k);
+                // A call sent whole: its input completes its fragments too.
+                let (input, delivered) = match in_start.iter().find(|w| w.0 == k) {
+                    Some(&(_, end, raw)) => {
+                        sent = end;
+                        (Input::Whole(raw), end)
+                    }
+                    None => (Input::Empty, k + 1),
+                };
                 let start = BlockStart {
                     kind: ty("content_block_start"),
                     index: *index,
                     content_block: ContentBlock {
                         id: Some(Str::of(call_id)),
                         name: Some(Str::of(name)),
-                        input: Some(Empty {}),
+                        input: Some(input),
                         ..ContentBlock::of("tool_use")
                     },
                 };
-                out.written(Some("content_block_start"), &start, write::block_start, k + 1);
+                out.written(Some("content_block_start"), &start, write::block_start, delivered);
                 out.started(Open::Other(*index));
             }
             Event::ArgsDelta { index, fragment } => {
@@ -446,6 +627,11 @@ fn render_into(neutral: &Rendered<'_>, ids: &Ids, mut out: Out) -> Out {
 enum Kind {
     Text,
     ToolUse,
+    /// A `tool_use` whose start carried its whole `input`, not stopped yet: no delta may add
+    /// to it (an empty `input_json_delta` adds nothing; any other is a malformed stream,
+    /// docs/SPEC.md, "Server profiles"). Its stop makes it a [`Kind::ToolUse`] again, so a
+    /// delta after the stop is a fragment after stop, as for any call.
+    ToolUseWhole,
     /// Thinking, a server tool and its result: never the client's calls.
     Foreign(ForeignKind),
     /// Whatever block type comes next: not the client's either.
@@ -515,6 +701,97 @@ fn foreign_start(index: u32, kind: ForeignKind, b: ContentBlock<'_>) -> Event<'s
     Event::ForeignStart { index, kind, id, name, content }
 }
 
+/// A `tool_use` block's start (in `content_block_start`, or a block of `message_start`'s
+/// content): its announcement, then, when its `input` carries the arguments (any JSON but
+/// an empty object or `null`), that input's JSON text as sent, as its one fragment. Whether
+/// it did (`true`: no delta may follow).
+fn tool_use<'m>(
+    event: &str,
+    index: u32,
+    id: Option<Str<'m>>,
+    name: Option<Str<'m>>,
+    input: Option<Input<'m>>,
+    out: &mut crate::Decoded<'m>,
+) -> Result<bool, TurnError> {
+    let field = |f: Option<Str<'_>>, what: &str| {
+        f.map(own)
+            .ok_or_else(|| malformed(format!("{event}: content_block: a tool_use block needs `{what}`")))
+    };
+    let call_id = field(id, "id")?;
+    let call_name = field(name, "name")?;
+    out.push(Event::CallStart { index, call_id, name: call_name });
+    match input.and_then(Input::arguments) {
+        Some(arguments) => {
+            out.push(Event::ArgsDelta { index, fragment: std::borrow::Cow::Borrowed(arguments) });
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// A non-empty `input_json_delta` for a call whose start carried its whole input.
+fn after_whole(index: u32) -> TurnError {
+    malformed(format!(
+        "content_block_delta: index {index}: an input_json_delta for a tool_use whose \
+         content_block_start carried its whole input"
+    ))
+}
+
+/// The block type of a content block read as its JSON text (`None`: no string `type`).
+#[derive(Deserialize)]
+struct BlockType<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+}
+
+impl AnthropicDecoder {
+    /// The block at content `index` of `message_start`'s message (programmatic tool calling
+    /// starts a message with complete blocks): a `tool_use` is a whole call (its announcement,
+    /// its input as its one fragment, its terminal), a text block its text, a foreign block its
+    /// start and stop; a block of another type is skipped whatever it holds. The blocks that
+    /// follow in `content_block_*` events are numbered after these.
+    fn content_in_start<'m>(
+        &mut self,
+        index: u32,
+        block: &'m str,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError> {
+        const EVENT: &str = "message_start";
+        let Ok(BlockType { kind }) = serde_json::from_str::<BlockType<'_>>(block) else {
+            self.kinds.insert(index, Kind::Other);
+            return Ok(());
+        };
+        let known = matches!(kind.as_str(), "tool_use" | "text") || foreign_kind(kind.as_str()).is_some();
+        if !known {
+            self.kinds.insert(index, Kind::Other);
+            return Ok(());
+        }
+        let b: ContentBlock<'m> = parse(EVENT, block)?;
+        let kind = match b.kind.as_str() {
+            "tool_use" => {
+                tool_use(EVENT, index, b.id, b.name, b.input, out)?;
+                out.push(Event::CallStop { index, arguments: None });
+                // Stopped: a delta or a stop for it is the core's to judge (after its stop).
+                Kind::ToolUse
+            }
+            "text" => {
+                if let Some(t) = b.text.filter(|t| !t.as_str().is_empty()) {
+                    out.push(Event::TextDelta { text: own(t) });
+                }
+                Kind::Text
+            }
+            other => {
+                let kind = foreign_kind(other).unwrap_or(ForeignKind::Thinking);
+                out.push(foreign_start(index, kind, b));
+                out.push(Event::ForeignStop { index });
+                Kind::Foreign(kind)
+            }
+        };
+        self.kinds.insert(index, kind);
+        Ok(())
+    }
+}
+
 impl crate::SseDecoder for AnthropicDecoder {
     fn decode<'m>(
         &mut self,
@@ -539,15 +816,13 @@ impl crate::SseDecoder for AnthropicDecoder {
                 }
                 let kind = match s.content_block.kind.as_str() {
                     "tool_use" => {
-                        let field = |f: Option<Str<'_>>, what: &str| {
-                            f.map(own).ok_or_else(|| {
-                                malformed(format!("{name}: content_block: a tool_use block needs `{what}`"))
-                            })
-                        };
-                        let call_id = field(s.content_block.id, "id")?;
-                        let call_name = field(s.content_block.name, "name")?;
-                        out.push(Event::CallStart { index: s.index, call_id, name: call_name });
-                        Kind::ToolUse
+                        let c = s.content_block;
+                        let whole = tool_use(name, s.index, c.id, c.name, c.input, out)?;
+                        if whole {
+                            Kind::ToolUseWhole
+                        } else {
+                            Kind::ToolUse
+                        }
                     }
                     "text" => {
                         // The API starts text blocks empty; a server that does not keeps its text.
@@ -590,6 +865,12 @@ impl crate::SseDecoder for AnthropicDecoder {
                     // Anything else (including an index never started) goes to the core,
                     // which judges it.
                     "input_json_delta" if self.kinds.get(&d.index) == Some(&Kind::Other) => {}
+                    "input_json_delta" if self.kinds.get(&d.index) == Some(&Kind::ToolUseWhole) => {
+                        let fragment = need(d.delta.partial_json, "partial_json")?;
+                        if !fragment.is_empty() {
+                            return Err(after_whole(d.index));
+                        }
+                    }
                     "input_json_delta" => out.push(Event::ArgsDelta {
                         index: d.index,
                         fragment: need(d.delta.partial_json, "partial_json")?,
@@ -608,6 +889,11 @@ impl crate::SseDecoder for AnthropicDecoder {
                     Some(Kind::ToolUse) | None => {
                         out.push(Event::CallStop { index: s.index, arguments: None })
                     }
+                    // Stopped: what comes for it now is the core's to judge (after its stop).
+                    Some(Kind::ToolUseWhole) => {
+                        self.kinds.insert(s.index, Kind::ToolUse);
+                        out.push(Event::CallStop { index: s.index, arguments: None })
+                    }
                 }
             }
             "message_delta" => {
@@ -622,7 +908,16 @@ impl crate::SseDecoder for AnthropicDecoder {
                 check_type(name, &e.kind)?;
                 out.push(Event::Error { message: own(e.error.message) });
             }
-            "ping" | "message_start" | "message_stop" => {
+            "message_start" => {
+                let m: MessageStart<'_> = parse(name, data)?;
+                check_type(name, &m.kind)?;
+                if let Content::Read(blocks) = m.message.content {
+                    for (index, block) in (0u32..).zip(blocks) {
+                        self.content_in_start(index, block.get(), out)?;
+                    }
+                }
+            }
+            "ping" | "message_stop" => {
                 let o: Bare<'_> = parse(name, data)?;
                 check_type(name, &o.kind)?;
                 if name == "ping" {
@@ -659,6 +954,13 @@ impl crate::DialectDef for Anthropic {
         &[ToolUse, EndTurn, StopSequence, MaxTokens, Refusal]
     }
 
+    /// Its server profiles ([`toolcert_scenario::PROFILES`]): Anthropic's own stream, a
+    /// call's whole input in its `content_block_start`, complete calls in `message_start`.
+    fn quirk_profiles(&self) -> &'static [Quirks] {
+        static PROFILES: std::sync::OnceLock<Vec<Quirks>> = std::sync::OnceLock::new();
+        crate::registry::profiles_of(Dialect::Anthropic, &PROFILES)
+    }
+
     /// A filtered output is a `refusal` (Anthropic has no word of its own for it).
     fn word(&self, meaning: StopMeaning) -> StopReason {
         match meaning {
@@ -674,10 +976,10 @@ impl crate::DialectDef for Anthropic {
         &self,
         turn: &toolcert_scenario::Turn,
         neutral: &Rendered<'_>,
-        _quirks: crate::Quirks,
+        quirks: crate::Quirks,
         ids: &Ids,
     ) -> Result<crate::WireStream, String> {
-        let mut wire = render(neutral, ids);
+        let mut wire = render(turn, neutral, quirks, ids);
         if !turn.wire.is_plain() {
             unknown::unknown(&mut wire, &turn.wire);
         }
@@ -699,7 +1001,7 @@ impl crate::DialectDef for Anthropic {
         if !turn.wire.unknown.is_empty() {
             out.units = Some(Units::new(&turn.wire));
         }
-        render_into(neutral, ids, out).framed(turn, next.as_ref())
+        render_into(turn, neutral, quirks, ids, out).framed(turn, next.as_ref())
     }
 
     fn decoder(&self, _quirks: crate::Quirks) -> Box<dyn crate::WireDecoder> {

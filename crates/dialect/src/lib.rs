@@ -43,6 +43,7 @@ pub mod registry;
 #[cfg(test)]
 mod render_tests;
 mod responses;
+mod whole;
 
 pub use anthropic::AnthropicDecoder;
 pub use bedrock::{BedrockDecoder, BedrockFrames};

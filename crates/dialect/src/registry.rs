@@ -275,6 +275,16 @@ pub(crate) fn unknown_units_exercised(turn: &Turn, add: &mut dyn FnMut(&'static 
     }
 }
 
+/// The quirks of `dialect`'s server profiles ([`toolcert_scenario::PROFILES`], its provider's
+/// own first), kept in `cell`: a dialect whose renderer sends every profile's shapes takes
+/// its [`DialectDef::quirk_profiles`] from here, so a profile added to the table is certified.
+pub(crate) fn profiles_of(
+    dialect: Dialect,
+    cell: &'static std::sync::OnceLock<Vec<Quirks>>,
+) -> &'static [Quirks] {
+    cell.get_or_init(|| dialect.profiles().map(|p| p.quirks).collect())
+}
+
 /// Every dialect, in [`Dialect::ALL`] order. Adding a dialect adds one line here.
 pub static REGISTRY: &[&dyn DialectDef] = &[
     &crate::anthropic::Anthropic,

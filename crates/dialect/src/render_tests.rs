@@ -192,3 +192,80 @@ fn strings_are_escaped_as_serde_json_escapes_them() {
         assert_eq!(out.finish(), format!("x{}", serde_json::to_string(s).unwrap()), "{s:?}");
     }
 }
+
+/// Each Anthropic and Responses server profile sends its own shape in a good share of
+/// generated turns (so certifying the profile exercises it), and only there: counted on the
+/// wire of 300 generated cases per profile.
+#[test]
+fn each_per_call_profile_sends_its_shape() {
+    let cfg = toolcert_gen::GenConfig { transport: true, ..toolcert_gen::GenConfig::default() };
+    let strategy = toolcert_gen::case_strategy(&cfg);
+    for dialect in [Dialect::Anthropic, Dialect::OpenAiResponses] {
+        for p in dialect.profiles() {
+            let (mut streams, mut shaped) = (0, 0);
+            for k in 0..300u64 {
+                let case = toolcert_gen::strategy::case_tree(&strategy, 23, k).current();
+                for t in &case.streams {
+                    let neutral = toolcert_render::render(t);
+                    let Ok(wire) = crate::render_wire(t, &neutral, dialect, p.quirks) else { continue };
+                    streams += 1;
+                    let events: Vec<_> = wire.events.iter().filter_map(|m| m.as_sse()).collect();
+                    shaped += usize::from(shows(p.quirks, &events));
+                }
+            }
+            let share = shaped as f64 / streams as f64;
+            eprintln!("{}: {shaped} of {streams} streams", p.id());
+            if p.quirks.is_plain() {
+                assert_eq!(shaped, 0, "{}: no profile shape in the provider's own stream", p.id());
+            } else {
+                assert!(share > 0.05, "{}: {shaped} of {streams} streams show the profile's shape", p.id());
+            }
+        }
+    }
+}
+
+/// Whether a wire stream shows a shape of one of the per-call profiles.
+fn shows(q: Quirks, events: &[&toolcert_sse::SseEvent]) -> bool {
+    let json = |e: &toolcert_sse::SseEvent| serde_json::from_str::<serde_json::Value>(&e.data).ok();
+    let named = |n: &str| -> Vec<serde_json::Value> {
+        events.iter().filter(|e| e.event.as_deref() == Some(n)).filter_map(|e| json(e)).collect()
+    };
+    let whole_input = named("content_block_start").iter().any(|v| {
+        v["content_block"]["type"] == "tool_use"
+            && v["content_block"]["input"].as_object().is_some_and(|o| !o.is_empty())
+    });
+    let content_in_start = named("message_start")
+        .iter()
+        .any(|v| v["message"]["content"].as_array().is_some_and(|c| !c.is_empty()));
+    // A call with a `done` and no delta: its arguments only there.
+    let deltas: Vec<u64> = named("response.function_call_arguments.delta")
+        .iter()
+        .filter_map(|v| v["output_index"].as_u64())
+        .collect();
+    let done_only = named("response.function_call_arguments.done").iter().any(|v| {
+        v["arguments"].as_str().is_some_and(|a| !a.is_empty())
+            && v["output_index"].as_u64().is_some_and(|i| !deltas.contains(&i))
+    });
+    // Two events of one call naming it differently.
+    let mut ids: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
+    let mut rotating = false;
+    for v in events
+        .iter()
+        .filter(|e| e.event.as_deref().is_some_and(|n| n.contains("function_call")))
+        .filter_map(|e| json(e))
+    {
+        if let (Some(i), Some(id)) = (v["output_index"].as_u64(), v["item_id"].as_str()) {
+            rotating |= ids.insert(i, id.to_owned()).is_some_and(|before| before != id);
+        }
+    }
+    let hosted = named("response.output_item.added").iter().any(|v| v["item"]["type"] == "tool_search_call");
+    let [a, b, c, d, e] = [whole_input, content_in_start, done_only, rotating, hosted];
+    match () {
+        _ if q.anthropic_input_in_start => a,
+        _ if q.anthropic_content_in_start => b,
+        _ if q.responses_done_only => c,
+        _ if q.responses_rotating_item_id => d,
+        _ if q.responses_hosted_items => e,
+        _ => a || b || c || d || e,
+    }
+}

@@ -8,17 +8,23 @@
 //! response's `output` repeats every item. Under [`toolcert_scenario::WireEvents`] a call can
 //! be announced only by its `output_item.done`, and a mismatch fault can ride on one of the
 //! two `done` events alone.
+//!
+//! One dialect module of the wire level (rendered from the neutral stream, decoded back to
+//! it). Its server profiles (docs/SPEC.md, "Server profiles of the per-call dialects") send a
+//! call's arguments only in its `done` (LM Studio), a fresh `item_id` on every event (a
+//! Copilot gateway) or hosted-tool items beside the calls; the one decoder, which keys calls
+//! by `output_index`, reads them all alike.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{ForeignKind, MismatchIn, StopMeaning, StopReason, Turn};
+use toolcert_scenario::{ForeignKind, MismatchIn, Quirks, StopMeaning, StopReason, Turn};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
-use crate::{malformed, Dialect, SseStream as WireStream};
+use crate::{malformed, whole, Dialect, SseStream as WireStream};
 
 mod fast;
 mod write;
@@ -301,6 +307,17 @@ struct Renderer<'i> {
     text: Option<(u32, MessageItem)>,
     /// The blocks of the calls announced only by their `output_item.done`.
     item_only: Vec<u32>,
+    /// Under [`Quirks::responses_done_only`]: the blocks of the calls sent with no delta,
+    /// their arguments only in their `done` events ([`whole::runs`]: the calls whose
+    /// announcement, fragments and terminal the stream delivers one after the other, the
+    /// terminal repeating no arguments of its own).
+    done_only: Vec<u32>,
+    /// Under [`Quirks::responses_rotating_item_id`]: every event of a call names it with a
+    /// fresh `item_id` (and its items with a fresh `id`).
+    rotate: bool,
+    /// Under [`Quirks::responses_hosted_items`]: the output index of the hosted item sent
+    /// before the first call, until it is sent.
+    hosted: Option<u32>,
     /// Each open foreign item: its kind, item id, start event and the content so far.
     foreign: HashMap<u32, OpenForeign>,
 }
@@ -354,6 +371,51 @@ impl<'s> ResponseObj<'s> {
 }
 
 impl Renderer<'_> {
+    /// The `item_id` the next event names a call with: `stable`, or a fresh one under the
+    /// rotating profile (derived from it and the event's sequence number).
+    fn rotated_id(&self, stable: String) -> String {
+        match self.rotate {
+            true => self.ids.hex("fc_", &format!("{stable}/{}", self.seq), 48),
+            false => stable,
+        }
+    }
+
+    /// A call's item as the next event carries it (its `id` fresh under the rotating profile).
+    fn rotated(&self, item: &mut ItemFields<'static>) {
+        if self.rotate {
+            item.id = Some(serde_json::Value::String(self.rotated_id(item.item_id().to_owned())));
+        }
+    }
+
+    /// The hosted-tool item (`tool_search_call`, run by the server) sent whole before the
+    /// first call under [`Quirks::responses_hosted_items`], at output index `index`: its
+    /// `arguments` a JSON object, where a function call's are a string. It completes no
+    /// neutral event and the terminal response lists it.
+    fn hosted_item(&mut self, index: u32, delivered: usize) {
+        let item = |status: &str| {
+            serde_json::json!({
+                "type": "tool_search_call",
+                "id": self.ids.hex("tsc_", "hosted", 48),
+                "call_id": null,
+                "execution": "server",
+                "status": status,
+                "arguments": { "query": "order lookup", "limit": 5 },
+            })
+        };
+        let (added, done) = (Item::Foreign(item("in_progress")), Item::Foreign(item("completed")));
+        self.event(
+            "response.output_item.added",
+            ItemEvent { kind: None, output_index: index, item: &added },
+            delivered,
+        );
+        self.event(
+            "response.output_item.done",
+            ItemEvent { kind: None, output_index: index, item: &done },
+            delivered,
+        );
+        self.done.push((index, done));
+    }
+
     fn close_text(&mut self, delivered: usize) {
         let Some((index, mut item)) = self.text.take() else { return };
         let part = item.content[0].clone();
@@ -412,14 +474,38 @@ impl Renderer<'_> {
     }
 }
 
-pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids) -> WireStream {
-    render_into(turn, neutral, ids, Out::with_capacity(neutral.events.len() + 8)).wire
+pub(crate) fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> WireStream {
+    render_into(turn, neutral, quirks, ids, Out::with_capacity(neutral.events.len() + 8)).wire
+}
+
+/// The output index of the hosted item a turn is sent with under
+/// [`Quirks::responses_hosted_items`]: past every index its blocks use and past the one an
+/// unannounced fragment is sent at (`toolcert_render`'s faults take the index after the
+/// calls' and foreign blocks'), so it never names one of the client's items.
+fn hosted_index(turn: &Turn) -> u32 {
+    let blocks = u32::try_from(turn.blocks.len()).unwrap_or(u32::MAX);
+    turn.calls()
+        .map(|c| c.index)
+        .chain(turn.foreign().map(|f| f.index))
+        .fold(blocks, u32::max)
+        .saturating_add(2)
 }
 
 /// The events of `neutral`, into `out` (kept, or framed into its SSE bytes).
-fn render_into(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids, out: Out) -> Out {
+fn render_into(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids, out: Out) -> Out {
+    let done_only = match quirks.responses_done_only {
+        true => whole::runs(turn, neutral)
+            .into_iter()
+            .filter(|r| r.all_bytes && r.stopped)
+            .map(|r| r.block)
+            .collect(),
+        false => Vec::new(),
+    };
     let mut r = Renderer {
         item_only: toolcert_render::item_done_only(turn, neutral),
+        done_only,
+        rotate: quirks.responses_rotating_item_id,
+        hosted: quirks.responses_hosted_items.then(|| hosted_index(turn)),
         out,
         seq: 0,
         ids,
@@ -479,8 +565,13 @@ fn render_into(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids, out: Out) -> Out 
             }
             Event::CallStart { index, call_id, name } => {
                 r.close_text(k);
+                if let Some(hosted) = r.hosted.take() {
+                    r.hosted_item(hosted, k);
+                }
                 let item = ItemFields::call(ids.hex("fc_", call_id, 48), call_id, name);
-                let added = Item::Call(item.clone());
+                let mut added = item.clone();
+                r.rotated(&mut added);
+                let added = Item::Call(added);
                 if !matches!(o, Origin::Announce { block } if r.item_only.contains(block)) {
                     r.hand(
                         "response.output_item.added",
@@ -509,13 +600,15 @@ fn render_into(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids, out: Out) -> Out 
                     }
                     None => ids.hex("fc_", &format!("unannounced{index}"), 48),
                 };
+                let item_id = r.rotated_id(item_id);
                 let body = ArgsDelta {
                     kind: None,
                     item_id: &item_id,
                     output_index: *index,
                     delta: Str::of(fragment),
                 };
-                if !matches!(o, Origin::Fragment { block, .. } if r.item_only.contains(block)) {
+                let whole = |b: &u32| r.item_only.contains(b) || r.done_only.contains(b);
+                if !matches!(o, Origin::Fragment { block, .. } if whole(block)) {
                     r.args_delta("response.function_call_arguments.delta", body, k + 1);
                 }
             }
@@ -536,17 +629,20 @@ fn render_into(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids, out: Out) -> Out 
                 if let Some(a) = arguments.as_ref().filter(|_| mismatch != MismatchIn::ArgumentsDone) {
                     item.arguments = Some(Str(a.to_string().into()));
                 }
+                let item_only = matches!(o, Origin::CallStop { block } if r.item_only.contains(block));
+                let item_id = r.rotated_id(item.item_id().to_owned());
                 let body = ArgsDone {
                     kind: None,
-                    item_id: item.item_id(),
+                    item_id: &item_id,
                     output_index: *index,
                     name: item.name(),
                     arguments: Str::of(&done_args),
                 };
-                if !matches!(o, Origin::CallStop { block } if r.item_only.contains(block)) {
+                if !item_only {
                     let size = body.arguments.as_str().len();
                     r.hand("response.function_call_arguments.done", body, size, write::args_done, k + 1);
                 }
+                r.rotated(&mut item);
                 item.status = Some("completed");
                 let item = Item::Call(item);
                 let size = match &item {
@@ -619,19 +715,93 @@ fn render_into(turn: &Turn, neutral: &Rendered<'_>, ids: &Ids, out: Out) -> Out 
     r.out
 }
 
-/// Decodes OpenAI Responses events. A call's events name its output index; the decoder
-/// keeps, per index, whether a call was announced there and the arguments its
-/// `function_call_arguments.done` repeated, to read the call's `output_item.done`: the
+/// Decodes OpenAI Responses events. A call is keyed by its `output_index` alone: every
+/// event of a call names it, while its `item_id` is only the item's name, which some servers
+/// change on every event (a Copilot gateway) and which is never read. Per index the decoder
+/// keeps whether a call was announced there, whether argument bytes came for it (a delta, or
+/// the arguments of its `output_item.added`) and the arguments its
+/// `function_call_arguments.done` repeated. With these it reads a call's `done` events:
+/// a `done` with no argument bytes before it carries the call's arguments (LM Studio sends no
+/// delta), one after them repeats them and must agree; an `output_item.done` is also the
 /// announcement of a call the stream sent no other event for, or a second repeat that must
-/// agree with the first (docs/SPEC.md, WIRE-DONE).
+/// agree with the first (docs/SPEC.md, WIRE-DONE and "Server profiles").
 #[derive(Debug, Default)]
 pub struct ResponsesDecoder {
-    calls: HashMap<u32, Option<String>>,
+    calls: Calls,
+}
+
+/// What the decoder keeps per output index (see [`ResponsesDecoder`]).
+#[derive(Debug, Default)]
+pub(crate) struct Calls {
+    map: HashMap<u32, CallSeen>,
+    /// The index the last delta was for, already marked as having argument bytes: a call's
+    /// deltas come in a run, so the hot path marks each call once.
+    marked: Option<u32>,
+}
+
+#[derive(Debug, Default)]
+struct CallSeen {
+    /// Argument bytes came for it (a delta, empty or not, or its announcement's arguments).
+    bytes: bool,
+    /// The arguments its first `done` event carried.
+    done: Option<String>,
+}
+
+impl Calls {
+    /// A delta came for `index`.
+    #[inline]
+    pub(crate) fn delta(&mut self, index: u32) {
+        if self.marked != Some(index) {
+            self.marked = Some(index);
+            if let Some(c) = self.map.get_mut(&index) {
+                c.bytes = true;
+            }
+        }
+    }
+
+    /// A call was announced at `index`. A second announcement (a replay, which the core
+    /// reports as a duplicate) keeps the bytes that came: a `done` after it repeats them.
+    fn announce(&mut self, index: u32, bytes: bool) {
+        let c = self.map.entry(index).or_default();
+        c.bytes |= bytes;
+        c.done = None;
+        // A delta for the index before its announcement marked nothing: the next one marks.
+        if self.marked == Some(index) {
+            self.marked = None;
+        }
+    }
 }
 
 impl ResponsesDecoder {
     pub fn new() -> ResponsesDecoder {
         ResponsesDecoder::default()
+    }
+
+    /// `response.function_call_arguments.done`.
+    fn arguments_done<'m>(&mut self, d: ArgsDone<'m>, out: &mut crate::Decoded<'m>) {
+        let index = d.output_index;
+        let arguments = d.arguments.0;
+        match self.calls.map.get_mut(&index) {
+            // No argument bytes before it: its arguments are the call's, one fragment.
+            Some(c) if !c.bytes => {
+                c.bytes = true;
+                c.done = Some(arguments.to_string());
+                if !arguments.is_empty() {
+                    out.push(Event::ArgsDelta { index, fragment: arguments.clone() });
+                }
+                out.push(Event::CallStop { index, arguments: Some(arguments) });
+            }
+            // A repeat of the fragments, which the core compares with them.
+            Some(c) => {
+                c.done = Some(arguments.to_string());
+                out.push(Event::CallStop { index, arguments: Some(arguments) });
+            }
+            // Unannounced: the core reports it.
+            None => {
+                self.calls.map.insert(index, CallSeen { bytes: true, done: Some(arguments.to_string()) });
+                out.push(Event::CallStop { index, arguments: Some(arguments) });
+            }
+        }
     }
 
     /// `response.output_item.done` for a function call.
@@ -642,7 +812,7 @@ impl ResponsesDecoder {
         out: &mut crate::Decoded<'_>,
     ) -> Result<(), TurnError> {
         let index = a.output_index;
-        match self.calls.get(&index) {
+        match self.calls.map.get(&index).map(|c| (c.bytes, c.done.as_deref())) {
             // The call's only event: its announcement, its whole arguments and its terminal.
             None => {
                 let need = |f: Option<Str<'_>>, what: &str| {
@@ -654,14 +824,14 @@ impl ResponsesDecoder {
                 let call_name = need(a.item.name, "name")?;
                 let arguments = need(a.item.arguments, "arguments")?;
                 out.push(Event::CallStart { index, call_id, name: call_name });
-                self.calls.insert(index, Some(arguments.to_string()));
+                self.calls.map.insert(index, CallSeen { bytes: true, done: Some(arguments.to_string()) });
                 if !arguments.is_empty() {
                     out.push(Event::ArgsDelta { index, fragment: arguments });
                 }
                 out.push(Event::CallStop { index, arguments: None });
             }
             // A second repeat of the arguments: it must say what the first said.
-            Some(Some(done)) => {
+            Some((_, Some(done))) => {
                 if let Some(args) = a.item.arguments.filter(|x| x.as_str() != done) {
                     return Err(TurnError::new(
                         toolcert_subject::ErrorClass::DoneMismatch,
@@ -674,10 +844,19 @@ impl ResponsesDecoder {
                     ));
                 }
             }
-            // Deltas without their `function_call_arguments.done`: this is the terminal.
-            Some(None) => {
+            // No `function_call_arguments.done` before it: this is the terminal, which carries
+            // the call's arguments when no argument bytes came (as a done-only `done` does),
+            // else repeats them.
+            Some((bytes, None)) => {
                 let arguments = a.item.arguments.map(own);
-                self.calls.insert(index, Some(arguments.as_deref().unwrap_or_default().to_owned()));
+                let repeated = arguments.as_deref().unwrap_or_default().to_owned();
+                if let Some(seen) = self.calls.map.get_mut(&index) {
+                    seen.bytes = true;
+                    seen.done = Some(repeated);
+                }
+                if let Some(a) = arguments.as_ref().filter(|a| !bytes && !a.is_empty()) {
+                    out.push(Event::ArgsDelta { index, fragment: a.clone() });
+                }
                 out.push(Event::CallStop { index, arguments });
             }
         }
@@ -692,7 +871,7 @@ impl crate::SseDecoder for ResponsesDecoder {
         scratch: &'m mut Vec<u8>,
         out: &mut crate::Decoded<'m>,
     ) -> Result<(), TurnError> {
-        if let Some(done) = fast::decode(scratch, event, out) {
+        if let Some(done) = fast::decode(&mut self.calls, scratch, event, out) {
             return done;
         }
         let name = event_name(event)?;
@@ -700,7 +879,10 @@ impl crate::SseDecoder for ResponsesDecoder {
         let data = event.data.as_str();
         match name {
             "response.output_item.added" => {
-                let a: ItemEvent<'_> = parse(name, data)?;
+                let a: ItemEvent<'_> = match parse(name, data) {
+                    Ok(a) => a,
+                    Err(e) => return unless_a_call(data, e),
+                };
                 check_type(name, &a.kind)?;
                 if a.item.kind.as_str() == "function_call" {
                     let need = |f: Option<Str<'_>>, what: &str| {
@@ -712,8 +894,9 @@ impl crate::SseDecoder for ResponsesDecoder {
                     let call_id = need(a.item.call_id, "call_id")?;
                     let call_name = need(a.item.name, "name")?;
                     out.push(Event::CallStart { index, call_id, name: call_name });
-                    self.calls.insert(index, None);
-                    if let Some(args) = a.item.arguments.filter(|s| !s.as_str().is_empty()) {
+                    let args = a.item.arguments.filter(|s| !s.as_str().is_empty());
+                    self.calls.announce(index, args.is_some());
+                    if let Some(args) = args {
                         out.push(Event::ArgsDelta { index, fragment: own(args) });
                     }
                 } else {
@@ -723,16 +906,19 @@ impl crate::SseDecoder for ResponsesDecoder {
             "response.function_call_arguments.delta" => {
                 let d: ArgsDelta<'_> = parse(name, data)?;
                 check_type(name, &d.kind)?;
+                self.calls.delta(d.output_index);
                 out.push(Event::ArgsDelta { index: d.output_index, fragment: own(d.delta) });
             }
             "response.function_call_arguments.done" => {
                 let d: ArgsDone<'_> = parse(name, data)?;
                 check_type(name, &d.kind)?;
-                self.calls.insert(d.output_index, Some(d.arguments.as_str().to_owned()));
-                out.push(Event::CallStop { index: d.output_index, arguments: Some(own(d.arguments)) });
+                self.arguments_done(d, out);
             }
             "response.output_item.done" => {
-                let a: ItemEvent<'_> = parse(name, data)?;
+                let a: ItemEvent<'_> = match parse(name, data) {
+                    Ok(a) => a,
+                    Err(e) => return unless_a_call(data, e),
+                };
                 check_type(name, &a.kind)?;
                 if a.item.kind.as_str() == "function_call" {
                     self.item_done(name, a, out)?;
@@ -774,6 +960,28 @@ impl crate::SseDecoder for ResponsesDecoder {
             _ => decode_foreign(name, data, out).unwrap_or_default(),
         }
         Ok(())
+    }
+}
+
+/// An `output_item.added` or `.done` whose item the call path cannot read: the error `e`
+/// when it is a function call (or the data is no JSON object with an item), else nothing.
+/// An item of another type (a hosted tool's, whose `arguments` is an object; one added after
+/// this harness was written) is never the client's call, whatever its fields hold, and
+/// never fails the turn.
+fn unless_a_call(data: &str, e: TurnError) -> Result<(), TurnError> {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        item: ItemType<'a>,
+    }
+    #[derive(Deserialize)]
+    struct ItemType<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Str<'a>,
+    }
+    match serde_json::from_str::<Head<'_>>(data) {
+        Ok(h) if h.item.kind.as_str() != "function_call" => Ok(()),
+        _ => Err(e),
     }
 }
 
@@ -1052,6 +1260,14 @@ impl crate::DialectDef for OpenAiResponses {
         &[StopReason::Completed, StopReason::Incomplete]
     }
 
+    /// Its server profiles ([`toolcert_scenario::PROFILES`]): OpenAI's own stream, arguments
+    /// only in the `done` events (LM Studio), a fresh `item_id` on every event (a Copilot
+    /// gateway), hosted-tool items beside the calls.
+    fn quirk_profiles(&self) -> &'static [Quirks] {
+        static PROFILES: std::sync::OnceLock<Vec<Quirks>> = std::sync::OnceLock::new();
+        crate::registry::profiles_of(Dialect::OpenAiResponses, &PROFILES)
+    }
+
     /// Two terminal events: `response.incomplete` for every truncating meaning,
     /// `response.completed` for the rest.
     fn word(&self, meaning: StopMeaning) -> StopReason {
@@ -1070,10 +1286,10 @@ impl crate::DialectDef for OpenAiResponses {
         &self,
         turn: &Turn,
         neutral: &Rendered<'_>,
-        _quirks: toolcert_scenario::Quirks,
+        quirks: toolcert_scenario::Quirks,
         ids: &Ids,
     ) -> Result<crate::WireStream, String> {
-        Ok(render(turn, neutral, ids).into())
+        Ok(render(turn, neutral, quirks, ids).into())
     }
 
     /// Framed as rendered; with a tail, the stream is rendered again as it would have gone
@@ -1086,7 +1302,8 @@ impl crate::DialectDef for OpenAiResponses {
         ids: &Ids,
     ) -> Option<crate::BytesStream> {
         let next = crate::next_sse(turn, neutral, self, quirks, ids)?;
-        render_into(turn, neutral, ids, Out::framing(turn, neutral, 4, 480)).framed(turn, next.as_ref())
+        render_into(turn, neutral, quirks, ids, Out::framing(turn, neutral, 4, 480))
+            .framed(turn, next.as_ref())
     }
 
     fn decoder(&self, _quirks: toolcert_scenario::Quirks) -> Box<dyn crate::WireDecoder> {

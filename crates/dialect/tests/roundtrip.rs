@@ -439,6 +439,16 @@ proptest! {
         } else {
             round_trip(&t, Dialect::Anthropic, PLAIN);
         }
+        // Every server profile of both: the same calls and text, a whole call's fragments
+        // as one (docs/SPEC.md, "Server profiles").
+        for dialect in [Dialect::OpenAiResponses, Dialect::Anthropic] {
+            if dialect == Dialect::Anthropic && has_done_mismatch(&t) {
+                continue;
+            }
+            for p in dialect.profiles().skip(1) {
+                profile_round_trip(&t, dialect, p.quirks);
+            }
+        }
     }
 
     #[test]
@@ -478,10 +488,19 @@ proptest! {
         multiline in proptest::collection::vec(0u32..40, 0..3),
         cuts in proptest::collection::vec(any::<u32>(), 0..10),
     ) {
-        for (turn, dialect) in [(&t, Dialect::OpenAiResponses), (&chat, Dialect::OpenAiChat), (&t, Dialect::Anthropic)] {
+        let transport = Transport { line_end, cuts: Vec::new(), comments: comments.clone(), multiline: multiline.clone(), tail: None, corrupt: None };
+        // Each per-call profile too, its turn carrying the transport it is sent with (a
+        // profile sends no whole call where multi-line data would re-indent it).
+        let sent = Turn { transport: transport.clone(), ..t.clone() };
+        let profiles = [Dialect::OpenAiResponses, Dialect::Anthropic]
+            .into_iter()
+            .flat_map(|d| d.profiles().skip(1).map(move |p| (d, p.quirks)));
+        let speeches = [(&t, Dialect::OpenAiResponses, PLAIN), (&chat, Dialect::OpenAiChat, PLAIN), (&t, Dialect::Anthropic, PLAIN)]
+            .into_iter()
+            .chain(profiles.map(|(d, q)| (&sent, d, q)));
+        for (turn, dialect, quirks) in speeches {
             let neutral = render(turn);
-            let Ok(wire) = render_wire(turn, &neutral, dialect, PLAIN) else { continue };
-            let transport = Transport { line_end, cuts: Vec::new(), comments: comments.clone(), multiline: multiline.clone(), tail: None, corrupt: None };
+            let Ok(wire) = render_wire(turn, &neutral, dialect, quirks) else { continue };
             let enc = encode(&wire.events, &framing(&transport));
             let cuts: Vec<u32> = cuts.iter().map(|c| c % (enc.bytes.len() as u32 + 1)).collect();
             let mut sse = Decoder::new();
@@ -491,15 +510,15 @@ proptest! {
             }
             sse.finish(&mut events).unwrap();
             prop_assert_eq!(events.len(), wire.events.len());
-            let direct = decode_events(dialect, PLAIN, &wire.events).unwrap();
-            let through_bytes = decode_events(dialect, PLAIN, &events).unwrap();
+            let direct = decode_events(dialect, quirks, &wire.events).unwrap();
+            let through_bytes = decode_events(dialect, quirks, &events).unwrap();
             prop_assert_eq!(&through_bytes, &direct);
             prop_assert_eq!(wire.delivered_by(&enc.ends, enc.bytes.len()) as usize, neutral.events.len());
             // At every byte, what a decoder has dispatched is what `upto` says is delivered
             // (a CRLF blank line dispatches at its CR, one byte before the event's end).
             let mut sse = Decoder::new();
             let mut events = Vec::new();
-            let mut dialect_decoder = toolcert_dialect::decoder(dialect, PLAIN);
+            let mut dialect_decoder = toolcert_dialect::decoder(dialect, quirks);
             let mut neutral_out = Vec::new();
             for b in 0..enc.bytes.len() {
                 let before = events.len();
@@ -509,7 +528,15 @@ proptest! {
                 }
                 let lo = wire.delivered_by(&enc.ends, b + 1) as usize;
                 let hi = wire.delivered_by(&enc.ends, b + 2) as usize;
-                prop_assert!((lo..=hi).contains(&neutral_out.len()), "byte {}: {} not in {}..={}", b, neutral_out.len(), lo, hi);
+                if quirks.is_plain() {
+                    prop_assert!((lo..=hi).contains(&neutral_out.len()), "byte {}: {} not in {}..={}", b, neutral_out.len(), lo, hi);
+                } else {
+                    // A whole call is one fragment: what is out is what some count in
+                    // `lo..=hi` delivers, fragments joined.
+                    let want = expected(dialect, PLAIN, &neutral);
+                    let got = joined(&neutral_out);
+                    prop_assert!((lo..=hi).any(|k| joined(&want[..k]) == got), "byte {}: {:?} is not {}..={} events", b, got, lo, hi);
+                }
             }
         }
     }

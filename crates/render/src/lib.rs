@@ -333,10 +333,20 @@ fn insert_faults<'a>(turn: &'a Turn, body: &mut Body<'a>) {
             }
             FaultKind::DoneMismatch { call, arguments } => {
                 // Not an inserted event: the call's own terminal carries the wrong arguments.
-                if let Some((block, _)) = call_of(*call) {
+                if let Some((block, c)) = call_of(*call) {
                     if let Some(at) = body.position(Origin::CallStop { block }) {
                         if let Event::CallStop { arguments: a, .. } = &mut body.events[at] {
                             *a = Some(Cow::Borrowed(arguments));
+                        }
+                        // A terminal with no fragment before it carries the call's arguments
+                        // (servers that send no delta, docs/SPEC.md "Server profiles"): a
+                        // terminal contradicts fragments only when some came, so a call with
+                        // none gets an empty one.
+                        let fragment =
+                            |o: &Origin| matches!(*o, Origin::Fragment { block: b, .. } if b == block);
+                        if !body.origins[..at].iter().any(fragment) {
+                            let empty = Event::ArgsDelta { index: c.index, fragment: Cow::Borrowed("") };
+                            inserts.push((at, empty, Origin::Fragment { block, start: 0, end: 0 }));
                         }
                     }
                 }

@@ -91,6 +91,9 @@ pub(super) fn decode<'m>(
                     Event::ForeignDelta { index, kind: *kind, fragment: value }
                 }
                 (false, Some(Kind::Other)) => return Some(Ok(())),
+                // A call whose start carried its whole input: nothing may add to it.
+                (false, Some(Kind::ToolUseWhole)) if value.is_empty() => return Some(Ok(())),
+                (false, Some(Kind::ToolUseWhole)) => return Some(Err(super::after_whole(index))),
                 (false, _) => Event::ArgsDelta { index, fragment: value },
             };
             out.push(e);
@@ -105,6 +108,10 @@ pub(super) fn decode<'m>(
                 Some(Kind::Text | Kind::Other) => {}
                 Some(Kind::Foreign(_)) => out.push(Event::ForeignStop { index }),
                 Some(Kind::ToolUse) | None => out.push(Event::CallStop { index, arguments: None }),
+                Some(Kind::ToolUseWhole) => {
+                    kinds.insert(index, Kind::ToolUse);
+                    out.push(Event::CallStop { index, arguments: None })
+                }
             }
         }
         "content_block_start" => {

@@ -3,7 +3,10 @@
 //! `None` that is not skipped): a serde walk over a payload costs about 2,000 instructions
 //! an event, most of a stream's rendering. The tests render generated streams both ways.
 
-use super::{Bare, BlockDelta, BlockStart, BlockStop, ErrorEvent, MessageDelta, MessageStart, ResultContent};
+use super::{
+    Bare, BlockDelta, BlockStart, BlockStop, Content, ErrorEvent, Input, MessageDelta, MessageStart,
+    ResultContent,
+};
 use crate::json::{to_json, Obj, Payload, Str};
 
 /// An optional `type` first, as every event has it (skipped when `None`).
@@ -16,6 +19,10 @@ fn typed<'b>(b: &'b mut Payload, kind: &Option<Str<'_>>) -> Obj<'b> {
 }
 
 pub(super) fn message_start(m: &MessageStart<'_>, b: &mut Payload) {
+    // A message that starts with blocks (programmatic tool calling) is rare: serde's.
+    if !matches!(&m.message.content, Content::Sent(c) if c.is_empty()) {
+        return b.raw(&to_json(m));
+    }
     b.reserve(320);
     let mut o = typed(b, &m.kind);
     let msg = &m.message;
@@ -61,8 +68,16 @@ pub(super) fn block_start(s: &BlockStart<'_>, b: &mut Payload) {
     };
     field(&mut i, "id", &c.id);
     field(&mut i, "name", &c.name);
-    if c.input.is_some() {
-        i.key("input").raw("{}");
+    match c.input {
+        Some(Input::Empty) => {
+            i.key("input").raw("{}");
+        }
+        // The arguments as the model wrote them (checked to be a JSON object with no line
+        // break, `whole::sendable_as_value`).
+        Some(Input::Whole(raw)) => {
+            i.key("input").raw(raw.get());
+        }
+        None => {}
     }
     field(&mut i, "text", &c.text);
     if let Some(t) = c.thinking {

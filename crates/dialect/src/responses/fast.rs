@@ -81,8 +81,10 @@ fn text_delta_into(s: &mut Payload, name: &str, seq: u64, body: &TextDelta<'_>) 
 }
 
 /// Decodes `event` if it has one of the shapes read here, exactly as
-/// [`crate::SseDecoder::decode`] would (neither shape touches the decoder's state).
+/// [`crate::SseDecoder::decode`] would (a delta marks its call as having argument bytes, as
+/// there).
 pub(super) fn decode<'m>(
+    calls: &mut super::Calls,
     scratch: &'m mut Vec<u8>,
     event: &'m SseEvent,
     out: &mut crate::Decoded<'m>,
@@ -104,6 +106,7 @@ pub(super) fn decode<'m>(
             c.lit("}")?;
             c.end()?;
             crate::fast::taken();
+            calls.delta(index);
             // Borrowed from the data, or from the scratch buffer it was unescaped into.
             out.push(Event::ArgsDelta {
                 index,

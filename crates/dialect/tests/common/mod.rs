@@ -168,3 +168,48 @@ pub fn round_trip(turn: &Turn, dialect: Dialect, quirks: Quirks) -> WireStream {
     }
     wire
 }
+
+/// A stream's neutral events with each run of one call's fragments joined into one and each
+/// run of text joined, empty ones dropped: what a call or a text block sent whole keeps of
+/// its pieces.
+pub fn joined(events: &[Event<'static>]) -> Vec<Event<'static>> {
+    let mut out: Vec<Event<'static>> = Vec::new();
+    for e in events {
+        match (out.last_mut(), e) {
+            (Some(Event::ArgsDelta { index: i, fragment: f }), Event::ArgsDelta { index, fragment })
+                if i == index =>
+            {
+                f.to_mut().push_str(fragment);
+            }
+            (Some(Event::TextDelta { text: t }), Event::TextDelta { text }) => t.to_mut().push_str(text),
+            (_, e) => out.push(e.clone()),
+        }
+    }
+    out.retain(
+        |e| !matches!(e, Event::ArgsDelta { fragment: s, .. } | Event::TextDelta { text: s } if s.is_empty()),
+    );
+    out
+}
+
+/// Renders `turn` under `quirks`, decodes it, and checks that after every wire event the
+/// decoded events are the neutral events that event completes, fragments joined.
+pub fn profile_round_trip(turn: &Turn, dialect: Dialect, quirks: Quirks) -> toolcert_dialect::SseStream {
+    let neutral = render(turn);
+    let wire = render_wire(turn, &neutral, dialect, quirks).unwrap_or_else(|e| panic!("{e}"));
+    assert!(wire.upto.windows(2).all(|w| w[0] <= w[1]), "upto {:?}", wire.upto);
+    assert_eq!(wire.upto.last().map_or(0, |&u| u as usize), neutral.events.len());
+    let want = expected(dialect, Quirks::PLAIN, &neutral);
+    let mut d = toolcert_dialect::decoder(dialect, quirks);
+    let mut out = Vec::new();
+    for (w, e) in wire.events.iter().enumerate() {
+        d.decode(&toolcert_subject::WireMessage::Sse(e.clone()), &mut out)
+            .unwrap_or_else(|err| panic!("{quirks:?}: wire event {w} {e:?}: {err}"));
+        assert_eq!(
+            joined(&out),
+            joined(&want[..wire.upto[w] as usize]),
+            "{quirks:?}: after wire event {w} {e:?}\nwire: {:#?}",
+            wire.events
+        );
+    }
+    wire
+}
