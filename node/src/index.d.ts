@@ -134,8 +134,6 @@ export type Quirk =
     | "anthropic_content_in_start";
 /** Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"). */
 export declare const QUIRKS: readonly Quirk[];
-/** OpenAI Chat's behaviours: the package's Chat decoder reads every Chat profile by one rule. */
-export declare const CHAT_QUIRKS: readonly Quirk[];
 export interface ServeOptions {
     name: string;
     version?: string;

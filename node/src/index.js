@@ -5,7 +5,6 @@
 // The `node:test` integration is `toolcert-adapter/test`.
 
 export {
-    CHAT_QUIRKS,
     DIALECTS,
     ENDINGS,
     ERROR_CLASSES,

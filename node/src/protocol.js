@@ -53,11 +53,6 @@ export const QUIRKS = Object.freeze([
     "anthropic_input_in_start",
     "anthropic_content_in_start",
 ]);
-/**
- * OpenAI Chat's behaviours: the package's Chat decoder reads every Chat profile by one rule
- * (docs/SPEC.md section 3), so an adapter on the package's decoders declares them all.
- */
-export const CHAT_QUIRKS = Object.freeze(QUIRKS.filter((q) => q.startsWith("chat_")));
 /** The protocol's turn error classes: compared by class, never by message. */
 export const ERROR_CLASSES = Object.freeze([
     "unannounced_index",

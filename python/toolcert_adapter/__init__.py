@@ -15,7 +15,6 @@ protocol (docs/PROTOCOL.md); this package is that protocol's adapter side:
 """
 
 from .protocol import (
-    CHAT_QUIRKS,
     DIALECTS,
     ENDINGS,
     ERROR_CLASSES,
@@ -39,7 +38,6 @@ from .strict_json import JsonNumber, NotJson, dumps, json_equal, loads, schema_e
 __version__ = "0.1.0"
 
 __all__ = [
-    "CHAT_QUIRKS",
     "DIALECTS",
     "ENDINGS",
     "ERROR_CLASSES",

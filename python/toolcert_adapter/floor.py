@@ -11,14 +11,14 @@ the same interpreter) and prices your accumulator as a multiple of it.
 
 import sys
 
-from .protocol import CHAT_QUIRKS, serve
+from .protocol import QUIRKS, serve
 from .reference import reference_levels
 
 
 def main() -> int:
     return serve(
         name="toolcert-adapter-floor",
-        quirks=CHAT_QUIRKS,
+        quirks=QUIRKS,
         **reference_levels(),
     )
 

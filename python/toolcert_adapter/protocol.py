@@ -79,9 +79,6 @@ QUIRKS = (
     "anthropic_input_in_start",
     "anthropic_content_in_start",
 )
-# OpenAI Chat's behaviours: the package's Chat decoder reads every Chat profile by one rule
-# (docs/SPEC.md section 3), so an adapter on the package's decoders declares them all.
-CHAT_QUIRKS = tuple(q for q in QUIRKS if q.startswith("chat_"))
 # The protocol's turn error classes: compared by class, never by message.
 ERROR_CLASSES = frozenset(
     {
