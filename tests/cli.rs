@@ -66,17 +66,19 @@ fn replay_prints_the_calls_and_json_uses_the_expectation_shape() {
 }
 
 /// A readable but faulty stream is no usage error: the subject is fed it and judged against
-/// the fault's own class (a new id at an occupied Chat index is a second announcement).
+/// the fault's own class (a new id at an occupied Chat index is a new call, and a nameless one
+/// is a malformed first entry).
 #[test]
 fn replay_runs_a_faulty_stream_through_the_subject() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/openai-chat");
     let file = format!("{dir}/keying/new-id-at-occupied-index.sse");
     let (code, stdout, stderr) = toolcert(&["replay", &file]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stdout.contains("duplicate_announcement") && stdout.contains("conforms"), "{stdout}");
-    // A subject that accepts the second announcement dispatches both calls: violations.
+    assert!(stdout.contains("turn failed: malformed") && stdout.contains("conforms"), "{stdout}");
+    // A subject that makes a buffer for a fragment no call holds dispatches it: violations.
+    let file = format!("{dir}/keying/unannounced-index.sse");
     let (code, stdout, stderr) =
-        toolcert(&["replay", &file, "--subject", "builtin:mutant/duplicate-ignored"]);
+        toolcert(&["replay", &file, "--subject", "builtin:mutant/buffer-on-first-fragment"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(stdout.contains("ACC-PROTOCOL (must)"), "{stdout}");
     // Data that is not JSON, and a fragment of the wrong type: `malformed`, in every dialect.

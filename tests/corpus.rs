@@ -58,9 +58,10 @@ fn a_broken_expectation_file_names_file_line_and_problem() {
     let err = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::Anthropic), None, 0)
         .unwrap_err();
     assert!(err.contains("x.sse:4:") && err.contains("UTF-8"), "{err}");
-    // A Chat entry without its index is a faulty stream, not an unreadable file: the subject
-    // is fed it and fails the turn as malformed, naming the field.
-    std::fs::write(&sse, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}\n\n").unwrap();
+    // A Chat entry whose index is a string is a faulty stream, not an unreadable file: the
+    // subject is fed it and fails the turn as malformed, naming the field. (An entry without
+    // an index is no defect: some servers never send one.)
+    std::fs::write(&sse, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":\"0\",\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}\n\n").unwrap();
     let r = corpus::replay(&sse, &ReferenceSubject, Some(toolcert::scenario::Dialect::OpenAiChat), None, 0)
         .unwrap();
     let e = r.observation.error.expect("the turn fails").value;

@@ -58,9 +58,6 @@ fn median_allowed(mutant: &str) -> usize {
         "duplicate-resets",
         "duplicate-phantom",
         "duplicate-concatenates",
-        // The Chat fault without an index: median 21 over seeds 1-5 once each case was derived
-        // from (seed, k) alone (for --jobs), 7-9 before on the old sequential stream.
-        "missing-index-as-zero",
         // Shows only on a turn without calls that was cut or broke off (about 3% of cases).
         "text-held-for-the-message",
         // Dialect events: a mismatch on output_item.done alone (about 4% of per-call cases),
@@ -181,5 +178,35 @@ fn dialect_event_mutants_live_without_their_class() {
             assert!(v.is_empty(), "{name} fails {} without its class: {v:?}", case.name);
         }
         assert!(with > 0 && without == 0, "{name}: {with} failing cases with its class");
+    }
+}
+
+/// The server-profile mutants are caught only where a server sends their shape: on the same
+/// generated cases in the plain openai-chat profile they conform, and in their own profile
+/// they fail (docs/SPEC.md, "Server profiles").
+#[test]
+fn server_profile_mutants_live_in_the_plain_profile() {
+    use toolcert::gen::{GenConfig, ShapeMix};
+    use toolcert::runner::{check, Setting};
+    use toolcert::scenario::Quirks;
+    use toolcert::subject::driver::Speech;
+    use toolcert::subject::Level;
+    for name in ["finish-repeats-as-calls", "missing-index-as-zero"] {
+        let m = toolcert::mutants::by_name(name).unwrap();
+        let subject = m.subject();
+        let cfg = GenConfig { shape_mix: ShapeMix::Interleaved, ..GenConfig::default() };
+        let at = |quirks| Setting {
+            level: Level::Wire,
+            speech: Speech { dialect: m.dialect, quirks },
+            ..Setting::events(Profile { schema: true })
+        };
+        let (mut own, mut plain) = (0, 0);
+        for case in toolcert::gen::cases(&cfg, 1).take(300) {
+            own += usize::from(!check(&*subject, &case, at(m.quirks)).violations.is_empty());
+            let v = check(&*subject, &case, at(Quirks::PLAIN)).violations;
+            plain += usize::from(!v.is_empty());
+            assert!(v.is_empty(), "{name} fails {} in the plain profile: {v:?}", case.name);
+        }
+        assert!(own > 0 && plain == 0, "{name}: {own} failing cases in its profile");
     }
 }

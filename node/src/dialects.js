@@ -320,16 +320,27 @@ export class AnthropicDecoder {
 }
 const CHAT = "chat.completion.chunk";
 const CHAT_FINISH = new Set(["tool_calls", "stop", "length", "content_filter"]);
-/** OpenAI Chat Completions. */
+/**
+ * OpenAI Chat Completions, every server profile read by one rule (docs/SPEC.md section 3):
+ * calls are told apart by id where an entry has one and by index otherwise. A new non-empty id
+ * starts a call (at an occupied index too: some servers send index 0 for every call) and
+ * needs its name; a known id continues its call; an entry without an id (absent or "")
+ * continues the call its index holds, or with no index the latest call. Repeated ids and names
+ * are never concatenated; an entry with no argument bytes beside or after the finish reason
+ * adds nothing, and a second finish reason is no second stop. A call's neutral index is its
+ * announcement ordinal. The quirks are not read: a client cannot know its server.
+ */
 export class ChatDecoder {
-    indexZero;
-    /** The id each index was announced with. */
+    /** The neutral index of a fragment that continues no call: never a call's ordinal. */
+    static NO_CALL = 0xffffffff;
+    /** Each call's id, with its ordinal. */
     ids = new Map();
-    /** Under the quirk: the calls' ids in announcement order (ordinal = neutral index). */
-    calls = [];
-    constructor(quirks) {
-        this.indexZero = quirks.chat_index_zero === true;
-    }
+    /** Which call (its ordinal) each wire index holds: the latest announced there. */
+    held = new Map();
+    /** How many calls were announced. */
+    calls = 0;
+    finished = false;
+    constructor(_quirks) { }
     decode(ev, out) {
         if (ev.data === "[DONE]")
             return;
@@ -356,6 +367,7 @@ export class ChatDecoder {
             if ((u32(choice, "index", `${CHAT}: choices`, false) ?? 0) !== 0)
                 continue; // other completions
             let said = false;
+            const reason = str(choice, "finish_reason", `${CHAT}: choices[0]`);
             const delta = obj(choice, "delta", `${CHAT}: choices[0]`, false);
             if (delta !== null) {
                 const text = str(delta, "content", `${CHAT}: delta`);
@@ -373,64 +385,55 @@ export class ChatDecoder {
                         if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
                             throw malformed(`${CHAT}: delta.tool_calls[${k}]: expected an object`);
                         }
-                        this.entry(k, entry, out);
+                        this.entry(k, entry, reason !== null, out);
                         said = true;
                     });
                 }
             }
-            const reason = str(choice, "finish_reason", `${CHAT}: choices[0]`);
             if (reason !== null) {
                 if (!CHAT_FINISH.has(reason))
                     throw malformed(`${CHAT}: finish_reason: \`${reason}\` is not a known finish reason`);
-                out.push({ type: "stop", reason });
+                if (!this.finished) {
+                    // Some servers send a second finish chunk: one stop.
+                    this.finished = true;
+                    out.push({ type: "stop", reason });
+                }
             }
             else if (!said) {
                 out.push({ type: "ping" }); // a chunk that carries nothing is a keep-alive
             }
         }
     }
-    entry(k, entry, out) {
+    entry(k, entry, finishing, out) {
         const where = `${CHAT}: delta.tool_calls[${k}]`;
-        const index = u32(entry, "index", where); // required: never taken as 0 when missing
-        const id = str(entry, "id", where);
+        const index = u32(entry, "index", where, false); // some servers send none
+        const id = str(entry, "id", where) || null; // an empty id is no id
         const fn = obj(entry, "function", where, false) ?? {};
         const name = str(fn, "name", `${where}.function`);
-        const args = str(fn, "arguments", `${where}.function`);
-        const announce = (at, callId) => {
-            if (name === null)
-                throw malformed(`${where}.function.name: the first entry of a call needs its name`);
-            out.push({ type: "call_start", index: at, call_id: callId, name });
+        const args = str(fn, "arguments", `${where}.function`) ?? "";
+        if (id !== null && !this.ids.has(id)) {
+            if (!name)
+                throw malformed(`${where}.function.name: the first entry of a call (a new id) needs its name`);
+            const ordinal = this.calls++;
+            this.ids.set(id, ordinal);
+            if (index !== null)
+                this.held.set(index, ordinal);
+            out.push({ type: "call_start", index: ordinal, call_id: id, name });
             if (args)
-                out.push({ type: "args_delta", index: at, fragment: args });
-        };
-        const fragment = (at) => out.push({ type: "args_delta", index: at, fragment: args ?? "" });
-        if (this.indexZero) {
-            // Calls are told apart by id; the neutral index is the announcement ordinal.
-            if (id !== null) {
-                const ordinal = this.calls.lastIndexOf(id);
-                if (ordinal >= 0)
-                    fragment(ordinal);
-                else {
-                    announce(this.calls.length, id);
-                    this.calls.push(id);
-                }
-            }
-            else {
-                fragment(Math.max(this.calls.length - 1, 0));
-            }
+                out.push({ type: "args_delta", index: ordinal, fragment: args });
             return;
         }
-        const held = this.ids.get(index);
-        if (id !== null && held === id) {
-            fragment(index); // some servers repeat the id on every entry
-        }
-        else if (id !== null) {
-            announce(index, id); // at an occupied index the core refuses it as a duplicate
-            this.ids.set(index, id);
-        }
-        else {
-            fragment(index);
-        }
+        let call;
+        if (id !== null)
+            call = this.ids.get(id); // the same id again: its call
+        else if (index !== null)
+            call = this.held.get(index);
+        else
+            call = this.calls > 0 ? this.calls - 1 : undefined;
+        if (call === undefined)
+            out.push({ type: "args_delta", index: ChatDecoder.NO_CALL, fragment: args });
+        else if (args || !(finishing || this.finished))
+            out.push({ type: "args_delta", index: call, fragment: args });
     }
 }
 const RESPONSES_EVENTS = new Set([

@@ -271,10 +271,23 @@ CHAT = "chat.completion.chunk"
 
 
 class ChatDecoder:
+    """OpenAI Chat, every server profile read by one rule (docs/SPEC.md section 3): calls are
+    told apart by id where an entry has one and by index otherwise. A new non-empty id starts
+    a call (at an occupied index too: some servers send index 0 for every call) and needs its
+    name; a known id continues its call; an entry without an id (absent or "") continues the
+    call its index holds, or with no index the latest call. Repeated ids and names are never
+    concatenated; an entry with no argument bytes beside or after the finish reason adds
+    nothing, and a second finish reason is no second stop. A call's neutral index is its
+    announcement ordinal. The quirks are not read: a client cannot know its server."""
+
+    # The neutral index of a fragment that continues no call: never a call's ordinal.
+    NO_CALL = 0xFFFFFFFF
+
     def __init__(self, quirks: dict):
-        self.index_zero = bool(quirks.get("chat_index_zero"))
-        self.ids: dict[int, str] = {}  # the id each index was announced with
-        self.calls: list[str] = []  # under the quirk: ids in announcement order
+        self.ids: dict[str, int] = {}  # each call's id, with its ordinal
+        self.held: dict[int, int] = {}  # which call each wire index holds (the latest there)
+        self.calls = 0  # how many calls were announced
+        self.finished = False
 
     def decode(self, ev: dict, out: list) -> None:
         if ev["data"] == "[DONE]":
@@ -301,6 +314,7 @@ class ChatDecoder:
             if (_u32(choice, "index", f"{CHAT}: choices", required=False) or 0) != 0:
                 continue  # other choices are other completions
             said = False
+            reason = _str(choice, "finish_reason", f"{CHAT}: choices[0]")
             delta = _obj(choice, "delta", f"{CHAT}: choices[0]", required=False)
             if delta is not None:
                 text = _str(delta, "content", f"{CHAT}: delta")
@@ -316,54 +330,46 @@ class ChatDecoder:
                     for k, entry in enumerate(entries):
                         if not isinstance(entry, dict):
                             raise malformed(f"{CHAT}: delta.tool_calls[{k}]: expected an object")
-                        self._entry(k, entry, out)
+                        self._entry(k, entry, reason is not None, out)
                         said = True
-            reason = _str(choice, "finish_reason", f"{CHAT}: choices[0]")
             if reason is not None:
                 if reason not in CHAT_FINISH:
                     raise malformed(f"{CHAT}: finish_reason: `{reason}` is not a known finish reason")
-                out.append({"type": "stop", "reason": reason})
+                if not self.finished:  # some servers send a second finish chunk
+                    self.finished = True
+                    out.append({"type": "stop", "reason": reason})
             elif not said:
                 out.append({"type": "ping"})  # a chunk that carries nothing is a keep-alive
 
-    def _entry(self, k: int, entry: dict, out: list) -> None:
+    def _entry(self, k: int, entry: dict, finishing: bool, out: list) -> None:
         where = f"{CHAT}: delta.tool_calls[{k}]"
-        index = _u32(entry, "index", where)  # required: never taken as 0 when missing
-        call_id = _str(entry, "id", where)
+        index = _u32(entry, "index", where, required=False)  # some servers send none
+        call_id = _str(entry, "id", where) or None  # an empty id is no id
         function = _obj(entry, "function", where, required=False) or {}
         name = _str(function, "name", f"{where}.function")
-        arguments = _str(function, "arguments", f"{where}.function")
-
-        def announce(at: int) -> None:
-            if name is None:
-                raise malformed(f"{where}.function.name: the first entry of a call needs its name")
-            out.append({"type": "call_start", "index": at, "call_id": call_id, "name": name})
+        arguments = _str(function, "arguments", f"{where}.function") or ""
+        if call_id is not None and call_id not in self.ids:
+            if not name:
+                raise malformed(f"{where}.function.name: the first entry of a call (a new id) needs its name")
+            ordinal = self.calls
+            self.calls += 1
+            self.ids[call_id] = ordinal
+            if index is not None:
+                self.held[index] = ordinal
+            out.append({"type": "call_start", "index": ordinal, "call_id": call_id, "name": name})
             if arguments:
-                out.append({"type": "args_delta", "index": at, "fragment": arguments})
-
-        def fragment(at: int) -> None:
-            out.append({"type": "args_delta", "index": at, "fragment": arguments or ""})
-
-        if self.index_zero:
-            # Calls are told apart by id; the neutral index is the announcement ordinal.
-            if call_id is not None:
-                for ordinal in range(len(self.calls) - 1, -1, -1):
-                    if self.calls[ordinal] == call_id:
-                        fragment(ordinal)
-                        return
-                announce(len(self.calls))
-                self.calls.append(call_id)
-            else:
-                fragment(max(len(self.calls) - 1, 0))
+                out.append({"type": "args_delta", "index": ordinal, "fragment": arguments})
             return
-        held = self.ids.get(index)
-        if call_id is not None and held == call_id:
-            fragment(index)  # some servers repeat the id on every entry
-        elif call_id is not None:
-            announce(index)  # at an occupied index the core refuses it as a duplicate
-            self.ids[index] = call_id
+        if call_id is not None:
+            call = self.ids[call_id]  # the same id again: its call
+        elif index is not None:
+            call = self.held.get(index)
         else:
-            fragment(index)
+            call = self.calls - 1 if self.calls else None
+        if call is None:
+            out.append({"type": "args_delta", "index": self.NO_CALL, "fragment": arguments})
+        elif arguments or not (finishing or self.finished):
+            out.append({"type": "args_delta", "index": call, "fragment": arguments})
 
 
 class ResponsesDecoder:

@@ -11,14 +11,14 @@ the same interpreter) and prices your accumulator as a multiple of it.
 
 import sys
 
-from .protocol import serve
+from .protocol import QUIRKS, serve
 from .reference import reference_levels
 
 
 def main() -> int:
     return serve(
         name="toolcert-adapter-floor",
-        quirks=["chat_index_zero"],
+        quirks=QUIRKS,
         **reference_levels(),
     )
 

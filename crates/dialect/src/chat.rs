@@ -1,16 +1,27 @@
 //! OpenAI Chat Completions: `data:` lines of `chat.completion.chunk` objects (no `event:`
-//! line). Calls travel as `choices[0].delta.tool_calls[]` entries keyed by `index`; the id,
-//! `type` and name ride only on an index's first entry; several entries (of one or several
-//! calls) may share a chunk, and text (`delta.content`) may share it with them. There is no
-//! per-call terminal: `finish_reason` ends every call at once. A usage chunk with
-//! `choices: []` and `data: [DONE]` close the stream.
+//! line). Calls travel as `choices[0].delta.tool_calls[]` entries; OpenAI keys them by
+//! `index` and puts the id, `type` and name on an index's first entry only; several entries
+//! (of one or several calls) may share a chunk, and text (`delta.content`) may share it with
+//! them. There is no per-call terminal: `finish_reason` ends every call at once. A usage
+//! chunk with `choices: []` and `data: [DONE]` close the stream.
+//!
+//! Where it sits: the openai-chat module of the wire level. [`Renderer`] turns a turn's
+//! neutral events into chunks as one server profile sends them (`scenario::PROFILES`: the
+//! [`Quirks`] flags, each one observed shape: index 0 for every call, no index, whole calls,
+//! empty-id continuations, repeated fields, split entries, repeats on the finish chunk,
+//! indices that are block positions). [`ChatDecoder`] reads every profile with one rule,
+//! never told which server it reads (docs/SPEC.md §3 and "Server profiles" in §8): calls are
+//! told apart by id where an entry has one and by index otherwise, and a call's neutral index
+//! is its announcement ordinal.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
-use toolcert_scenario::{fragments, Block, FaultKind, ForeignKind, Shape, StopMeaning, StopReason, Turn};
+use toolcert_scenario::{
+    fragments, Block, Call, FaultKind, ForeignKind, Shape, StopMeaning, StopReason, Turn,
+};
 use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
@@ -87,22 +98,17 @@ struct Delta<'a> {
 
 #[derive(Serialize, Deserialize)]
 struct Entry<'a> {
-    /// Required when read: an entry without its index is never taken as index 0. `None`
-    /// only to render a fault: an entry that names no index.
-    #[serde(deserialize_with = "required", skip_serializing_if = "Option::is_none")]
+    /// Absent (or `null`) on some servers' entries (Mistral, Gemini's compatible endpoint):
+    /// such an entry is told apart by its id, or continues the latest call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     index: Option<u32>,
+    /// Empty (`""`) on some servers' continuations (DeepSeek): an empty id is no id.
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     id: Option<Str<'a>>,
     #[serde(rename = "type", skip_deserializing, skip_serializing_if = "Option::is_none")]
     kind: Option<&'static str>,
     #[serde(borrow, default)]
     function: Option<Function<'a>>,
-}
-
-/// A field that must be present (and not null) when read, though it may be left out when
-/// rendered.
-fn required<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-    u32::deserialize(d).map(Some)
 }
 
 #[derive(Serialize, Deserialize)]
@@ -163,6 +169,8 @@ struct Pending<'a> {
     joinable: bool,
 }
 
+/// An openai-chat stream being written: the chunks so far, the one still open to pieces that
+/// join it, and the wire's keys.
 struct Renderer<'a, 'n> {
     out: Out,
     chunk_id: String,
@@ -170,11 +178,7 @@ struct Renderer<'a, 'n> {
     head: String,
     role_sent: bool,
     pending: Option<Pending<'n>>,
-    quirks: Quirks,
-    /// Non-quirk: the id each index was last announced with (as the decoder will see it).
-    announced: HashMap<u32, Cow<'n, str>>,
-    /// Quirk: the calls announced so far as (block, neutral index, id), in order.
-    calls: Vec<(Option<u32>, u32, &'n str)>,
+    keys: Keys<'n>,
     turn: &'a Turn,
 }
 
@@ -232,76 +236,149 @@ impl<'a, 'n> Renderer<'a, 'n> {
             Shape::PerCall => &[],
         }
     }
+}
 
-    /// The id the announcement goes out with, and the index its entries carry.
-    fn announce(
-        &mut self,
-        block: Option<u32>,
-        index: u32,
-        call_id: &'n str,
-    ) -> Result<(u32, Cow<'n, str>), String> {
-        if self.quirks.chat_index_zero {
-            if self.calls.iter().any(|&(_, _, id)| id == call_id) {
-                return Err(format!(
-                    "under chat_index_zero a call announced again with id {call_id} reads as the same call \
-                     (a replayed announcement cannot be expressed)"
-                ));
-            }
-            self.calls.push((block, index, call_id));
-            return Ok((0, Cow::Borrowed(call_id)));
+/// How one stream's calls are keyed on the wire under a profile, and what a reader of the one
+/// Chat rule ([`ChatDecoder`]) takes each entry for. The renderer keeps the reader's view so
+/// that it never sends an entry that reads as another call's: a stream the profile cannot say
+/// is refused (`unsupported`), never sent wrong.
+struct Keys<'n> {
+    quirks: Quirks,
+    /// Which call (its block) each wire index holds: the one announced there last.
+    held: HashMap<u32, u32>,
+    /// The calls announced so far, in order, with their ids: the latest is what an entry with
+    /// neither an index nor an id continues, and all of them are what the finish chunk repeats
+    /// under `chat_repeat_on_finish`.
+    announced: Vec<(u32, &'n Call)>,
+    /// The wire indices the turn's calls are sent at (sorted), so that a fragment for no call
+    /// goes where none is.
+    used: Vec<u32>,
+}
+
+impl<'n> Keys<'n> {
+    fn new(quirks: Quirks, turn: &Turn) -> Keys<'n> {
+        let mut used: Vec<u32> = (0..turn.blocks.len() as u32)
+            .filter(|&b| matches!(turn.blocks[b as usize], Block::Call(_)))
+            .filter_map(|b| wire_index(quirks, turn, b))
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        Keys { quirks, held: HashMap::new(), announced: Vec::new(), used }
+    }
+
+    /// The index a fragment for no call is sent at: the neutral one (an index no announcement
+    /// used), unless the profile sends a call there, then the first index none is sent at.
+    fn unheld(&self, neutral: u32) -> u32 {
+        if self.used.binary_search(&neutral).is_err() {
+            return neutral;
         }
-        // A second announcement of an index with the id it already holds would read as that
-        // id repeated; a Chat-level duplicate is a different id at an occupied index.
-        let id = match self.announced.get(&index) {
-            Some(held) if held.as_ref() == call_id => Cow::Owned(format!("{call_id}_replay")),
-            _ => Cow::Borrowed(call_id),
+        (0..).find(|i| self.used.binary_search(i).is_err()).unwrap_or(u32::MAX)
+    }
+
+    /// Whether an entry at `wire` without an id reads as the call at `block`: the call its
+    /// index holds, or with no index the latest call.
+    fn reads_as(&self, wire: Option<u32>, block: u32) -> bool {
+        match wire {
+            Some(i) => self.held.get(&i) == Some(&block),
+            None => self.announced.last().map(|&(b, _)| b) == Some(block),
+        }
+    }
+
+    /// A later entry of `call` (not its first), at `wire`, as the profile spells one: the id
+    /// on every entry (`chat_repeat_fields`, `chat_repeat_id`) or empty (`chat_empty_continuations`),
+    /// the name repeated or empty likewise, else index and arguments alone.
+    fn continuation(&self, wire: Option<u32>, call: &'n Call, arguments: &'n str) -> Entry<'n> {
+        let q = self.quirks;
+        let (id, name) = if q.chat_repeat_fields {
+            (Some(Str::of(&call.call_id)), Some(Str::of(&call.name)))
+        } else if q.chat_repeat_id {
+            (Some(Str::of(&call.call_id)), None)
+        } else if q.chat_empty_continuations {
+            (Some(Str::of("")), Some(Str::of("")))
+        } else {
+            (None, None)
         };
-        self.announced.insert(index, id.clone());
-        Ok((index, id))
-    }
-
-    /// The id an index's announcement went out with (a call's own id under chat_index_zero).
-    fn held_id(&self, index: u32, call_id: &'n str) -> Cow<'n, str> {
-        match self.announced.get(&index) {
-            Some(id) if !self.quirks.chat_index_zero => id.clone(),
-            _ => Cow::Borrowed(call_id),
+        Entry {
+            index: wire,
+            kind: q.chat_repeat_fields.then_some("function"),
+            id,
+            function: Some(Function { name, arguments: Some(Str::of(arguments)) }),
         }
     }
 
-    /// The index a fragment's entry carries; under the quirk it must belong to the latest call.
-    fn fragment_index(&self, block: Option<u32>, index: u32) -> Result<u32, String> {
-        if !self.quirks.chat_index_zero {
-            return Ok(index);
-        }
-        match self.calls.last() {
-            // Before any announcement an id-less entry is simply unannounced.
-            None => Ok(0),
-            Some(&(b, i, _)) if (block.is_some() && b == block) || (block.is_none() && i == index) => Ok(0),
-            Some(_) => Err(format!(
-                "under chat_index_zero an entry without an id belongs to the latest call, but this \
-                 fragment (index {index}) belongs to an earlier one: the interleave mixes two calls' pieces"
-            )),
+    /// Whether the profile puts the call's own id on its later entries (which then read as
+    /// that call wherever they are sent).
+    fn continuations_carry_id(&self) -> bool {
+        self.quirks.chat_repeat_fields || self.quirks.chat_repeat_id
+    }
+}
+
+/// The index the entries of the call at `block` carry under `quirks` (`None`: no `index`).
+fn wire_index(quirks: Quirks, turn: &Turn, block: u32) -> Option<u32> {
+    if quirks.chat_no_index {
+        None
+    } else if quirks.chat_index_zero {
+        Some(0)
+    } else if quirks.chat_sparse_index {
+        // A gateway in front of a per-block API numbers content blocks, text and thinking
+        // included: the first call after a text block is at index 1.
+        Some(block)
+    } else {
+        match turn.blocks.get(block as usize) {
+            Some(Block::Call(c)) => Some(c.index),
+            _ => Some(block),
         }
     }
 }
 
-fn entry<'n>(index: u32, id: Option<Cow<'n, str>>, name: Option<&'n str>, arguments: &'n str) -> Entry<'n> {
-    Entry {
-        index: Some(index),
-        kind: id.as_ref().map(|_| "function"),
-        id: id.map(Str),
-        function: Some(Function { name: name.map(Str::of), arguments: Some(Str::of(arguments)) }),
-    }
-}
-
-/// Whether the call at `block` is sent without argument bytes (its announcement alone is a
-/// piece of the interleave).
-fn is_bare(turn: &Turn, block: u32) -> bool {
+/// The call at `block`.
+fn call_at(turn: &Turn, block: u32) -> Result<&Call, String> {
     match turn.blocks.get(block as usize) {
-        Some(Block::Call(c)) => fragments(&c.arguments, &c.splits).next().is_none(),
-        _ => true,
+        Some(Block::Call(c)) => Ok(c),
+        _ => Err(format!("block {block} is not a call")),
     }
 }
+
+/// `s` cut in two at the character boundary nearest its middle, when it has two characters
+/// or more (`chat_split_entries`: one piece sent as two entries of one index in one chunk).
+fn halves(s: &str) -> Option<(&str, &str)> {
+    let mid = s.char_indices().map(|(i, _)| i).filter(|&i| i > 0).min_by_key(|&i| i.abs_diff(s.len() / 2))?;
+    Some(s.split_at(mid))
+}
+
+/// The entries of one piece of `call` at `wire` carrying `arguments`: `head` with them, or
+/// under `chat_split_entries` `head` with their first half and a continuation with the rest
+/// (two entries of one index in one chunk).
+fn with_arguments<'n>(
+    keys: &Keys<'n>,
+    mut head: Entry<'n>,
+    arguments: &'n str,
+    wire: Option<u32>,
+    call: &'n Call,
+) -> Vec<Entry<'n>> {
+    let (first, rest) = match halves(arguments).filter(|_| keys.quirks.chat_split_entries) {
+        Some((a, b)) => (a, Some(b)),
+        None => (arguments, None),
+    };
+    if let Some(f) = &mut head.function {
+        f.arguments = Some(Str::of(first));
+    }
+    let mut entries = vec![head];
+    entries.extend(rest.map(|b| keys.continuation(wire, call, b)));
+    entries
+}
+
+/// What Chat's wire has no way to say: a replayed announcement (under the one rule an entry
+/// that repeats a call's id continues that call, and one with a new id announces another).
+const REPLAY: &str = "replayed announcement: under the one Chat rule an entry that repeats a call's id \
+                      continues that call and one with a new id announces another call, so no entry \
+                      replays an announcement (docs/SPEC.md §3)";
+
+/// Nor an empty fragment after the finish reason: an entry without argument bytes there
+/// repeats its call (as OpenRouter and vLLM send) and is no fault.
+const EMPTY_AFTER_STOP: &str = "empty fragment after the finish reason: an entry that adds no argument \
+                                bytes after finish_reason repeats its call, which is no fault \
+                                (docs/SPEC.md §3)";
 
 pub(crate) fn render(
     turn: &Turn,
@@ -312,7 +389,21 @@ pub(crate) fn render(
     Ok(render_into(turn, neutral, quirks, ids, Out::with_capacity(neutral.events.len() + 4))?.wire)
 }
 
-/// The chunks of `neutral`, into `out` (kept, or framed into its SSE bytes).
+/// The chunks of `neutral`, into `out` (kept, or framed into its SSE bytes), as the server
+/// profile `quirks` sends them.
+///
+/// Whole calls (`chat_whole_calls`): a call whose announcement and every fragment are
+/// delivered back to back (nothing of another block, no ping, fault or cut between them) goes
+/// out as one entry with all its arguments, in the chunk of its first piece (that piece's
+/// join decides; the others' joins are inside the entry), and that chunk completes all those
+/// neutral events (`upto`). A call cut by the stream's end, or whose pieces interleave with
+/// others', is sent in pieces as the other profiles send it: a whole-call server would have
+/// sent nothing of it, but a reader that takes it in pieces is right either way.
+///
+/// A stream the profile cannot say is refused: a replayed announcement (never, in Chat), an
+/// entry without an id that would continue another call than its own (index 0 for every
+/// call, or no index, with two calls' pieces mixed), two calls with one id, and an empty
+/// fragment after the finish reason (a repeat, no fault).
 fn render_into(
     turn: &Turn,
     neutral: &Rendered<'_>,
@@ -327,9 +418,7 @@ fn render_into(
         chunk_id,
         role_sent: false,
         pending: None,
-        quirks,
-        announced: HashMap::new(),
-        calls: Vec::new(),
+        keys: Keys::new(quirks, turn),
         turn,
     };
     let events = &neutral.events;
@@ -338,7 +427,7 @@ fn render_into(
     // a piece is a text delta, a call fragment, or the announcement of a call that has no
     // argument bytes.
     let mut piece = 0usize;
-    let mut has_stop = false;
+    let mut stop_word = None;
     let mut k = 0;
     while k < events.len() {
         match (&events[k], origins[k]) {
@@ -350,67 +439,113 @@ fn render_into(
                 let delta = Delta { content: Some(Str::of(text)), ..Delta::default() };
                 r.pending = Some(Pending { delta, finish_reason: None, delivered: k + 1, joinable: true });
             }
-            (Event::CallStart { index, call_id, name }, origin) => {
-                let block = match origin {
-                    Origin::Announce { block } => Some(block),
-                    _ => None,
-                };
-                if quirks.chat_index_zero && block.is_none() {
-                    return Err("under chat_index_zero a replayed announcement cannot be expressed".into());
+            (Event::CallStart { .. }, Origin::Announce { block }) => {
+                let c = call_at(turn, block)?;
+                if r.keys.announced.iter().any(|(_, a)| a.call_id == c.call_id) {
+                    return Err(format!(
+                        "two calls with the id {}: an entry with a known id continues that call, so the \
+                         second cannot be announced",
+                        c.call_id
+                    ));
                 }
-                let (wire_index, id) = r.announce(block, *index, call_id)?;
-                let first = match (block, events.get(k + 1), origins.get(k + 1)) {
-                    (
-                        Some(b),
-                        Some(Event::ArgsDelta { fragment, .. }),
-                        Some(Origin::Fragment { block: fb, .. }),
-                    ) if *fb == b => Some(fragment.as_ref()),
-                    _ => None,
-                };
+                let wire = wire_index(quirks, turn, block);
+                // This call's fragments right after its announcement.
+                let following = origins[k + 1..]
+                    .iter()
+                    .take_while(|o| matches!(o, Origin::Fragment { block: b, .. } if *b == block))
+                    .count();
+                let total = fragments(&c.arguments, &c.splits).count();
+                let whole = quirks.chat_whole_calls && total > 1 && following == total;
                 // An announcement rides on its call's first piece: with its first fragment,
                 // or alone for a call without argument bytes. One separated from its fragment
                 // (by a ping, a fault or the cut of an abandoned stream) rides where that
-                // fragment would have, and the fragment follows as a piece of its own. A
-                // replayed announcement is no piece of the interleave.
-                let this_piece = block.map(|_| piece);
-                let completes_piece = block.is_some_and(|b| first.is_some() || is_bare(turn, b));
-                let mut entries = vec![entry(wire_index, Some(id), Some(name), first.unwrap_or(""))];
-                if first == Some("") {
+                // fragment would have, and the fragment follows as a piece of its own.
+                let taken = if whole { total } else { following.min(1) };
+                let arguments: &str = match (&events.get(k + 1), taken) {
+                    // Every fragment delivered, in order: the whole document.
+                    (_, t) if t > 1 => &c.arguments,
+                    (Some(Event::ArgsDelta { fragment, .. }), 1) => fragment,
+                    _ => "",
+                };
+                let head = Entry {
+                    index: wire,
+                    id: Some(Str::of(&c.call_id)),
+                    kind: Some("function"),
+                    function: Some(Function { name: Some(Str::of(&c.name)), arguments: None }),
+                };
+                let mut entries = with_arguments(&r.keys, head, arguments, wire, c);
+                if taken == 1 && arguments.is_empty() {
                     // An announcement's own empty arguments read as no fragment: send the
                     // empty first fragment as an entry of its own so it is not lost.
-                    entries.push(entry(wire_index, None, None, ""));
+                    entries.push(r.keys.continuation(wire, c, ""));
                 }
-                let consumed = if first.is_some() { 2 } else { 1 };
-                r.entries(this_piece, entries, k + consumed);
-                piece += usize::from(completes_piece);
-                k += consumed;
+                if let Some(w) = wire {
+                    r.keys.held.insert(w, block);
+                }
+                r.keys.announced.push((block, c));
+                r.entries(Some(piece), entries, k + 1 + taken);
+                piece += match (whole, taken, total) {
+                    (true, _, _) => total,
+                    // With its first fragment, or alone for a call without argument bytes.
+                    (false, 1, _) | (false, _, 0) => 1,
+                    _ => 0,
+                };
+                k += 1 + taken;
                 continue;
             }
+            // A replayed announcement.
+            (Event::CallStart { .. }, _) => return Err(format!("a {REPLAY}")),
+            (Event::ArgsDelta { fragment, .. }, Origin::Fragment { block, .. }) => {
+                let c = call_at(turn, block)?;
+                let wire = wire_index(quirks, turn, block);
+                if !r.keys.continuations_carry_id() && !r.keys.reads_as(wire, block) {
+                    let at = match wire {
+                        Some(i) => format!("at index {i} continues the call announced there last"),
+                        None => "without an index continues the call announced last".to_string(),
+                    };
+                    return Err(format!(
+                        "an entry without an id {at}, but this fragment is an earlier call's: the \
+                         interleave mixes two calls' pieces, which a server that keys calls so never sends"
+                    ));
+                }
+                let head = r.keys.continuation(wire, c, "");
+                let entries = with_arguments(&r.keys, head, fragment, wire, c);
+                r.entries(Some(piece), entries, k + 1);
+                piece += 1;
+            }
             (Event::ArgsDelta { index, fragment }, origin) => {
-                let (block, this_piece) = match origin {
-                    Origin::Fragment { block, .. } => (Some(block), Some(piece)),
-                    _ => (None, None),
-                };
-                let wire_index = r.fragment_index(block, *index)?;
-                // Under chat_repeat_fields a call's later entries repeat its id and name (its
-                // own fragments only: a fault's fragment names no call).
-                let repeated = match (quirks.chat_repeat_fields, block.map(|b| &turn.blocks[b as usize])) {
-                    (true, Some(Block::Call(c))) => Some((r.held_id(*index, &c.call_id), c.name.as_str())),
+                let after_stop = match origin {
+                    Origin::Fault { fault } => match turn.faults.get(fault as usize).map(|f| &f.kind) {
+                        Some(FaultKind::FragmentAfterStop { call, .. }) => turn.fault_call_block(*call),
+                        _ => None,
+                    },
                     _ => None,
                 };
-                let (id, name) = repeated.map_or((None, None), |(id, name)| (Some(id), Some(name)));
-                let mut e = entry(wire_index, id, name, fragment);
-                if let Origin::Fault { fault } = origin {
-                    if let Some(FaultKind::UnannouncedFragment { missing_index: true, .. }) =
-                        turn.faults.get(fault as usize).map(|f| &f.kind)
-                    {
-                        e.index = None;
+                let e = match after_stop {
+                    Some(block) => {
+                        if fragment.is_empty() {
+                            return Err(format!("an {EMPTY_AFTER_STOP}"));
+                        }
+                        let (wire, c) = (wire_index(quirks, turn, block), call_at(turn, block)?);
+                        let mut e = r.keys.continuation(wire, c, fragment);
+                        // Argument bytes after the finish whichever call they read as; sent
+                        // with the call's id where the profile's id-less entry would read as
+                        // another's, so that they read as the call's own.
+                        if !r.keys.continuations_carry_id() && !r.keys.reads_as(wire, block) {
+                            e.id = Some(Str::of(&c.call_id));
+                        }
+                        e
                     }
-                }
-                r.entries(this_piece, vec![e], k + 1);
-                if this_piece.is_some() {
-                    piece += 1;
-                }
+                    // A fragment for no call (also with `missing_index`: an entry without an
+                    // index continues the latest call, so it goes at an index no call holds).
+                    None => Entry {
+                        index: Some(r.keys.unheld(*index)),
+                        id: None,
+                        kind: None,
+                        function: Some(Function { name: None, arguments: Some(Str::of(fragment)) }),
+                    },
+                };
+                r.entries(None, vec![e], k + 1);
             }
             (Event::ForeignDelta { kind, fragment, .. }, origin) => {
                 // Like text: its own chunk, which call pieces may join.
@@ -435,9 +570,23 @@ fn render_into(
             }
             (Event::Ping, _) => r.alone(Delta::default(), None, k + 1),
             (Event::Stop { reason }, _) => {
-                has_stop = true;
-                let reason = crate::DialectDef::stop_reason(&OpenAiChat, *reason).wire_name();
-                r.alone(Delta::default(), Some(reason), k + 1);
+                let word = crate::DialectDef::stop_reason(&OpenAiChat, *reason).wire_name();
+                stop_word = Some(word);
+                let mut delta = Delta::default();
+                if quirks.chat_repeat_on_finish && !r.keys.announced.is_empty() {
+                    // Each call announced so far again, its id and name, no argument bytes.
+                    let repeats = r.keys.announced.iter().map(|&(block, c)| Entry {
+                        index: wire_index(quirks, turn, block),
+                        id: Some(Str::of(&c.call_id)),
+                        kind: Some("function"),
+                        function: Some(Function {
+                            name: Some(Str::of(&c.name)),
+                            arguments: Some(Str::of("")),
+                        }),
+                    });
+                    delta.tool_calls = Some(repeats.collect());
+                }
+                r.alone(delta, Some(word), k + 1);
             }
             (Event::Error { message }, _) => {
                 r.flush();
@@ -458,17 +607,24 @@ fn render_into(
         k += 1;
     }
     r.flush();
-    if has_stop {
+    if let Some(word) = stop_word {
         let completion = tokens(events);
-        let usage = Chunk {
-            choices: Some(Vec::new()),
-            usage: Some(Seen::Sent(Usage {
-                prompt_tokens: PROMPT_TOKENS,
-                completion_tokens: completion,
-                total_tokens: PROMPT_TOKENS + completion,
-            })),
-            ..chunk(&r.chunk_id)
+        let usage = Some(Seen::Sent(Usage {
+            prompt_tokens: PROMPT_TOKENS,
+            completion_tokens: completion,
+            total_tokens: PROMPT_TOKENS + completion,
+        }));
+        // The usage chunk; under `chat_repeat_on_finish` a second finish chunk carries it.
+        let choices = match quirks.chat_repeat_on_finish {
+            true => vec![Choice {
+                index: Some(0),
+                delta: Some(Delta::default()),
+                logprobs: None,
+                finish_reason: Some(Str::of(word)),
+            }],
+            false => Vec::new(),
         };
+        let usage = Chunk { choices: Some(choices), usage, ..chunk(&r.chunk_id) };
         let head = &r.head;
         r.out.with(None, 0, |p| write::chunk_into(&usage, head, p), events.len());
         r.out.with(None, 0, |p| p.raw("[DONE]"), events.len());
@@ -476,19 +632,39 @@ fn render_into(
     Ok(r.out)
 }
 
-/// Decodes OpenAI Chat Completions chunks.
+/// Decodes OpenAI Chat Completions chunks, of every server profile with one rule (docs/SPEC.md
+/// §3): it is never told which server it reads.
+///
+/// Calls are told apart by id where an entry has one and by index otherwise. An entry whose
+/// non-empty id is not a known call's starts a new call (at an index that holds one too: some
+/// servers send index 0 for every call), which needs its name; an entry with a known call's
+/// id continues that call, and one without an id (absent or `""`) continues the call its
+/// index holds, or with no index the latest call. A repeated id, name or type is never
+/// concatenated: only `arguments` accumulates. An entry with no argument bytes beside or
+/// after the finish reason repeats its call and adds nothing, and a second finish reason is
+/// no second stop. What the rule leaves no call for (an id-less entry at an index no call
+/// holds, or before any call) goes to [`ChatDecoder::NO_CALL`], which the core refuses as
+/// unannounced; argument bytes after the finish reason reach the core, which refuses them.
+///
+/// A call's neutral index is its announcement ordinal, whatever index the wire gave it.
 #[derive(Debug, Default)]
 pub struct ChatDecoder {
-    quirks: Quirks,
-    /// The id each index was announced with (without the quirk).
-    ids: HashMap<u32, String>,
-    /// Under the quirk: the calls' ids in announcement order (ordinal = neutral index).
-    calls: Vec<String>,
+    /// Each call's id, with its ordinal.
+    ids: HashMap<String, u32>,
+    /// Which call (its ordinal) each wire index holds: the one announced there last.
+    held: HashMap<u32, u32>,
+    /// How many calls were announced (the latest is the last ordinal).
+    calls: u32,
+    /// A finish reason came.
+    finished: bool,
 }
 
 impl ChatDecoder {
-    pub fn new(quirks: Quirks) -> ChatDecoder {
-        ChatDecoder { quirks, ..ChatDecoder::default() }
+    /// The neutral index of a fragment that continues no call: never a call's ordinal.
+    pub const NO_CALL: u32 = u32::MAX;
+
+    pub fn new() -> ChatDecoder {
+        ChatDecoder::default()
     }
 }
 
@@ -510,68 +686,79 @@ fn finish_reason(s: &str) -> Result<StopReason, TurnError> {
 }
 
 impl ChatDecoder {
-    fn entry(&mut self, k: usize, e: Entry<'_>, out: &mut crate::Decoded<'_>) -> Result<(), TurnError> {
-        // Always there: the entry was read with its index required.
-        let Some(at) = e.index else {
-            return Err(malformed(format!(
-                "{EVENT}: choices[0].delta.tool_calls[{k}]: missing field `index`"
-            )));
-        };
+    /// One `tool_calls` entry; `finishing`: its chunk carries the finish reason.
+    fn entry<'m>(
+        &mut self,
+        k: usize,
+        e: Entry<'m>,
+        finishing: bool,
+        out: &mut crate::Decoded<'m>,
+    ) -> Result<(), TurnError> {
         let (name, arguments) = match e.function {
             Some(f) => (f.name, f.arguments),
             None => (None, None),
         };
-        let name_of = |name: Option<Str<'_>>| {
-            name.map(own).ok_or_else(|| {
-                malformed(format!(
-                    "{EVENT}: choices[0].delta.tool_calls[{k}].function.name: the first entry of a call needs its name"
-                ))
-            })
-        };
-        // A fragment, even an empty one, unless it rides on an announcement.
-        let fragment = |index: u32, arguments: Option<Str<'_>>, out: &mut crate::Decoded<'_>| {
-            out.push(Event::ArgsDelta { index, fragment: arguments.map_or(Cow::Borrowed(""), own) });
-        };
-        let announce =
-            |index: u32, id: &str, name, arguments: Option<Str<'_>>, out: &mut crate::Decoded<'_>| {
-                out.push(Event::CallStart { index, call_id: Cow::Owned(id.to_owned()), name });
-                if let Some(a) = arguments.filter(|a| !a.as_str().is_empty()) {
-                    out.push(Event::ArgsDelta { index, fragment: own(a) });
-                }
-            };
-        let id = e.id.as_ref().map(Str::as_str);
-        if self.quirks.chat_index_zero {
-            // Calls are told apart by id; the neutral index is the announcement ordinal.
-            match id {
-                Some(id) => match self.calls.iter().rposition(|c| c == id) {
-                    Some(ordinal) => fragment(ordinal as u32, arguments, out),
-                    None => {
-                        let ordinal = self.calls.len() as u32;
-                        announce(ordinal, id, name_of(name)?, arguments, out);
-                        self.calls.push(id.to_owned());
+        let id = e.id.as_ref().map(Str::as_str).filter(|id| !id.is_empty());
+        let call = match id {
+            Some(id) => match self.ids.get(id) {
+                // The same id again: its call, wherever the entry says it is.
+                Some(&ordinal) => Some(ordinal),
+                None => {
+                    let name = name.filter(|n| !n.as_str().is_empty()).ok_or_else(|| {
+                        malformed(format!(
+                            "{EVENT}: choices[0].delta.tool_calls[{k}].function.name: the first entry of a \
+                             call (a new id) needs its name"
+                        ))
+                    })?;
+                    let ordinal = self.calls;
+                    self.calls += 1;
+                    self.ids.insert(id.to_owned(), ordinal);
+                    if let Some(at) = e.index {
+                        self.held.insert(at, ordinal);
                     }
-                },
-                None => fragment(self.calls.len().saturating_sub(1) as u32, arguments, out),
-            }
-            return Ok(());
-        }
-        match (self.ids.get(&at), id) {
-            // Some servers repeat the id on every entry: the same id is the same call.
-            (Some(held), Some(id)) if held == id => fragment(at, arguments, out),
-            // A new id at a free index announces a call; at an occupied index it is a second
-            // announcement, which the core refuses as one, name or no name (a nameless
-            // entry there is not a malformed first entry: the index's first entry came).
-            (Some(_), Some(id)) if name.is_none() => {
-                announce(at, id, Cow::Borrowed(""), arguments, out);
-                self.ids.insert(at, id.to_owned());
-            }
-            (_, Some(id)) => {
-                announce(at, id, name_of(name)?, arguments, out);
-                self.ids.insert(at, id.to_owned());
-            }
-            (_, None) => fragment(at, arguments, out),
-        }
+                    out.push(Event::CallStart {
+                        index: ordinal,
+                        call_id: Cow::Owned(id.to_owned()),
+                        name: own(name),
+                    });
+                    // An announcement's empty arguments are no fragment.
+                    if let Some(a) = arguments.filter(|a| !a.as_str().is_empty()) {
+                        out.push(Event::ArgsDelta { index: ordinal, fragment: own(a) });
+                    }
+                    return Ok(());
+                }
+            },
+            None => self.held_by(e.index),
+        };
+        self.continuation(call, arguments.map_or(Cow::Borrowed(""), own), finishing, out);
         Ok(())
+    }
+
+    /// The call an entry without an id continues: the one its index holds, or with no index
+    /// the latest call (`None`: no call).
+    #[inline]
+    fn held_by(&self, index: Option<u32>) -> Option<u32> {
+        match index {
+            Some(at) => self.held.get(&at).copied(),
+            None => self.calls.checked_sub(1),
+        }
+    }
+
+    /// A later entry's fragment for `call` (`None`: the entry continues no call).
+    #[inline]
+    fn continuation<'m>(
+        &mut self,
+        call: Option<u32>,
+        fragment: Cow<'m, str>,
+        finishing: bool,
+        out: &mut crate::Decoded<'m>,
+    ) {
+        match call {
+            // A call repeated beside or after the finish reason, without argument bytes.
+            Some(_) if fragment.is_empty() && (finishing || self.finished) => {}
+            Some(index) => out.push(Event::ArgsDelta { index, fragment }),
+            None => out.push(Event::ArgsDelta { index: ChatDecoder::NO_CALL, fragment }),
+        }
     }
 }
 
@@ -582,8 +769,18 @@ impl crate::SseDecoder for ChatDecoder {
         scratch: &'m mut Vec<u8>,
         out: &mut crate::Decoded<'m>,
     ) -> Result<(), TurnError> {
-        if let Some(done) = fast::decode(self.quirks, self.calls.len(), scratch, event, out) {
-            return done;
+        match fast::decode(scratch, event) {
+            Some(fast::Fast::Text(text)) => {
+                out.push(Event::TextDelta { text });
+                return Ok(());
+            }
+            // An entry of index and arguments alone: as `entry` reads one.
+            Some(fast::Fast::Fragment { index, fragment }) => {
+                let call = self.held_by(index);
+                self.continuation(call, fragment, false, out);
+                return Ok(());
+            }
+            None => {}
         }
         if event.data == "[DONE]" {
             return Ok(());
@@ -602,6 +799,7 @@ impl crate::SseDecoder for ChatDecoder {
         // One choice (n = 1) is what the harness models; other choices are other completions.
         for choice in choices.into_iter().filter(|c| c.index.unwrap_or(0) == 0) {
             let mut said = false;
+            let finishing = choice.finish_reason.is_some();
             if let Some(delta) = choice.delta {
                 if let Some(text) = delta.content {
                     out.push(Event::TextDelta { text: own(text) });
@@ -619,12 +817,18 @@ impl crate::SseDecoder for ChatDecoder {
                     }
                 }
                 for (k, e) in delta.tool_calls.into_iter().flatten().enumerate() {
-                    self.entry(k, e, out)?;
+                    self.entry(k, e, finishing, out)?;
                     said = true;
                 }
             }
             match choice.finish_reason {
-                Some(r) => out.push(Event::Stop { reason: finish_reason(r.as_str())? }),
+                Some(r) => {
+                    let reason = finish_reason(r.as_str())?;
+                    // Some servers send a second finish chunk (with usage): one stop.
+                    if !std::mem::replace(&mut self.finished, true) {
+                        out.push(Event::Stop { reason });
+                    }
+                }
                 // A chunk that carries nothing is a keep-alive.
                 None if !said => out.push(Event::Ping),
                 None => {}
@@ -634,8 +838,8 @@ impl crate::SseDecoder for ChatDecoder {
     }
 }
 
-/// OpenAI Chat Completions in the [`crate::registry`], with the quirk profiles of the
-/// servers that speak it their own way.
+/// OpenAI Chat Completions in the [`crate::registry`], with the profiles of the servers that
+/// speak it their own way (`scenario::PROFILES`).
 pub struct OpenAiChat;
 
 impl crate::DialectDef for OpenAiChat {
@@ -667,8 +871,12 @@ impl crate::DialectDef for OpenAiChat {
         }
     }
 
+    /// Every openai-chat profile of `scenario::PROFILES`, the plain one first: a run over all
+    /// settings certifies each server's wire.
     fn quirk_profiles(&self) -> &'static [Quirks] {
-        &[Quirks::PLAIN, Quirks::INDEX_ZERO, Quirks::REPEAT_FIELDS]
+        static PROFILES: std::sync::LazyLock<Vec<Quirks>> =
+            std::sync::LazyLock::new(|| Dialect::OpenAiChat.profiles().map(|p| p.quirks).collect());
+        &PROFILES
     }
 
     fn render(
@@ -705,8 +913,10 @@ impl crate::DialectDef for OpenAiChat {
             .framed(turn, next.as_ref())
     }
 
-    fn decoder(&self, quirks: Quirks) -> Box<dyn crate::WireDecoder> {
-        Box::new(crate::OverSse::new(ChatDecoder::new(quirks)))
+    /// One decoder for every profile: a client cannot know which server it reads, so the
+    /// profile a stream was rendered in is never the decoder's to know.
+    fn decoder(&self, _quirks: Quirks) -> Box<dyn crate::WireDecoder> {
+        Box::new(crate::OverSse::new(ChatDecoder::new()))
     }
 
     fn detects(&self, message: &toolcert_subject::WireMessage) -> bool {
@@ -750,6 +960,16 @@ impl crate::DialectDef for OpenAiChat {
         let mut copy = event.clone();
         copy["choices"] = json!([choice]);
         Some(copy)
+    }
+
+    /// A replayed announcement, and an empty fragment after the finish reason: under the one
+    /// rule neither is a fault in Chat.
+    fn fault_lacked(&self, kind: &FaultKind) -> Option<&'static str> {
+        match kind {
+            FaultKind::ReplayAnnouncement { .. } => Some(REPLAY),
+            FaultKind::FragmentAfterStop { fragment, .. } if fragment.is_empty() => Some(EMPTY_AFTER_STOP),
+            _ => None,
+        }
     }
 
     fn nameless_new_id(&self) -> Option<fn(&serde_json::Value) -> Option<serde_json::Value>> {

@@ -113,11 +113,14 @@ mod tests {
                 // Only after the first fragment: some argument bytes came before it.
                 assert!(before >= 2, "{dialect} {d:?}: {before}");
             }
-            // The nameless new id is no decoder error: the core refuses it as a duplicate.
+            // A new id starts a new call, at an occupied index too: one without a name is a
+            // first entry without its name, malformed.
             match defect(&wire, dialect, WireDefect::NamelessNewId) {
-                Ok((w, _)) => {
+                Ok((w, before)) => {
                     assert_eq!(dialect, Dialect::OpenAiChat);
-                    assert_eq!(refused(dialect, &w), None);
+                    let (k, class) = refused(dialect, &w).unwrap();
+                    assert_eq!(class, ErrorClass::Malformed);
+                    assert_eq!(w.upto[k], before);
                 }
                 Err(_) => assert_ne!(dialect, Dialect::OpenAiChat),
             }

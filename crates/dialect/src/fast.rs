@@ -425,13 +425,9 @@ pub(crate) mod tests {
     fn fast_paths_decode_generated_streams_as_serde_does() {
         let cfg = toolcert_gen::GenConfig::default();
         let strategy = toolcert_gen::case_strategy(&cfg);
-        let profiles = [
-            (Dialect::Anthropic, Quirks::PLAIN),
-            (Dialect::OpenAiResponses, Quirks::PLAIN),
-            (Dialect::OpenAiChat, Quirks::PLAIN),
-            (Dialect::OpenAiChat, Quirks::INDEX_ZERO),
-            (Dialect::OpenAiChat, Quirks::REPEAT_FIELDS),
-        ];
+        let profiles = [(Dialect::Anthropic, Quirks::PLAIN), (Dialect::OpenAiResponses, Quirks::PLAIN)]
+            .into_iter()
+            .chain(Dialect::OpenAiChat.profiles().map(|p| (Dialect::OpenAiChat, p.quirks)));
         for (dialect, quirks) in profiles {
             let (mut events, mut fast) = (0, 0);
             for k in 0..600 {
@@ -447,9 +443,13 @@ pub(crate) mod tests {
                     events += wire.events.len();
                 }
             }
-            // Deltas are most of a stream's events (under the repeated-fields quirk, every
-            // entry carries its id and name: none is on the fast path).
-            match quirks.chat_repeat_fields {
+            // Deltas are most of a stream's events (unless every entry carries its id, or
+            // its id and name empty, or a call goes whole: none of those is on the fast path).
+            let slow_entries = quirks.chat_repeat_fields
+                || quirks.chat_repeat_id
+                || quirks.chat_empty_continuations
+                || quirks.chat_whole_calls;
+            match slow_entries {
                 false => assert!(
                     fast * 2 > events,
                     "{dialect:?} {quirks:?}: {fast} of {events} events on the fast path"

@@ -18,9 +18,9 @@
 //!
 //! Round trip: for every turn a dialect can express, decoding [`render_wire`]'s output gives
 //! the neutral events back, up to what the dialect spells its own way (see
-//! [`DialectDef::stop_reason`]; Responses' terminal repeats the arguments; a replayed Chat
-//! announcement carries a different id; under [`Quirks::chat_index_zero`] indices are
-//! announcement ordinals).
+//! [`DialectDef::stop_reason`]; Responses' terminal repeats the arguments; Chat's indices are
+//! announcement ordinals, and a Chat server profile may send a call's fragments whole or
+//! split otherwise).
 
 use serde::{Deserialize, Serialize};
 use toolcert_render::{Event, Origin, Rendered};
@@ -238,12 +238,11 @@ fn speakable(
         };
         return Err(unsupported(format!("it has no {shape} shape")));
     }
-    let profiles = def.quirk_profiles();
-    if quirks.chat_index_zero && !profiles.iter().any(|q| q.chat_index_zero) {
-        return Err(unsupported("the index-zero quirk is a Chat quirk".into()));
-    }
-    if quirks.chat_repeat_fields && !profiles.iter().any(|q| q.chat_repeat_fields) {
-        return Err(unsupported("the repeated-fields quirk is a Chat quirk".into()));
+    // Each flag must be one some server profile of the dialect sends (combinations of them
+    // render; a flag whose shape the dialect's renderer does not send yet renders as its
+    // provider's own wire).
+    if let Some(flag) = quirks.set().find(|f| !dialect.profiles().any(|p| p.quirks.set().any(|g| g == *f))) {
+        return Err(unsupported(format!("{flag} is a quirk of no {dialect} server profile")));
     }
     if !def.repeats_arguments() {
         if let Some(i) =

@@ -49,6 +49,15 @@ pub(crate) fn lower_turn<D: DialectDef + ?Sized>(def: &D, turn: &Turn) -> Result
     if let Some(lacks) = dialect_events_lacked(def, &turn.wire) {
         return Err(lacks);
     }
+    // A delivered fault the dialect's wire cannot carry (no Chat entry replays an
+    // announcement: the same id continues the call, a new id starts another).
+    let faults = full.origins[..cut].iter().filter_map(|o| match o {
+        Origin::Fault { fault } => turn.faults.get(*fault as usize),
+        _ => None,
+    });
+    if let Some(lacked) = faults.filter_map(|f| def.fault_lacked(&f.kind)).next() {
+        return Err(format!("{name} has no {lacked}"));
+    }
     if let Some(f) = turn.foreign().find(|f| !def.speaks_foreign(f.kind)) {
         return Err(format!("{name} has no {} block: this case has one", f.kind.name()));
     }
@@ -415,9 +424,12 @@ mod tests {
     #[test]
     fn pings_and_faults_stay_between_the_same_fragments() {
         let mut turn = pair(Ending::Stop(StopReason::ToolUse));
-        // Before the second call's first fragment (base position 5), a replay of the first
-        // call's announcement; a ping before the second announcement (after S0).
-        turn.faults.push(Fault { kind: FaultKind::ReplayAnnouncement { call: 0 }, at: 5 });
+        // Before the second call's first fragment (base position 5), a fragment for no call;
+        // a ping before the second announcement (after S0).
+        turn.faults.push(Fault {
+            kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: "x".into() },
+            at: 5,
+        });
         turn.pings = vec![4];
         let low = chat(&turn).unwrap();
         assert_eq!(low.faults[0].at, 4, "after A0 F0a F0b A1 in Chat");
@@ -438,6 +450,27 @@ mod tests {
             ]
         );
         assert_eq!(shared(&low), shared(&turn));
+    }
+
+    /// Under the one Chat rule a replayed announcement, and an entry without argument bytes
+    /// after the finish reason, are no fault: a case delivering one is refused, naming it.
+    #[test]
+    fn faults_the_chat_rule_reads_as_no_fault_are_refused_in_chat() {
+        let mut replay = pair(Ending::Stop(StopReason::ToolUse));
+        replay.faults.push(Fault { kind: FaultKind::ReplayAnnouncement { call: 0 }, at: 5 });
+        let e = chat(&replay).unwrap_err();
+        assert!(e.starts_with("openai-chat has no replayed announcement: "), "{e}");
+        assert!(anthropic(&replay).is_ok());
+        let mut empty = pair(Ending::Stop(StopReason::ToolUse));
+        empty
+            .faults
+            .push(Fault { kind: FaultKind::FragmentAfterStop { call: 0, fragment: String::new() }, at: 0 });
+        let e = chat(&empty).unwrap_err();
+        assert!(e.starts_with("openai-chat has no empty fragment after the finish reason: "), "{e}");
+        // Not delivered (the cut comes first): nothing to refuse.
+        let mut early = pair(Ending::Abandoned { after: 2, end: StreamEnd::Eof });
+        early.faults.push(Fault { kind: FaultKind::ReplayAnnouncement { call: 1 }, at: 5 });
+        assert!(chat(&early).is_ok());
     }
 
     #[test]
@@ -479,7 +512,10 @@ mod tests {
         // fault decides the turn.
         let mut two = pair(Ending::Stop(StopReason::ToolUse));
         two.faults.push(fas());
-        two.faults.push(Fault { kind: FaultKind::ReplayAnnouncement { call: 1 }, at: 6 });
+        two.faults.push(Fault {
+            kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: "y".into() },
+            at: 6,
+        });
         let e = chat(&two).unwrap_err();
         assert!(e.starts_with("openai-chat has no per-call terminal: "), "{e}");
         // Not delivered (the cut comes first): nothing to carry, the fault is dropped.

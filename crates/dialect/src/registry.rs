@@ -25,8 +25,8 @@
 
 use toolcert_render::Rendered;
 use toolcert_scenario::{
-    Corrupt, Dialect, ForeignKind, Quirks, Shape, StopMeaning, StopReason, StreamEnd, Transport, Turn,
-    WireEvents,
+    Corrupt, Dialect, FaultKind, ForeignKind, Quirks, Shape, StopMeaning, StopReason, StreamEnd, Transport,
+    Turn, WireEvents,
 };
 use toolcert_subject::{ErrorClass, TurnError, WireMessage};
 
@@ -210,6 +210,13 @@ pub trait DialectDef: Sync {
     /// certification (below the events level) and the corpus both lower named cases here.
     fn lower_turn(&self, turn: &Turn) -> Result<Turn, String> {
         crate::lower::lower_turn(self, turn)
+    }
+
+    /// Why its wire cannot carry a fault of this kind, as what it has no (`replayed
+    /// announcement: ...`), when it cannot (`None`: it can). OpenAI Chat reads every entry by
+    /// one rule (docs/SPEC.md §3), under which some faults of the other dialects are no fault.
+    fn fault_lacked(&self, _kind: &FaultKind) -> Option<&'static str> {
+        None
     }
 
     /// For the corpus' wire defects (`NotJson`, `WrongType`): a copy of one of its rendered

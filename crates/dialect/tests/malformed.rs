@@ -114,21 +114,7 @@ fn chat_malformed_inputs() {
         ))
     };
     refused(d, &[SseEvent::data("data: {}")], &["chat.completion.chunk", "not JSON"]);
-    // A missing index is never taken as 0.
-    refused(
-        d,
-        &[chunk(
-            r#"{"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}"#,
-        )],
-        &["tool_calls[0]", "missing field `index`"],
-    );
-    refused(
-        d,
-        &[chunk(
-            r#"{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":""}},{"index":null,"function":{"arguments":"x"}}]}"#,
-        )],
-        &["tool_calls[1].index"],
-    );
+    // A missing or null index is no defect (tests/chat_shapes.rs); a wrong-typed one is.
     refused(
         d,
         &[chunk(r#"{"tool_calls":[{"index":"0","function":{"arguments":"x"}}]}"#)],
@@ -279,40 +265,6 @@ fn unknown_events_are_ignored_and_known_noise_is_harmless() {
         ],
     );
     assert!(got.is_empty(), "{got:?}");
-}
-
-#[test]
-fn chat_ids_decide_announcements() {
-    let entry = |e: &str| {
-        SseEvent::data(format!(
-            r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{e}]}},"finish_reason":null}}]}}"#
-        ))
-    };
-    let events = [
-        entry(r#"{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\""}}"#),
-        // The same id again (some servers repeat it): just a fragment.
-        entry(r#"{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":":1}"}}"#),
-        // A different id at the same index: a second announcement, for the core to refuse.
-        entry(r#"{"index":0,"id":"call_2","type":"function","function":{"name":"f","arguments":""}}"#),
-    ];
-    let got = decode_events(Dialect::OpenAiChat, Quirks::default(), &events).unwrap();
-    assert_eq!(
-        got,
-        [
-            Event::CallStart { index: 0, call_id: "call_1".into(), name: "f".into() },
-            Event::ArgsDelta { index: 0, fragment: "{\"a\"".into() },
-            Event::ArgsDelta { index: 0, fragment: ":1}".into() },
-            Event::CallStart { index: 0, call_id: "call_2".into(), name: "f".into() },
-        ]
-    );
-    // Under the index-zero quirk the new id is a new call, and id-less entries go to it.
-    let mut events = events.to_vec();
-    events.push(entry(r#"{"index":0,"function":{"arguments":"{}"}}"#));
-    let got =
-        decode_events(Dialect::OpenAiChat, Quirks { chat_index_zero: true, ..Default::default() }, &events)
-            .unwrap();
-    assert_eq!(got[3], Event::CallStart { index: 1, call_id: "call_2".into(), name: "f".into() });
-    assert_eq!(got[4], Event::ArgsDelta { index: 1, fragment: "{}".into() });
 }
 
 fn garbage_json() -> impl Strategy<Value = String> {

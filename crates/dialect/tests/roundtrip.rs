@@ -162,6 +162,13 @@ fn faults_and_pings_round_trip() {
         for f in faults(3) {
             for pings in [vec![], vec![0, 1, 4, 4, 99]] {
                 let t = Turn { faults: f.clone(), pings, ..base.clone() };
+                let replay = f.iter().any(|f| matches!(f.kind, FaultKind::ReplayAnnouncement { .. }));
+                if dialect == Dialect::OpenAiChat && replay {
+                    // Under the one Chat rule no entry replays an announcement.
+                    let e = render_wire(&t, &render(&t), dialect, PLAIN).unwrap_err();
+                    assert!(e.reason.contains("replayed announcement"), "{e}");
+                    continue;
+                }
                 round_trip(&t, dialect, PLAIN);
             }
         }
@@ -198,7 +205,7 @@ fn shapes_each_dialect_cannot_carry_are_unsupported() {
         assert!(e.to_string().starts_with(&format!("{dialect} cannot express this stream")), "{e}");
     }
     let e = render_wire(&per, &render(&per), Dialect::Anthropic, ZERO).unwrap_err();
-    assert!(e.reason.contains("Chat quirk"), "{e}");
+    assert!(e.reason.contains("quirk of no anthropic server profile"), "{e}");
 }
 
 #[test]
@@ -281,7 +288,10 @@ fn index_zero_quirk_limits_are_unsupported() {
         kind: FaultKind::UnannouncedFragment { missing_index: false, fragment: "y".into() },
         at: 3,
     }];
-    assert!(render_wire(&late, &render(&late), d, ZERO).is_err());
+    // A fragment for no call goes at an index no call holds (the neutral one, 2: every call
+    // is at 0), and stays a fault.
+    let wire = round_trip(&late, d, ZERO);
+    assert!(wire.events.iter().any(|e| e.data.contains(r#"[{"index":2,"function":{"arguments":"y"}}]"#)));
     let same_id = interleaved(
         refunded_open(0, "call_A", "call_A"),
         vec![],
@@ -291,8 +301,10 @@ fn index_zero_quirk_limits_are_unsupported() {
     assert!(render_wire(&same_id, &render(&same_id), d, ZERO).is_err());
 }
 
+/// Under the one Chat rule an entry with a call's id again continues the call and one with a
+/// new id starts another: no profile can replay an announcement, and each says so.
 #[test]
-fn chat_duplicate_announcement_has_a_different_id_at_the_same_index() {
+fn chat_refuses_a_replayed_announcement_in_every_profile() {
     let mut t = interleaved(
         refunded_open(0, "call_A", "call_B"),
         vec![],
@@ -300,12 +312,10 @@ fn chat_duplicate_announcement_has_a_different_id_at_the_same_index() {
         Ending::Stop(StopReason::ToolCalls),
     );
     t.faults = vec![Fault { kind: FaultKind::ReplayAnnouncement { call: 0 }, at: 2 }];
-    let neutral = render(&t);
-    let wire = render_wire(&t, &neutral, Dialect::OpenAiChat, PLAIN).unwrap();
-    assert!(wire.events.iter().any(|e| e.data.contains(r#""index":0,"id":"call_A_replay""#)));
-    let got = decode_checked(Dialect::OpenAiChat, PLAIN, &wire);
-    let starts = got.iter().filter(|e| matches!(e, Event::CallStart { index: 0, .. })).count();
-    assert_eq!(starts, 2, "the core must see the second announcement: {got:?}");
+    for p in Dialect::OpenAiChat.profiles() {
+        let e = render_wire(&t, &render(&t), Dialect::OpenAiChat, p.quirks).unwrap_err();
+        assert!(e.reason.starts_with("a replayed announcement:"), "{}: {e}", p.name);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -443,19 +453,27 @@ proptest! {
 
     #[test]
     fn generated_interleaved_turns_round_trip(t in turn(true)) {
-        round_trip(&t, Dialect::OpenAiChat, PLAIN);
-        // The quirk: whatever it can express round-trips with ordinals.
-        if render_wire(&t, &render(&t), Dialect::OpenAiChat, ZERO).is_ok() {
-            round_trip(&t, Dialect::OpenAiChat, ZERO);
-        }
-        // Sequential pieces without replays are always expressible under the quirk.
+        // Sequential pieces without faults are expressible in every profile.
         let mut seq = t.clone();
         seq.shape = Shape::Interleaved(Interleave { order: vec![], joins: match &t.shape {
             Shape::Interleaved(il) => il.joins.clone(),
             Shape::PerCall => vec![],
         }});
         seq.faults.clear();
-        round_trip(&seq, Dialect::OpenAiChat, ZERO);
+        for p in Dialect::OpenAiChat.profiles() {
+            // Whatever a profile can express round-trips, with ordinals; the plain profile
+            // refuses only what no Chat entry can say.
+            match render_wire(&t, &render(&t), Dialect::OpenAiChat, p.quirks) {
+                Ok(_) => { round_trip(&t, Dialect::OpenAiChat, p.quirks); }
+                Err(e) if p.quirks.is_plain() => prop_assert!(
+                    e.reason.starts_with("a replayed announcement")
+                        || e.reason.starts_with("an empty fragment after the finish reason"),
+                    "{}", e
+                ),
+                Err(_) => {}
+            }
+            round_trip(&seq, Dialect::OpenAiChat, p.quirks);
+        }
     }
 
     /// The whole stack: neutral → wire → SSE bytes (any line end, comments, multi-line
@@ -552,7 +570,7 @@ fn chat_repeated_fields_round_trip() {
         }
     }
     let e = render_wire(&per, &render(&per), Dialect::Anthropic, REPEAT).unwrap_err();
-    assert!(e.to_string().contains("Chat quirk"), "{e}");
+    assert!(e.to_string().contains("quirk of no anthropic server profile"), "{e}");
 }
 
 /// Foreign blocks round trip in every dialect that has their kinds, at every cut of the
@@ -629,5 +647,194 @@ fn foreign_blocks_round_trip_where_their_dialect_has_them() {
             let err = render_wire(&turn, &render(&turn), other, PLAIN).unwrap_err();
             assert!(err.reason.contains("block"), "{err}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Server profiles.
+
+/// Each chunk's tool-call entries, and whether it carries a finish reason.
+fn chat_chunks(wire: &toolcert_dialect::SseStream) -> Vec<(Vec<serde_json::Value>, bool)> {
+    wire.events
+        .iter()
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(&e.data).ok())
+        .filter(|v| v["choices"][0].is_object())
+        .map(|v| {
+            let entries = v["choices"][0]["delta"]["tool_calls"].as_array().cloned().unwrap_or_default();
+            (entries, v["choices"][0]["finish_reason"].is_string())
+        })
+        .collect()
+}
+
+/// Every profile of openai-chat sends the shape its flags name, and reads back (a text block,
+/// then two calls of three and two fragments, sent in block order).
+#[test]
+fn each_chat_profile_sends_its_shape() {
+    let t = interleaved(
+        vec![
+            text(&["Checking."]),
+            call(0, "call_A", "search_orders", &[r#"{"status": "#, r#""refunded", "#, r#""limit": 5}"#]),
+            call(1, "call_B", "lookup_order", &[r#"{"order_id": "#, r#""A-4471"}"#]),
+        ],
+        vec![],
+        vec![],
+        Ending::Stop(StopReason::ToolCalls),
+    );
+    for p in Dialect::OpenAiChat.profiles() {
+        let q = p.quirks;
+        let wire = round_trip(&t, Dialect::OpenAiChat, q);
+        let chunks = chat_chunks(&wire);
+        let finishes: Vec<&Vec<serde_json::Value>> =
+            chunks.iter().filter(|(_, f)| *f).map(|(e, _)| e).collect();
+        let entries: Vec<&serde_json::Value> =
+            chunks.iter().filter(|(_, f)| !*f).flat_map(|(e, _)| e).collect();
+        // Each call's first entry: the first with its id.
+        let mut seen = Vec::new();
+        let firsts: Vec<&&serde_json::Value> = entries
+            .iter()
+            .filter(|e| match e["id"].as_str().filter(|i| !i.is_empty()) {
+                Some(id) if !seen.contains(&id) => {
+                    seen.push(id);
+                    true
+                }
+                _ => false,
+            })
+            .collect();
+        assert!(firsts.iter().all(|e| e["function"]["name"].as_str().is_some_and(|n| !n.is_empty())));
+        let indices: Vec<Option<u64>> =
+            entries.iter().map(|e| e.get("index").and_then(|i| i.as_u64())).collect();
+        let why = format!("{}: {entries:#?}", p.name);
+        // Index 0 for every call; no index at all; block positions; or the scenario's.
+        let expected_indices: [Option<u64>; 2] = if q.chat_no_index {
+            [None, None]
+        } else if q.chat_index_zero {
+            [Some(0), Some(0)]
+        } else if q.chat_sparse_index {
+            [Some(1), Some(2)]
+        } else {
+            [Some(0), Some(1)]
+        };
+        assert_eq!(
+            firsts.iter().map(|e| e.get("index").and_then(|i| i.as_u64())).collect::<Vec<_>>(),
+            expected_indices,
+            "{why}"
+        );
+        assert!(indices.iter().all(|i| expected_indices.contains(i)), "{why}");
+        // Whole calls: one entry per call.
+        if q.chat_whole_calls {
+            assert_eq!(entries.len(), 2, "{why}");
+            assert_eq!(entries[0]["function"]["arguments"], r#"{"status": "refunded", "limit": 5}"#, "{why}");
+        } else if q.chat_split_entries {
+            // Each fragment as two entries of one index in one chunk.
+            assert_eq!(entries.len(), 10, "{why}");
+            assert!(chunks.iter().all(|(e, f)| *f || e.is_empty() || e.len() == 2), "{why}");
+        } else {
+            assert_eq!(entries.len(), 5, "{why}");
+        }
+        let later: Vec<&&serde_json::Value> =
+            entries.iter().filter(|e| !firsts.iter().any(|f| std::ptr::eq(**f, **e))).collect();
+        for e in &later {
+            let (id, name) = (e.get("id"), e["function"].get("name"));
+            if q.chat_repeat_fields {
+                assert!(id.is_some_and(|i| i.as_str().is_some_and(|i| i.starts_with("call_"))), "{why}");
+            } else if q.chat_repeat_id {
+                assert!(
+                    id.is_some_and(|i| i.as_str().is_some_and(|i| i.starts_with("call_"))) && name.is_none(),
+                    "{why}"
+                );
+            } else if q.chat_empty_continuations {
+                assert!(id == Some(&serde_json::json!("")) && name == Some(&serde_json::json!("")), "{why}");
+            } else {
+                assert!(id.is_none() && name.is_none(), "{why}");
+            }
+        }
+        if q.chat_repeat_fields {
+            // The first entries are not the only ones naming the call.
+            assert!(
+                entries.iter().all(|e| e["function"]["name"].as_str().is_some_and(|n| !n.is_empty())),
+                "{why}"
+            );
+        }
+        // The finish: repeated calls with empty arguments beside it, and a second one.
+        if q.chat_repeat_on_finish {
+            assert_eq!(finishes.len(), 2, "{why}");
+            let ids: Vec<&str> = finishes[0].iter().map(|e| e["id"].as_str().unwrap()).collect();
+            assert_eq!(ids, ["call_A", "call_B"], "{why}");
+            assert!(finishes[0].iter().all(|e| e["function"]["arguments"] == ""), "{why}");
+            assert!(wire
+                .events
+                .iter()
+                .rev()
+                .nth(1)
+                .is_some_and(|e| e.data.contains(r#""finish_reason":"tool_calls"}],"usage":{"#)));
+        } else {
+            assert_eq!(finishes.len(), 1, "{why}");
+            assert!(finishes[0].is_empty(), "{why}");
+        }
+    }
+}
+
+/// Every profile round-trips hand-made turns at every cut, with faults and pings, or refuses
+/// exactly what it cannot say (a server keying calls by index 0 or by no index never mixes
+/// two calls' id-less pieces).
+#[test]
+fn every_chat_profile_round_trips_hand_made_turns() {
+    let d = Dialect::OpenAiChat;
+    let joined = interleaved(
+        refunded_open(0, "call_8Hs1", "call_9Jt2"),
+        vec![0, 1, 0, 1],
+        vec![false, true, false, true],
+        Ending::Stop(StopReason::ToolCalls),
+    );
+    let mixed = interleaved(
+        awkward(false),
+        vec![1, 0, 3, 1, 4],
+        vec![false, true, true],
+        Ending::Stop(StopReason::ToolCalls),
+    );
+    let in_order =
+        interleaved(awkward(false), vec![], vec![true, false, true, true], Ending::Stop(StopReason::Stop));
+    for p in d.profiles() {
+        let keyed_by_position = (p.quirks.chat_index_zero || p.quirks.chat_no_index)
+            && !(p.quirks.chat_repeat_fields || p.quirks.chat_repeat_id);
+        for base in [&joined, &mixed, &in_order] {
+            let n = render(base).events.len() as u32;
+            let mut turns = vec![base.clone()];
+            for after in 0..=n {
+                turns.push(Turn {
+                    ending: Ending::Abandoned { after, end: StreamEnd::Disconnect },
+                    ..base.clone()
+                });
+                turns.push(Turn {
+                    ending: Ending::Errored { after, message: "Overloaded".into() },
+                    ..base.clone()
+                });
+            }
+            for at in [0, 3, 99] {
+                let faults = vec![
+                    Fault {
+                        kind: FaultKind::UnannouncedFragment {
+                            missing_index: true,
+                            fragment: "{\"x\"".into(),
+                        },
+                        at,
+                    },
+                    Fault { kind: FaultKind::FragmentAfterStop { call: 0, fragment: "}".into() }, at },
+                ];
+                turns.push(Turn { faults, pings: vec![0, 2, 99], ..base.clone() });
+            }
+            for t in &turns {
+                match render_wire(t, &render(t), d, p.quirks) {
+                    Ok(_) => {
+                        round_trip(t, d, p.quirks);
+                    }
+                    Err(e) => {
+                        assert!(keyed_by_position && e.reason.contains("mixes two calls"), "{}: {e}", p.name)
+                    }
+                }
+            }
+        }
+        // Calls in block order are said by every profile.
+        round_trip(&in_order, d, p.quirks);
     }
 }

@@ -304,7 +304,9 @@ pub struct Implementation {
     /// `openai-responses`.
     #[serde(default)]
     pub dialects: Vec<String>,
-    /// Quirk profiles it handles (`chat_index_zero`, `chat_repeat_fields`).
+    /// The quirk flags it reads (`chat_index_zero`, `chat_no_index`, ... : the fields of
+    /// `toolcert_scenario::Quirks`); it is certified in each server profile whose flags it
+    /// declares (docs/PROTOCOL.md).
     #[serde(default)]
     pub quirks: Vec<String>,
     /// Optional abilities: `schema` (validates arguments against tool schemas).

@@ -373,9 +373,9 @@ pub(crate) fn build_turn(
                 Fault {
                     kind: match kind {
                         0 => FaultKind::ReplayAnnouncement { call },
-                        // Two in three name no index at all, as some OpenAI Chat servers do
-                        // (only Chat can spell that; elsewhere it is an unused index).
-                        1 => FaultKind::UnannouncedFragment { missing_index: f.call % 3 != 0, fragment },
+                        // At an index no announcement used, in every dialect (an OpenAI
+                        // Chat entry without an index continues the latest call: no fault).
+                        1 => FaultKind::UnannouncedFragment { missing_index: false, fragment },
                         2 => FaultKind::FragmentAfterStop { call, fragment },
                         _ => FaultKind::DoneMismatch {
                             call,

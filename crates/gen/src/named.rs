@@ -735,8 +735,9 @@ pub fn defects() -> Vec<DefectCase> {
         DefectCase {
             id: "keying/new-id-at-occupied-index",
             seed: KEYING,
-            about: "an entry brings a new id to an index that holds a call, without a name: a second \
-                    announcement, which fails the turn as duplicate_announcement (not as malformed)",
+            about: "an entry brings a new id to an index that holds a call, without a name: a new id \
+                    starts a new call, at an occupied index too (some servers send index 0 for every \
+                    call), and a call's first entry needs its name, so the turn fails as malformed",
             turn: per_call(refunded_open(0), stop(StopReason::ToolUse)),
             defect: WireDefect::NamelessNewId,
             chat_only: true,

@@ -11,6 +11,9 @@ use toolcert_subject::{
 
 use crate::{Base, Correct};
 
+/// What `FinishRepeatsAsCalls` marks a repeated call's id with while the core holds it.
+const AGAIN: &str = "\u{1}again";
+
 /// The one defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Defect {
@@ -28,7 +31,8 @@ pub(crate) enum Defect {
     DoneDropped,
     /// A chunk with `choices: []` is indexed as if it had one choice.
     UsageChunkCrash,
-    /// A Chat entry without an `index` is taken as index 0.
+    /// A Chat entry without an `index` is taken as index 0, and calls are keyed by index
+    /// alone: once index 0 holds a call, a new id there is dropped and the entry continues it.
     MissingIndexAsZero,
     /// Every string field of a Chat entry is concatenated onto the call's, as a generic
     /// "merge the deltas" helper does: a server that repeats id and name on every entry
@@ -37,6 +41,12 @@ pub(crate) enum Defect {
     /// At the end of the stream, an event still waiting for its blank line is dispatched
     /// anyway (a decoder that flushes its buffer at EOF).
     IncompleteEventDispatched,
+    /// Chat: the calls a finish chunk repeats (OpenRouter, vLLM) are taken as calls again:
+    /// each is reported twice.
+    FinishRepeatsAsCalls,
+    /// Chat: a call's index is its position in a list of calls: an index past the list's
+    /// end (the first call at index 1, as gateways in front of Anthropic send it) raises.
+    IndexAsPosition,
     // The dialect events (`wire_events`).
     /// Responses: an announced call's `output_item.done` arguments replace its buffer.
     ItemDoneTrusted,
@@ -80,6 +90,10 @@ struct Stack {
     core: Base<Correct>,
     /// Chat: the index of the call whose id came last.
     last_call: Option<u32>,
+    /// Chat, `MissingIndexAsZero`: index 0 holds a call.
+    zero_held: bool,
+    /// Chat, `IndexAsPosition`: how many calls the list holds.
+    positions: u64,
     /// Chat, `FieldsConcatenated`: per index, the id it was announced with and the id and
     /// name as concatenated from every entry.
     merged: std::collections::BTreeMap<u64, (String, String, String)>,
@@ -97,6 +111,8 @@ impl Stack {
             events: Vec::new(),
             core: Base::new(spec),
             last_call: None,
+            zero_held: false,
+            positions: 0,
             merged: Default::default(),
             extra: Default::default(),
         }
@@ -110,8 +126,11 @@ impl Stack {
         serde_json::from_str(data).ok()
     }
 
-    /// `MissingIndexAsZero`: the chunk with `index: 0` put on entries that have none.
-    fn zero_missing_indices(data: &str) -> Option<String> {
+    /// `MissingIndexAsZero`: the chunk with `index: 0` put on entries that have none, read as
+    /// a client keyed by index alone reads it (openai-python#2806, langchain#34654): once
+    /// index 0 holds a call, an entry's new id (and name) there is dropped, so the next call's
+    /// bytes join the first call's and the next call is lost.
+    fn zero_missing_indices(&mut self, data: &str) -> Option<String> {
         let mut v = Self::entries(data)?;
         let mut changed = false;
         for choice in v.get_mut("choices")?.as_array_mut()? {
@@ -119,13 +138,53 @@ impl Stack {
                 continue;
             };
             for e in entries.iter_mut().filter_map(|e| e.as_object_mut()) {
-                if !e.contains_key("index") {
+                if e.get("index").is_none_or(|i| i.is_null()) {
                     e.insert("index".into(), 0.into());
+                    if self.zero_held {
+                        e.remove("id");
+                        if let Some(f) = e.get_mut("function").and_then(|f| f.as_object_mut()) {
+                            f.remove("name");
+                        }
+                    } else if e.get("id").and_then(|i| i.as_str()).is_some_and(|i| !i.is_empty()) {
+                        self.zero_held = true;
+                    }
                     changed = true;
                 }
             }
         }
         changed.then(|| v.to_string())
+    }
+
+    /// `FinishRepeatsAsCalls`: the entries of a finish chunk given ids of their own (marked
+    /// with [`AGAIN`], taken off at the end), so that each reads as a new call.
+    fn repeats_as_calls(data: &str) -> Option<String> {
+        let mut v = Self::entries(data)?;
+        let choice = v.pointer_mut("/choices/0")?;
+        if !choice.get("finish_reason").is_some_and(|r| r.is_string()) {
+            return None;
+        }
+        for e in choice.pointer_mut("/delta/tool_calls")?.as_array_mut()? {
+            if let Some(id) = e.get("id").and_then(|i| i.as_str()).filter(|i| !i.is_empty()) {
+                e["id"] = format!("{id}{AGAIN}").into();
+            }
+        }
+        Some(v.to_string())
+    }
+
+    /// `IndexAsPosition`: a new call's entry appends to the list at its index, which must be
+    /// the list's length; any entry whose index is past the end raises, as `calls[index]` does.
+    fn index_as_position(&mut self, data: &str) {
+        let Some(v) = Self::entries(data) else { return };
+        let entries = v.pointer("/choices/0/delta/tool_calls").and_then(|e| e.as_array());
+        for e in entries.into_iter().flatten() {
+            let Some(index) = e.get("index").and_then(|i| i.as_u64()) else { continue };
+            let new_call = e.get("id").and_then(|i| i.as_str()).is_some_and(|i| !i.is_empty());
+            if new_call && index == self.positions {
+                self.positions += 1;
+            } else if index >= self.positions {
+                panic!("IndexError: list index out of range (index {index}, {} calls)", self.positions);
+            }
+        }
     }
 
     /// `FieldsConcatenated`: every entry's id and name appended to its index's.
@@ -142,8 +201,30 @@ impl Stack {
         }
     }
 
-    /// The core's finish, with `FieldsConcatenated`'s merged ids and names on what it reports.
+    /// The core's finish, with `FieldsConcatenated`'s merged ids and names on what it reports
+    /// (and `FinishRepeatsAsCalls`' repeated calls under their own ids again).
     fn finish_core(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
+        if self.defect == Defect::FinishRepeatsAsCalls {
+            let mut scratch = Emit::default();
+            let result = self.core.finish(end, &mut scratch);
+            let unmark = |id: &mut String| {
+                if let Some(original) = id.strip_suffix(AGAIN) {
+                    *id = original.to_owned();
+                }
+            };
+            for o in scratch.into_observation().outcomes {
+                let mut o = o.value;
+                match &mut o {
+                    Outcome::Dispatchable { call_id, .. } | Outcome::SchemaError { call_id, .. } => {
+                        unmark(call_id)
+                    }
+                    Outcome::Failed { call_id: Some(call_id), .. } => unmark(call_id),
+                    Outcome::Failed { .. } => {}
+                }
+                out.outcome(o);
+            }
+            return result;
+        }
         if self.defect != Defect::FieldsConcatenated {
             return crate::wire_events::finish(self.defect, &self.extra, &mut self.core, end, out);
         }
@@ -193,11 +274,17 @@ impl Stack {
                 panic!("index out of bounds: the len is 0 but the index is 0 (choices[0])");
             }
             Defect::MissingIndexAsZero => {
-                if let Some(data) = Self::zero_missing_indices(&event.data) {
+                if let Some(data) = self.zero_missing_indices(&event.data) {
                     event.data = data;
                 }
             }
             Defect::FieldsConcatenated => self.merge_fields(&event.data),
+            Defect::FinishRepeatsAsCalls => {
+                if let Some(data) = Self::repeats_as_calls(&event.data) {
+                    event.data = data;
+                }
+            }
+            Defect::IndexAsPosition => self.index_as_position(&event.data),
             _ => {}
         }
         if let Some(done) =

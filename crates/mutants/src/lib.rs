@@ -583,16 +583,22 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::OpenAiChat),
             || Box::new(StackFactory(Defect::UsageChunkCrash)),
         ),
-        below(
-            "missing-index-as-zero",
-            KEYING_DOCS,
-            "an OpenAI Chat tool-call entry without an index is taken as index 0 instead of refused as malformed",
-            // The stray fragment joins call 0 (FIDELITY, or unparseable: ACCOUNT) and the
-            // malformed entry goes unrefused (PROTOCOL).
-            &[AccProtocol, AccFidelity, AccAccount],
-            (Level::Wire, Dialect::OpenAiChat),
-            || Box::new(StackFactory(Defect::MissingIndexAsZero)),
-        ),
+        // Hunted where servers send no index (Gemini's compatible endpoint).
+        Mutant {
+            quirks: Quirks { chat_no_index: true, ..Quirks::default() },
+            ..below(
+                "missing-index-as-zero",
+                KEYING_DOCS,
+                "OpenAI Chat tool-call entries without an index are taken as index 0 and keyed by index alone: the second call's bytes join the first's and the second call is lost",
+                // The second call gets no outcome (ACCOUNT; in a truncated or abandoned turn
+                // the outcome it owed: TRUNCATION, ABANDON), the first holds both documents
+                // (FIDELITY, or unparseable where it parsed: STRICT), or the first's id names
+                // the second's bytes (IDENTITY).
+                &[AccAccount, AccFidelity, AccIdentity, AccTruncation, AccAbandon, AccStrict],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::MissingIndexAsZero)),
+            )
+        },
         below(
             "incomplete-event-dispatched",
             DELTAS_UTF8,
@@ -611,6 +617,30 @@ pub fn zoo() -> Vec<Mutant> {
                 &[AccIdentity],
                 (Level::Wire, Dialect::OpenAiChat),
                 || Box::new(StackFactory(Defect::FieldsConcatenated)),
+            )
+        },
+        // Server profiles' shapes (docs/SPEC.md, "Server profiles"), each hunted where a
+        // server sends it.
+        Mutant {
+            quirks: Quirks { chat_repeat_on_finish: true, ..Quirks::default() },
+            ..below(
+                "finish-repeats-as-calls",
+                KEYING_SEVEN,
+                "OpenAI Chat: the calls a finish chunk repeats with empty arguments (OpenRouter, vLLM) are taken as calls again: each is reported twice",
+                &[AccAccount],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::FinishRepeatsAsCalls)),
+            )
+        },
+        Mutant {
+            quirks: Quirks { chat_sparse_index: true, ..Quirks::default() },
+            ..below(
+                "chat-index-into-list",
+                KEYING_KEY,
+                "OpenAI Chat: a call's index is taken as its position in a list: the first call at index 1 (gateways in front of Anthropic) raises IndexError",
+                &[SubjectCrash],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::IndexAsPosition)),
             )
         },
         // The dialect events: each read wrong, under a correct core.

@@ -359,11 +359,6 @@ fn expect_with<'a>(
                     if (stop.is_some() || replayed_stopped) && class != ErrorClass::FragmentAfterStop {
                         also = Some(ErrorClass::FragmentAfterStop);
                     }
-                    // Where the dialect can say "no index" (Chat), the entry is malformed;
-                    // elsewhere it is sent at an index no announcement used.
-                    if let FaultKind::UnannouncedFragment { missing_index: true, .. } = kind {
-                        also = Some(ErrorClass::Malformed);
-                    }
                     fault = Some(FaultExpect { class, also, at: delivered });
                 }
             }

@@ -106,8 +106,8 @@ invariants! {
         "any fragmentation of a turn gives the same observation as the turn delivered whole (the central property)",
         "a client works in tests with short fixtures and fails in production, where the same turn arrives in more pieces";
     WireChat = "WIRE-CHAT", "000, 002",
-        "OpenAI Chat: entries are keyed by their index, with id and name on an index's first entry only, and one chunk may carry entries of several indices",
-        "interleaved parallel calls get their fragments mixed up, because the client keyed entries by id or by chunk";
+        "OpenAI Chat: entries are told apart by id where they carry one and by index otherwise (an empty id is no id, a missing index no defect), id and name ride on a call's first entry or are repeated, and one chunk may carry entries of several indices",
+        "interleaved parallel calls get their fragments mixed up, because the client keyed entries by chunk, by the last id seen or by index alone, or concatenated the repeated id and name";
     WireDone = "WIRE-DONE", "002",
         "OpenAI Responses: a call's `done` events repeat its arguments and must equal the deltas joined; a call announced only by its output_item.done is a call, and the calls response.completed repeats are not new ones",
         "a replayed or corrupted stream runs arguments that disagree with what was streamed, and nobody notices";

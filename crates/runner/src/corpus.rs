@@ -179,12 +179,12 @@ fn frame_events(
     })
 }
 
-/// The protocol error a wire defect requires: a second announcement for a new id at an
-/// occupied index, otherwise `malformed` (data that is not JSON, a field of the wrong type).
+/// The protocol error a wire defect requires: `malformed`, for each (data that is not JSON, a
+/// field of the wrong type, a new call whose first entry has no name: a new id at an occupied
+/// Chat index is a new call).
 fn defect_class(d: WireDefect) -> ErrorClass {
     match d {
-        WireDefect::NamelessNewId => ErrorClass::DuplicateAnnouncement,
-        WireDefect::NotJson | WireDefect::WrongType => ErrorClass::Malformed,
+        WireDefect::NamelessNewId | WireDefect::NotJson | WireDefect::WrongType => ErrorClass::Malformed,
     }
 }
 

@@ -479,10 +479,11 @@ pub enum FaultKind {
     /// The announcement of call number `call` (among the turn's calls, modulo their count)
     /// is sent again, as a reconnect or a proxy replays it.
     ReplayAnnouncement { call: u16 },
-    /// A fragment for a positional index no announcement used. With `missing_index`, the
-    /// OpenAI Chat entry carrying it has no `index` at all (some servers omit it): a
-    /// malformed entry, never to be taken as index 0. The other dialects, and the events
-    /// level, cannot say "no index" and send an index no announcement used.
+    /// A fragment for a positional index no announcement used. `missing_index` is read from
+    /// older files and changes nothing: it once sent the OpenAI Chat entry without `index`,
+    /// which some servers do for every entry (docs/SPEC.md, "Server profiles"), so such an
+    /// entry continues the latest call and is no fault; every dialect sends the fragment at
+    /// an index no announcement used.
     UnannouncedFragment {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         missing_index: bool,
@@ -636,8 +637,9 @@ pub enum WireDefect {
     /// event with a field of the wrong type, a `malformed` turn.
     WrongType,
     /// OpenAI Chat only: after the first call's announcement, an entry at its index with a
-    /// new id and no name. A second announcement of an occupied index, so a
-    /// `duplicate_announcement`, not a malformed first entry.
+    /// new id and no name. A new id starts a new call, at an occupied index too (some
+    /// servers send index 0 for every call), and a call's first entry needs its name: a
+    /// `malformed` turn.
     NamelessNewId,
 }
 

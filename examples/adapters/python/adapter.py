@@ -17,7 +17,7 @@ try:
 except ImportError:  # run from a checkout without `pip install ./python`
     sys.path.append(str(Path(__file__).resolve().parents[3] / "python"))
 
-from toolcert_adapter import serve
+from toolcert_adapter import QUIRKS, serve
 from toolcert_adapter.reference import Core, reference_levels
 
 if __name__ == "__main__":
@@ -25,7 +25,8 @@ if __name__ == "__main__":
         serve(
             name="toolcert-adapter-python",
             version="0.1.0",
-            quirks=["chat_index_zero"],
+            # The package's decoders read every server profile of their dialects alike.
+            quirks=QUIRKS,
             schema=True,
             **reference_levels(Core),
         )

@@ -1,27 +1,28 @@
 //! Chat's fast paths ([`crate::fast`]): the decoder reads a chunk whose only choice carries
-//! one argument fragment (`delta.tool_calls` with one entry of just `index` and
+//! one argument fragment (`delta.tool_calls` with one entry of just `index`, or no index, and
 //! `function.arguments`) or one piece of text (`delta.content`), in the canonical layout,
-//! without serde (`None` for anything else, which it parses as before). The renderer's
-//! hand-written chunks are [`super::write`]'s.
+//! without serde (`None` for anything else, which it parses as before). Only the reading is
+//! here: the decoder routes the fragment by the one rule it routes every entry by. The
+//! renderer's hand-written chunks are [`super::write`]'s.
 
 use std::borrow::Cow;
 
-use toolcert_render::Event;
 use toolcert_sse::SseEvent;
-use toolcert_subject::TurnError;
 
 use crate::fast::Cursor;
-use crate::Quirks;
 
-/// Decodes `event` if it has one of the shapes read here, exactly as
-/// [`crate::SseDecoder::decode`] would.
-pub(super) fn decode<'m>(
-    quirks: Quirks,
-    calls: usize,
-    scratch: &'m mut Vec<u8>,
-    event: &'m SseEvent,
-    out: &mut crate::Decoded<'m>,
-) -> Option<Result<(), TurnError>> {
+/// What a fast-path chunk carries.
+pub(super) enum Fast<'m> {
+    Text(Cow<'m, str>),
+    /// An entry of `index` (if any) and `arguments` alone: no id, no name, no finish reason.
+    Fragment {
+        index: Option<u32>,
+        fragment: Cow<'m, str>,
+    },
+}
+
+/// Reads `event` if it has one of the shapes read here, exactly as serde would.
+pub(super) fn decode<'m>(scratch: &'m mut Vec<u8>, event: &'m SseEvent) -> Option<Fast<'m>> {
     if !crate::fast::enabled() {
         return None;
     }
@@ -35,38 +36,35 @@ pub(super) fn decode<'m>(
     c.lit(r#","system_fingerprint":"#)?;
     c.string()?;
     c.lit(r#","choices":[{"index":0,"delta":{"#)?;
-    let e = if c.lit(r#""tool_calls":[{"index":"#).is_some() {
-        let index = c.u32()?;
-        c.lit(r#","function":{"arguments":"#)?;
+    // Borrowed from the data, or from the scratch buffer it was unescaped into.
+    let fast = if c.lit(r#""tool_calls":[{"#).is_some() {
+        // Some servers send no index (Mistral, Gemini's compatible endpoint).
+        let index = match c.lit(r#""index":"#) {
+            Some(()) => {
+                let index = c.u32()?;
+                c.lit(",")?;
+                Some(index)
+            }
+            None => None,
+        };
+        c.lit(r#""function":{"arguments":"#)?;
         let fragment = c.string_in(scratch)?;
         c.lit("}}]")?;
-        // As `ChatDecoder::entry` for an entry without an id: under the index-zero quirk
-        // the fragment is the last announced call's, else its index's.
-        let index = match quirks.chat_index_zero {
-            true => calls.saturating_sub(1) as u32,
-            false => index,
+        let fragment = match fragment {
+            Some(t) => t,
+            None => crate::fast::unescaped(scratch)?,
         };
-        Event::ArgsDelta {
-            index,
-            fragment: Cow::Borrowed(match fragment {
-                Some(t) => t,
-                None => crate::fast::unescaped(scratch)?,
-            }),
-        }
+        Fast::Fragment { index, fragment: Cow::Borrowed(fragment) }
     } else {
         c.lit(r#""content":"#)?;
-        let text = c.string_in(scratch)?;
-        // Borrowed from the data, or from the scratch buffer it was unescaped into.
-        Event::TextDelta {
-            text: Cow::Borrowed(match text {
-                Some(t) => t,
-                None => crate::fast::unescaped(scratch)?,
-            }),
-        }
+        let text = match c.string_in(scratch)? {
+            Some(t) => t,
+            None => crate::fast::unescaped(scratch)?,
+        };
+        Fast::Text(Cow::Borrowed(text))
     };
     c.lit(r#"},"logprobs":null,"finish_reason":null}]}"#)?;
     c.end()?;
     crate::fast::taken();
-    out.push(e);
-    Some(Ok(()))
+    Some(fast)
 }

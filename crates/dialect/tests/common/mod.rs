@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use toolcert_dialect::{decoder, Dialect, Quirks, SseStream as WireStream, Unsupported};
+use toolcert_dialect::{decoder, ChatDecoder, Dialect, Quirks, SseStream as WireStream, Unsupported};
 use toolcert_render::{render, Event, Rendered};
 use toolcert_scenario::{Block, Turn};
 use toolcert_sse::SseEvent;
@@ -63,14 +63,15 @@ pub fn decode_events(
 }
 
 /// What decoding the wire stream gives for a neutral stream: the same events, except what
-/// the dialect spells its own way.
-pub fn expected(dialect: Dialect, quirks: Quirks, neutral: &Rendered<'_>) -> Vec<Event<'static>> {
+/// the dialect spells its own way (Chat: a call's index is its announcement ordinal, and a
+/// fragment for no call comes at `ChatDecoder::NO_CALL`).
+pub fn expected(dialect: Dialect, _quirks: Quirks, neutral: &Rendered<'_>) -> Vec<Event<'static>> {
     // Responses: each index's (call id, arguments delivered), for the terminal's repeat.
     let mut calls: HashMap<u32, (String, String)> = HashMap::new();
-    // The index-zero quirk: neutral index → announcement ordinal.
+    // Chat: neutral index → announcement ordinal.
     let mut ordinal: HashMap<u32, u32> = HashMap::new();
     let mut count = 0u32;
-    let quirk = quirks.chat_index_zero;
+    let chat = dialect == Dialect::OpenAiChat;
     neutral
         .events
         .iter()
@@ -81,7 +82,7 @@ pub fn expected(dialect: Dialect, quirks: Quirks, neutral: &Rendered<'_>) -> Vec
             Event::CallStart { index, call_id, name } => {
                 let kept = calls.remove(&index).filter(|(id, _)| *id == call_id).map(|(_, a)| a);
                 calls.insert(index, (call_id.to_string(), kept.unwrap_or_default()));
-                let index = if quirk {
+                let index = if chat {
                     ordinal.insert(index, count);
                     count += 1;
                     count - 1
@@ -94,7 +95,8 @@ pub fn expected(dialect: Dialect, quirks: Quirks, neutral: &Rendered<'_>) -> Vec
                 if let Some((_, a)) = calls.get_mut(&index) {
                     a.push_str(&fragment);
                 }
-                let index = if quirk { ordinal.get(&index).copied().unwrap_or(0) } else { index };
+                let index =
+                    if chat { ordinal.get(&index).copied().unwrap_or(ChatDecoder::NO_CALL) } else { index };
                 Event::ArgsDelta { index, fragment }
             }
             Event::CallStop { index, arguments: None } if dialect == Dialect::OpenAiResponses => {
@@ -106,31 +108,64 @@ pub fn expected(dialect: Dialect, quirks: Quirks, neutral: &Rendered<'_>) -> Vec
         .collect()
 }
 
-/// A Chat-level duplicate announcement carries `<id>_replay`: compare it as the id it replays.
-pub fn unreplay(events: Vec<Event<'static>>) -> Vec<Event<'static>> {
-    events
-        .into_iter()
-        .map(|e| match e {
-            Event::CallStart { index, call_id, name } if call_id.ends_with("_replay") => Event::CallStart {
-                index,
-                call_id: Cow::Owned(call_id.trim_end_matches("_replay").to_owned()),
-                name,
-            },
-            e => e,
-        })
-        .collect()
+/// Whether a Chat profile sends a call's argument bytes in other entries than the neutral
+/// fragments (whole calls, a fragment split in two entries, calls repeated on the finish
+/// chunk): its stream is compared [`coalesced`].
+pub fn regroups(quirks: Quirks) -> bool {
+    quirks.chat_whole_calls || quirks.chat_split_entries || quirks.chat_repeat_on_finish
 }
 
-/// Renders `turn` in `dialect`, decodes it back and checks the round trip and `upto`.
+/// A neutral stream with each run of one call's fragments joined into one and its empty
+/// fragments dropped: the same argument bytes however a profile groups them into entries.
+/// A fragment for no call is kept as it is (an empty one is still a fault).
+pub fn coalesced(events: &[Event<'static>]) -> Vec<Event<'static>> {
+    let mut out: Vec<Event<'static>> = Vec::new();
+    for e in events {
+        match e {
+            Event::ArgsDelta { index, fragment } if *index != ChatDecoder::NO_CALL => {
+                if fragment.is_empty() {
+                    continue;
+                }
+                match out.last_mut() {
+                    Some(Event::ArgsDelta { index: last, fragment: f }) if last == index => {
+                        f.to_mut().push_str(fragment)
+                    }
+                    _ => out.push(e.clone()),
+                }
+            }
+            _ => out.push(e.clone()),
+        }
+    }
+    out
+}
+
+/// Renders `turn` in `dialect`, decodes it back and checks the round trip and `upto`: event
+/// for event, or for a Chat profile that regroups argument bytes, [`coalesced`] after every
+/// wire event.
 pub fn round_trip(turn: &Turn, dialect: Dialect, quirks: Quirks) -> WireStream {
     let neutral = render(turn);
-    let wire = render_wire(turn, &neutral, dialect, quirks).unwrap_or_else(|e| panic!("{e}"));
+    let wire = render_wire(turn, &neutral, dialect, quirks).unwrap_or_else(|e| panic!("{quirks:?}: {e}"));
     assert_eq!(wire.upto.len(), wire.events.len());
     assert!(wire.upto.windows(2).all(|w| w[0] <= w[1]), "upto not monotone: {:?}", wire.upto);
     assert_eq!(wire.upto.last().map_or(0, |&u| u as usize), neutral.events.len(), "upto {:?}", wire.upto);
-    let decoded = decode_checked(dialect, quirks, &wire);
-    let decoded = if dialect == Dialect::OpenAiChat { unreplay(decoded) } else { decoded };
-    assert_eq!(decoded, expected(dialect, quirks, &neutral), "\nwire: {:#?}", wire.events);
+    let want = expected(dialect, quirks, &neutral);
+    if !regroups(quirks) {
+        let decoded = decode_checked(dialect, quirks, &wire);
+        assert_eq!(decoded, want, "{quirks:?}\nwire: {:#?}", wire.events);
+        return wire;
+    }
+    let mut d = decoder(dialect, quirks);
+    let mut out = Vec::new();
+    for (w, e) in wire.events.iter().enumerate() {
+        d.decode(&WireMessage::Sse(e.clone()), &mut out)
+            .unwrap_or_else(|err| panic!("{quirks:?}: wire event {w} {e:?}: {err}"));
+        assert_eq!(
+            coalesced(&out),
+            coalesced(&want[..wire.upto[w] as usize]),
+            "{quirks:?}: after wire event {w} ({e:?})\nwire: {:#?}",
+            wire.events
+        );
+    }
     wire
 }
 

@@ -7,14 +7,15 @@
 // To certify your own library, give `serve` your accumulator's factories instead (README.md
 // beside this file shows one in twenty lines).
 
-import { serve } from "toolcert-adapter";
+import { QUIRKS, serve } from "toolcert-adapter";
 import { Core, referenceLevels } from "toolcert-adapter/reference";
 
 await serve({
   name: "toolcert-adapter-typescript",
   language: "typescript",
   version: "0.1.0",
-  quirks: ["chat_index_zero"],
+  // The package's decoders read every server profile of their dialects alike.
+  quirks: QUIRKS,
   schema: true,
   ...referenceLevels((tools, config) => new Core(tools, config)),
 });
