@@ -82,6 +82,9 @@ fn median_allowed(mutant: &str) -> usize {
         "thinking-as-text",
         "custom-input-as-json",
         "refusal-as-text",
+        // A model-written invalid escape or raw control character: two of the argument
+        // document's forms, in a few percent of cases (median 38 over seeds 1-5, 44 over 1-20).
+        "bad-escape-crashes",
     ];
     if WIDENED.contains(&mutant) {
         80

@@ -1066,3 +1066,25 @@ impl Hooks for RefusalAsText {
         }
     }
 }
+
+/// `bad-escape-crashes`: a buffer the model wrote with an invalid escape (`\q`, `\d`) or a
+/// raw control character in a string throws out of the parse (`JSON.parse` uncaught, as in
+/// anthropic-sdk-typescript#986): the turn dies instead of that one call failing as
+/// unparseable.
+#[derive(Default)]
+pub struct BadEscapeCrashes;
+
+impl Hooks for BadEscapeCrashes {
+    fn parse(&self, args: &str) -> Option<Value> {
+        let parsed = toolcert_oracle::parse_document(args);
+        if parsed.is_none() {
+            if let Err(e) = serde_json::from_str::<Value>(args) {
+                let m = e.to_string();
+                if m.contains("invalid escape") || m.contains("control character") {
+                    panic!("SyntaxError: Bad escaped character in JSON ({m})");
+                }
+            }
+        }
+        parsed
+    }
+}

@@ -13,6 +13,9 @@ use crate::{Base, Correct};
 
 /// What `FinishRepeatsAsCalls` marks a repeated call's id with while the core holds it.
 const AGAIN: &str = "\u{1}again";
+/// What `EmptyIdNewCall` names the call an empty id starts while the core holds it (its id
+/// and name are reported empty, as the client holds them).
+const EMPTY: &str = "\u{1}empty";
 
 /// The one defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +50,19 @@ pub(crate) enum Defect {
     /// Chat: a call's index is its position in a list of calls: an index past the list's
     /// end (the first call at index 1, as gateways in front of Anthropic send it) raises.
     IndexAsPosition,
+    /// Chat: calls keyed by index alone: an entry with a new id at an index that already
+    /// holds a call (Ollama's index 0 for every parallel call) continues that call, so the
+    /// calls are merged and the later ones lost.
+    IndexReusedMerged,
+    /// Chat: a chunk's entries read into a map by index: of two entries with one index in
+    /// one chunk (vLLM's split entries) only the last is kept, the other's bytes are lost.
+    SplitEntriesLastWins,
+    /// Chat: an entry's `"id": ""` (DeepSeek's continuations) taken as a new call's id: each
+    /// such entry starts a call with an empty id and name, and the fragment leaves its call.
+    EmptyIdNewCall,
+    /// Responses: deltas and dones looked up by `item_id` among the announced items: under a
+    /// rotating `item_id` (GitHub Copilot's gateway) every one of them is ignored.
+    ItemIdKeyed,
     // The dialect events (`wire_events`).
     /// Responses: an announced call's `output_item.done` arguments replace its buffer.
     ItemDoneTrusted,
@@ -92,6 +108,9 @@ struct Stack {
     last_call: Option<u32>,
     /// Chat, `MissingIndexAsZero`: index 0 holds a call.
     zero_held: bool,
+    /// Chat, `IndexReusedMerged`: the indices that hold a call; `EmptyIdNewCall`: how many
+    /// calls empty ids started. Responses, `ItemIdKeyed`: the announced items' ids.
+    held: std::collections::BTreeSet<String>,
     /// Chat, `IndexAsPosition`: how many calls the list holds.
     positions: u64,
     /// Chat, `FieldsConcatenated`: per index, the id it was announced with and the id and
@@ -112,6 +131,7 @@ impl Stack {
             core: Base::new(spec),
             last_call: None,
             zero_held: false,
+            held: Default::default(),
             positions: 0,
             merged: Default::default(),
             extra: Default::default(),
@@ -153,6 +173,99 @@ impl Stack {
             }
         }
         changed.then(|| v.to_string())
+    }
+
+    /// The chunk's tool-call entries of its first choice, rewritten by `f`, when it has any.
+    fn rewrite_entries(
+        &mut self,
+        data: &str,
+        f: impl Fn(&mut Self, &mut Vec<serde_json::Value>) -> bool,
+    ) -> Option<String> {
+        let mut v = Self::entries(data)?;
+        let entries = v.pointer_mut("/choices/0/delta/tool_calls")?.as_array_mut()?;
+        f(self, entries).then(|| v.to_string())
+    }
+
+    /// `IndexReusedMerged`: an entry with a new id at an index that holds a call loses its id
+    /// and name, as a client keyed by index alone reads it (langchain#34807, litellm#33678).
+    fn index_reused(&mut self, entries: &mut [serde_json::Value]) -> bool {
+        let mut changed = false;
+        for e in entries.iter_mut().filter_map(|e| e.as_object_mut()) {
+            let Some(index) = e.get("index").and_then(|i| i.as_u64()) else { continue };
+            if e.get("id").and_then(|i| i.as_str()).is_none_or(|i| i.is_empty()) {
+                continue;
+            }
+            if !self.held.insert(index.to_string()) {
+                e.remove("id");
+                e.remove("type");
+                if let Some(f) = e.get_mut("function").and_then(|f| f.as_object_mut()) {
+                    f.remove("name");
+                }
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// `SplitEntriesLastWins`: of the entries with one index only the last stays.
+    fn split_last_wins(&mut self, entries: &mut Vec<serde_json::Value>) -> bool {
+        let index = |e: &serde_json::Value| e.get("index").and_then(|i| i.as_u64());
+        let before = entries.len();
+        let mut kept = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            let later = index(e).is_some() && entries[i + 1..].iter().any(|l| index(l) == index(e));
+            if !later {
+                kept.push(e.clone());
+            }
+        }
+        *entries = kept;
+        entries.len() != before
+    }
+
+    /// `EmptyIdNewCall`: an entry with `"id": ""` given a fresh id and name of its own
+    /// (marked with [`EMPTY`], reported empty), so that it starts a new call.
+    fn empty_id_new_call(&mut self, entries: &mut [serde_json::Value]) -> bool {
+        let mut changed = false;
+        for e in entries.iter_mut().filter_map(|e| e.as_object_mut()) {
+            if e.get("id").and_then(|i| i.as_str()) != Some("") {
+                continue;
+            }
+            let n = self.held.len();
+            self.held.insert(n.to_string());
+            e.insert("id".into(), format!("{EMPTY}{n}").into());
+            e.insert("type".into(), "function".into());
+            let f = e.entry("function").or_insert_with(|| serde_json::json!({}));
+            if let Some(f) = f.as_object_mut() {
+                f.insert("name".into(), EMPTY.into());
+            }
+            changed = true;
+        }
+        changed
+    }
+
+    /// `ItemIdKeyed`: whether a Responses event names its call by an `item_id` (or item `id`)
+    /// no `output_item.added` announced: the client finds no call and ignores it.
+    fn unknown_item(&mut self, data: &str) -> bool {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(data) else { return false };
+        let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or_default();
+        let item_id =
+            |v: &serde_json::Value| v.pointer("/item/id").and_then(|i| i.as_str()).map(str::to_owned);
+        match kind {
+            "response.output_item.added" => {
+                if let Some(id) = item_id(&v) {
+                    self.held.insert(id);
+                }
+                false
+            }
+            "response.output_item.done" => item_id(&v).is_some_and(|id| {
+                v.pointer("/item/type").and_then(|t| t.as_str()) == Some("function_call")
+                    && !self.held.contains(&id)
+            }),
+            "response.function_call_arguments.delta" | "response.function_call_arguments.done" => {
+                v.get("item_id").and_then(|i| i.as_str()).is_some_and(|id| !self.held.contains(id))
+            }
+            _ => false,
+        }
     }
 
     /// `FinishRepeatsAsCalls`: the entries of a finish chunk given ids of their own (marked
@@ -204,24 +317,43 @@ impl Stack {
     /// The core's finish, with `FieldsConcatenated`'s merged ids and names on what it reports
     /// (and `FinishRepeatsAsCalls`' repeated calls under their own ids again).
     fn finish_core(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> {
-        if self.defect == Defect::FinishRepeatsAsCalls {
+        if matches!(self.defect, Defect::FinishRepeatsAsCalls | Defect::EmptyIdNewCall) {
             let mut scratch = Emit::default();
             let result = self.core.finish(end, &mut scratch);
             let unmark = |id: &mut String| {
                 if let Some(original) = id.strip_suffix(AGAIN) {
                     *id = original.to_owned();
+                } else if id.starts_with(EMPTY) {
+                    id.clear();
                 }
             };
-            for o in scratch.into_observation().outcomes {
+            let obs = scratch.into_observation();
+            for o in obs.outcomes {
                 let mut o = o.value;
                 match &mut o {
-                    Outcome::Dispatchable { call_id, .. } | Outcome::SchemaError { call_id, .. } => {
-                        unmark(call_id)
+                    Outcome::Dispatchable { call_id, name, .. }
+                    | Outcome::SchemaError { call_id, name, .. } => {
+                        unmark(call_id);
+                        unmark(name);
                     }
-                    Outcome::Failed { call_id: Some(call_id), .. } => unmark(call_id),
+                    Outcome::Failed { call_id: Some(call_id), name, .. } => {
+                        unmark(call_id);
+                        if let Some(name) = name {
+                            unmark(name);
+                        }
+                    }
                     Outcome::Failed { .. } => {}
                 }
                 out.outcome(o);
+            }
+            // (FinishRepeatsAsCalls reports no layout, as before.)
+            if let Some(mut slots) = obs.layout.filter(|_| self.defect == Defect::EmptyIdNewCall) {
+                for s in &mut slots {
+                    if let Slot::Call { call_id } = s {
+                        unmark(call_id);
+                    }
+                }
+                out.layout(slots);
             }
             return result;
         }
@@ -263,6 +395,9 @@ impl Stack {
     }
 
     fn wire(&mut self, event: &SseEvent, out: &mut Emit) -> Result<(), TurnError> {
+        if self.defect == Defect::ItemIdKeyed && self.unknown_item(&event.data) {
+            return Ok(());
+        }
         let mut event = event.clone();
         match self.defect {
             Defect::MultilineLastOnly => {
@@ -285,6 +420,21 @@ impl Stack {
                 }
             }
             Defect::IndexAsPosition => self.index_as_position(&event.data),
+            Defect::IndexReusedMerged => {
+                if let Some(data) = self.rewrite_entries(&event.data, |s, e| s.index_reused(e)) {
+                    event.data = data;
+                }
+            }
+            Defect::SplitEntriesLastWins => {
+                if let Some(data) = self.rewrite_entries(&event.data, Self::split_last_wins) {
+                    event.data = data;
+                }
+            }
+            Defect::EmptyIdNewCall => {
+                if let Some(data) = self.rewrite_entries(&event.data, |s, e| s.empty_id_new_call(e)) {
+                    event.data = data;
+                }
+            }
             _ => {}
         }
         if let Some(done) =

@@ -312,6 +312,13 @@ pub fn zoo() -> Vec<Mutant> {
             per_stream::<RawDecode>,
         ),
         m(
+            "bad-escape-crashes",
+            FINAL_TERMINAL,
+            "a model-written invalid escape (\\q) or raw control character throws out of the parse: the turn dies instead of that call failing as unparseable",
+            &[SubjectCrash],
+            per_stream::<BadEscapeCrashes>,
+        ),
+        m(
             "repair-parse",
             KEYING_DOCS,
             "the buffer is read with a repair parser: cut documents are closed, two documents merged",
@@ -608,8 +615,9 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Bytes, Dialect::Anthropic),
             || Box::new(StackFactory(Defect::IncompleteEventDispatched)),
         ),
+        // Hunted at the vllm profile, which repeats id, type and name on every entry.
         Mutant {
-            quirks: Quirks { chat_repeat_fields: true, ..Quirks::default() },
+            quirks: VLLM,
             ..below(
                 "announcement-fields-concatenated",
                 KEYING_DOCS,
@@ -641,6 +649,55 @@ pub fn zoo() -> Vec<Mutant> {
                 &[SubjectCrash],
                 (Level::Wire, Dialect::OpenAiChat),
                 || Box::new(StackFactory(Defect::IndexAsPosition)),
+            )
+        },
+        Mutant {
+            quirks: Quirks { chat_index_zero: true, chat_whole_calls: true, ..Quirks::default() },
+            ..below(
+                "index-reused-merged",
+                KEYING_KEY,
+                "OpenAI Chat: calls keyed by index alone: a new id at an index that holds a call (Ollama's index 0 for every parallel call) continues it: the calls are merged",
+                // As missing-index-as-zero: the later call is lost (ACCOUNT; TRUNCATION,
+                // ABANDON in a cut turn), the first holds both documents (FIDELITY, STRICT).
+                &[AccAccount, AccFidelity, AccIdentity, AccTruncation, AccAbandon, AccStrict],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::IndexReusedMerged)),
+            )
+        },
+        Mutant {
+            quirks: VLLM,
+            ..below(
+                "split-entries-last-wins",
+                KEYING_KEY,
+                "OpenAI Chat: a chunk's entries read into a map by index: of two entries with one index in one chunk (vLLM) only the last is kept",
+                &[AccFidelity, AccStrict, AccSchema],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::SplitEntriesLastWins)),
+            )
+        },
+        Mutant {
+            quirks: Quirks { chat_empty_continuations: true, ..Quirks::default() },
+            ..below(
+                "empty-id-new-call",
+                KEYING_KEY,
+                "OpenAI Chat: a continuation's \"id\": \"\" (DeepSeek) taken as a new call: each starts a call with an empty id and name, and its fragment leaves its call",
+                &[AccAccount, AccIdentity, AccFidelity, AccStrict],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::EmptyIdNewCall)),
+            )
+        },
+        Mutant {
+            quirks: Quirks { responses_rotating_item_id: true, ..Quirks::default() },
+            ..below(
+                "item-id-keyed",
+                KEYING_KEY,
+                "OpenAI Responses: deltas and dones looked up by item_id: under a rotating item_id (GitHub Copilot's gateway) they are all ignored",
+                // The call's bytes are lost (FIDELITY, STRICT), it is never finished (ABANDON,
+                // TRUNCATION, ACCOUNT), and a fault in an ignored event goes unnoticed
+                // (PROTOCOL, WIRE-DONE).
+                &[AccFidelity, AccAbandon, AccTruncation, AccStrict, AccAccount, AccProtocol, WireDone],
+                (Level::Wire, Dialect::OpenAiResponses),
+                || Box::new(StackFactory(Defect::ItemIdKeyed)),
             )
         },
         // The dialect events: each read wrong, under a correct core.
@@ -754,6 +811,14 @@ pub fn zoo() -> Vec<Mutant> {
         ),
     ]
 }
+
+/// The vllm server profile's quirks (docs/SPEC.md, "Server profiles").
+const VLLM: Quirks = Quirks {
+    chat_repeat_fields: true,
+    chat_split_entries: true,
+    chat_repeat_on_finish: true,
+    ..Quirks::PLAIN
+};
 
 /// A mutant below the events level.
 fn below(

@@ -36,6 +36,15 @@ fn hand_built(mutant: &str) -> Option<Case> {
                 Ending::Stop(StopReason::Length),
             ),
         ),
+        // No named case has a model-written invalid escape (generated documents do).
+        "bad-escape-crashes" => Case::single(
+            "hand/invalid-escape",
+            interleaved(
+                vec![call(0, "call_8Hs2", "search_orders", &[r#"{"query": "order \d"#, r#"+"}"#])],
+                vec![],
+                Ending::Stop(StopReason::ToolUse),
+            ),
+        ),
         _ => return None,
     };
     Some(case)
