@@ -405,10 +405,22 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     report.cost = end.cost.clone();
     let counted = footer(&report);
     if counted != end {
+        // Name the fields that disagree, so an edited or incomplete report says where.
+        let (a, b) = (
+            serde_json::to_value(&end).unwrap_or_default(),
+            serde_json::to_value(&counted).unwrap_or_default(),
+        );
+        let differ: Vec<&str> = a
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, v)| b.get(k.as_str()) != Some(v))
+            .map(|(k, _)| k.as_str())
+            .collect();
         return Err(format!(
             "the footer's counts ({} cases, {} failed, conforms {}) disagree with the records ({} cases, {} failed, \
-             conforms {}): the report is incomplete or was edited",
-            end.cases, end.failed, end.conforms, counted.cases, counted.failed, counted.conforms
+             conforms {}; differing: {}): the report is incomplete or was edited",
+            end.cases, end.failed, end.conforms, counted.cases, counted.failed, counted.conforms, differ.join(", ")
         ));
     }
     Ok(report)

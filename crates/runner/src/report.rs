@@ -799,6 +799,17 @@ impl Report {
 
     pub fn setting_label(&self) -> String {
         match self.dialect {
+            // A report written before the profiles keeps the label it was written with.
+            Some(d) if self.level != Level::Events && (self.chat_index_zero || self.chat_repeat_fields) => {
+                let mut quirk = String::new();
+                if self.chat_index_zero {
+                    quirk += ", chat index zero";
+                }
+                if self.chat_repeat_fields {
+                    quirk += ", chat repeated fields";
+                }
+                format!("{} ({}{quirk})", self.level, d.name())
+            }
             Some(d) if self.level != Level::Events => {
                 let speech = toolcert_subject::driver::Speech { dialect: d, quirks: self.quirks() };
                 setting_name(self.level, speech)
@@ -815,8 +826,18 @@ impl Report {
             if let Some(d) = self.dialect {
                 let _ = write!(out, " --dialect {}", d.name());
             }
-            if let Some(p) =
-                self.dialect.and_then(|d| d.profile_of(self.quirks())).filter(|p| !p.quirks.is_plain())
+            // A report written before the profiles replays with the flags it was run with.
+            if self.chat_index_zero {
+                out += " --chat-index-zero";
+            }
+            if self.chat_repeat_fields {
+                out += " --chat-repeat-fields";
+            }
+            let written_before = self.chat_index_zero || self.chat_repeat_fields;
+            if let Some(p) = self
+                .dialect
+                .and_then(|d| d.profile_of(self.quirks()))
+                .filter(|p| !p.quirks.is_plain() && !written_before)
             {
                 let _ = write!(out, " --profile {}", p.name);
             }
