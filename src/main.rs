@@ -647,6 +647,7 @@ fn certify(args: CertifyArgs) -> ExitCode {
         shard: args.shard.unwrap_or_default(),
         regressions: Vec::new(),
         args_size: args.args_size as usize,
+        reproducers: None,
     };
     if args.scenario.is_some() && args.cost {
         eprintln!("toolcert: --cost prices the subject on the cost suite; it does not go with --scenario");
@@ -714,8 +715,14 @@ fn certify(args: CertifyArgs) -> ExitCode {
     };
     let more = toolcert::runner::MoreSubjects { jobs, make: &make };
     for (k, (level, speech)) in settings.into_iter().enumerate() {
-        let run = run_in(level, speech);
+        let mut run = run_in(level, speech);
         let label = setting_name(level, speech);
+        // Where --out puts this setting's reproducers (a folder per setting when there are
+        // several, as StreamOut and emit_combined write them).
+        run.reproducers = args.output.out.as_ref().map(|d| {
+            let d = if count > 1 { d.join(toolcert::runner::report::file_stem(&label)) } else { d.clone() };
+            d.display().to_string()
+        });
         let setting_started = std::time::Instant::now();
         let this_cost = cost.as_ref().filter(|_| k == priced).cloned();
         // The JSONL stream is written as the run goes (to --out and, with --format jsonl, to

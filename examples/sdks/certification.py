@@ -181,6 +181,64 @@ def cost_section(reports):
     return list(cost_rows.section(reports))
 
 
+TIERS = [("standard", "1 standard streams"), ("compatible", "2 compatible servers"),
+         ("endings", "3 endings"), ("strict", "4 strict arguments"), ("faulty", "5 faulty streams"),
+         ("numbers", "6 exact numbers")]
+
+
+def tiers_section(runs):
+    """The front grid: one row per SDK, one column per tier (tier 3 once per caller policy).
+    A cell is `pass`, the number of distinct findings counted against the tier, `n/a` (no case
+    of its reports could break it) or `—` (no report of it has tiers yet)."""
+    sdks = collections.OrderedDict()
+    for p, label, h, f, _ in runs:
+        name = p.stem.split("--", 1)[0]
+        imp = h["subject"].get("metadata", {}).get("implementation") or {}
+        policy = imp.get("policy") or p.stem.rsplit("--", 1)[-1]
+        row = sdks.setdefault(name, {"version": imp.get("version") or "", "cells": {}})
+        for t in f.get("tiers") or []:
+            # Tier 3 is shown for both caller policies; the others as the SDK alone
+            # (as-handed-over), the documented caller's check changes only endings.
+            key = (t["tier"], policy) if t["tier"] == "endings" else (t["tier"], None)
+            if t["tier"] != "endings" and policy != "as-handed-over":
+                continue
+            cell = row["cells"].setdefault(key, {"exercised": 0, "findings": set(), "verdicts": set()})
+            cell["exercised"] += t.get("exercised", 0)
+            cell["findings"].update(t.get("findings") or [])
+            cell["verdicts"].add(t["verdict"])
+    columns = []
+    for tier, title in TIERS:
+        if tier == "endings":
+            columns += [((tier, "as-handed-over"), f"{title}, SDK alone"), ((tier, "documented"), f"{title}, documented caller")]
+        else:
+            columns.append(((tier, None), title))
+
+    def show(cell):
+        if cell is None:
+            return "—"
+        bad = cell["verdicts"] & {"fail", "differs"}
+        if bad:
+            n = len(cell["findings"])
+            word = "differs" if bad == {"differs"} else ("bug" if n == 1 else "bugs")
+            return f"**{n} {word}**" if word != "differs" else f"differs ({n})"
+        return "pass" if cell["exercised"] else "n/a"
+
+    out = ["## Tiers\n",
+           "One row per SDK, one column per tier (`docs/SPEC.md`, \"Tiers\"), over all of its reports: "
+           "`pass`, the number of distinct findings counted against the tier, `n/a` (no case could break "
+           "it) or `—` (its reports predate the tiers). Tier 3 is shown for the SDK alone "
+           "(as-handed-over) and with the caller check its docs ask for (documented); the other tiers "
+           "as the SDK alone. Tier 6 is implementation-defined (RFC 8259 §6): `differs`, never a "
+           "failure. The findings are listed per report under *Findings* below.\n",
+           "| SDK | version | " + " | ".join(t for _, t in columns) + " |",
+           "|---|---|" + "---|" * len(columns)]
+    for name, row in sdks.items():
+        cells = [show(row["cells"].get(key)) for key, _ in columns]
+        out.append(f"| {name} | {row['version']} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--toolcert", default=str(ROOT / "target" / "release" / "toolcert"))
@@ -251,6 +309,7 @@ def main():
     w(f"The reports were produced by {', '.join(tools)}; each report's header records the toolcert version, "
       "the suite digest of its setting and the SDK versions the adapter declared in its handshake (the "
       "*tool, suite* and *implementation* columns below).\n")
+    out.extend(tiers_section(runs))
     w("## Caller policies\n")
     w("An SDK hands its caller a final result; whether the calls in it run is the caller's decision, so "
       "every adapter says which caller it plays, in its handshake (`implementation.policy`, "
@@ -270,9 +329,9 @@ def main():
       "traceback), never an SDK turn error; only what the SDK raised, and the transport ends the adapter "
       "made (dropped connection, cancel), are turn errors. `examples/sdks/same-input.py DIALECT` feeds "
       "every adapter of one dialect the same truncated, abandoned and empty-argument cases under each "
-      "policy and fails when they disagree; the adapters' `ci.sh` run it. OpenAI Chat consumers are also "
-      "certified under the two quirk profiles of OpenAI-compatible servers (`chat_index_zero`, "
-      "`chat_repeat_fields`), which every such adapter declares.\n")
+      "policy and fails when they disagree; the adapters' `ci.sh` run it. Every SDK that speaks a "
+      "dialect of several servers is also certified, as handed over, under each server profile of "
+      "the dialect (`toolcert profiles`; `docs/SPEC.md`, \"Server profiles\"): tier 2.\n")
     legacy = [p for p, _, h, _, _ in runs
               if "policy" not in ((h["subject"].get("metadata") or {}).get("implementation") or {})]
     if legacy:

@@ -26,6 +26,7 @@ use crate::findings::Signature;
 use crate::report::{Broken, CaseRecord, CaseStatus, Failure, Report};
 use crate::suite::Suite;
 use crate::tally::RecordSink;
+use crate::tiers::CaseClass;
 
 /// The version of the JSONL record format.
 pub const JSONL_FORMAT: u32 = 1;
@@ -89,6 +90,9 @@ struct CaseLine {
     /// The invariants it could have broken, one bit each in `Invariant::ALL` order.
     #[serde(default, skip_serializing_if = "is_zero")]
     exercised: Exercised,
+    /// What puts it in a tier of its own (docs/SPEC.md, "Tiers").
+    #[serde(default, skip_serializing_if = "CaseClass::is_empty", rename = "classes")]
+    class: CaseClass,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     violations: Vec<Violation>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +113,9 @@ struct Footer {
     kept: usize,
     conforms: bool,
     conformance: String,
+    /// One verdict per tier; absent in a report written before the tiers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tiers: Vec<crate::tiers::TierStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,6 +148,7 @@ fn footer(r: &Report) -> Footer {
         kept: r.failures.len(),
         conforms: r.conforms,
         conformance: r.conformance.clone(),
+        tiers: r.tiers.clone(),
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
         findings: r.findings.clone(),
@@ -209,6 +217,7 @@ pub fn case_line(rec: &CaseRecord) -> String {
         broke: rec.broke.clone(),
         signatures: rec.signatures.clone(),
         exercised: rec.exercised,
+        class: rec.class,
         violations: rec.failure.as_ref().map(|f| f.violations.clone()).unwrap_or_default(),
         scenario: rec.failure.as_ref().map(|f| f.scenario.clone()),
         shrunk: rec.seed.is_some() && rec.failure.is_some(),
@@ -354,6 +363,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     generated_cases: 0,
                     skipped: Vec::new(),
                     invariants: Vec::new(),
+                    tiers: Vec::new(),
                     findings: Vec::new(),
                     failures: Vec::new(),
                     coverage: None,
@@ -364,6 +374,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     records: Vec::new(),
                     reproduced: Default::default(),
                     legacy: false,
+                    reproducers: None,
                     tally: Default::default(),
                     streamed: None,
                     cost: None,
@@ -391,6 +402,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     broke: c.broke,
                     signatures: c.signatures,
                     exercised: c.exercised,
+                    class: c.class,
                     failure,
                 });
             }
@@ -400,6 +412,17 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     let mut report = report.ok_or("an empty report: no header")?;
     let end = end.ok_or("no footer: the report is truncated (did the run finish?)")?;
     report.finish();
+    if end.tiers.is_empty() {
+        // Written before the tiers: its records carry no class, so no tier is judged.
+        report.tiers.clear();
+    }
+    // A finding's replay is how the run that wrote it saved its reproducer (a saved file
+    // under --out, else the case's seed): kept as written.
+    for f in &mut report.findings {
+        if let Some(written) = end.findings.iter().find(|g| g.id == f.id) {
+            f.replay.clone_from(&written.replay);
+        }
+    }
     report.coverage = end.coverage.clone();
     report.coverage_text = end.coverage_text.clone();
     report.cost = end.cost.clone();

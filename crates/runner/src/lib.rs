@@ -38,6 +38,7 @@ mod shard;
 pub mod smoke;
 pub mod suite;
 pub mod tally;
+pub mod tiers;
 pub use combined::Combined;
 pub use findings::{Finding, Signature, Size};
 pub use jobs::MoreSubjects;
@@ -56,6 +57,9 @@ pub struct Checked {
     pub exercised: Exercised,
     /// The case cannot be spoken at this level and dialect (it was not run).
     pub unsupported: Option<String>,
+    /// What puts the case in a tier of its own (read here, where the scenario is whole: a
+    /// job hands back a passing case without its streams).
+    pub class: tiers::CaseClass,
     /// The strict parses of call documents the oracle made, for the coverage classifier
     /// ([`toolcert_gen::classify_with`]) to read instead of parsing them again.
     pub parsed: toolcert_oracle::Parsed,
@@ -236,7 +240,8 @@ fn check_inner(
         exercised.insert(Invariant::AccChunking);
     }
     let coverage = coverage(&parsed, &observations);
-    (Checked { violations, observations, exercised, unsupported: None, parsed }, coverage)
+    let class = tiers::CaseClass::of(original);
+    (Checked { violations, observations, exercised, unsupported: None, class, parsed }, coverage)
 }
 
 /// What `subject` reports for `case` at `setting`, unjudged (nothing, if the case cannot be
@@ -469,6 +474,10 @@ pub struct Certification {
     /// The most bytes a generated huge document has (`--args-size`; see
     /// [`GenConfig::max_args_size`]).
     pub args_size: usize,
+    /// Where `--out` writes this setting's reproducers (`DIR`, holding `failures/`): a
+    /// finding's replay command then replays its saved smallest reproducer, never a seed
+    /// that would be generated and shrunk again.
+    pub reproducers: Option<String>,
 }
 
 impl Default for Certification {
@@ -485,6 +494,7 @@ impl Default for Certification {
             shard: Shard::default(),
             regressions: Vec::new(),
             args_size: toolcert_gen::HUGE_DEFAULT_MAX,
+            reproducers: None,
         }
     }
 }
@@ -625,7 +635,8 @@ impl Certification {
                         } else {
                             let kept = Some((&*case, checked.violations.clone()));
                             let (violations, exercised) = (&checked.violations, checked.exercised);
-                            report.record_run(&named.case.name, i, None, violations, exercised, kept);
+                            let class = checked.class;
+                            report.record_run(&named.case.name, i, None, violations, exercised, class, kept);
                         }
                     }
                 }
@@ -643,7 +654,15 @@ impl Certification {
                 Some(reason) => report.skip(i, &case.name, &reason),
                 None => {
                     let kept = Some((case, checked.violations.clone()));
-                    report.record_run(&case.name, i, None, &checked.violations, checked.exercised, kept)
+                    report.record_run(
+                        &case.name,
+                        i,
+                        None,
+                        &checked.violations,
+                        checked.exercised,
+                        checked.class,
+                        kept,
+                    )
                 }
             }
             hand_on(&mut report);
@@ -721,6 +740,7 @@ impl Certification {
                     Some(self.seed),
                     &violations,
                     checked.exercised,
+                    checked.class,
                     kept.as_ref().map(|(c, v)| (c, v.clone())),
                 );
                 hand_on(report);

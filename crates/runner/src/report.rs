@@ -17,6 +17,7 @@ use crate::baseline::BaselineCheck;
 use crate::findings::{Finding, Signature, Size};
 use crate::suite::Suite;
 use crate::tally::{RecordSink, Tally};
+use crate::tiers::{CaseClass, TierStatus};
 use crate::Certification;
 
 /// Pass, fail or not exercised, per invariant and grade. A rule passes only when at least
@@ -126,6 +127,8 @@ pub struct CaseRecord {
     pub signatures: Vec<Signature>,
     /// The invariants it could have broken.
     pub exercised: Exercised,
+    /// What puts it in a tier of its own (a fault, an inexact number): docs/SPEC.md, "Tiers".
+    pub class: CaseClass,
     /// The failure kept in full (for a generated case, shrunk); `None` past the run's limit.
     pub failure: Option<Failure>,
 }
@@ -201,6 +204,10 @@ pub struct Report {
     pub generated_cases: usize,
     pub skipped: Vec<Skipped>,
     pub invariants: Vec<InvariantStatus>,
+    /// One verdict per tier (docs/SPEC.md, "Tiers"), what every view leads with; empty for a
+    /// report written before the tiers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<TierStatus>,
     /// The distinct bugs behind the failing cases, must before should, most cases first.
     #[serde(default)]
     pub findings: Vec<Finding>,
@@ -228,6 +235,9 @@ pub struct Report {
     /// findings to show.
     #[serde(skip)]
     pub legacy: bool,
+    /// Where `--out` saves the reproducers ([`Certification::reproducers`]).
+    #[serde(skip)]
+    pub reproducers: Option<String>,
     /// What `finish` derives the report from.
     #[serde(skip)]
     pub(crate) tally: Tally,
@@ -326,6 +336,7 @@ impl Report {
             generated_cases: 0,
             skipped: Vec::new(),
             invariants: Vec::new(),
+            tiers: Vec::new(),
             findings: Vec::new(),
             failures: Vec::new(),
             coverage: None,
@@ -336,6 +347,7 @@ impl Report {
             records: Vec::new(),
             reproduced: Default::default(),
             legacy: false,
+            reproducers: c.reproducers.clone(),
             tally: Tally::default(),
             streamed: None,
             cost: None,
@@ -413,6 +425,7 @@ impl Report {
             broke: Vec::new(),
             signatures: Vec::new(),
             exercised: Exercised::default(),
+            class: CaseClass::default(),
             failure: None,
         });
     }
@@ -429,6 +442,7 @@ impl Report {
             broke: Vec::new(),
             signatures: Vec::new(),
             exercised: Exercised::default(),
+            class: CaseClass::default(),
             failure: None,
         });
     }
@@ -451,7 +465,7 @@ impl Report {
             generated.is_some(),
             broke,
             signatures,
-            Exercised::default(),
+            (Exercised::default(), CaseClass::of(case)),
             Some((case, violations)),
         );
     }
@@ -467,12 +481,13 @@ impl Report {
         generated: Option<u64>,
         as_run: &[Violation],
         exercised: Exercised,
+        class: CaseClass,
         kept: Option<(&Case, Vec<Violation>)>,
     ) {
         let at = (generated.unwrap_or(0), index);
         let broke = Broken::of(as_run);
         let signatures = Signature::all(as_run);
-        self.push_case(name, at, generated.is_some(), broke, signatures, exercised, kept);
+        self.push_case(name, at, generated.is_some(), broke, signatures, (exercised, class), kept);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -483,7 +498,7 @@ impl Report {
         generated: bool,
         broke: Vec<Broken>,
         signatures: Vec<Signature>,
-        exercised: Exercised,
+        (exercised, class): (Exercised, CaseClass),
         kept: Option<(&Case, Vec<Violation>)>,
     ) {
         self.cases += 1;
@@ -516,6 +531,7 @@ impl Report {
             broke,
             signatures,
             exercised,
+            class,
             failure,
         });
     }
@@ -595,6 +611,7 @@ impl Report {
             })
             .collect();
         self.invariants = invariants;
+        self.tiers = t.tiers.statuses(self.grade, self.profile.is_some());
         self.findings = self.derive_findings();
         self.conclude();
     }
@@ -653,6 +670,7 @@ impl Report {
                     .map(|f| (Size::of(&f.scenario), f))
                     .min_by_key(|(size, f)| (*size, f.case.clone()));
                 let replay = match smallest {
+                    Some((_, f)) if self.reproducers.is_some() => self.replay_saved_command(&f.case),
                     Some((_, f)) => self.replay_command(&f.case, f.generated),
                     None => self.replay_command(&first.case, first.seed.map(|s| (s, first.index))),
                 };
@@ -863,6 +881,13 @@ impl Report {
         }
     }
 
+    /// The command that replays a failure's scenario where this run's `--out` saved it.
+    pub fn replay_saved_command(&self, case: &str) -> String {
+        let dir = self.reproducers.as_deref().unwrap_or("DIR");
+        let path = format!("{}/failures/{}.json", dir.trim_end_matches('/'), file_stem(case));
+        format!("toolcert certify {} --scenario {}", self.setting_args(), shell_quote(&path))
+    }
+
     /// The command that replays a failure's saved scenario, as `--out DIR` writes it.
     pub fn replay_scenario_command(&self, case: &str) -> String {
         format!("toolcert certify {} --scenario DIR/failures/{}.json", self.setting_args(), file_stem(case))
@@ -917,6 +942,7 @@ impl Report {
     pub fn to_text(&self, max_findings: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.title_line());
+        let _ = write!(out, "{}", self.tiers_text());
         let _ = write!(out, "{}", self.findings_text(max_findings));
         if let Some(coverage) = &self.coverage_text {
             let _ = writeln!(out, "\ncoverage of the generated cases:\n{coverage}");
@@ -938,6 +964,19 @@ impl Report {
         let _ = writeln!(out, "\n{}", self.verdict_line());
         if let Some(b) = &self.baseline {
             let _ = write!(out, "{}", b.to_text());
+        }
+        out
+    }
+
+    /// The tiers, one line each (nothing for a report written before them).
+    pub fn tiers_text(&self) -> String {
+        let mut out = String::new();
+        if self.tiers.is_empty() {
+            return out;
+        }
+        let _ = writeln!(out, "tiers:");
+        for t in &self.tiers {
+            let _ = writeln!(out, "  {}", t.line());
         }
         out
     }

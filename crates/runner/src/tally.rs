@@ -72,6 +72,8 @@ pub(crate) struct Tally {
     /// should), and of them those whose every counted break is SUBJECT-CRASH.
     pub failing: [usize; 2],
     pub crash_only: [usize; 2],
+    /// Per tier: what exercised it and what broke it.
+    pub tiers: crate::tiers::TierTally,
 }
 
 fn slot(grade: Grade) -> usize {
@@ -128,6 +130,7 @@ impl Tally {
                 self.exercised[n] += 1;
             }
         }
+        self.tiers.add(r.class, r.exercised, &r.signatures);
         if r.status == CaseStatus::Fail {
             for sig in &r.signatures {
                 let first = || First { case: r.case.clone(), seed: r.seed, index: r.index };
