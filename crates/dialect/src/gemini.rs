@@ -149,8 +149,8 @@ fn raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, RawValu
     Ok((v.get() != "null").then_some(Cow::Borrowed(v)))
 }
 
-fn raw_owned(json: String) -> Cow<'static, RawValue> {
-    Cow::Owned(RawValue::from_string(json).expect("the renderer writes valid JSON"))
+fn raw_owned(json: String) -> Result<Cow<'static, RawValue>, String> {
+    RawValue::from_string(json).map(Cow::Owned).map_err(|e| format!("a value that is not JSON: {e}"))
 }
 
 const MODEL: &str = "gemini-2.5-flash";
@@ -258,14 +258,15 @@ impl<'t> Live<'t> {
                 } else {
                     return Err(nowhere());
                 };
-                if !raw.is_char_boundary(take) {
+                // Inside a character or an escape, no piece can end.
+                if take != raw.len() && take != 0 && !path::string_cuts(raw).any(|c| c == take) {
                     return Err(nowhere());
                 }
                 let chunk = &raw[from..take];
                 self.writer.piece(&leaf.path, Piece::Str { raw: chunk, last }, &mut self.text)?;
                 out.push(PartialArg {
                     json_path: Cow::Owned(path_text),
-                    string_value: Some(raw_owned(format!("\"{chunk}\""))),
+                    string_value: Some(raw_owned(format!("\"{chunk}\""))?),
                     will_continue: !last,
                     ..PartialArg::default()
                 });
@@ -284,8 +285,8 @@ impl<'t> Live<'t> {
                 match raw {
                     "true" => arg.bool_value = Some(true),
                     "false" => arg.bool_value = Some(false),
-                    "null" => arg.null_value = Some(raw_owned("\"NULL_VALUE\"".into())),
-                    n => arg.number_value = Some(raw_owned(n.to_owned())),
+                    "null" => arg.null_value = Some(raw_owned("\"NULL_VALUE\"".into())?),
+                    n => arg.number_value = Some(raw_owned(n.to_owned())?),
                 }
                 out.push(arg);
                 self.leaf += 1;
@@ -356,7 +357,7 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                     };
                     let args = match call.arguments.as_str() {
                         "" => None,
-                        a if sendable(turn, a) => Some(raw_owned(a.to_owned())),
+                        a if sendable(turn, a) => Some(raw_owned(a.to_owned())?),
                         _ => {
                             return Err("a Gemini `args` is a JSON object sent as written: this call's \
                                         document is not one"
@@ -456,6 +457,12 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
             }
             (e, _) => return Err(format!("Gemini has no event for {e:?}")),
         }
+    }
+    if out.wire.upto.last().copied().unwrap_or(0) as usize != events.len() {
+        // A call cut after its last fragment: its closing brackets come with its terminator.
+        return Err("the stream ends after a call's last fragment but before its end, which \
+                    Gemini's wire cannot send apart"
+            .into());
     }
     Ok(out.wire)
 }

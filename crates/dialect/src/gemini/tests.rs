@@ -188,3 +188,38 @@ fn real_streams_read() {
     assert_eq!(d.decode_chunk(&bad, &mut out).unwrap_err().class, ErrorClass::Malformed);
     assert_eq!(d.signature_of(0), None);
 }
+
+/// Generated turns, shaped as the runner shapes them, render in both profiles or are refused
+/// with a reason, and decode back to their documents.
+#[test]
+fn generated_turns_shape_render_and_read_back() {
+    use proptest::strategy::ValueTree;
+    let cfg = toolcert_gen::GenConfig {
+        shape_mix: toolcert_gen::ShapeMix::PerCall,
+        transport: true,
+        done_mismatch: false,
+        ..toolcert_gen::GenConfig::default()
+    };
+    let strategy = toolcert_gen::case_strategy(&cfg);
+    let mut rendered = [0; 2];
+    for (seed, k) in [7u64, 13, 17, 23, 29].into_iter().flat_map(|s| (0..400u64).map(move |k| (s, k))) {
+        let case = toolcert_gen::strategy::case_tree(&strategy, seed, k).current();
+        for t in &case.streams {
+            let t = Gemini.shape_turn(t).unwrap_or_else(|| t.clone());
+            let neutral = render(&t);
+            for (n, q) in [Quirks::PLAIN, vertex()].into_iter().enumerate() {
+                let r = crate::render_wire(&t, &neutral, Dialect::Gemini, q);
+                if let Err(e) = &r {
+                    assert!(!e.reason.contains("not JSON"), "case {seed}/{k}: {e}");
+                }
+                if let Ok(wire) = r {
+                    rendered[n] += 1;
+                    assert_eq!(wire.upto.last().copied().unwrap_or(0), neutral.events.len() as u32, "case {k}");
+                    decode_all(&wire).unwrap_or_else(|e| panic!("case {k} {q:?}: {e:?}"));
+                }
+            }
+        }
+    }
+    assert!(rendered.iter().all(|&r| r > 40), "{rendered:?}");
+}
+
