@@ -320,6 +320,8 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
     let mut live: Option<Live<'_>> = None;
     // The live call's terminator, when it is sent after its last fragment.
     let mut signed = false;
+    // The live call's last fragment came; its closing brackets wait for its terminator.
+    let mut pending_close = false;
     let seed = ids.seed_byte();
     let mut k = 0;
     while k < events.len() {
@@ -408,6 +410,7 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                     continue;
                 }
                 let done = if all { k } else { k + 1 };
+                pending_close |= all;
                 if pieces.is_empty() {
                     if !out.extend_last(done) {
                         return Err("a fragment before any event".into());
@@ -422,6 +425,7 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                 if live.take().is_none() {
                     return Err("a call's terminal with no live call".into());
                 }
+                pending_close = false;
                 let form = terminator(seed, ordinal, matches!(origins.get(k + 1), Some(Origin::Stop)));
                 if form == Terminator::Finish {
                     // The finish reason ends the call: the stop's chunk delivers both.
@@ -438,6 +442,7 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                 out.push(chunk(Vec::new(), Some(word), true), k + 1);
                 k += 1;
             }
+            (Event::Error { .. }, _) if pending_close => return Err(CUT_BEFORE_END.into()),
             (Event::Error { message }, _) => {
                 let e = ApiError { code: 500, message: Cow::Borrowed(message), status: Some("INTERNAL") };
                 let c = Chunk { error: Some(e), ..Chunk::default() };
@@ -458,14 +463,16 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
             (e, _) => return Err(format!("Gemini has no event for {e:?}")),
         }
     }
-    if out.wire.upto.last().copied().unwrap_or(0) as usize != events.len() {
-        // A call cut after its last fragment: its closing brackets come with its terminator.
-        return Err("the stream ends after a call's last fragment but before its end, which \
-                    Gemini's wire cannot send apart"
-            .into());
+    if pending_close || out.wire.upto.last().copied().unwrap_or(0) as usize != events.len() {
+        return Err(CUT_BEFORE_END.into());
     }
     Ok(out.wire)
 }
+
+/// Why a stream cut between a call's last fragment and its end is not Gemini's to send: the
+/// document's closing brackets come with the call's terminator.
+const CUT_BEFORE_END: &str =
+    "the stream ends after a call's last fragment but before its end, which Gemini's wire cannot send apart";
 
 /// The position of the terminal of the call announced at `k` when its fragments and terminal
 /// follow its announcement with nothing between.
