@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use toolcert_render::{Event, Origin, Rendered};
 use toolcert_scenario::{
-    Block, Call, Dialect, FaultKind, ForeignKind, Quirks, Shape, StopMeaning, StopReason, Turn,
+    Block, Call, Dialect, FaultKind, ForeignKind, GeminiEnd, Quirks, Shape, StopMeaning, StopReason, Turn,
 };
 use toolcert_sse::SseEvent;
 use toolcert_subject::{ErrorClass, TurnError, WireMessage};
@@ -110,14 +110,32 @@ struct PartialArg<'a> {
     #[serde(rename = "jsonPath", borrow, default)]
     json_path: Cow<'a, str>,
     /// A string piece, as its JSON string literal (its escapes are copied, not decoded).
-    #[serde(rename = "stringValue", borrow, default, skip_serializing_if = "Option::is_none", deserialize_with = "raw")]
+    #[serde(
+        rename = "stringValue",
+        borrow,
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "raw"
+    )]
     string_value: Option<Cow<'a, RawValue>>,
-    #[serde(rename = "numberValue", borrow, default, skip_serializing_if = "Option::is_none", deserialize_with = "raw")]
+    #[serde(
+        rename = "numberValue",
+        borrow,
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "raw"
+    )]
     number_value: Option<Cow<'a, RawValue>>,
     #[serde(rename = "boolValue", default, skip_serializing_if = "Option::is_none")]
     bool_value: Option<bool>,
     /// Protobuf's `NULL_VALUE` (any value here is a null).
-    #[serde(rename = "nullValue", borrow, default, skip_serializing_if = "Option::is_none", deserialize_with = "raw")]
+    #[serde(
+        rename = "nullValue",
+        borrow,
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "raw"
+    )]
     null_value: Option<Cow<'a, RawValue>>,
     #[serde(rename = "willContinue", default, skip_serializing_if = "std::ops::Not::not")]
     will_continue: bool,
@@ -244,7 +262,8 @@ impl<'t> Live<'t> {
         let nowhere = || format!("a fragment ends at byte {target}, where no piece can end");
         let mut out = Vec::new();
         while self.text.len() < target {
-            let (Some(leaf), Some(&(start, end))) = (self.leaves.get(self.leaf), self.at.get(self.leaf)) else {
+            let (Some(leaf), Some(&(start, end))) = (self.leaves.get(self.leaf), self.at.get(self.leaf))
+            else {
                 return Err(nowhere());
             };
             let raw = &self.args[leaf.raw.clone()];
@@ -382,9 +401,11 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                 }
                 let c = path::canonical(&call.arguments).map_err(|e| format!("this call's document: {e}"))?;
                 if c.text != call.arguments {
-                    return Err("this call's document is not in the form Vertex's pieces write (lower the case \
+                    return Err(
+                        "this call's document is not in the form Vertex's pieces write (lower the case \
                                 first)"
-                        .into());
+                            .into(),
+                    );
                 }
                 let fc = FunctionCall { id, name, will_continue: true, ..FunctionCall::default() };
                 out.push(chunk(vec![call_part(fc, signature)], None, false), k + 1);
@@ -400,8 +421,14 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                 // The document's closing brackets come with the call's terminator only.
                 let target = if all { l.args.len() - closers(l.args) } else { end };
                 let pieces = l.pieces_to(target)?;
-                let next_is_stop = matches!(origins.get(k + 1), Some(Origin::CallStop { block: b }) if *b == block);
-                let form = terminator(seed, ordinal, next_is_stop && matches!(origins.get(k + 2), Some(Origin::Stop)));
+                let next_is_stop =
+                    matches!(origins.get(k + 1), Some(Origin::CallStop { block: b }) if *b == block);
+                let form = terminator(
+                    turn,
+                    seed,
+                    ordinal,
+                    next_is_stop && matches!(origins.get(k + 2), Some(Origin::Stop)),
+                );
                 if all && next_is_stop && form == Terminator::LastPiece && !pieces.is_empty() {
                     let fc = FunctionCall { partial_args: pieces, ..FunctionCall::default() };
                     out.push(chunk(vec![call_part(fc, None)], None, false), k + 2);
@@ -416,7 +443,8 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                         return Err("a fragment before any event".into());
                     }
                 } else {
-                    let fc = FunctionCall { partial_args: pieces, will_continue: true, ..FunctionCall::default() };
+                    let fc =
+                        FunctionCall { partial_args: pieces, will_continue: true, ..FunctionCall::default() };
                     out.push(chunk(vec![call_part(fc, None)], None, false), done);
                 }
                 k += 1;
@@ -426,7 +454,7 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                     return Err("a call's terminal with no live call".into());
                 }
                 pending_close = false;
-                let form = terminator(seed, ordinal, matches!(origins.get(k + 1), Some(Origin::Stop)));
+                let form = terminator(turn, seed, ordinal, matches!(origins.get(k + 1), Some(Origin::Stop)));
                 if form == Terminator::Finish {
                     // The finish reason ends the call: the stop's chunk delivers both.
                     k += 1;
@@ -501,10 +529,19 @@ fn sendable(turn: &Turn, args: &str) -> bool {
         && serde_json::from_str::<&RawValue>(args).is_ok()
 }
 
-/// A call's terminator form: chosen from the turn and the call so that every form is sent;
-/// the finish reason only when the call's terminal is right before the stop.
-fn terminator(seed: u8, ordinal: u32, before_stop: bool) -> Terminator {
-    match (seed as u32 + ordinal) % 3 {
+/// A call's terminator form: the one the turn asks for (`WireEvents::gemini_ends`, by call
+/// number), else chosen from the turn and the call so that every form is sent; the finish
+/// reason only when the call's terminal is right before the stop.
+fn terminator(turn: &Turn, seed: u8, ordinal: u32, before_stop: bool) -> Terminator {
+    let ends = &turn.wire.gemini_ends;
+    let call = ordinal.saturating_sub(1);
+    let asked = match ends.get(call as usize % ends.len().max(1)) {
+        Some(GeminiEnd::Empty) => 2,
+        Some(GeminiEnd::LastPiece) => 1,
+        Some(GeminiEnd::Finish) => 0,
+        None => (seed as u32 + ordinal) % 3,
+    };
+    match asked {
         0 if before_stop => Terminator::Finish,
         1 => Terminator::LastPiece,
         _ => Terminator::Empty,
@@ -598,10 +635,17 @@ impl GeminiDecoder {
             if let Some(s) = signature {
                 self.signatures.push((ordinal, s.into_owned()));
             }
-            out.push(Event::CallStart { index: ordinal, call_id: Cow::Owned(call_id), name: Cow::Owned(name.into_owned()) });
+            out.push(Event::CallStart {
+                index: ordinal,
+                call_id: Cow::Owned(call_id),
+                name: Cow::Owned(name.into_owned()),
+            });
             if let Some(args) = fc.args {
                 if !args.get().starts_with('{') {
-                    return Err(malformed(format!("a functionCall whose args is not an object: {}", args.get())));
+                    return Err(malformed(format!(
+                        "a functionCall whose args is not an object: {}",
+                        args.get()
+                    )));
                 }
                 out.push(Event::ArgsDelta { index: ordinal, fragment: Cow::Owned(args.get().to_owned()) });
             }
@@ -808,7 +852,13 @@ impl crate::DialectDef for Gemini {
         crate::registry::profiles_of(Dialect::Gemini, &PROFILES)
     }
 
-    fn render(&self, turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Result<WireStream, String> {
+    fn render(
+        &self,
+        turn: &Turn,
+        neutral: &Rendered<'_>,
+        quirks: Quirks,
+        ids: &Ids,
+    ) -> Result<WireStream, String> {
         Ok(render(turn, neutral, quirks, ids)?.into())
     }
 
@@ -854,7 +904,8 @@ impl crate::DialectDef for Gemini {
     }
 
     fn serves(&self, path: &str) -> bool {
-        let model = path.strip_prefix("/v1beta/models/").and_then(|p| p.strip_suffix(":streamGenerateContent"));
+        let model =
+            path.strip_prefix("/v1beta/models/").and_then(|p| p.strip_suffix(":streamGenerateContent"));
         model.is_some_and(|m| !m.is_empty() && !m.contains('/'))
     }
 
@@ -890,6 +941,11 @@ impl crate::DialectDef for Gemini {
         crate::defect::nonempty(piece).then_some(())?;
         *piece = serde_json::json!(42);
         Some(copy)
+    }
+
+    /// The terminators a turn asks for.
+    fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
+        !wire.gemini_ends.is_empty()
     }
 
     fn shape_turn(&self, turn: &Turn) -> Option<Turn> {

@@ -125,7 +125,7 @@ fn cut_of(turn: &Turn) -> Option<u32> {
 /// The dialect events of `wire` the dialect does not read, as the reason it cannot carry them.
 fn dialect_events_lacked<D: DialectDef + ?Sized>(def: &D, wire: &WireEvents) -> Option<String> {
     let plain = WireEvents::default;
-    let each: [(bool, WireEvents, &str); 6] = [
+    let each: [(bool, WireEvents, &str); 7] = [
         (
             !wire.item_done_only.is_empty(),
             WireEvents { item_done_only: wire.item_done_only.clone(), ..plain() },
@@ -155,6 +155,11 @@ fn dialect_events_lacked<D: DialectDef + ?Sized>(def: &D, wire: &WireEvents) -> 
             wire.done_without_finish,
             WireEvents { done_without_finish: true, ..plain() },
             "`data: [DONE]` sentinel",
+        ),
+        (
+            !wire.gemini_ends.is_empty(),
+            WireEvents { gemini_ends: wire.gemini_ends.clone(), ..plain() },
+            "call streamed in pieces with a terminator of its own (Gemini's `functionCall` forms)",
         ),
     ];
     let (_, only, what) = each.into_iter().find(|(has, only, _)| *has && !def.reads(only))?;
@@ -624,7 +629,8 @@ mod tests {
                             // reason), and the same fault first.
                             // A dialect that writes documents its own way (Gemini's typed
                             // values) keeps each fragment, not its byte range.
-                            let rewritten = low.calls().zip(turn.calls()).any(|(a, b)| a.arguments != b.arguments);
+                            let rewritten =
+                                low.calls().zip(turn.calls()).any(|(a, b)| a.arguments != b.arguments);
                             let no_faults = |t: &Turn| -> Vec<Origin> {
                                 shared(t)
                                     .into_iter()

@@ -268,11 +268,13 @@ pub fn shape_case(case: &Case, setting: Setting) -> Option<Case> {
         return None;
     }
     let def = toolcert_dialect::def(setting.speech.dialect);
-    let shaped: Vec<Option<toolcert_scenario::Turn>> = case.streams.iter().map(|t| def.shape_turn(t)).collect();
+    let shaped: Vec<Option<toolcert_scenario::Turn>> =
+        case.streams.iter().map(|t| def.shape_turn(t)).collect();
     if shaped.iter().all(Option::is_none) {
         return None;
     }
-    let streams = shaped.into_iter().zip(&case.streams).map(|(s, t)| s.unwrap_or_else(|| t.clone())).collect();
+    let streams =
+        shaped.into_iter().zip(&case.streams).map(|(s, t)| s.unwrap_or_else(|| t.clone())).collect();
     Some(Case { name: case.name.clone(), streams, schedule: case.schedule.clone() })
 }
 

@@ -34,8 +34,13 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 5] =
-        [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses, Dialect::Bedrock, Dialect::Gemini];
+    pub const ALL: [Dialect; 5] = [
+        Dialect::Anthropic,
+        Dialect::OpenAiChat,
+        Dialect::OpenAiResponses,
+        Dialect::Bedrock,
+        Dialect::Gemini,
+    ];
 
     /// The name used on the command line, in reports and in corpus paths.
     pub fn name(self) -> &'static str {

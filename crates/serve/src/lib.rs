@@ -118,7 +118,8 @@ impl Endpoint {
         if model.is_some_and(|m| !m.is_empty() && !m.contains('/')) {
             return Some(Endpoint::Bedrock);
         }
-        let model = path.strip_prefix("/v1beta/models/").and_then(|p| p.strip_suffix(":streamGenerateContent"));
+        let model =
+            path.strip_prefix("/v1beta/models/").and_then(|p| p.strip_suffix(":streamGenerateContent"));
         if model.is_some_and(|m| !m.is_empty() && !m.contains('/')) {
             return Some(Endpoint::Gemini);
         }

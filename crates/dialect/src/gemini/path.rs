@@ -81,7 +81,8 @@ fn bracket(s: &str, at: usize) -> Option<(Seg, usize)> {
                             't' => '\t',
                             '/' | '\\' | '\'' | '"' => e,
                             'u' => {
-                                let hex: String = (0..4).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
+                                let hex: String =
+                                    (0..4).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
                                 char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
                             }
                             _ => return None,
@@ -420,7 +421,10 @@ impl Parser<'_> {
             }
             Some(_) => {
                 let start = self.i;
-                while matches!(self.peek(), Some(b'-' | b'+' | b'.' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z')) {
+                while matches!(
+                    self.peek(),
+                    Some(b'-' | b'+' | b'.' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z')
+                ) {
                     self.i += 1;
                 }
                 let text = &self.s[start..self.i];
@@ -451,18 +455,21 @@ impl Parser<'_> {
                     self.i += 1;
                     return Ok(start..self.i - 1);
                 }
-                Some(b'\\') => {
-                    match self.s.get(self.i + 1) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
-                        Some(b'u')
-                            if self.s.get(self.i + 2..self.i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
-                        {
-                            self.i += 6
-                        }
-                        _ => return Err(format!("a bad escape at byte {}", self.i)),
+                Some(b'\\') => match self.s.get(self.i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
+                    Some(b'u')
+                        if self
+                            .s
+                            .get(self.i + 2..self.i + 6)
+                            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
+                    {
+                        self.i += 6
                     }
+                    _ => return Err(format!("a bad escape at byte {}", self.i)),
+                },
+                Some(c) if c < 0x20 => {
+                    return Err(format!("a control character in a string at byte {}", self.i))
                 }
-                Some(c) if c < 0x20 => return Err(format!("a control character in a string at byte {}", self.i)),
                 Some(_) => self.i += 1,
             }
         }
@@ -589,7 +596,15 @@ mod tests {
         let again = canonical(&c.text).unwrap();
         assert_eq!(again.text, c.text, "canonical text is its own canonical form");
         assert_eq!(canonical("{}").unwrap().text, "");
-        for no in ["[1]", "{\"a\":{}}", "{\"a\":[]}", "{\"a\":1,\"a\":2}", "{\"a\":1} x", "{\"a\":", "{\"\\ud800\":1}"] {
+        for no in [
+            "[1]",
+            "{\"a\":{}}",
+            "{\"a\":[]}",
+            "{\"a\":1,\"a\":2}",
+            "{\"a\":1} x",
+            "{\"a\":",
+            "{\"\\ud800\":1}",
+        ] {
             assert!(canonical(no).is_err(), "{no}");
         }
         let deep = format!("{}1{}", "{\"a\":".repeat(100), "}".repeat(100));

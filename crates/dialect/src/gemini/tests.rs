@@ -86,7 +86,12 @@ fn whole_calls_and_pieces_give_back_the_documents() {
             text(&["Checking ", "the weather."]),
             call(1, "call_a", "get_weather", &["{\"location\": \"Bos", "ton\", \"days\"", ": 3}"]),
             call(2, "call_1", "read_theme", &[]),
-            call(3, "c3", "plan", &["{\"recipe\":{\"ingredients\":[{\"amount\":1.50},", "{\"amount\":null,\"a.b\":true}]}}"]),
+            call(
+                3,
+                "c3",
+                "plan",
+                &["{\"recipe\":{\"ingredients\":[{\"amount\":1.50},", "{\"amount\":null,\"a.b\":true}]}}"],
+            ),
         ],
         Ending::Stop(StopReason::ToolUse),
     );
@@ -143,10 +148,10 @@ fn a_cut_mid_string_and_keep_alives() {
     let wire = round_trip(&t, vertex());
     assert!(data(&wire).last().unwrap().contains("MAX_TOKENS"));
     // The whole-call profile cannot send a call cut mid-way.
-    let cut = per_call(vec![call(0, "c", "f", &["{\"s\":\"ab", "cd\"}"])], Ending::Abandoned {
-        after: 2,
-        end: StreamEnd::Disconnect,
-    });
+    let cut = per_call(
+        vec![call(0, "c", "f", &["{\"s\":\"ab", "cd\"}"])],
+        Ending::Abandoned { after: 2, end: StreamEnd::Disconnect },
+    );
     assert!(crate::render_wire(&cut, &render(&cut), Dialect::Gemini, Quirks::PLAIN).is_err());
 }
 
@@ -184,7 +189,9 @@ fn real_streams_read() {
     }
     let mut d = GeminiDecoder::new();
     let mut out = Decoded::new();
-    let bad = SseEvent::data(r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}},{"functionCall":{"partialArgs":[{"jsonPath":"x","stringValue":"a"}]}}]}}]}"#);
+    let bad = SseEvent::data(
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}},{"functionCall":{"partialArgs":[{"jsonPath":"x","stringValue":"a"}]}}]}}]}"#,
+    );
     assert_eq!(d.decode_chunk(&bad, &mut out).unwrap_err().class, ErrorClass::Malformed);
     assert_eq!(d.signature_of(0), None);
 }
@@ -214,7 +221,11 @@ fn generated_turns_shape_render_and_read_back() {
                 }
                 if let Ok(wire) = r {
                     rendered[n] += 1;
-                    assert_eq!(wire.upto.last().copied().unwrap_or(0), neutral.events.len() as u32, "case {k}");
+                    assert_eq!(
+                        wire.upto.last().copied().unwrap_or(0),
+                        neutral.events.len() as u32,
+                        "case {k}"
+                    );
                     decode_all(&wire).unwrap_or_else(|e| panic!("case {k} {q:?}: {e:?}"));
                 }
             }
@@ -222,4 +233,3 @@ fn generated_turns_shape_render_and_read_back() {
     }
     assert!(rendered.iter().all(|&r| r > 40), "{rendered:?}");
 }
-
