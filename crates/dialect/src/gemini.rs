@@ -780,8 +780,8 @@ fn canonical_calls(mut turn: Turn) -> Result<Turn, String> {
 }
 
 fn canonical_call(call: &mut Call) -> Result<(), String> {
-    let trimmed = call.arguments.trim_matches(|c: char| c.is_ascii_whitespace());
-    let c = if trimmed.is_empty() {
+    // No bytes stay no bytes; whitespace alone is no document (unparseable), not Gemini's.
+    let c = if call.arguments.is_empty() {
         path::Canonical { text: String::new(), cuts: vec![0] }
     } else {
         path::canonical(&call.arguments).map_err(|e| {
