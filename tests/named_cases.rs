@@ -362,6 +362,7 @@ const WIRE_LACKS: &[&str] = &[
     "argument text, only a JSON object of typed values: ",
     "call index (",
     "call streamed in pieces with a terminator of its own (",
+    "way to send this stream (",
 ];
 
 /// What a dialect's server profile cannot send of a lowered case (Gemini's whole calls: a

@@ -926,7 +926,13 @@ impl crate::DialectDef for Gemini {
 
     /// The lowering every dialect does, then each call written as the pieces write it.
     fn lower_turn(&self, turn: &Turn) -> Result<Turn, String> {
-        canonical_calls(crate::lower::lower_turn(self, turn)?)
+        let low = canonical_calls(crate::lower::lower_turn(self, turn)?)?;
+        // Vertex's pieces send what any profile can; a cut they cannot send is no Gemini
+        // stream (a call's closing brackets come with its terminator only).
+        let pieces = Quirks { gemini_partial_args: true, ..Quirks::PLAIN };
+        crate::render_wire(&low, &toolcert_render::render(&low), Dialect::Gemini, pieces)
+            .map_err(|e| format!("gemini has no way to send this stream ({})", e.reason))?;
+        Ok(low)
     }
 
     /// A string piece, or a whole call's `args`, retyped as a number.

@@ -89,8 +89,8 @@ pub(crate) fn cases() -> Vec<NamedCase> {
                         "configure",
                         &[
                             "{\"a.b\":{\"it's [x]\":\"v",
-                            "al\"},\"__proto__\":{\"constructor\":true},",
-                            "\"items\":[{\"n\":1},{\"n\":\"two\"}],\"deep\":{\"x\":{\"y\":[[null]]}}}",
+                            "al\"},\"__proto__\":{\"constructor\":true",
+                            "},\"items\":[{\"n\":1},{\"n\":\"two\"}],\"deep\":{\"x\":{\"y\":[[null]]}}}",
                         ],
                     )],
                     tool_use.clone(),
