@@ -317,7 +317,7 @@ impl Request {
 
 /// State shared between the handle and the server's connection tasks.
 struct Shared {
-    queues: Mutex<[VecDeque<Reply>; 4]>,
+    queues: Mutex<[VecDeque<Reply>; Endpoint::ALL.len()]>,
     requests: Mutex<VecDeque<Request>>,
     served: AtomicU64,
     max_body: usize,
