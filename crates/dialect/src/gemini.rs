@@ -662,7 +662,7 @@ impl GeminiDecoder {
             if fc.partial_args.is_empty() && fc.args.is_none() {
                 return Ok(());
             }
-            let index = self.calls.checked_sub(1).unwrap_or(0);
+            let index = self.calls.saturating_sub(1);
             self.scratch.clear();
             let mut w = Writer::default();
             for arg in &fc.partial_args {

@@ -82,17 +82,15 @@ impl Stack {
         let mut changed = false;
         for part in parts {
             let Some(fc) = part.get_mut("functionCall").and_then(Value::as_object_mut) else { continue };
-            match self.defect {
-                Defect::IndexAsKey => {
-                    for arg in fc.get_mut("partialArgs").and_then(Value::as_array_mut).into_iter().flatten() {
-                        if let Some(Value::String(p)) = arg.get_mut("jsonPath") {
-                            let dotted = split_on_dots(p);
-                            changed |= dotted != *p;
-                            *p = dotted;
-                        }
-                    }
+            if self.defect != Defect::IndexAsKey {
+                continue;
+            }
+            for arg in fc.get_mut("partialArgs").and_then(Value::as_array_mut).into_iter().flatten() {
+                if let Some(Value::String(p)) = arg.get_mut("jsonPath") {
+                    let dotted = split_on_dots(p);
+                    changed |= dotted != *p;
+                    *p = dotted;
                 }
-                _ => {}
             }
         }
         let mut out = sse.clone();

@@ -17,8 +17,11 @@ fn decode_all(wire: &WireStream) -> Result<Vec<Event<'static>>, TurnError> {
     Ok(out)
 }
 
+/// Each call's id, name, argument text joined and whether it stopped.
+type Calls = Vec<(String, String, String, bool)>;
+
 /// Per call id: its name and its argument text joined; the text; the stop.
-fn summary(events: &[Event<'_>]) -> (Vec<(String, String, String, bool)>, String, Option<StopReason>) {
+fn summary(events: &[Event<'_>]) -> (Calls, String, Option<StopReason>) {
     let mut calls: Vec<(u32, String, String, String, bool)> = Vec::new();
     let mut text = String::new();
     let mut stop = None;
@@ -180,20 +183,29 @@ fn real_streams_read() {
     assert_eq!((calls[1].0.as_str(), calls[1].2.as_str(), calls[1].3), ("call_1", "", true));
     assert_eq!(calls[2].2, r#"{"x": 1}"#);
     // Bad input is malformed, never a panic.
-    for bad in [
-        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}
-"#,
-        r#"not json"#,
-    ] {
-        let _ = bad;
-    }
     let mut d = GeminiDecoder::new();
     let mut out = Decoded::new();
     let bad = SseEvent::data(
         r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}},{"functionCall":{"partialArgs":[{"jsonPath":"x","stringValue":"a"}]}}]}}]}"#,
     );
     assert_eq!(d.decode_chunk(&bad, &mut out).unwrap_err().class, ErrorClass::Malformed);
-    assert_eq!(d.signature_of(0), None);
+    // The signature stays with the call it sat on.
+    let mut d = GeminiDecoder::new();
+    let mut out = Decoded::new();
+    let signed = SseEvent::data(
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"a"},"thoughtSignature":"s1"},{"functionCall":{"name":"b"}}]}}]}"#,
+    );
+    d.decode_chunk(&signed, &mut out).unwrap();
+    assert_eq!((d.signature_of(0), d.signature_of(1)), (Some("s1"), None));
+    for not_json in [
+        "not json",
+        "[1]",
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":42}}]}}]}"#,
+    ] {
+        let mut d = GeminiDecoder::new();
+        let e = d.decode_chunk(&SseEvent::data(not_json), &mut Decoded::new()).unwrap_err();
+        assert_eq!(e.class, ErrorClass::Malformed, "{not_json}");
+    }
 }
 
 /// Generated turns, shaped as the runner shapes them, render in both profiles or are refused
