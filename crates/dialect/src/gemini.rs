@@ -342,8 +342,13 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
     // The live call's last fragment came; its closing brackets wait for its terminator.
     let mut pending_close = false;
     let seed = ids.seed_byte();
+    // Whole calls (`generate`) waiting to be sent, several in one chunk.
+    let mut batch: Option<(Vec<Part<'static>>, usize)> = None;
     let mut k = 0;
     while k < events.len() {
+        if partial || !matches!(events[k], Event::CallStart { .. }) {
+            flush(&mut batch, &mut out);
+        }
         match (&events[k], origins[k]) {
             (Event::TextDelta { text }, _) => {
                 if live.is_some() {
@@ -386,7 +391,19 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
                         }
                     };
                     let fc = FunctionCall { id, name, args, ..FunctionCall::default() };
-                    out.push(chunk(vec![call_part(fc, signature)], None, false), stop + 1);
+                    let part = call_part(fc, signature);
+                    match batch.as_mut() {
+                        // Parallel calls in one chunk, in turns whose seed says so; in the
+                        // others, one chunk each.
+                        Some((parts, upto)) if seed & 1 == 1 => {
+                            parts.push(part);
+                            *upto = stop + 1;
+                        }
+                        _ => {
+                            flush(&mut batch, &mut out);
+                            batch = Some((vec![part], stop + 1));
+                        }
+                    }
                     k = stop + 1;
                     continue;
                 }
@@ -491,10 +508,18 @@ fn render(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids) -> Res
             (e, _) => return Err(format!("Gemini has no event for {e:?}")),
         }
     }
+    flush(&mut batch, &mut out);
     if pending_close || out.wire.upto.last().copied().unwrap_or(0) as usize != events.len() {
         return Err(CUT_BEFORE_END.into());
     }
     Ok(out.wire)
+}
+
+/// Sends the whole calls waiting, in one chunk.
+fn flush(batch: &mut Option<(Vec<Part<'static>>, usize)>, out: &mut Out) {
+    if let Some((parts, upto)) = batch.take() {
+        out.push(chunk(parts, None, false), upto);
+    }
 }
 
 /// Why a stream cut between a call's last fragment and its end is not Gemini's to send: the
