@@ -574,7 +574,7 @@ function geminiPath(path, where) {
     const steps = [];
     let i = 1;
     while (i < path.length) {
-        if (steps.length >= 64)
+        if (steps.length >= 256)
             throw bad("is too deep");
         const c = path[i];
         if (c === ".") {

@@ -492,7 +492,7 @@ def _gemini_path(path: str, where: str) -> list:
         raise malformed(f"{where}: jsonPath `{path}` does not start with `$`")
     steps, i = [], 1
     while i < len(path):
-        if len(steps) >= 64:
+        if len(steps) >= 256:
             raise malformed(f"{where}: jsonPath `{path}` is too deep")
         c = path[i]
         if c == ".":

@@ -56,7 +56,7 @@ pub(crate) fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
 
 /// The most steps a path (and a document the renderer lowers) has: deeper input is refused,
 /// never recursed into.
-pub(crate) const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 /// A bracketed step starting after its `[`: a quoted name or an index, and where it ends.
 fn bracket(s: &str, at: usize) -> Option<(Seg, usize)> {
@@ -607,7 +607,7 @@ mod tests {
         ] {
             assert!(canonical(no).is_err(), "{no}");
         }
-        let deep = format!("{}1{}", "{\"a\":".repeat(100), "}".repeat(100));
+        let deep = format!("{}1{}", "{\"a\":".repeat(300), "}".repeat(300));
         assert!(canonical(&deep).is_err());
     }
 }
