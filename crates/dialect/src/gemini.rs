@@ -827,6 +827,44 @@ fn canonical_call(call: &mut Call) -> Result<(), String> {
     Ok(())
 }
 
+/// An abandoned or errored turn cut where Gemini cannot cut, cut where it can: inside a
+/// call (its announcement delivered, its terminal not), before that announcement when calls
+/// are `whole`; otherwise, after a call's last fragment (whose closing brackets come with the
+/// terminator), before that fragment.
+fn cut_where_gemini_can(turn: &mut Turn, whole: bool) {
+    use toolcert_scenario::Ending;
+    let (Ending::Abandoned { after, .. } | Ending::Errored { after, .. }) = turn.ending else { return };
+    let full = {
+        let mut whole = turn.clone();
+        whole.ending = Ending::Abandoned { after: u32::MAX, end: toolcert_scenario::StreamEnd::Eof };
+        toolcert_render::render(&whole).origins
+    };
+    let cut = (after as usize).min(full.len());
+    let open = full[..cut].iter().enumerate().fold(None, |open, (k, o)| match o {
+        Origin::Announce { .. } => Some(k),
+        Origin::CallStop { .. } => None,
+        _ => open,
+    });
+    let Some(announce) = open else { return };
+    let mut moved = cut;
+    if whole {
+        moved = announce;
+    } else {
+        let len = |block: u32| match turn.blocks.get(block as usize) {
+            Some(Block::Call(c)) => c.arguments.len() as u32,
+            _ => 0,
+        };
+        while moved > announce + 1
+            && matches!(full[moved - 1], Origin::Fragment { block, end, .. } if end == len(block) && end > 0)
+        {
+            moved -= 1;
+        }
+    }
+    if let Ending::Abandoned { after, .. } | Ending::Errored { after, .. } = &mut turn.ending {
+        *after = moved as u32;
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The registry entry.
 
@@ -979,8 +1017,12 @@ impl crate::DialectDef for Gemini {
         !wire.gemini_ends.is_empty()
     }
 
-    fn shape_turn(&self, turn: &Turn) -> Option<Turn> {
-        let shaped = canonical_calls(turn.clone()).ok()?;
+    /// Documents as the pieces write them; in the whole-call profile, a cut inside a call
+    /// moved before its announcement (the server had sent nothing of a call it never
+    /// finished).
+    fn shape_turn(&self, turn: &Turn, quirks: Quirks) -> Option<Turn> {
+        let mut shaped = canonical_calls(turn.clone()).unwrap_or_else(|_| turn.clone());
+        cut_where_gemini_can(&mut shaped, !quirks.gemini_partial_args);
         (shaped != *turn).then_some(shaped)
     }
 }

@@ -212,12 +212,13 @@ pub trait DialectDef: Sync {
         crate::lower::lower_turn(self, turn)
     }
 
-    /// A turn as this dialect's wire carries it, when that differs from the turn (`None`:
-    /// the turn itself). Gemini sends a call's arguments as typed values, so its documents
-    /// are written as its pieces write them back ([`crate::gemini`]). The runner checks,
-    /// judges and keeps the shaped turn below the events level; a turn it cannot shape is
-    /// left as it is, and the renderer refuses it.
-    fn shape_turn(&self, _turn: &Turn) -> Option<Turn> {
+    /// A turn as this dialect's wire carries it in the server profile of `quirks`, when
+    /// that differs from the turn (`None`: the turn itself). Gemini sends a call's arguments
+    /// as typed values, so its documents are written as its pieces write them back, and its
+    /// whole-call profile cannot cut a stream inside a call ([`crate::gemini`]). The runner
+    /// checks, judges and keeps the shaped turn below the events level; a turn it cannot
+    /// shape is left as it is, and the renderer refuses it.
+    fn shape_turn(&self, _turn: &Turn, _quirks: Quirks) -> Option<Turn> {
         None
     }
 

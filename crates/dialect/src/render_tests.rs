@@ -32,7 +32,7 @@ fn each_stream(dialect: Dialect, quirks: Quirks, cases: u32, check: &mut dyn FnM
     for k in 0..cases {
         let case = toolcert_gen::strategy::case_tree(&strategy, 13, k.into()).current();
         for t in &case.streams {
-            let shaped = def.shape_turn(t);
+            let shaped = def.shape_turn(t, quirks);
             let t = shaped.as_ref().unwrap_or(t);
             let neutral = toolcert_render::render(t);
             let new = crate::render_wire(t, &neutral, dialect, quirks);
@@ -113,7 +113,7 @@ fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
         for k in 0..500u64 {
             let case = toolcert_gen::strategy::case_tree(&strategy, 17, k).current();
             for t in &case.streams {
-                let shaped = registry::def(dialect).shape_turn(t);
+                let shaped = registry::def(dialect).shape_turn(t, quirks);
                 let t = shaped.as_ref().unwrap_or(t);
                 let neutral = toolcert_render::render(t);
                 let via_wire = crate::render_wire(t, &neutral, dialect, quirks)

@@ -269,7 +269,7 @@ pub fn shape_case(case: &Case, setting: Setting) -> Option<Case> {
     }
     let def = toolcert_dialect::def(setting.speech.dialect);
     let shaped: Vec<Option<toolcert_scenario::Turn>> =
-        case.streams.iter().map(|t| def.shape_turn(t)).collect();
+        case.streams.iter().map(|t| def.shape_turn(t, setting.speech.quirks)).collect();
     if shaped.iter().all(Option::is_none) {
         return None;
     }

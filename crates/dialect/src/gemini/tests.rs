@@ -47,7 +47,7 @@ fn vertex() -> Quirks {
 }
 
 fn round_trip(turn: &Turn, quirks: Quirks) -> WireStream {
-    let turn = Gemini.shape_turn(turn).unwrap_or_else(|| turn.clone());
+    let turn = Gemini.shape_turn(turn, quirks).unwrap_or_else(|| turn.clone());
     let neutral = render(&turn);
     let wire = crate::render_wire(&turn, &neutral, Dialect::Gemini, quirks).unwrap();
     let decoded = decode_all(&wire).unwrap();
@@ -224,9 +224,9 @@ fn generated_turns_shape_render_and_read_back() {
     for (seed, k) in [7u64, 13, 17, 23, 29].into_iter().flat_map(|s| (0..400u64).map(move |k| (s, k))) {
         let case = toolcert_gen::strategy::case_tree(&strategy, seed, k).current();
         for t in &case.streams {
-            let t = Gemini.shape_turn(t).unwrap_or_else(|| t.clone());
-            let neutral = render(&t);
             for (n, q) in [Quirks::PLAIN, vertex()].into_iter().enumerate() {
+                let t = Gemini.shape_turn(t, q).unwrap_or_else(|| t.clone());
+                let neutral = render(&t);
                 let r = crate::render_wire(&t, &neutral, Dialect::Gemini, q);
                 if let Err(e) = &r {
                     assert!(!e.reason.contains("not JSON"), "case {seed}/{k}: {e}");
