@@ -594,7 +594,11 @@ function geminiPath(path, where) {
                 if (path[j] === "\\" && j + 1 < path.length) {
                     const e = path[j + 1];
                     if (e === "u") {
-                        name += String.fromCharCode(parseInt(path.slice(j + 2, j + 6), 16));
+                        const hexits = path.slice(j + 2, j + 6);
+                        const code = /^[0-9a-fA-F]{4}$/.test(hexits) ? parseInt(hexits, 16) : -1;
+                        if (code < 0 || (code >= 0xd800 && code <= 0xdfff))
+                            throw bad("has a malformed `[...]` step");
+                        name += String.fromCharCode(code);
                         j += 6;
                         continue;
                     }

@@ -509,7 +509,11 @@ def _gemini_path(path: str, where: str) -> list:
                 if path[j] == "\\" and j + 1 < len(path):
                     e = path[j + 1]
                     if e == "u":
-                        name.append(chr(int(path[j + 2 : j + 6], 16)))
+                        hexits = path[j + 2 : j + 6]
+                        code = int(hexits, 16) if len(hexits) == 4 and all(c in "0123456789abcdefABCDEF" for c in hexits) else -1
+                        if not 0 <= code < 0xD800 and not 0xE000 <= code <= 0xFFFF:
+                            raise malformed(f"{where}: jsonPath `{path}` has a malformed `[...]` step")
+                        name.append(chr(code))
                         j += 6
                         continue
                     name.append({"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(e, e))
