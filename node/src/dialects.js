@@ -782,20 +782,29 @@ export class GeminiDecoder {
     }
     pieces(data, p, fc, w, where) {
         let text = "";
-        (fc.partialArgs || []).forEach((arg, j) => {
+        const args = fc.partialArgs || [];
+        if (!Array.isArray(args))
+            throw malformed(`${where}: partialArgs: expected an array`);
+        // Each entry's text found in one pass over the array (a chunk may carry thousands).
+        let spans = [];
+        if (args.length) {
+            const listed = raw(data, ["candidates", 0, "content", "parts", p, "functionCall", "partialArgs"]);
+            spans = [...items(listed, 0)].map(([, s, e]) => listed.slice(s, e));
+        }
+        args.forEach((arg, j) => {
             const at = `${where}: partialArgs[${j}]`;
             if (typeof arg !== "object" || arg === null)
                 throw malformed(`${at}: expected an object`);
             const path = geminiPath(str(arg, "jsonPath", at, true), at);
-            const base = ["candidates", 0, "content", "parts", p, "functionCall", "partialArgs", j];
+            const entry = spans[j];
             const last = !arg.willContinue;
             if ("stringValue" in arg) {
                 if (typeof arg.stringValue !== "string")
                     throw malformed(`${at}: stringValue: expected a string`);
-                text += w.piece(path, "str", raw(data, [...base, "stringValue"]).slice(1, -1), last, at);
+                text += w.piece(path, "str", raw(entry, ["stringValue"]).slice(1, -1), last, at);
             }
             else if ("numberValue" in arg) {
-                const n = raw(data, [...base, "numberValue"]);
+                const n = raw(entry, ["numberValue"]);
                 if (!/^-?[0-9]/.test(n))
                     throw malformed(`${at}: numberValue: expected a number`);
                 text += w.piece(path, "scalar", n, true, at);

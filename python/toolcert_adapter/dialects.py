@@ -680,20 +680,28 @@ class GeminiDecoder:
 
     def _pieces(self, data, p, fc, w, where):
         text = []
-        for j, arg in enumerate(fc.get("partialArgs") or []):
+        args = fc.get("partialArgs") or []
+        if not isinstance(args, list):
+            raise malformed(f"{where}: partialArgs: expected an array")
+        # Each entry's text found in one pass over the array (a chunk may carry thousands).
+        spans = []
+        if args:
+            listed = _raw(data, ["candidates", 0, "content", "parts", p, "functionCall", "partialArgs"])
+            spans = [listed[s:e] for _, s, e in _items(listed, 0)]
+        for j, arg in enumerate(args):
             w_where = f"{where}: partialArgs[{j}]"
             if not isinstance(arg, dict):
                 raise malformed(f"{w_where}: expected an object")
             path = _gemini_path(_str(arg, "jsonPath", w_where, True), w_where)
-            base = ["candidates", 0, "content", "parts", p, "functionCall", "partialArgs", j]
+            entry = spans[j]
             last = not arg.get("willContinue")
             if "stringValue" in arg:
                 if not isinstance(arg["stringValue"], str):
                     raise malformed(f"{w_where}: stringValue: expected a string")
-                raw = _raw(data, base + ["stringValue"])[1:-1]
+                raw = _raw(entry, ["stringValue"])[1:-1]
                 text.append(w.piece(path, "str", raw, last, w_where))
             elif "numberValue" in arg:
-                raw = _raw(data, base + ["numberValue"])
+                raw = _raw(entry, ["numberValue"])
                 if not (raw[:1] == "-" or raw[:1].isdigit()):
                     raise malformed(f"{w_where}: numberValue: expected a number")
                 text.append(w.piece(path, "scalar", raw, True, w_where))
