@@ -204,7 +204,8 @@ def tiers_section(runs):
                 continue
             cell = row["cells"].setdefault(key, {"exercised": 0, "findings": set(), "verdicts": set()})
             cell["exercised"] += t.get("exercised", 0)
-            cell["findings"].update(t.get("findings") or [])
+            # Bugs where the report has them (docs/SPEC.md, "Bugs"), else its findings.
+            cell["findings"].update(t.get("bugs") or t.get("findings") or [])
             cell["verdicts"].add(t["verdict"])
     columns = []
     for tier, title in TIERS:
@@ -225,7 +226,7 @@ def tiers_section(runs):
 
     out = ["## Tiers\n",
            "One row per SDK, one column per tier (`docs/SPEC.md`, \"Tiers\"), over all of its reports: "
-           "`pass`, the number of distinct findings counted against the tier, `n/a` (no case could break "
+           "`pass`, the number of bugs counted against the tier (`docs/SPEC.md`, \"Bugs\"), `n/a` (no case could break "
            "it) or `—` (its reports predate the tiers). Tier 3 is shown for the SDK alone "
            "(as-handed-over) and with the caller check its docs ask for (documented); the other tiers "
            "as the SDK alone. Tier 6 is implementation-defined (RFC 8259 §6): `differs`, never a "

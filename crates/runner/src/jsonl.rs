@@ -124,6 +124,9 @@ struct Footer {
     /// the records (which is how merged streams get theirs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     findings: Vec<crate::Finding>,
+    /// The findings grouped into bugs; absent in a report written before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    bugs: Vec<crate::Bug>,
     /// The price on the cost suite (`certify --cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cost: Option<crate::cost::CostReport>,
@@ -152,6 +155,7 @@ fn footer(r: &Report) -> Footer {
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
         findings: r.findings.clone(),
+        bugs: r.bugs.clone(),
         cost: r.cost.clone(),
     }
 }
@@ -364,6 +368,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     skipped: Vec::new(),
                     invariants: Vec::new(),
                     tiers: Vec::new(),
+                    bugs: Vec::new(),
                     findings: Vec::new(),
                     failures: Vec::new(),
                     coverage: None,
@@ -423,10 +428,21 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
             f.replay.clone_from(&written.replay);
         }
     }
+    for b in &mut report.bugs {
+        if let Some(root) = report.findings.iter().find(|f| f.id == b.symptoms[0]) {
+            b.replay.clone_from(&root.replay);
+        }
+    }
     report.coverage = end.coverage.clone();
     report.coverage_text = end.coverage_text.clone();
     report.cost = end.cost.clone();
-    let counted = footer(&report);
+    let mut counted = footer(&report);
+    if end.bugs.is_empty() {
+        // Written before the bugs: they are derived from its records as read, and the
+        // footer is compared without them.
+        counted.bugs.clear();
+        counted.tiers.iter_mut().for_each(|t| t.bugs.clear());
+    }
     if counted != end {
         // Name the fields that disagree, so an edited or incomplete report says where.
         let (a, b) = (

@@ -40,7 +40,7 @@ pub mod suite;
 pub mod tally;
 pub mod tiers;
 pub use combined::Combined;
-pub use findings::{Finding, Signature, Size};
+pub use findings::{Bug, Finding, Signature, Size};
 pub use jobs::MoreSubjects;
 pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};

@@ -287,15 +287,20 @@ pub struct TierStatus {
     /// The findings counted against it (their ids), must before should.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
+    /// The bugs those findings are symptoms of (their ids): what a tier's cell counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bugs: Vec<String>,
 }
 
 impl TierStatus {
     /// One line: `1 standard streams   pass   1200 cases exercised`.
     pub fn line(&self) -> String {
-        let bugs = match self.findings.len() {
-            0 => String::new(),
-            1 => ", 1 finding".into(),
-            n => format!(", {n} findings"),
+        let bugs = match (self.bugs.len(), self.findings.len()) {
+            (0, 0) => String::new(),
+            (0, 1) => ", 1 finding".into(),
+            (0, n) => format!(", {n} findings"),
+            (1, _) => ", 1 bug".into(),
+            (n, _) => format!(", {n} bugs"),
         };
         let grade = match (self.failing, self.must_failing) {
             (0, _) => "",
@@ -338,6 +343,11 @@ pub fn merge<'a>(reports: impl IntoIterator<Item = &'a [TierStatus]>) -> Vec<Tie
                     for f in &s.findings {
                         if !o.findings.contains(f) {
                             o.findings.push(f.clone());
+                        }
+                    }
+                    for b in &s.bugs {
+                        if !o.bugs.contains(b) {
+                            o.bugs.push(b.clone());
                         }
                     }
                 }
@@ -426,6 +436,8 @@ impl TierTally {
                     failing,
                     must_failing: self.must[i],
                     findings: sigs.into_iter().map(Signature::id).collect(),
+                    // Filled in once the findings are grouped (`Report::finish`).
+                    bugs: Vec::new(),
                 }
             })
             .collect()
