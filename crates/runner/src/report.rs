@@ -317,9 +317,10 @@ impl Report {
             tool: "toolcert".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             protocol,
-            suite: Suite::of(
+            suite: Suite::with_sample(
                 &c.suite_named(),
                 &serde_json::to_value(c.gen_config()).expect("the generator config serialises"),
+                &c.verdict_sample(),
             ),
             subject: subject.name(),
             subject_metadata: metadata,
