@@ -10,8 +10,8 @@
 // What it reports: each function_call item of that Response's output (go-openai decodes
 // Output as []any: each item a map), its `arguments` string parsed strictly
 // (harness.FromArgumentText); an item with status in_progress or incomplete is a flag on
-// that call (failed abandoned, truncated). Text: the output_text parts of its message items,
-// with the layout of text and calls in output order. The Response's status is the
+// that call (failed abandoned, truncated). Text: every response.output_text.delta the
+// stream showed; the layout: text parts and calls in output order. The Response's status is the
 // documented policy's stop signal. An error of the stream is a turn error: upstream for the
 // *openai.APIError an error object raises, the common mapping otherwise.
 //
@@ -99,7 +99,6 @@ func (a *adapter) Run(ctx context.Context, tools []toolcert.Tool, _ string) harn
 	}
 	out.Stop = harness.StopSignal(string(final.Status), harness.ResponsesComplete, harness.ResponsesCut)
 	out.Layout = []toolcert.Slot{}
-	var text strings.Builder
 	for _, raw := range final.Output {
 		item, _ := raw.(map[string]any)
 		switch str(item, "type") {
@@ -108,7 +107,6 @@ func (a *adapter) Run(ctx context.Context, tools []toolcert.Tool, _ string) harn
 			for _, p := range content {
 				part, _ := p.(map[string]any)
 				if str(part, "type") == "output_text" {
-					text.WriteString(str(part, "text"))
 					out.Layout = append(out.Layout, toolcert.Slot{Slot: "text", Text: str(part, "text")})
 				}
 			}
@@ -124,7 +122,9 @@ func (a *adapter) Run(ctx context.Context, tools []toolcert.Tool, _ string) harn
 			out.Layout = append(out.Layout, toolcert.Slot{Slot: "call", CallID: str(item, "call_id")})
 		}
 	}
-	out.Text = text.String()
+	// The text is what the stream showed: the SDK decodes each delta for the caller, while
+	// the terminal Response is the server's own summary (a failed one may list no output).
+	out.Text = shown.String()
 	return out
 }
 

@@ -11,8 +11,8 @@
 //
 // What it reports: each function_call item of that Response's output, its `arguments`
 // string parsed strictly (harness.FromArgumentText); an item the SDK hands with status
-// in_progress or incomplete is a flag on that call (failed abandoned, truncated). Text: the
-// output_text parts of its message items, and the layout of text and calls in output order.
+// in_progress or incomplete is a flag on that call (failed abandoned, truncated). Text: every
+// response.output_text.delta the stream showed; the layout: text parts and calls in output order.
 // Response.status is the documented policy's stop signal. An error of the stream is a turn
 // error: upstream for the *ssestream.StreamError an `error` object raises, the common
 // mapping otherwise.
@@ -99,13 +99,11 @@ func (a *adapter) Run(ctx context.Context, tools []toolcert.Tool, _ string) harn
 	}
 	out.Stop = harness.StopSignal(string(final.Status), harness.ResponsesComplete, harness.ResponsesCut)
 	out.Layout = []toolcert.Slot{}
-	var text strings.Builder
 	for _, item := range final.Output {
 		switch item.Type {
 		case "message":
 			for _, part := range item.AsMessage().Content {
 				if part.Type == "output_text" {
-					text.WriteString(part.Text)
 					out.Layout = append(out.Layout, toolcert.Slot{Slot: "text", Text: part.Text})
 				}
 			}
@@ -122,7 +120,9 @@ func (a *adapter) Run(ctx context.Context, tools []toolcert.Tool, _ string) harn
 			out.Layout = append(out.Layout, toolcert.Slot{Slot: "call", CallID: fc.CallID})
 		}
 	}
-	out.Text = text.String()
+	// The text is what the stream showed: the SDK decodes each delta for the caller, while
+	// the terminal Response is the server's own summary (a failed one may list no output).
+	out.Text = shown.String()
 	return out
 }
 
