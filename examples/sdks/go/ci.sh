@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI for the Go SDK adapters: builds them with the pinned SDKs (install.sh), runs the
 # harness's own tests, smoke-tests every adapter under both caller policies, and certifies a
-# small sample (CASES, default 150) of two subjects. It fails only when an adapter itself
+# small sample (CASES, default 150) of two subjects, then compares the adapters on the same
+# input (examples/sdks/same-input.py). It fails only when an adapter itself
 # breaks: a build or test failure, a smoke test with crashes, timeouts, protocol errors,
 # `skipped` or `errored` replies, a certification with a SUBJECT-CRASH, or toolcert exiting 2,
 # 3 or 5. The SDKs' own findings (toolcert exit 1, violations) are expected.
@@ -65,6 +66,17 @@ for adapter in $SAMPLE; do
         grep '"invariant":"SUBJECT-CRASH"' "$report" | head -n 3 | cut -c1-1500 > "$tmp/crashes.txt"
         cat "$tmp/certify-$adapter.err" >> "$tmp/crashes.txt"
         fail "certify $adapter $dialect (exit $code, $crashes cases with SUBJECT-CRASH)" "$tmp/crashes.txt"
+    fi
+done
+
+# 3. The same input, the same outcome: the Go adapters of each dialect under both caller
+#    policies on the same truncated, abandoned and empty-argument cases (examples/sdks/same-input.py;
+#    python/ci.sh compares them with every other language's when their environments are there).
+for dialect in anthropic openai-chat openai-responses; do
+    if TOOLCERT="$TOOLCERT" python3 "$here/../same-input.py" "$dialect" --only go- > "$tmp/same-$dialect.txt" 2>&1; then
+        pass "same input $dialect ($(tail -n 1 "$tmp/same-$dialect.txt"))"
+    else
+        fail "same input $dialect" "$tmp/same-$dialect.txt"
     fi
 done
 
