@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for the Go package: `go vet` and its own tests, then the `go test` integration as a user
+# CI for the Go package: gofmt, `go vet` and its own tests, then the `go test` integration as a user
 # meets it, in a copy of the toyacc example outside the checkout (its go.mod's `replace`
 # pointed at this checkout's go/): the buggy accumulator must fail under `go test` with its
 # finding, reproducer and replay line (and the replay line must run as printed), the
@@ -25,6 +25,8 @@ export GOCACHE="$(go env GOCACHE)"
 export XDG_CACHE_HOME="$work/cache" TMPDIR="$work/tmp"
 mkdir -p "$TMPDIR"
 
+unformatted=$(gofmt -l go)
+[ -z "$unformatted" ] || { echo "go/ci.sh: not gofmt-formatted: $unformatted"; exit 1; }
 (cd go && go vet ./... && go test -count=1 ./...)
 
 # A user's project: the example, outside the checkout.

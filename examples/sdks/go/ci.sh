@@ -27,6 +27,8 @@ failed=0
 pass() { passed=$((passed + 1)); echo "ok   $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' "$2" | tail -n 40; }
 
+unformatted=$(cd "$here" && gofmt -l .)
+if [ -z "$unformatted" ]; then pass "gofmt"; else echo "$unformatted" > "$tmp/gofmt.txt"; fail "gofmt" "$tmp/gofmt.txt"; fi
 if (cd "$here" && go test -count=1 ./...) > "$tmp/test.txt" 2>&1; then
     pass "go test ($(grep -c '^ok' "$tmp/test.txt") packages)"
 else
