@@ -12,7 +12,7 @@ import (
 // accumulator of protocol_test.go, so the loop is certified by the real harness.
 func TestMain(m *testing.M) {
 	if os.Getenv("TOOLCERT_GO_SELF") == "1" {
-		Main(Server{Implementation: Implementation{Name: "toolcert-go self test"}, Events: newCore})
+		Main(Server{Implementation: Implementation{Name: "toolcert-go self test", Schema: true}, Events: newCore})
 	}
 	os.Exit(m.Run())
 }
@@ -25,12 +25,20 @@ func binaryOrSkip(t *testing.T) {
 
 func TestTheLoopConformsUnderTheHarness(t *testing.T) {
 	binaryOrSkip(t)
-	report, err := Run("TOOLCERT_GO_SELF=1 exec "+shellQuote(os.Args[0]), Options{Cases: 300, NoSchema: true})
+	// With the schema profile on: SchemaErrors is judged by the oracle too.
+	report, err := Run("TOOLCERT_GO_SELF=1 exec "+shellQuote(os.Args[0]), Options{Cases: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !report.Conforms() || report.ExitCode != 0 {
 		t.Fatalf("the core accumulator does not conform through the loop:\n%s", report.Summary())
+	}
+	schema := false
+	for _, inv := range report.Invariants() {
+		schema = schema || inv.ID == "ACC-SCHEMA" && inv.Status == "pass"
+	}
+	if !schema {
+		t.Errorf("ACC-SCHEMA was not exercised: %v", report.Invariants())
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 // core is a small correct events-level accumulator, for the loop's tests and for the
 // certification of this package's own loop (certify_test.go).
 type core struct {
+	schemas map[string]any // by tool name, when the schema profile is on
 	calls   []*coreCall
 	byIndex map[uint32]*coreCall
 	stop    string
@@ -23,8 +24,25 @@ type coreCall struct {
 	closed   bool
 }
 
-func newCore([]Tool, Config) (Accumulator[Event], error) {
-	return &core{byIndex: map[uint32]*coreCall{}}, nil
+func newCore(tools []Tool, config Config) (Accumulator[Event], error) {
+	c := &core{byIndex: map[uint32]*coreCall{}, schemas: map[string]any{}}
+	for _, t := range tools {
+		if config.Schema && t.Schema != nil {
+			c.schemas[t.Name] = t.Schema
+		}
+	}
+	return c, nil
+}
+
+// dispatch: the call's outcome once its arguments parsed, judged by its tool's schema when
+// there is one.
+func (c *core) dispatch(call *coreCall, args any) Outcome {
+	if schema, ok := c.schemas[call.name]; ok {
+		if errs := SchemaErrors(schema, args); len(errs) > 0 {
+			return SchemaError(call.id, call.name, args, errs)
+		}
+	}
+	return Dispatchable(call.id, call.name, args)
 }
 
 func (c *core) open(i uint32) (*coreCall, error) {
@@ -88,10 +106,10 @@ func (c *core) Finish(end End, out *Emit) error {
 		case Truncating[c.stop]:
 			out.Outcome(Failed("truncated", call.id, call.name, raw))
 		case raw == "":
-			out.Outcome(Dispatchable(call.id, call.name, map[string]any{}))
+			out.Outcome(c.dispatch(call, map[string]any{}))
 		default:
 			if v, err := ParseString(raw); err == nil {
-				out.Outcome(Dispatchable(call.id, call.name, v))
+				out.Outcome(c.dispatch(call, v))
 			} else {
 				out.Outcome(Failed("unparseable", call.id, call.name, raw))
 			}
