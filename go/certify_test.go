@@ -8,11 +8,13 @@ import (
 	"testing"
 )
 
-// TestMain doubles as an adapter: with TOOLCERT_GO_SELF=1 the test binary serves the core
-// accumulator of protocol_test.go, so the loop is certified by the real harness.
+// TestMain doubles as an adapter: with TOOLCERT_GO_SELF=1 the test binary serves the
+// reference accumulator (Core) at every level, through the reference decoders and the SSE
+// decoder, so the loop, the decoders, Parse and SchemaErrors are certified by the real
+// harness in every server profile.
 func TestMain(m *testing.M) {
 	if os.Getenv("TOOLCERT_GO_SELF") == "1" {
-		Main(Server{Implementation: Implementation{Name: "toolcert-go self test", Schema: true}, Events: newCore})
+		Main(ReferenceServer(Implementation{Name: "toolcert-go reference", Schema: true, Quirks: Quirks}, NewCore))
 	}
 	os.Exit(m.Run())
 }
@@ -31,7 +33,22 @@ func TestTheLoopConformsUnderTheHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !report.Conforms() || report.ExitCode != 0 {
-		t.Fatalf("the core accumulator does not conform through the loop:\n%s", report.Summary())
+		t.Fatalf("the reference does not conform:\n%s", report.Summary())
+	}
+	// Every level, dialect and server profile the reference declares was run.
+	settings, _ := report.JSON["settings"].([]any)
+	seen := map[string]bool{}
+	for _, x := range settings {
+		m, _ := x.(map[string]any)
+		level, _ := m["level"].(string)
+		dialect, _ := m["dialect"].(string)
+		seen[level+" "+dialect] = true
+	}
+	for _, want := range []string{"events ", "wire anthropic", "wire openai-chat", "wire openai-responses",
+		"bytes anthropic", "bytes openai-chat", "bytes openai-responses"} {
+		if !seen[want] {
+			t.Errorf("the setting %q was not run (%d settings)", want, len(settings))
+		}
 	}
 	schema := false
 	for _, inv := range report.Invariants() {

@@ -232,6 +232,15 @@ type Slot struct {
 	CallID string `json:"call_id,omitempty"`
 }
 
+// MarshalJSON writes a text slot's text even when it is empty (an empty text block is a
+// slot too) and a call slot's id.
+func (s Slot) MarshalJSON() ([]byte, error) {
+	if s.Slot == "text" {
+		return Marshal(map[string]any{"slot": s.Slot, "text": s.Text})
+	}
+	return Marshal(map[string]any{"slot": s.Slot, "call_id": s.CallID})
+}
+
 // Emit is where an accumulator reports. Everything is stamped with the number of the
 // stream's units delivered when it was emitted (counting the unit being handled) and
 // whether it came from Finish.

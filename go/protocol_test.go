@@ -8,116 +8,6 @@ import (
 	"testing"
 )
 
-// core is a small correct events-level accumulator, for the loop's tests and for the
-// certification of this package's own loop (certify_test.go).
-type core struct {
-	schemas map[string]any // by tool name, when the schema profile is on
-	calls   []*coreCall
-	byIndex map[uint32]*coreCall
-	stop    string
-	errored bool
-}
-
-type coreCall struct {
-	id, name string
-	buf      strings.Builder
-	closed   bool
-}
-
-func newCore(tools []Tool, config Config) (Accumulator[Event], error) {
-	c := &core{byIndex: map[uint32]*coreCall{}, schemas: map[string]any{}}
-	for _, t := range tools {
-		if config.Schema && t.Schema != nil {
-			c.schemas[t.Name] = t.Schema
-		}
-	}
-	return c, nil
-}
-
-// dispatch: the call's outcome once its arguments parsed, judged by its tool's schema when
-// there is one.
-func (c *core) dispatch(call *coreCall, args any) Outcome {
-	if schema, ok := c.schemas[call.name]; ok {
-		if errs := SchemaErrors(schema, args); len(errs) > 0 {
-			return SchemaError(call.id, call.name, args, errs)
-		}
-	}
-	return Dispatchable(call.id, call.name, args)
-}
-
-func (c *core) open(i uint32) (*coreCall, error) {
-	call, ok := c.byIndex[i]
-	if !ok {
-		return nil, Turn("unannounced_index", "no call at that index")
-	}
-	if call.closed || c.stop != "" {
-		return nil, Turn("fragment_after_stop", "the call is closed")
-	}
-	return call, nil
-}
-
-func (c *core) Feed(e Event, out *Emit) error {
-	switch e.Type {
-	case "text_delta":
-		out.Text(e.Text)
-	case "call_start":
-		if c.stop != "" {
-			return Turn("fragment_after_stop", "a call after the stop")
-		}
-		if _, dup := c.byIndex[e.Index]; dup {
-			return Turn("duplicate_announcement", "announced twice")
-		}
-		call := &coreCall{id: e.CallID, name: e.Name}
-		c.byIndex[e.Index] = call
-		c.calls = append(c.calls, call)
-	case "args_delta":
-		call, err := c.open(e.Index)
-		if err != nil {
-			return err
-		}
-		call.buf.WriteString(e.Fragment)
-	case "call_stop":
-		call, err := c.open(e.Index)
-		if err != nil {
-			return err
-		}
-		if e.Arguments != nil && *e.Arguments != call.buf.String() {
-			return Turn("done_mismatch", "done differs from the deltas")
-		}
-		call.closed = true
-	case "stop":
-		if c.stop != "" {
-			return Turn("fragment_after_stop", "a second stop")
-		}
-		c.stop = e.Reason
-	case "error":
-		// The stream ends; finish accounts for the live calls (abandoned).
-		c.errored = true
-	}
-	return nil
-}
-
-func (c *core) Finish(end End, out *Emit) error {
-	for _, call := range c.calls {
-		raw := call.buf.String()
-		switch {
-		case c.stop == "" || c.errored || end != EndEOF && !call.closed:
-			out.Outcome(Failed("abandoned", call.id, call.name, raw))
-		case Truncating[c.stop]:
-			out.Outcome(Failed("truncated", call.id, call.name, raw))
-		case raw == "":
-			out.Outcome(c.dispatch(call, map[string]any{}))
-		default:
-			if v, err := ParseString(raw); err == nil {
-				out.Outcome(c.dispatch(call, v))
-			} else {
-				out.Outcome(Failed("unparseable", call.id, call.name, raw))
-			}
-		}
-	}
-	return nil
-}
-
 // converse serves the requests (one per line) and returns the replies, one per line.
 func converse(t *testing.T, s Server, requests ...string) []map[string]any {
 	t.Helper()
@@ -154,7 +44,7 @@ const runTwoStreams = `{"cmd":"run","seq":7,"case":{"streams":[` +
 	`"order":[[0,0],[1,0],[0,1],[1,1],[0,2],[1,2],[0,3],[1,3],[0,4],[0,5]]}}`
 
 func TestServeConversation(t *testing.T) {
-	s := Server{Implementation: Implementation{Name: "core", Version: "1.2", Quirks: []string{"chat_index_zero"}}, Events: newCore}
+	s := Server{Implementation: Implementation{Name: "core", Version: "1.2", Quirks: []string{"chat_index_zero"}}, Events: NewCore}
 	replies := converse(t, s,
 		`{"cmd":"start","version":1,"toolcert":"0.1.0"}`,
 		`{"cmd":"configure","level":"bytes","dialect":"anthropic","quirks":{}}`,
@@ -184,13 +74,15 @@ func TestServeConversation(t *testing.T) {
 	results := run["results"].([]any)
 	first := j(results[0])
 	// The numbers as written; stamped with the 5 units delivered and the finish.
-	want := `{"outcomes":[{"args":{"big":12345678901234567890,"n":1.0},"at_finish":true,"call_id":"c1","name":"f","outcome":"dispatchable","units":5}],"text":""}`
+	want := `{"ending":{"at_finish":true,"ending":"complete","stop_reason":"tool_use","units":5},` +
+		`"layout":[{"call_id":"c1","slot":"call"}],` +
+		`"outcomes":[{"args":{"big":12345678901234567890,"n":1.0},"at_finish":true,"call_id":"c1","name":"f","outcome":"dispatchable","units":5}],"text":""}`
 	if first != want {
 		t.Errorf("stream 0:\n got %s\nwant %s", first, want)
 	}
 	// The turn error stops the stream: its third unit and its end are never fed.
 	second := j(results[1])
-	want = `{"error":{"at_finish":false,"class":"unannounced_index","detail":"no call at that index","units":2},"outcomes":[],"text":"hi"}`
+	want = `{"error":{"at_finish":false,"class":"unannounced_index","detail":"fragment for unannounced index 4","units":2},"outcomes":[],"text":"hi"}`
 	if second != want {
 		t.Errorf("stream 1:\n got %s\nwant %s", second, want)
 	}
@@ -269,9 +161,9 @@ func (b bytesRecorder) Feed(chunk []byte, out *Emit) error {
 func TestServerRefusesAMisdeclaration(t *testing.T) {
 	for name, s := range map[string]Server{
 		"no level":    {Implementation: Implementation{Name: "x"}},
-		"no name":     {Events: newCore},
-		"bad quirk":   {Implementation: Implementation{Name: "x", Quirks: []string{"chat_whatever"}}, Events: newCore},
-		"bad dialect": {Implementation: Implementation{Name: "x", Dialects: []string{"gemini"}}, Events: newCore},
+		"no name":     {Events: NewCore},
+		"bad quirk":   {Implementation: Implementation{Name: "x", Quirks: []string{"chat_whatever"}}, Events: NewCore},
+		"bad dialect": {Implementation: Implementation{Name: "x", Dialects: []string{"gemini"}}, Events: NewCore},
 	} {
 		if err := s.Serve(strings.NewReader(""), &strings.Builder{}); err == nil {
 			t.Errorf("%s: served", name)
