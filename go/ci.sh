@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CI for the Go package: gofmt, `go vet` and its own tests, then the `go test` integration as a user
-# meets it, in a copy of the toyacc example outside the checkout (its go.mod's `replace`
+# CI for the Go package: gofmt, `go vet` and its own tests (which certify the reference
+# accumulator and decoders at every level, dialect and profile), then the `go test`
+# integration as a user meets it, in a copy of the toyacc example outside the checkout (its go.mod's `replace`
 # pointed at this checkout's go/): the buggy accumulator must fail under `go test` with its
 # finding, reproducer and replay line (and the replay line must run as printed), the
 # correct one must pass.
