@@ -142,6 +142,7 @@ fn every_list_of_quirks_outside_rust_names_every_flag() {
         "node/src/index.d.ts",
         "docs/schemas/configure.schema.json",
         "examples/sdks/node/lib/harness.mjs",
+        "go/protocol.go",
         "examples/sdks/rust/adapter/src/lib.rs",
         "examples/sdks/rust/src/main.rs",
     ] {
