@@ -65,6 +65,11 @@ python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-
 python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect anthropic|anthropic|no|as-handed-over
 python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect openai-chat|openai-chat|no|as-handed-over
 python-anthropic-tool-runner|$PY examples/sdks/python/anthropic_tool_runner.py|anthropic|no|as-handed-over
+openai-go|examples/sdks/go/bin/openai-go-chat|openai-chat|yes
+openai-go|examples/sdks/go/bin/openai-go-responses|openai-responses|yes
+anthropic-sdk-go|examples/sdks/go/bin/anthropic-go|anthropic|yes
+go-openai|examples/sdks/go/bin/go-openai-chat|openai-chat|yes
+go-openai|examples/sdks/go/bin/go-openai-responses|openai-responses|yes
 "
 
 # The server profiles of a dialect after its provider's own, by name (`toolcert profiles`).
@@ -116,6 +121,7 @@ if [ "${INSTALL:-1}" = 1 ]; then
     echo "== install (pinned versions) and build"
     examples/sdks/python/install.sh || exit 1
     examples/sdks/node/install.sh || exit 1
+    examples/sdks/go/install.sh || exit 1
     # One SDK per build: Cargo unifies features across what one build compiles
     # (examples/sdks/rust/Cargo.toml says why that matters).
     for p in toolcert-sdk-rust toolcert-rig toolcert-async-openai; do
