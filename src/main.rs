@@ -1468,6 +1468,15 @@ fn replay(args: ReplayArgs) -> ExitCode {
         if !o.text.is_empty() {
             outln!("  text {}", toolcert::oracle::quote(&o.text));
         }
+        let (others, chunks) = &replayed.other_choices;
+        if !others.is_empty() {
+            let list: Vec<String> = others.iter().map(u64::to_string).collect();
+            outln!(
+                "  skipped: choice {} ({chunks} chunks): a stream of several choices (n > 1); toolcert reads \
+                 choice 0 only, each other choice is another completion",
+                list.join(", ")
+            );
+        }
         if let Some(e) = &o.error {
             outln!("  turn failed: {}", e.value);
         }
