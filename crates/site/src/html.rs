@@ -196,7 +196,7 @@ mod tests {
 
     #[test]
     fn a_note_cannot_inject_markup() {
-        let html = markdown("<script>alert(1)</script> and *this*", Path::new("/n"), Path::new("/p"));
+        let html = markdown("<script>alert(1)</script>\n\nand *this*", Path::new("/n"), Path::new("/p"));
         assert!(html.contains("&lt;script&gt;"), "{html}");
         assert!(html.contains("<em>this</em>"), "{html}");
     }

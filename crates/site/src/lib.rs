@@ -276,7 +276,7 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
             files
                 .push((ctx.out.join("badges").join(badge_name(sdk, key)), badge::svg(&label, &value, color)));
         }
-        rows.push((sdk.clone(), versions(runs), cells));
+        rows.push((sdk.clone(), versions(runs, false), cells));
     }
     files.push((ctx.out.join("index.html"), front_page(&rows, count)));
     for (path, text) in &files {
@@ -355,8 +355,14 @@ fn read_runs(dir: &Path) -> Result<Vec<Run>, Error> {
     Ok(runs)
 }
 
-fn versions(runs: &[Run]) -> String {
-    let set: BTreeSet<String> = runs.iter().map(Run::version).filter(|v| !v.is_empty()).collect();
+/// The SDK's versions over its reports: `full` with the implementation's name, else the
+/// version alone (the front grid's column).
+fn versions(runs: &[Run], full: bool) -> String {
+    let alone = |r: &Run| {
+        r.implementation().and_then(|m| m.get("version")).and_then(|v| v.as_str()).unwrap_or("").to_string()
+    };
+    let set: BTreeSet<String> =
+        runs.iter().map(|r| if full { r.version() } else { alone(r) }).filter(|v| !v.is_empty()).collect();
     set.into_iter().collect::<Vec<_>>().join("; ")
 }
 
@@ -537,7 +543,7 @@ fn sdk_page(ctx: &Ctx, sdk: &str, runs: &[Run], cells: &[Cell], built: &mut Buil
     let page_dir = ctx.out.join("sdk");
     let mut b = String::new();
     let _ = writeln!(b, "<nav><a href=\"../index.html\">← all SDKs</a></nav>");
-    let _ = writeln!(b, "<h1>{}</h1>\n<p>{}</p>", esc(sdk), esc(&versions(runs)));
+    let _ = writeln!(b, "<h1>{}</h1>\n<p>{}</p>", esc(sdk), esc(&versions(runs, true)));
     let note = ctx.notes.sdks.get(sdk);
     if let Some(n) = note.filter(|n| !n.intro.is_empty()) {
         let _ =
@@ -584,12 +590,13 @@ fn sdk_page(ctx: &Ctx, sdk: &str, runs: &[Run], cells: &[Cell], built: &mut Buil
     let silent = views.iter().filter(|v| v.silent).count();
     let _ = writeln!(
         b,
-        "<h2 id=\"bugs\">Bugs</h2>\n<p>{} bug{} in {} reports, most serious first: {silent} silent wrong \
+        "<h2 id=\"bugs\">Bugs</h2>\n<p>{} bug{} in {} report{}, most serious first: {silent} silent wrong \
          dispatch{} (a wrong call handed over as runnable), then loud failures and other must bugs, then should \
          bugs.</p>",
         views.len(),
         if views.len() == 1 { "" } else { "s" },
         runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
         if silent == 1 { "" } else { "es" }
     );
     if !views.is_empty() {
