@@ -1112,6 +1112,17 @@ fn not_tested(runs: &[Run], cells: &[Cell], page_dir: &Path, b: &mut String) {
             }
         }
     }
+    let unchecked: Vec<&str> = runs.iter().filter(|r| !r.report.schema).map(|r| r.label.as_str()).collect();
+    if !unchecked.is_empty() {
+        let _ = writeln!(
+            b,
+            "<li>ACC-SCHEMA (arguments against the tool's JSON Schema) was not checked in {} of {} reports: they ran \
+             without the schema profile (<code>--no-schema</code>), and the cases that exist only to test it were \
+             skipped.</li>",
+            unchecked.len(),
+            runs.len()
+        );
+    }
     // Generated cases a profile cannot speak.
     for r in runs.iter().filter(|r| r.report.unsupported > 0) {
         let _ = writeln!(
