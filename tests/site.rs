@@ -52,18 +52,14 @@ fn certify(root: &Path, sdk: &str, subject: &str, policy: &str) -> serde_json::V
     serde_json::from_str(text.lines().last().unwrap()).unwrap()
 }
 
+/// `toolcert site` run from `root` with relative paths (the links must not depend on them).
 fn build(root: &Path, notes: &Path) -> Output {
-    toolcert(&[
-        "site",
-        "--reports",
-        root.join("reports").to_str().unwrap(),
-        "--out",
-        root.join("site").to_str().unwrap(),
-        "--reproducers",
-        root.join("repro").to_str().unwrap(),
-        "--notes",
-        notes.to_str().unwrap(),
-    ])
+    Command::new(env!("CARGO_BIN_EXE_toolcert"))
+        .current_dir(root)
+        .args(["site", "--reports", "reports", "--out", "site", "--reproducers", "repro", "--notes"])
+        .arg(notes)
+        .output()
+        .expect("toolcert runs")
 }
 
 /// Every `href="…"` and `src="…"` of a page.

@@ -120,9 +120,19 @@ pub fn relative(from: &Path, to: &Path) -> String {
 /// not markup), and a relative link, written relative to the note's own directory `base`, is
 /// rewritten relative to the page's directory `page_dir`.
 pub fn markdown(text: &str, base: &Path, page_dir: &Path) -> String {
-    use pulldown_cmark::{Event, Options, Parser, Tag};
+    use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+    // A note's headings sit under the page's own h1 and h2, so they start at h4.
+    let demote = |l: HeadingLevel| match l {
+        HeadingLevel::H1 => HeadingLevel::H4,
+        HeadingLevel::H2 => HeadingLevel::H5,
+        _ => HeadingLevel::H6,
+    };
     let events = Parser::new_ext(text, Options::ENABLE_TABLES).map(|e| match e {
         Event::Html(h) | Event::InlineHtml(h) => Event::Text(h),
+        Event::Start(Tag::Heading { level, id, classes, attrs }) => {
+            Event::Start(Tag::Heading { level: demote(level), id, classes, attrs })
+        }
+        Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(demote(level))),
         Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
             let dest = rebase(&dest_url, base, page_dir).map(Into::into).unwrap_or(dest_url);
             Event::Start(Tag::Link { link_type, dest_url: dest, title, id })
@@ -199,5 +209,7 @@ mod tests {
         let html = markdown("<script>alert(1)</script>\n\nand *this*", Path::new("/n"), Path::new("/p"));
         assert!(html.contains("&lt;script&gt;"), "{html}");
         assert!(html.contains("<em>this</em>"), "{html}");
+        let html = markdown("# Title\n\n## Part\n", Path::new("/n"), Path::new("/p"));
+        assert_eq!(html, "<h4>Title</h4>\n<h5>Part</h5>\n");
     }
 }

@@ -350,7 +350,8 @@ fn read_runs(dir: &Path) -> Result<Vec<Run>, Error> {
             parts.join("--")
         };
         let label = format!("{} / {policy_dir}", column_dir.replace("--", " / "));
-        runs.push(Run { file: path, sdk, label, column_dir, policy_dir, policy, report });
+        // Absolute, so that links from the pages are relative to where the site is written.
+        runs.push(Run { file: absolute(&path), sdk, label, column_dir, policy_dir, policy, report });
     }
     Ok(runs)
 }
