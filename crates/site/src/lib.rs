@@ -1063,9 +1063,10 @@ fn not_tested(runs: &[Run], cells: &[Cell], page_dir: &Path, b: &mut String) {
         if word == "n/a" {
             let _ = writeln!(
                 b,
-                "<li>Tier {}: <b>n/a</b>, no case of its {} reports could break it.</li>",
+                "<li>Tier {}: <b>n/a</b>, no case of its {} report{} could break it.</li>",
                 esc(&column_title(*tier, *policy)),
-                c.reports
+                c.reports,
+                if c.reports == 1 { "" } else { "s" }
             );
         } else if word == "not tested" {
             let why = if runs.iter().any(|r| r.policy == *policy) {
