@@ -27,9 +27,9 @@ fn scratch(name: &str) -> Scratch {
 
 /// Certifies `subject` at the events level into `root/repro/SDK/events/POLICY` (the corpus
 /// layout) and copies its report to `root/reports/SDK--events--POLICY.jsonl`.
-fn certify(root: &Path, sdk: &str, subject: &str, policy: &str) -> serde_json::Value {
+fn certify(root: &Path, sdk: &str, subject: &str, policy: &str, more: &[&str]) -> serde_json::Value {
     let out = root.join("repro").join(sdk).join("events").join(policy);
-    let o = toolcert(&[
+    let mut args = vec![
         "certify",
         "--subject",
         subject,
@@ -40,8 +40,10 @@ fn certify(root: &Path, sdk: &str, subject: &str, policy: &str) -> serde_json::V
         "--format",
         "jsonl",
         "--out",
-        out.to_str().unwrap(),
-    ]);
+    ];
+    args.push(out.to_str().unwrap());
+    args.extend(more);
+    let o = toolcert(&args);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
     let reports = root.join("reports");
     std::fs::create_dir_all(&reports).unwrap();
@@ -85,8 +87,10 @@ fn unescape(s: &str) -> String {
 fn a_site_from_mutant_reports_has_its_pages_bugs_and_working_links() {
     let s = scratch("fixture");
     let root = &s.0;
-    let keyed = certify(root, "name-keyed", "builtin:mutant/name-keyed", "as-handed-over");
-    certify(root, "reference", "builtin:reference", "as-handed-over");
+    let keyed = certify(root, "name-keyed", "builtin:mutant/name-keyed", "as-handed-over", &[]);
+    // Priced too, for the cost rows (a small budget: what is checked is the table, not a time).
+    let priced = ["--cost", "--cost-budget", "0.2", "--cost-floor", "none"];
+    let cost = certify(root, "reference", "builtin:reference", "as-handed-over", &priced);
     let bugs: Vec<String> =
         keyed["bugs"].as_array().unwrap().iter().map(|b| b["id"].as_str().unwrap().to_string()).collect();
     assert!(!bugs.is_empty(), "the name-keyed mutant shows a bug");
@@ -135,6 +139,14 @@ fn a_site_from_mutant_reports_has_its_pages_bugs_and_working_links() {
         assert!(page.contains(&unescape_free(b["replay"].as_str().unwrap())), "{id}: replay");
     }
     assert!(reference.contains("0 bugs in 1 report,"), "the reference has none");
+
+    // The cost rows: on the priced SDK's page, one per workload; none on the other.
+    let workloads = cost["cost"]["workloads"].as_array().expect("a priced report");
+    assert!(reference.contains("id=\"cost\""));
+    for w in workloads {
+        assert!(reference.contains(&format!("<td>{}</td>", w["name"].as_str().unwrap())), "{w}");
+    }
+    assert!(!page.contains("id=\"cost\""));
 
     // The reproducer's bytes are shown exactly (escaped) in a <pre>.
     let first = &keyed["bugs"][0];
