@@ -128,7 +128,8 @@ def tiers_section(runs):
         return "site/sdk/" + re.sub(r"[^A-Za-z0-9.-]", "_", name) + ".html"
 
     def linked(name, key, text):
-        return f"[{text}]({page(name)}#tier-{key[0]})" if text.startswith("**") else text
+        anchor = "endings-documented" if key == ("endings", "documented") else key[0]
+        return f"[{text}]({page(name)}#tier-{anchor})" if text.startswith("**") else text
 
     out = ["## Tiers\n",
            "One row per SDK, one column per tier (`docs/SPEC.md`, \"Tiers\"), over all of its reports: "

@@ -515,14 +515,13 @@ fn front_page(rows: &[(String, String, Vec<Cell>)], reports: usize) -> String {
         let page = format!("sdk/{}.html", file_stem(sdk));
         let _ =
             write!(b, "<tr><td><a href=\"{}\">{}</a></td><td>{}</td>", esc(&page), esc(sdk), esc(version));
-        for ((tier, _, _), c) in COLUMNS.iter().zip(cells) {
+        for ((_, _, key), c) in COLUMNS.iter().zip(cells) {
             let (word, class, _) = c.word();
             if c.fail || c.differs {
                 let _ = write!(
                     b,
-                    "<td class=\"c {class}\"><a href=\"{}#tier-{}\">{}</a></td>",
+                    "<td class=\"c {class}\"><a href=\"{}#tier-{key}\">{}</a></td>",
                     esc(&page),
-                    tier.key(),
                     esc(&word)
                 );
             } else {
@@ -555,8 +554,7 @@ fn sdk_page(ctx: &Ctx, sdk: &str, runs: &[Run], cells: &[Cell], built: &mut Buil
     let _ = writeln!(b, "<h2 id=\"tiers\">Tiers</h2>\n<table><tr><th>tier</th><th>verdict</th><th>bugs</th><th>badge</th></tr>");
     for ((tier, policy, key), c) in COLUMNS.iter().zip(cells) {
         let (word, class, _) = c.word();
-        let anchor =
-            if *policy == Policy::Alone { format!(" id=\"tier-{}\"", tier.key()) } else { String::new() };
+        let anchor = format!(" id=\"tier-{key}\"");
         let bugs: Vec<String> =
             c.bugs.iter().map(|id| format!("<a href=\"#{0}\">{0}</a>", esc(id))).collect();
         let _ = writeln!(
