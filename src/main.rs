@@ -134,12 +134,13 @@ Reports are named SDK--DIALECT[--PROFILE]--POLICY.jsonl (`certify --format jsonl
 the file name before the first `--`, POLICY `as-handed-over` or `documented`. The reproducers'
 bytes are read from REPRODUCERS/SDK/DIALECT[--PROFILE]/POLICY/failures/CASE.sse (where the
 findings' replay commands point). Notes: NOTES/BUG-xxxxxxxx.md is shown under that bug on every
-SDK page it appears on; NOTES/SDK.md opens the SDK's page, its `## FINDING-ID` sections go under
-the bug with that symptom.
+SDK page it appears on; NOTES/SDK.md opens the SDK's page, its `## ID` sections (finding or bug
+ids) go under the bug with that id or symptom, on that page only.
 Writes OUT/index.html, OUT/sdk/SDK.html and OUT/badges/SDK-TIER.svg; the same inputs give the
 same bytes.
 Exit codes: 0 built; 2 a missing or malformed report, no report at all, an unreadable notes
-directory, or a bug note naming a bug no report contains; 5 the site could not be written.";
+directory, or a note naming a bug no report (of its SDK) contains; 5 the site could not be
+written.";
 
 #[derive(clap::Args)]
 struct SiteArgs {

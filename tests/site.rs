@@ -99,8 +99,11 @@ fn a_site_from_mutant_reports_has_its_pages_bugs_and_working_links() {
     std::fs::create_dir_all(&notes).unwrap();
     std::fs::write(notes.join(format!("{}.md", bugs[0])), "Keyed by *name*: <script>alert(1)</script>\n")
         .unwrap();
-    std::fs::write(notes.join("name-keyed.md"), "The mutant that keys calls by name & not by index.\n")
-        .unwrap();
+    let own = format!(
+        "The mutant that keys calls by name & not by index.\n\n## {}\n\nThis SDK's own word.\n",
+        bugs[0]
+    );
+    std::fs::write(notes.join("name-keyed.md"), own).unwrap();
 
     let o = build(root, &notes);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
@@ -162,6 +165,9 @@ fn a_site_from_mutant_reports_has_its_pages_bugs_and_working_links() {
     assert!(!page.contains("<script"), "no script on any page");
     assert!(page.contains("<em>name</em>"));
     assert!(page.contains("by name &amp; not by index"));
+    let section =
+        page.split(&format!("id=\"{}\"", bugs[0])).nth(1).unwrap().split("<div class=\"bug ").next().unwrap();
+    assert!(section.contains("This SDK's own word."), "{section}");
 
     // Badges: one per SDK and tier, linked from the page with the Markdown to embed them.
     for key in ["standard", "compatible", "endings", "endings-documented", "strict", "faulty", "numbers"] {
@@ -194,6 +200,14 @@ fn a_site_from_mutant_reports_has_its_pages_bugs_and_working_links() {
     let again = build(root, &notes);
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(site.join("sdk/name-keyed.html")).unwrap(), page);
+
+    // An SDK note's section for a bug of another SDK stops the build, naming the note.
+    std::fs::write(notes.join("reference.md"), format!("Intro.\n\n## {}\n\nNot here.\n", bugs[0])).unwrap();
+    let o = build(root, &notes);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("reference.md") && err.contains(&bugs[0]), "{err}");
+    std::fs::remove_file(notes.join("reference.md")).unwrap();
 
     // A note for a bug no report contains stops the build, naming the note.
     std::fs::write(notes.join("BUG-00000000.md"), "Fixed long ago.\n").unwrap();

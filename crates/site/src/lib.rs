@@ -16,9 +16,10 @@
 //! The reproducers' bytes are read from `--reproducers` (the `.sse` beside each saved
 //! scenario), the commentary from `--notes`: `BUG-xxxxxxxx.md`, one note per bug id shown on
 //! every SDK page the bug appears on, and `SDK.md`, an SDK's own note (its text before the
-//! first `## FINDING-ID` heading opens its page; a section under such a heading is shown
-//! under the bug whose symptoms include that finding). A bug note for a bug no report
-//! contains is an error: commentary must not outlive what it comments on.
+//! first `## ID` heading opens its page; a section under a heading of finding ids or bug ids
+//! is shown under the bug that is, or has as a symptom, one of them, on that SDK's page only).
+//! A bug note, or an SDK note's bug section, for a bug no report (of that SDK) contains is an
+//! error: commentary must not outlive what it comments on.
 //!
 //! Everything written is a function of the inputs (no dates, sorted orders), so a committed
 //! copy can be checked for being current by building again and comparing.
@@ -242,6 +243,19 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
             )));
         }
     }
+    for (sdk, note) in &notes.sdks {
+        for id in note.by_finding.keys().filter(|k| is_bug_id(k)) {
+            let found = runs.iter().any(|r| &r.sdk == sdk && r.report.bugs.iter().any(|b| &b.id == id));
+            if !found {
+                return Err(Error::Input(format!(
+                    "{}: a section for {id}, which no report of {sdk} under {} contains (a fixed bug's note \
+                     goes with it: delete the section)",
+                    note.path.display(),
+                    opts.reports.display()
+                )));
+            }
+        }
+    }
     let out_err = |p: &Path, e: std::io::Error| Error::Output(format!("cannot write {}: {e}", p.display()));
     for dir in [opts.out.clone(), opts.out.join("sdk"), opts.out.join("badges")] {
         std::fs::create_dir_all(&dir).map_err(|e| out_err(&dir, e))?;
@@ -395,8 +409,10 @@ struct BugNote {
 
 #[derive(Default)]
 struct SdkNote {
+    path: PathBuf,
     intro: String,
-    /// Commentary by finding id.
+    /// Commentary by finding id (`ACC-TRUNCATION#ef1583bd`) or bug id (`BUG-db9e047c`): a bug
+    /// id shares a note among the SDKs that have the bug, a section here is this SDK's alone.
     by_finding: BTreeMap<String, Vec<String>>,
 }
 
@@ -451,7 +467,7 @@ fn read_notes(dir: &Path) -> Result<Notes, Error> {
             }
             notes.bugs.insert(stem, BugNote { path, text });
         } else {
-            notes.sdks.insert(stem, sdk_note(&text));
+            notes.sdks.insert(stem, SdkNote { path, ..sdk_note(&text) });
         }
     }
     Ok(notes)
@@ -476,7 +492,7 @@ fn sdk_note(text: &str) -> SdkNote {
     for line in text.lines() {
         if let Some(head) = line.strip_prefix("## ") {
             let ids: Vec<String> = head.split(',').map(|s| s.trim().to_string()).collect();
-            if !ids.is_empty() && ids.iter().all(|i| is_finding_id(i)) {
+            if !ids.is_empty() && ids.iter().all(|i| is_finding_id(i) || is_bug_id(i)) {
                 flush(&mut note, current.take());
                 current = Some((ids, Vec::new()));
                 continue;
@@ -863,7 +879,7 @@ fn bug_section(
     b.push_str("</ul>\n");
     if let Some(n) = note {
         let mut seen = BTreeSet::new();
-        for s in &v.symptoms {
+        for s in std::iter::once(&bug.id).chain(&v.symptoms) {
             if let Some(texts) = n.by_finding.get(s) {
                 shown_findings.insert(s.clone());
                 for t in texts {
