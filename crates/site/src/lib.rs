@@ -645,7 +645,7 @@ fn sdk_page(ctx: &Ctx, sdk: &str, runs: &[Run], cells: &[Cell], built: &mut Buil
     }
 
     cost_section(runs, &mut b);
-    not_tested(runs, cells, &page_dir, &mut b);
+    not_tested(runs, cells, &mut b);
 
     // The reports.
     b.push_str("<h2 id=\"reports\">Reports</h2>\n<table><tr><th>column</th><th>implementation</th><th>cases</th><th>failed</th><th>skipped</th><th>bugs</th></tr>\n");
@@ -1070,7 +1070,7 @@ fn cost_section(runs: &[Run], b: &mut String) {
     b.push_str("</table>\n");
 }
 
-fn not_tested(runs: &[Run], cells: &[Cell], page_dir: &Path, b: &mut String) {
+fn not_tested(runs: &[Run], cells: &[Cell], b: &mut String) {
     b.push_str("<h2 id=\"not-tested\">What was not tested</h2>\n<ul>\n");
     for ((tier, policy, _), c) in COLUMNS.iter().zip(cells) {
         let (word, ..) = c.word();
@@ -1182,7 +1182,6 @@ fn not_tested(runs: &[Run], cells: &[Cell], page_dir: &Path, b: &mut String) {
             );
         }
     }
-    let _ = page_dir;
 }
 
 #[cfg(test)]
