@@ -34,9 +34,12 @@ pub fn bytes_pre(bytes: &[u8]) -> String {
                 (std::str::from_utf8(&rest[..n]).unwrap_or_default(), e.error_len().unwrap_or(rest.len() - n))
             }
         };
-        for c in good.chars() {
+        let mut chars = good.chars().peekable();
+        while let Some(c) = chars.next() {
             match c {
                 '\n' => out.push('\n'),
+                // A lone CR ends an SSE line too: shown as one.
+                '\r' if chars.peek() != Some(&'\n') => out.push_str("<span class=\"ctl\">\\r</span>\n"),
                 '\r' => out.push_str("<span class=\"ctl\">\\r</span>"),
                 '\t' => out.push_str("<span class=\"ctl\">\\t</span>"),
                 c if c.is_control() => {
@@ -183,6 +186,10 @@ mod tests {
             shown,
             "data: {&quot;a&quot;:&quot;&lt;b&gt;&quot;}<span class=\"ctl\">\\r</span>\n\
              <span class=\"ctl\">\\xff</span><span class=\"ctl\">\\x00</span>\n"
+        );
+        assert_eq!(
+            bytes_pre(b"a\rb\r"),
+            "a<span class=\"ctl\">\\r</span>\nb<span class=\"ctl\">\\r</span>\n"
         );
     }
 

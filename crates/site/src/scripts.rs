@@ -43,7 +43,7 @@ pub fn script(r: &Reproducer) -> Result<(&'static str, String), String> {
         } else {
             let name = words.iter().rev().find(|w| w.ends_with(".py")).copied().unwrap_or("?");
             return Err(format!(
-                "No script: there is no standalone template for this SDK's adapter (`{name}`) yet, only for the \
+                "No script: there is no standalone template for this SDK's adapter ({name}) yet, only for the \
                  OpenAI, Anthropic, LiteLLM and LangChain clients; replay it with the command above."
             ));
         };
@@ -62,7 +62,7 @@ pub fn script(r: &Reproducer) -> Result<(&'static str, String), String> {
         };
         return Ok(("Node (ES module, save as .mjs)", node(r, &client)));
     }
-    Err("No script: this subject is neither a Python (`.py`) nor a Node (`.mjs`) adapter; replay it with the \
+    Err("No script: this subject is neither a Python (.py) nor a Node (.mjs) adapter; replay it with the \
          command above, which runs the SDK itself."
         .into())
 }
