@@ -5,7 +5,8 @@
 # (`toolcert profiles`; docs/SPEC.md "Server profiles"). One report per run:
 #   docs/certification/reports/NAME--DIALECT[--PROFILE]--POLICY.jsonl   (no PROFILE: the provider's own)
 #   corpus/findings/NAME/DIALECT[--PROFILE]/POLICY/failures/    reproducers (shrunk)
-# then examples/sdks/certification.py writes docs/CERTIFICATION.md. Each report's header
+# then examples/sdks/certification.py writes docs/CERTIFICATION.md and `toolcert site` the
+# site, docs/site/ (the bugs, reproducers and notes per SDK). Each report's header
 # records the toolcert version, the suite digest and the SDK versions the adapter declared
 # in its handshake; examples/sdks/check-digests.sh tells when they go stale.
 #
@@ -193,6 +194,8 @@ status=0
 [ -n "$(ls -A "$statuses")" ] && status=1
 echo "== $total runs in $(( $(date +%s) - started ))s (CASES=$CASES, JOBS=$JOBS)"
 
-echo "== docs/CERTIFICATION.md"
-python3 examples/sdks/certification.py --toolcert "$TOOLCERT" || status=1
+echo "== docs/CERTIFICATION.md and the site (docs/site)"
+# The site is rebuilt whole, so a page of an SDK no longer certified does not linger.
+rm -rf docs/site
+python3 examples/sdks/certification.py --toolcert "$TOOLCERT" --site docs/site || status=1
 exit $status
