@@ -47,3 +47,19 @@ fn the_reference_has_no_bug() {
     let r = Certification { cases: 300, ..Certification::default() }.run(&*subject);
     assert!(r.bugs.is_empty() && r.findings.is_empty(), "{:?}", r.bugs);
 }
+
+/// Tier 6 (exact numbers) takes what a number the double cannot hold does to a subject that
+/// parses through doubles: `differs`, and tier 1 passes (docs/SPEC.md, "Tiers").
+#[test]
+fn numbers_through_a_double_differ_in_tier_six_not_tier_one() {
+    let r = run("numbers-through-double", 300, 1);
+    let tier = |name: &str| r.tiers.iter().find(|t| t.name == name).cloned().expect("a tier");
+    let numbers = tier("exact numbers");
+    assert_eq!(numbers.verdict, "differs", "{numbers:?}");
+    assert!(!numbers.findings.is_empty(), "{numbers:?}");
+    let standard = tier("standard streams");
+    assert!(
+        standard.findings.iter().all(|f| !numbers.findings.contains(f)),
+        "a number changed is counted in tier 1 too: {standard:?}"
+    );
+}

@@ -116,6 +116,10 @@ struct Footer {
     /// One verdict per tier; absent in a report written before the tiers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     tiers: Vec<crate::tiers::TierStatus>,
+    /// Which rules counted the tiers ([`crate::tiers::TIER_RULES`]); absent (0) in a report
+    /// written by the first rules.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    tier_rules: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,6 +134,10 @@ struct Footer {
     /// The price on the cost suite (`certify --cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cost: Option<crate::cost::CostReport>,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -152,6 +160,7 @@ fn footer(r: &Report) -> Footer {
         conforms: r.conforms,
         conformance: r.conformance.clone(),
         tiers: r.tiers.clone(),
+        tier_rules: if r.tiers.is_empty() { 0 } else { crate::tiers::TIER_RULES },
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
         findings: r.findings.clone(),
@@ -442,6 +451,12 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
         // footer is compared without them.
         counted.bugs.clear();
         counted.tiers.iter_mut().for_each(|t| t.bugs.clear());
+    }
+    if !end.tiers.is_empty() && end.tier_rules != crate::tiers::TIER_RULES {
+        // Tiers counted by older rules: counted again from the records by the current ones
+        // (the records are the report; the tiers are derived from them), and not compared.
+        counted.tiers.clone_from(&end.tiers);
+        counted.tier_rules = end.tier_rules;
     }
     if counted != end {
         // Name the fields that disagree, so an edited or incomplete report says where.
