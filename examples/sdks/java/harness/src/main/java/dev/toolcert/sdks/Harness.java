@@ -116,7 +116,7 @@ public final class Harness {
                 server.serve(feed, dialect);
                 try {
                     adapter.run(new Turn(List.of(), dialect, server.baseUrl()));
-                } catch (Exception e) {
+                } catch (Throwable e) {
                     System.err.println("toolcert: the warm-up stream of " + dialect + " failed: " + e);
                 } finally {
                     feed.release();
@@ -315,18 +315,25 @@ public final class Harness {
         return st.length > 0 && st[0].getClassName().startsWith("dev.toolcert.sdks.");
     }
 
-    /** The artifact's version, from the Maven metadata the fat jar keeps. */
-    public static String mavenVersion(String group, String artifact) {
-        String path = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
-        try (InputStream in = Harness.class.getResourceAsStream(path)) {
-            if (in == null) {
-                return group + ":" + artifact + " (version unknown)";
-            }
+    @SuppressWarnings("unchecked")
+    static <E extends Throwable> E sneaky(Throwable e) throws E {
+        throw (E) e;
+    }
+
+    /**
+     * The pinned version of {@code group:artifact}, from the {@code versions.properties} the build
+     * filled in (the shaded jar keeps no Maven metadata of the Gradle-built SDKs).
+     */
+    public static String pinned(String group, String artifact) {
+        String key = group + ":" + artifact;
+        try (InputStream in = Harness.class.getResourceAsStream("/dev/toolcert/sdks/versions.properties")) {
             Properties p = new Properties();
-            p.load(in);
-            return group + ":" + artifact + ":" + p.getProperty("version");
+            if (in != null) {
+                p.load(in);
+            }
+            return key + ":" + p.getProperty(key, "(version unknown)");
         } catch (IOException e) {
-            return group + ":" + artifact + " (version unknown)";
+            return key + ":(version unknown)";
         }
     }
 
@@ -373,7 +380,13 @@ public final class Harness {
             server.serve(feed, dialect);
             boolean cancelled = false;
             Outcome got;
-            Future<Outcome> run = RUNNER.submit(() -> adapter.run(turn));
+            Future<Outcome> run = RUNNER.submit(() -> {
+                try {
+                    return adapter.run(turn);
+                } catch (Throwable e) {
+                    throw Harness.<RuntimeException>sneaky(e); // the future keeps it as it is
+                }
+            });
             try {
                 if ("cancel".equals(end)) {
                     feed.allWritten().get(SETTLE_MS, TimeUnit.MILLISECONDS);

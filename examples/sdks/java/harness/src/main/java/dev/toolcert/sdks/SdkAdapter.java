@@ -27,7 +27,7 @@ public abstract class SdkAdapter {
     public void setup(String baseUrl) throws Exception {}
 
     /** Runs one stream through the SDK. Blocks until the SDK returned or threw. */
-    public abstract Outcome run(Turn turn) throws Exception;
+    public abstract Outcome run(Turn turn) throws Throwable;
 
     /** The turn error class of an exception the SDK raised. */
     public String classify(Throwable e) {

@@ -11,6 +11,8 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         Map<String, Supplier<SdkAdapter>> sdks = new LinkedHashMap<>();
         sdks.put("openai-java", OpenAiJava::new);
+        sdks.put("anthropic-java", AnthropicJava::new);
+        sdks.put("langchain4j", LangChain4j::new);
         System.exit(Harness.main(args, sdks));
     }
 }

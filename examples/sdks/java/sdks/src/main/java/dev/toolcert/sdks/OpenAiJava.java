@@ -57,7 +57,7 @@ public final class OpenAiJava extends SdkAdapter {
 
     @Override
     public String version() {
-        return Harness.mavenVersion("com.openai", "openai-java-core");
+        return Harness.pinned("com.openai", "openai-java");
     }
 
     @Override
