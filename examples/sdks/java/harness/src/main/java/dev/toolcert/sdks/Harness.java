@@ -395,8 +395,13 @@ public final class Harness {
                     } catch (TimeoutException e) {
                         // The caller cancels the request it is still waiting on.
                         cancelled = true;
+                        // On threads of their own: an SDK's close may wait for the read it interrupts
+                        // (openai-java's stream close waits on the reader's lock), which ends only when
+                        // the connection does.
                         for (Runnable c : turn.cancels()) {
-                            c.run();
+                            Thread t = new Thread(c, "toolcert-cancel");
+                            t.setDaemon(true);
+                            t.start();
                         }
                         feed.release();
                         got = run.get(SETTLE_MS, TimeUnit.MILLISECONDS);

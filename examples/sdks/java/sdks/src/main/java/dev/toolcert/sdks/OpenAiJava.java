@@ -107,9 +107,12 @@ public final class OpenAiJava extends SdkAdapter {
         ChatCompletionAccumulator acc = ChatCompletionAccumulator.create();
         try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params.build())) {
             turn.onCancel(stream::close);
+            // The text as a UI shows it, as the README's example reads it, but without its getters that
+            // throw on a chunk without `choices` (a usage chunk): only the accumulator is judged.
             stream.stream().peek(acc::accumulate)
-                    .flatMap(chunk -> chunk.choices().stream())
-                    .flatMap(choice -> choice.delta().content().stream())
+                    .flatMap(chunk -> chunk._choices().asKnown().orElse(List.of()).stream())
+                    .flatMap(choice -> choice._delta().asKnown().stream())
+                    .flatMap(delta -> delta._content().asKnown().stream())
                     .forEach(turn::shown);
         }
         ChatCompletion completion = acc.chatCompletion();
