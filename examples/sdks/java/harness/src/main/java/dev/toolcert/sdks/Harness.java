@@ -309,10 +309,10 @@ public final class Harness {
         return e;
     }
 
-    /** The exception was raised by the adapter's own code (its innermost frame is in dev.toolcert.sdks), not by the SDK. */
+    /** The exception was raised by the adapter's own code or the package's (its innermost frame is in dev.toolcert), not by the SDK. */
     static boolean raisedByAdapter(Throwable e) {
         StackTraceElement[] st = e.getStackTrace();
-        return st.length > 0 && st[0].getClassName().startsWith("dev.toolcert.sdks.");
+        return st.length > 0 && st[0].getClassName().startsWith("dev.toolcert.");
     }
 
     @SuppressWarnings("unchecked")

@@ -13,7 +13,7 @@ import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.anthropic.models.messages.Tool;
 import com.anthropic.models.messages.ToolUseBlock;
 import dev.toolcert.adapter.Emit;
-import dev.toolcert.adapter.Json;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,8 +25,8 @@ import java.util.Map;
  * event (the text deltas shown as a UI would), then read {@code message()}.
  *
  * <p>What it reports: every {@code tool_use} block of the final message as dispatchable with the
- * block's {@code input} exactly as the SDK hands it over (a {@code JsonValue} the SDK parsed; written
- * with the SDK's own mapper and read back strictly, so each number is what the SDK holds); text = the
+ * block's {@code input} exactly as the SDK hands it over (a {@code JsonValue} the SDK parsed, taken as
+ * the SDK's own mapper's tree, so each number is the Java value the SDK holds); text = the
  * text blocks joined; layout = the order of text and tool_use blocks; the stop signal: the message's
  * {@code stop_reason}. An SSE {@code error} event the SDK raises ({@code SseException}) is
  * {@code upstream}.
@@ -73,7 +73,7 @@ public final class AnthropicJava extends SdkAdapter {
     }
 
     @Override
-    public Outcome run(Turn turn) throws Exception {
+    public Outcome run(Turn turn) {
         MessageCreateParams.Builder params = MessageCreateParams.builder().model("claude-sonnet-4-5").maxTokens(4096)
                 .addUserMessage("toolcert");
         for (Turn.Tool t : turn.tools) {
@@ -105,14 +105,38 @@ public final class AnthropicJava extends SdkAdapter {
                 layout.add(Emit.textSlot(piece));
             } else if (block.isToolUse()) {
                 ToolUseBlock use = block.asToolUse();
-                // The input as the SDK holds it, written by the SDK's own mapper.
-                String written = ObjectMappers.jsonMapper().writeValueAsString(use._input());
-                out.calls.add(Outcome.Call.dispatch(use.id(), use.name(), Json.parse(written, 100_000), null));
+                // The input as the SDK holds it: its tree, each number the Java value the SDK parsed.
+                JsonNode input = ObjectMappers.jsonMapper().valueToTree(use._input());
+                out.calls.add(Outcome.Call.dispatch(use.id(), use.name(), plain(input), null));
                 layout.add(Emit.callSlot(use.id()));
             }
         }
         out.text = text.toString();
         out.layout = layout;
         return out;
+    }
+
+    /** A Jackson tree as plain Java values: each number the Java value the SDK parsed, each string as it is. */
+    static Object plain(JsonNode node) {
+        if (node.isObject()) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            node.properties().forEach(e -> out.put(e.getKey(), plain(e.getValue())));
+            return out;
+        }
+        if (node.isArray()) {
+            List<Object> out = new ArrayList<>();
+            node.forEach(x -> out.add(plain(x)));
+            return out;
+        }
+        if (node.isNumber()) {
+            return node.numberValue();
+        }
+        if (node.isTextual()) {
+            return node.textValue();
+        }
+        if (node.isBoolean()) {
+            return node.booleanValue();
+        }
+        return null;
     }
 }
