@@ -117,7 +117,14 @@ public final class FeedServer implements AutoCloseable {
             }
             f.allWritten.complete(null);
             switch (f.end) {
-                case "disconnect" -> s.close();
+                case "disconnect" -> {
+                    // The harness's disconnect comes after the client has read every chunk. The JDK's
+                    // HttpClient (LangChain4j's) hands a connection error to its reader ahead of the body
+                    // it has buffered, so closing at once loses the last chunks by a race: the close
+                    // waits a moment, so the chunks are read first, as they would be on a real network.
+                    sleep(DISCONNECT_DELAY_MS);
+                    s.close();
+                }
                 case "cancel" -> f.released.join(); // held open until the caller cancels
                 default -> {
                     out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -135,6 +142,17 @@ public final class FeedServer implements AutoCloseable {
             } catch (IOException e) {
                 // already closed
             }
+        }
+    }
+
+    /** How long a {@code disconnect} waits after the last chunk before the connection drops. */
+    static final long DISCONNECT_DELAY_MS = 100;
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
