@@ -34,6 +34,7 @@ openai-java     $SDKS    openai-chat
 openai-java     $SDKS    openai-responses
 anthropic-java  $SDKS    anthropic
 langchain4j     $SDKS    openai-chat
+langchain4j     $SDKS    openai-responses
 langchain4j     $SDKS    anthropic
 spring-ai       $SPRING  openai-chat
 spring-ai       $SPRING  anthropic

@@ -58,8 +58,8 @@ import java.util.function.Supplier;
  * ({@code units} = the stream's chunk count, {@code at_finish} true): that is when the SDK ran.
  */
 public final class Harness {
-    /** How long an SDK may take to return or throw once its stream has ended. */
-    static final long SETTLE_MS = 8_000;
+    /** How long an SDK may take to return or throw once its stream has ended (it has every byte by then): longer is a hang, the stream's crash. */
+    static final long SETTLE_MS = 4_000;
     /** With the {@code cancel} ending: how long the SDK may go on after the last chunk before the caller cancels. */
     static final long CANCEL_GRACE_MS = 300;
 

@@ -12,6 +12,7 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.PartialResponse;
 import dev.langchain4j.model.chat.response.PartialResponseContext;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.openai.OpenAiResponsesStreamingChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.langchain4j.model.output.FinishReason;
 import java.time.Duration;
@@ -23,8 +24,9 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * LangChain4j ({@code dev.langchain4j:langchain4j-open-ai} and {@code langchain4j-anthropic}): the
- * streaming chat models {@code OpenAiStreamingChatModel} (openai-chat) and
- * {@code AnthropicStreamingChatModel} (anthropic), with the stream's tools as tool specifications, as
+ * streaming chat models {@code OpenAiStreamingChatModel} (openai-chat),
+ * {@code OpenAiResponsesStreamingChatModel} (openai-responses) and {@code AnthropicStreamingChatModel}
+ * (anthropic), with the stream's tools as tool specifications, as
  * LangChain4j's low-level tools API shows: {@code chat(ChatRequest, StreamingChatResponseHandler)},
  * the partial responses shown as a UI would, and the {@code ChatResponse} handed to
  * {@code onCompleteResponse}.
@@ -37,6 +39,7 @@ import java.util.concurrent.ExecutionException;
  */
 public final class LangChain4j extends SdkAdapter {
     private StreamingChatModel openai;
+    private StreamingChatModel responses;
     private StreamingChatModel anthropic;
 
     @Override
@@ -46,7 +49,7 @@ public final class LangChain4j extends SdkAdapter {
 
     @Override
     public List<String> dialects() {
-        return List.of("anthropic", "openai-chat");
+        return List.of("anthropic", "openai-chat", "openai-responses");
     }
 
     @Override
@@ -69,6 +72,8 @@ public final class LangChain4j extends SdkAdapter {
     public void setup(String baseUrl) {
         openai = OpenAiStreamingChatModel.builder().baseUrl(baseUrl + "/v1").apiKey("toolcert-dummy").modelName("gpt-4.1")
                 .timeout(Duration.ofSeconds(60)).build();
+        responses = OpenAiResponsesStreamingChatModel.builder().baseUrl(baseUrl + "/v1").apiKey("toolcert-dummy")
+                .modelName("gpt-4.1").build();
         anthropic = AnthropicStreamingChatModel.builder().baseUrl(baseUrl + "/v1/").apiKey("toolcert-dummy")
                 .modelName("claude-sonnet-4-5").maxTokens(4096).timeout(Duration.ofSeconds(60)).build();
     }
@@ -86,7 +91,11 @@ public final class LangChain4j extends SdkAdapter {
         }
         CompletableFuture<ChatResponse> done = new CompletableFuture<>();
         turn.onCancel(() -> done.completeExceptionally(new CancellationException("the caller cancelled the stream")));
-        StreamingChatModel model = "anthropic".equals(turn.dialect) ? anthropic : openai;
+        StreamingChatModel model = switch (turn.dialect) {
+            case "anthropic" -> anthropic;
+            case "openai-responses" -> responses;
+            default -> openai;
+        };
         model.chat(request.build(), new StreamingChatResponseHandler() {
             @Override
             public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
