@@ -96,9 +96,13 @@ public final class AnthropicJava extends SdkAdapter {
         Outcome out = new Outcome();
         out.stop = Outcome.stopSignal(message.stopReason().map(r -> r.asString()).orElse(null),
                 Outcome.ANTHROPIC_COMPLETE, Outcome.ANTHROPIC_CUT);
+        List<String> raws = argumentTexts(acc);
         StringBuilder text = new StringBuilder();
         List<Map<String, Object>> layout = new ArrayList<>();
+        int position = 0;
         for (ContentBlock block : message.content()) {
+            String raw = position < raws.size() ? raws.get(position) : null;
+            position++;
             if (block.isText()) {
                 String piece = block.asText().text();
                 text.append(piece);
@@ -107,13 +111,39 @@ public final class AnthropicJava extends SdkAdapter {
                 ToolUseBlock use = block.asToolUse();
                 // The input as the SDK holds it: its tree, each number the Java value the SDK parsed.
                 JsonNode input = ObjectMappers.jsonMapper().valueToTree(use._input());
-                out.calls.add(Outcome.Call.dispatch(use.id(), use.name(), plain(input), null));
+                out.calls.add(Outcome.Call.dispatch(use.id(), use.name(), plain(input), raw));
                 layout.add(Emit.callSlot(use.id()));
             }
         }
         out.text = text.toString();
         out.layout = layout;
         return out;
+    }
+
+    /**
+     * The argument text the accumulator joined for each block, in the order of the message's content
+     * (the buffer a call the documented caller withholds had). The accumulator keeps it in a private
+     * map keyed by block index (as the Python adapter reads the SDK's private {@code __json_bufs});
+     * empty when the SDK's layout differs, and the raw is then the input written back.
+     */
+    @SuppressWarnings("unchecked")
+    private static List<String> argumentTexts(MessageAccumulator acc) {
+        try {
+            java.lang.reflect.Field content = MessageAccumulator.class.getDeclaredField("messageContent");
+            java.lang.reflect.Field inputs = MessageAccumulator.class.getDeclaredField("messageContentInputJson");
+            content.setAccessible(true);
+            inputs.setAccessible(true);
+            Map<Long, ?> blocks = (Map<Long, ?>) content.get(acc);
+            Map<Long, ? extends CharSequence> json = (Map<Long, ? extends CharSequence>) inputs.get(acc);
+            List<String> out = new ArrayList<>();
+            for (Long index : new java.util.TreeSet<>(blocks.keySet())) {
+                CharSequence buffer = json.get(index);
+                out.add(buffer == null ? null : buffer.toString());
+            }
+            return out;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return List.of();
+        }
     }
 
     /** A Jackson tree as plain Java values: each number the Java value the SDK parsed, each string as it is. */
