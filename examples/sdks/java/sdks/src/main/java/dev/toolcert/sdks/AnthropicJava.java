@@ -111,7 +111,9 @@ public final class AnthropicJava extends SdkAdapter {
                 ToolUseBlock use = block.asToolUse();
                 // The input as the SDK holds it: its tree, each number the Java value the SDK parsed.
                 JsonNode input = ObjectMappers.jsonMapper().valueToTree(use._input());
-                out.calls.add(Outcome.Call.dispatch(use.id(), use.name(), plain(input), raw));
+                // No delta at all: no argument bytes, the `{}` of the start block.
+                String buffer = raw == null && input.isObject() && input.isEmpty() ? "" : raw;
+                out.calls.add(Outcome.Call.dispatch(use.id(), use.name(), plain(input), buffer));
                 layout.add(Emit.callSlot(use.id()));
             }
         }
