@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI for the Java SDK adapters: build the pinned SDKs (install.sh), smoke-test every adapter, and
-# certify a small sample (CASES, default 100) of three subjects. It fails only when an adapter
+# certify a small sample (CASES, default 60) of three subjects. It fails only when an adapter
 # itself breaks: a build failure, a smoke test or certification with crashes, timeouts, protocol
 # errors or `errored`/`skipped` replies, a SUBJECT-CRASH, or toolcert exiting with 2, 3 or 5.
 # Violations of invariants (toolcert exit 1) are the SDKs' findings and expected.
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 cd "$root"
 TOOLCERT=${TOOLCERT:-target/release/toolcert}
-CASES=${CASES:-100}
+CASES=${CASES:-60}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0

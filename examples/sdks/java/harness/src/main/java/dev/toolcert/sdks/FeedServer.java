@@ -146,7 +146,7 @@ public final class FeedServer implements AutoCloseable {
     }
 
     /** How long a {@code disconnect} waits after the last chunk before the connection drops. */
-    static final long DISCONNECT_DELAY_MS = 100;
+    static final long DISCONNECT_DELAY_MS = 50;
 
     private static void sleep(long ms) {
         try {

@@ -61,7 +61,7 @@ public final class Harness {
     /** How long an SDK may take to return or throw once its stream has ended (it has every byte by then): longer is a hang, the stream's crash. */
     static final long SETTLE_MS = 4_000;
     /** With the {@code cancel} ending: how long the SDK may go on after the last chunk before the caller cancels. */
-    static final long CANCEL_GRACE_MS = 300;
+    static final long CANCEL_GRACE_MS = 100;
 
     private Harness() {}
 
