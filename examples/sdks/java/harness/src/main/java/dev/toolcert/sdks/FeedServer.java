@@ -124,12 +124,20 @@ public final class FeedServer implements AutoCloseable {
                     // waits a moment, so the chunks are read first, as they would be on a real network.
                     sleep(DISCONNECT_DELAY_MS);
                     s.close();
+                    f.ended();
                 }
                 case "cancel" -> f.released.join(); // held open until the caller cancels
                 default -> {
                     out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     s.shutdownOutput();
+                    // The client closes the connection (`Connection: close`) once it has read the
+                    // terminator: from then on it has the whole body.
+                    s.setSoTimeout((int) Harness.SETTLE_MS);
+                    while (in.read() >= 0) {
+                        // nothing more is expected from the client
+                    }
+                    f.ended();
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -222,6 +230,7 @@ public final class FeedServer implements AutoCloseable {
         volatile int written;
         final CompletableFuture<Void> allWritten = new CompletableFuture<>();
         final CompletableFuture<Void> released = new CompletableFuture<>();
+        private volatile long endedAt;
         private volatile Socket connection;
 
         public Feed(List<byte[]> chunks, String end) {
@@ -244,7 +253,20 @@ public final class FeedServer implements AutoCloseable {
         }
 
         /** Ends the response: the held connection of a {@code cancel} closes; the server's thread ends. */
+        /** The client has the whole body (or its end): the client closed after the terminator, or the connection dropped. */
+        void ended() {
+            if (endedAt == 0) {
+                endedAt = System.nanoTime();
+            }
+        }
+
+        /** When the body ended for the client ({@link System#nanoTime}), 0 while it has not. */
+        public long endedAt() {
+            return endedAt;
+        }
+
         public void release() {
+            ended();
             released.complete(null);
             Socket s = connection;
             if (s != null && "cancel".equals(end)) {
