@@ -143,6 +143,7 @@ fn every_list_of_quirks_outside_rust_names_every_flag() {
         "java/src/main/java/dev/toolcert/adapter/Protocol.java",
         "docs/schemas/configure.schema.json",
         "examples/sdks/node/lib/harness.mjs",
+        "go/protocol.go",
         "examples/sdks/rust/adapter/src/lib.rs",
         "examples/sdks/rust/src/main.rs",
     ] {

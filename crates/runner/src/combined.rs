@@ -14,6 +14,7 @@ use toolcert_oracle::{Grade, Invariant};
 
 use crate::findings::Finding;
 use crate::report::{plural, status_row, InvariantStatus, Report, Status, Verdict};
+use crate::tiers::TierStatus;
 
 /// Several settings' reports of one subject, judged as one run.
 #[derive(Clone, Debug, Serialize)]
@@ -27,8 +28,15 @@ pub struct Combined {
     pub conformance: String,
     /// Cases run, over all settings.
     pub cases: usize,
+    /// One verdict per tier over all settings (docs/SPEC.md, "Tiers"): what every view leads
+    /// with.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<TierStatus>,
     /// The verdict per invariant over all settings.
     pub invariants: Vec<InvariantStatus>,
+    /// Bugs over all settings, merged by id (docs/SPEC.md, "Bugs").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bugs: Vec<crate::Bug>,
     /// Distinct findings over all settings, merged by id.
     pub findings: Vec<Finding>,
     /// Each setting's summary.
@@ -66,6 +74,25 @@ impl Combined {
         findings.sort_by(|a, b| {
             (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
         });
+        let mut bugs: Vec<crate::Bug> = Vec::new();
+        for b in reports.iter().flat_map(|r| &r.bugs) {
+            match bugs.iter_mut().find(|o| o.id == b.id) {
+                Some(o) => {
+                    o.cases += b.cases;
+                    o.grade = o.grade.min(b.grade);
+                    for s in b.symptoms.iter().chain(&b.settings) {
+                        let list = if b.symptoms.contains(s) { &mut o.symptoms } else { &mut o.settings };
+                        if !list.contains(s) {
+                            list.push(s.clone());
+                        }
+                    }
+                }
+                None => bugs.push(b.clone()),
+            }
+        }
+        bugs.sort_by(|a, b| {
+            (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
+        });
         let must_ok = reports.iter().all(|r| r.conformance != "none");
         let should_ok = reports.iter().all(|r| r.conformance == "should");
         let conformance = match (must_ok, should_ok) {
@@ -81,7 +108,9 @@ impl Combined {
             conforms: reports.iter().all(|r| r.conforms),
             conformance: conformance.into(),
             cases: reports.iter().map(|r| r.cases).sum(),
+            tiers: crate::tiers::merge(reports.iter().map(|r| r.tiers.as_slice())),
             invariants,
+            bugs,
             findings,
             settings: reports,
         }
@@ -142,6 +171,12 @@ impl Combined {
             plural(self.settings.len(), "setting", "settings"),
             plural(self.cases, "case", "cases")
         );
+        if !self.tiers.is_empty() {
+            let _ = writeln!(out, "tiers over all settings:");
+            for t in &self.tiers {
+                let _ = writeln!(out, "  {}", t.line());
+            }
+        }
         let counted: Vec<&Finding> = self.counted_findings().collect();
         if !counted.is_empty() {
             let _ = writeln!(out, "\n{}:", plural(counted.len(), "distinct finding", "distinct findings"));
@@ -217,6 +252,22 @@ impl Combined {
             crate::formats::md_cell(&self.subject),
             self.verdict_line()
         );
+        if !self.tiers.is_empty() {
+            out += "| tier | verdict | cases exercised | findings |\n|---|---|---:|---|\n";
+            for t in &self.tiers {
+                let ids: Vec<String> = t.findings.iter().map(|f| format!("`{f}`")).collect();
+                let _ = writeln!(
+                    out,
+                    "| {} {} | {} | {} | {} |",
+                    t.tier.number(),
+                    t.name,
+                    t.verdict,
+                    t.exercised,
+                    ids.join(" ")
+                );
+            }
+            out.push('\n');
+        }
         let counted: Vec<&Finding> = self.counted_findings().collect();
         if !counted.is_empty() {
             let _ = writeln!(

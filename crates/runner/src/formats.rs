@@ -405,6 +405,22 @@ pub fn to_markdown(r: &Report, max_failures: usize) -> String {
     let _ = writeln!(out, "{}\n", r.title_line());
     let _ = writeln!(out, "Suite {} ({}).\n", r.suite.version, md_inline(&r.suite.digest));
     let _ = writeln!(out, "**{}**\n", r.verdict_line());
+    if !r.tiers.is_empty() {
+        out += "| tier | verdict | cases exercised | findings |\n|---|---|---:|---|\n";
+        for t in &r.tiers {
+            let ids: Vec<String> = t.findings.iter().map(|f| md_inline(f)).collect();
+            let _ = writeln!(
+                out,
+                "| {} {} | {} | {} | {} |",
+                t.tier.number(),
+                t.name,
+                t.verdict,
+                t.exercised,
+                ids.join(" ")
+            );
+        }
+        out.push('\n');
+    }
     if let Some(b) = &r.baseline {
         let _ = writeln!(
             out,

@@ -26,6 +26,7 @@ use crate::findings::Signature;
 use crate::report::{Broken, CaseRecord, CaseStatus, Failure, Report};
 use crate::suite::Suite;
 use crate::tally::RecordSink;
+use crate::tiers::CaseClass;
 
 /// The version of the JSONL record format.
 pub const JSONL_FORMAT: u32 = 1;
@@ -89,6 +90,9 @@ struct CaseLine {
     /// The invariants it could have broken, one bit each in `Invariant::ALL` order.
     #[serde(default, skip_serializing_if = "is_zero")]
     exercised: Exercised,
+    /// What puts it in a tier of its own (docs/SPEC.md, "Tiers").
+    #[serde(default, skip_serializing_if = "CaseClass::is_empty", rename = "classes")]
+    class: CaseClass,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     violations: Vec<Violation>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +113,9 @@ struct Footer {
     kept: usize,
     conforms: bool,
     conformance: String,
+    /// One verdict per tier; absent in a report written before the tiers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tiers: Vec<crate::tiers::TierStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,6 +124,9 @@ struct Footer {
     /// the records (which is how merged streams get theirs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     findings: Vec<crate::Finding>,
+    /// The findings grouped into bugs; absent in a report written before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    bugs: Vec<crate::Bug>,
     /// The price on the cost suite (`certify --cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cost: Option<crate::cost::CostReport>,
@@ -141,9 +151,11 @@ fn footer(r: &Report) -> Footer {
         kept: r.failures.len(),
         conforms: r.conforms,
         conformance: r.conformance.clone(),
+        tiers: r.tiers.clone(),
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
         findings: r.findings.clone(),
+        bugs: r.bugs.clone(),
         cost: r.cost.clone(),
     }
 }
@@ -209,6 +221,7 @@ pub fn case_line(rec: &CaseRecord) -> String {
         broke: rec.broke.clone(),
         signatures: rec.signatures.clone(),
         exercised: rec.exercised,
+        class: rec.class,
         violations: rec.failure.as_ref().map(|f| f.violations.clone()).unwrap_or_default(),
         scenario: rec.failure.as_ref().map(|f| f.scenario.clone()),
         shrunk: rec.seed.is_some() && rec.failure.is_some(),
@@ -354,6 +367,8 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     generated_cases: 0,
                     skipped: Vec::new(),
                     invariants: Vec::new(),
+                    tiers: Vec::new(),
+                    bugs: Vec::new(),
                     findings: Vec::new(),
                     failures: Vec::new(),
                     coverage: None,
@@ -364,6 +379,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     records: Vec::new(),
                     reproduced: Default::default(),
                     legacy: false,
+                    reproducers: None,
                     tally: Default::default(),
                     streamed: None,
                     cost: None,
@@ -391,6 +407,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     broke: c.broke,
                     signatures: c.signatures,
                     exercised: c.exercised,
+                    class: c.class,
                     failure,
                 });
             }
@@ -400,10 +417,32 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     let mut report = report.ok_or("an empty report: no header")?;
     let end = end.ok_or("no footer: the report is truncated (did the run finish?)")?;
     report.finish();
+    if end.tiers.is_empty() {
+        // Written before the tiers: its records carry no class, so no tier is judged.
+        report.tiers.clear();
+    }
+    // A finding's replay is how the run that wrote it saved its reproducer (a saved file
+    // under --out, else the case's seed): kept as written.
+    for f in &mut report.findings {
+        if let Some(written) = end.findings.iter().find(|g| g.id == f.id) {
+            f.replay.clone_from(&written.replay);
+        }
+    }
+    for b in &mut report.bugs {
+        if let Some(root) = report.findings.iter().find(|f| f.id == b.symptoms[0]) {
+            b.replay.clone_from(&root.replay);
+        }
+    }
     report.coverage = end.coverage.clone();
     report.coverage_text = end.coverage_text.clone();
     report.cost = end.cost.clone();
-    let counted = footer(&report);
+    let mut counted = footer(&report);
+    if end.bugs.is_empty() {
+        // Written before the bugs: they are derived from its records as read, and the
+        // footer is compared without them.
+        counted.bugs.clear();
+        counted.tiers.iter_mut().for_each(|t| t.bugs.clear());
+    }
     if counted != end {
         // Name the fields that disagree, so an edited or incomplete report says where.
         let (a, b) = (

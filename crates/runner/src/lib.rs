@@ -38,8 +38,9 @@ mod shard;
 pub mod smoke;
 pub mod suite;
 pub mod tally;
+pub mod tiers;
 pub use combined::Combined;
-pub use findings::{Finding, Signature, Size};
+pub use findings::{Bug, Finding, Signature, Size};
 pub use jobs::MoreSubjects;
 pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
@@ -56,6 +57,9 @@ pub struct Checked {
     pub exercised: Exercised,
     /// The case cannot be spoken at this level and dialect (it was not run).
     pub unsupported: Option<String>,
+    /// What puts the case in a tier of its own (read here, where the scenario is whole: a
+    /// job hands back a passing case without its streams).
+    pub class: tiers::CaseClass,
     /// The strict parses of call documents the oracle made, for the coverage classifier
     /// ([`toolcert_gen::classify_with`]) to read instead of parsing them again.
     pub parsed: toolcert_oracle::Parsed,
@@ -148,6 +152,9 @@ impl Lowered<'_, '_> {
     }
 }
 
+/// The generated cases of the verdict sample ([`Certification::verdict_sample`]).
+pub const VERDICT_SAMPLE: usize = 32;
+
 fn lower<'n, 'a>(
     turn: &toolcert_scenario::Turn,
     neutral: &'n Rendered<'a>,
@@ -236,7 +243,8 @@ fn check_inner(
         exercised.insert(Invariant::AccChunking);
     }
     let coverage = coverage(&parsed, &observations);
-    (Checked { violations, observations, exercised, unsupported: None, parsed }, coverage)
+    let class = tiers::CaseClass::of(original);
+    (Checked { violations, observations, exercised, unsupported: None, class, parsed }, coverage)
 }
 
 /// What `subject` reports for `case` at `setting`, unjudged (nothing, if the case cannot be
@@ -469,6 +477,10 @@ pub struct Certification {
     /// The most bytes a generated huge document has (`--args-size`; see
     /// [`GenConfig::max_args_size`]).
     pub args_size: usize,
+    /// Where `--out` writes this setting's reproducers (`DIR`, holding `failures/`): a
+    /// finding's replay command then replays its saved smallest reproducer, never a seed
+    /// that would be generated and shrunk again.
+    pub reproducers: Option<String>,
 }
 
 impl Default for Certification {
@@ -485,6 +497,7 @@ impl Default for Certification {
             shard: Shard::default(),
             regressions: Vec::new(),
             args_size: toolcert_gen::HUGE_DEFAULT_MAX,
+            reproducers: None,
         }
     }
 }
@@ -625,7 +638,8 @@ impl Certification {
                         } else {
                             let kept = Some((&*case, checked.violations.clone()));
                             let (violations, exercised) = (&checked.violations, checked.exercised);
-                            report.record_run(&named.case.name, i, None, violations, exercised, kept);
+                            let class = checked.class;
+                            report.record_run(&named.case.name, i, None, violations, exercised, class, kept);
                         }
                     }
                 }
@@ -643,7 +657,15 @@ impl Certification {
                 Some(reason) => report.skip(i, &case.name, &reason),
                 None => {
                     let kept = Some((case, checked.violations.clone()));
-                    report.record_run(&case.name, i, None, &checked.violations, checked.exercised, kept)
+                    report.record_run(
+                        &case.name,
+                        i,
+                        None,
+                        &checked.violations,
+                        checked.exercised,
+                        checked.class,
+                        kept,
+                    )
                 }
             }
             hand_on(&mut report);
@@ -721,6 +743,7 @@ impl Certification {
                     Some(self.seed),
                     &violations,
                     checked.exercised,
+                    checked.class,
                     kept.as_ref().map(|(c, v)| (c, v.clone())),
                 );
                 hand_on(report);
@@ -892,6 +915,70 @@ impl Certification {
     /// to its dialect below the events level): those it does not leave out and can render at
     /// its level and dialect. What the setting's suite digest covers (whatever `named`,
     /// `filter` and `shard` select of them).
+    /// What decides this setting's verdicts, on a fixed sample: for each named case it runs
+    /// and the first [`VERDICT_SAMPLE`] generated cases of seed 1, every stream as fed at
+    /// the setting (neutral events, wire messages or bytes: the generator and the dialect),
+    /// the oracle's expectation derived from it, and the oracle's verdict on an observation
+    /// that reports nothing (the rules). Its SHA-256 is part of the suite digest
+    /// ([`suite::Suite`]), so a change to the oracle, a generator or a dialect that would
+    /// change a verdict of the setting stales its reports.
+    pub fn verdict_sample(&self) -> Vec<u8> {
+        self.verdict_sample_judged(judge_case)
+    }
+
+    /// [`Certification::verdict_sample`] with the oracle's judge given: a changed judge is a
+    /// changed oracle (the test that the digest covers the oracle uses one).
+    pub fn verdict_sample_judged(
+        &self,
+        judge: fn(&Case, &[Rendered<'_>], &[Observation], Profile) -> Vec<Violation>,
+    ) -> Vec<u8> {
+        use sha2::{Digest, Sha256};
+        let setting = self.setting();
+        let strategy = case_strategy(&self.gen_config());
+        let generated = (0..VERDICT_SAMPLE).map(|k| {
+            let mut case = toolcert_gen::strategy::case_tree(&strategy, 1, k as u64).current();
+            case.name = format!("gen/1/{k}");
+            case
+        });
+        let named = self.suite_named().into_iter().map(|n| n.case);
+        let mut h = Sha256::new();
+        for case in named.chain(generated) {
+            h.update(case.name.as_bytes());
+            h.update([0]);
+            let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
+            for (turn, n) in case.streams.iter().zip(&neutral) {
+                match lower(turn, n, setting) {
+                    Err(e) => h.update(e.as_bytes()),
+                    Ok(l) => {
+                        if let Some(bytes) = &l.bytes {
+                            h.update(bytes.chunks.concat());
+                        } else if let Some(wire) = &l.wire {
+                            h.update(serde_json::to_vec(&wire.events).unwrap_or_default());
+                        } else {
+                            h.update(serde_json::to_vec(&n.events).unwrap_or_default());
+                        }
+                    }
+                }
+                let exp = toolcert_oracle::expect(turn, n, self.profile);
+                let file = toolcert_oracle::corpus::ExpectationFile::from_expected(
+                    &case.name,
+                    setting.speech.dialect.name(),
+                    turn,
+                    n.end,
+                    &exp,
+                );
+                h.update(serde_json::to_vec(&file).unwrap_or_default());
+            }
+            let nothing = vec![Observation::default(); case.streams.len()];
+            for v in judge(&case, &neutral, &nothing, self.profile) {
+                h.update(
+                    format!("{}|{}|{}|{}\n", v.invariant.id(), v.grade.as_str(), v.kind, v.stream).as_bytes(),
+                );
+            }
+        }
+        h.finalize().to_vec()
+    }
+
     pub fn suite_named(&self) -> Vec<toolcert_gen::named::NamedCase> {
         let setting = self.setting();
         let speaks = |t: &toolcert_scenario::Turn| lower(t, &render(t), setting).is_ok();

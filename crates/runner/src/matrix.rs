@@ -222,6 +222,15 @@ impl Matrix {
         }
         out += "\n|---|";
         out += &"---|".repeat(self.columns.len());
+        // The tiers lead (docs/SPEC.md, "Tiers"); the per-invariant rows follow (the classic view).
+        if self.columns.iter().any(|r| !r.tiers.is_empty()) {
+            for tier in crate::tiers::Tier::ALL {
+                let _ = write!(out, "\n| **{} {}** |", tier.number(), tier.name());
+                for r in &self.columns {
+                    let _ = write!(out, " {} |", tier_cell(r, tier));
+                }
+            }
+        }
         out += "\n| **conforms at** |";
         for r in &self.columns {
             let _ = write!(out, " **{}** |", r.conformance);
@@ -431,6 +440,19 @@ fn growth_class(g: crate::cost::Growth) -> &'static str {
 
 /// A column's name: the implementation the subject said it is (name and version), with the
 /// caller policy it declared (docs/PROTOCOL.md), else the subject.
+/// A tier's cell: `pass`, `n/a`, `fail: N bugs` (findings for a report older than bugs; `—`
+/// for a report older than the tiers).
+fn tier_cell(r: &Report, tier: crate::tiers::Tier) -> String {
+    match r.tiers.iter().find(|t| t.tier == tier) {
+        None => "—".into(),
+        Some(t) if t.verdict == "pass" || t.verdict == "n/a" => t.verdict.clone(),
+        Some(t) if t.bugs.is_empty() => {
+            format!("**{}**: {}", t.verdict, crate::report::plural(t.findings.len(), "finding", "findings"))
+        }
+        Some(t) => format!("**{}**: {}", t.verdict, crate::report::plural(t.bugs.len(), "bug", "bugs")),
+    }
+}
+
 fn column_name(r: &Report) -> String {
     let name = r.implementation_label().unwrap_or_else(|| r.subject.clone());
     let policy =

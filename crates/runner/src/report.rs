@@ -14,9 +14,10 @@ use toolcert_scenario::{Case, Dialect};
 use toolcert_subject::{Level, Subject};
 
 use crate::baseline::BaselineCheck;
-use crate::findings::{Finding, Signature, Size};
+use crate::findings::{Bug, Finding, Signature, Size};
 use crate::suite::Suite;
 use crate::tally::{RecordSink, Tally};
+use crate::tiers::{CaseClass, TierStatus};
 use crate::Certification;
 
 /// Pass, fail or not exercised, per invariant and grade. A rule passes only when at least
@@ -126,6 +127,8 @@ pub struct CaseRecord {
     pub signatures: Vec<Signature>,
     /// The invariants it could have broken.
     pub exercised: Exercised,
+    /// What puts it in a tier of its own (a fault, an inexact number): docs/SPEC.md, "Tiers".
+    pub class: CaseClass,
     /// The failure kept in full (for a generated case, shrunk); `None` past the run's limit.
     pub failure: Option<Failure>,
 }
@@ -201,7 +204,16 @@ pub struct Report {
     pub generated_cases: usize,
     pub skipped: Vec<Skipped>,
     pub invariants: Vec<InvariantStatus>,
-    /// The distinct bugs behind the failing cases, must before should, most cases first.
+    /// One verdict per tier (docs/SPEC.md, "Tiers"), what every view leads with; empty for a
+    /// report written before the tiers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<TierStatus>,
+    /// The bugs behind the failing cases: the findings grouped by cause (docs/SPEC.md,
+    /// "Bugs"), must before should, most cases first. Empty for a report written before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bugs: Vec<Bug>,
+    /// The distinct symptoms behind the failing cases (one per signature), must before
+    /// should, most cases first.
     #[serde(default)]
     pub findings: Vec<Finding>,
     pub failures: Vec<Failure>,
@@ -228,6 +240,9 @@ pub struct Report {
     /// findings to show.
     #[serde(skip)]
     pub legacy: bool,
+    /// Where `--out` saves the reproducers ([`Certification::reproducers`]).
+    #[serde(skip)]
+    pub reproducers: Option<String>,
     /// What `finish` derives the report from.
     #[serde(skip)]
     pub(crate) tally: Tally,
@@ -302,9 +317,10 @@ impl Report {
             tool: "toolcert".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             protocol,
-            suite: Suite::of(
+            suite: Suite::with_sample(
                 &c.suite_named(),
                 &serde_json::to_value(c.gen_config()).expect("the generator config serialises"),
+                &c.verdict_sample(),
             ),
             subject: subject.name(),
             subject_metadata: metadata,
@@ -326,6 +342,8 @@ impl Report {
             generated_cases: 0,
             skipped: Vec::new(),
             invariants: Vec::new(),
+            tiers: Vec::new(),
+            bugs: Vec::new(),
             findings: Vec::new(),
             failures: Vec::new(),
             coverage: None,
@@ -336,6 +354,7 @@ impl Report {
             records: Vec::new(),
             reproduced: Default::default(),
             legacy: false,
+            reproducers: c.reproducers.clone(),
             tally: Tally::default(),
             streamed: None,
             cost: None,
@@ -413,6 +432,7 @@ impl Report {
             broke: Vec::new(),
             signatures: Vec::new(),
             exercised: Exercised::default(),
+            class: CaseClass::default(),
             failure: None,
         });
     }
@@ -429,6 +449,7 @@ impl Report {
             broke: Vec::new(),
             signatures: Vec::new(),
             exercised: Exercised::default(),
+            class: CaseClass::default(),
             failure: None,
         });
     }
@@ -451,7 +472,7 @@ impl Report {
             generated.is_some(),
             broke,
             signatures,
-            Exercised::default(),
+            (Exercised::default(), CaseClass::of(case)),
             Some((case, violations)),
         );
     }
@@ -467,12 +488,13 @@ impl Report {
         generated: Option<u64>,
         as_run: &[Violation],
         exercised: Exercised,
+        class: CaseClass,
         kept: Option<(&Case, Vec<Violation>)>,
     ) {
         let at = (generated.unwrap_or(0), index);
         let broke = Broken::of(as_run);
         let signatures = Signature::all(as_run);
-        self.push_case(name, at, generated.is_some(), broke, signatures, exercised, kept);
+        self.push_case(name, at, generated.is_some(), broke, signatures, (exercised, class), kept);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -483,7 +505,7 @@ impl Report {
         generated: bool,
         broke: Vec<Broken>,
         signatures: Vec<Signature>,
-        exercised: Exercised,
+        (exercised, class): (Exercised, CaseClass),
         kept: Option<(&Case, Vec<Violation>)>,
     ) {
         self.cases += 1;
@@ -516,6 +538,7 @@ impl Report {
             broke,
             signatures,
             exercised,
+            class,
             failure,
         });
     }
@@ -595,7 +618,17 @@ impl Report {
             })
             .collect();
         self.invariants = invariants;
+        self.tiers = t.tiers.statuses(self.grade, self.profile.is_some());
         self.findings = self.derive_findings();
+        self.bugs = self.derive_bugs();
+        for t in &mut self.tiers {
+            t.bugs = self
+                .bugs
+                .iter()
+                .filter(|b| b.symptoms.iter().any(|s| t.findings.contains(s)))
+                .map(|b| b.id.clone())
+                .collect();
+        }
         self.conclude();
     }
 
@@ -653,6 +686,7 @@ impl Report {
                     .map(|f| (Size::of(&f.scenario), f))
                     .min_by_key(|(size, f)| (*size, f.case.clone()));
                 let replay = match smallest {
+                    Some((_, f)) if self.reproducers.is_some() => self.replay_saved_command(&f.case),
                     Some((_, f)) => self.replay_command(&f.case, f.generated),
                     None => self.replay_command(&first.case, first.seed.map(|s| (s, first.index))),
                 };
@@ -680,6 +714,29 @@ impl Report {
             (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
         });
         findings
+    }
+
+    /// The findings grouped into bugs, from the co-occurrence tally and the failures kept in
+    /// full (a report read from a summary keeps the bugs it was written with).
+    fn derive_bugs(&self) -> Vec<Bug> {
+        if self.findings.is_empty() {
+            return Vec::new();
+        }
+        let smallest = |f: &Finding| -> Option<&Failure> {
+            let case = &f.reproducer.as_ref()?.case;
+            self.failures.iter().find(|x| &x.case == case)
+        };
+        crate::findings::group_bugs(
+            &self.findings,
+            |a, b| self.tally.together.get(&(a.clone(), b.clone())).copied().unwrap_or(0),
+            |f| smallest(f).map(|x| Signature::all(&x.violations)).unwrap_or_default(),
+            |f| f.reproducer.as_ref().map(|r| crate::findings::trigger_shape(&r.scenario)),
+        )
+    }
+
+    /// Bugs that count at the required grade.
+    pub fn counted_bugs(&self) -> impl Iterator<Item = &Bug> {
+        self.bugs.iter().filter(|b| b.counts(self.grade))
     }
 
     /// Findings that count at the required grade.
@@ -863,6 +920,13 @@ impl Report {
         }
     }
 
+    /// The command that replays a failure's scenario where this run's `--out` saved it.
+    pub fn replay_saved_command(&self, case: &str) -> String {
+        let dir = self.reproducers.as_deref().unwrap_or("DIR");
+        let path = format!("{}/failures/{}.json", dir.trim_end_matches('/'), file_stem(case));
+        format!("toolcert certify {} --scenario {}", self.setting_args(), shell_quote(&path))
+    }
+
     /// The command that replays a failure's saved scenario, as `--out DIR` writes it.
     pub fn replay_scenario_command(&self, case: &str) -> String {
         format!("toolcert certify {} --scenario DIR/failures/{}.json", self.setting_args(), file_stem(case))
@@ -917,6 +981,7 @@ impl Report {
     pub fn to_text(&self, max_findings: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.title_line());
+        let _ = write!(out, "{}", self.tiers_text());
         let _ = write!(out, "{}", self.findings_text(max_findings));
         if let Some(coverage) = &self.coverage_text {
             let _ = writeln!(out, "\ncoverage of the generated cases:\n{coverage}");
@@ -942,7 +1007,22 @@ impl Report {
         out
     }
 
-    /// "N distinct findings", one line each, then the first `detail` of them in full.
+    /// The tiers, one line each (nothing for a report written before them).
+    pub fn tiers_text(&self) -> String {
+        let mut out = String::new();
+        if self.tiers.is_empty() {
+            return out;
+        }
+        let _ = writeln!(out, "tiers:");
+        for t in &self.tiers {
+            let _ = writeln!(out, "  {}", t.line());
+        }
+        out
+    }
+
+    /// "N bugs (M distinct findings)", one line each with its symptoms, then the first
+    /// `detail` bugs in full (their root symptom's reproducer). A report written before bugs
+    /// lists its findings.
     pub fn findings_text(&self, detail: usize) -> String {
         let mut out = String::new();
         let counted: Vec<&Finding> = self.counted_findings().collect();
@@ -953,31 +1033,61 @@ impl Report {
             Some(_) => self.tally.failing(self.grade).0,
             None => self.failing_cases().len(),
         };
+        let cases = if failing == 1 { "case" } else { "cases" };
+        let bugs: Vec<&Bug> = self.counted_bugs().collect();
+        if bugs.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n{} in {failing} failing {cases}:",
+                plural(counted.len(), "distinct finding", "distinct findings")
+            );
+            for f in &counted {
+                let _ = writeln!(out, "  {}", finding_line(f));
+            }
+            for f in counted.iter().take(detail) {
+                let _ = write!(out, "{}", self.finding_text(f));
+            }
+            if counted.len() > detail {
+                let _ = writeln!(
+                    out,
+                    "\n... {} more findings in full with --show N or --format json",
+                    counted.len() - detail
+                );
+            }
+            return out;
+        }
         let _ = writeln!(
             out,
-            "\n{} in {} failing {}:",
+            "\n{} ({}) in {failing} failing {cases}:",
+            plural(bugs.len(), "bug", "bugs"),
             plural(counted.len(), "distinct finding", "distinct findings"),
-            failing,
-            if failing == 1 { "case" } else { "cases" }
         );
-        for f in &counted {
+        for b in &bugs {
+            let _ = writeln!(out, "  {}", b.line());
+            for id in &b.symptoms {
+                if let Some(f) = self.findings.iter().find(|f| &f.id == id) {
+                    let _ = writeln!(out, "      {}", finding_line(f));
+                }
+            }
+        }
+        for b in bugs.iter().take(detail) {
+            let _ = write!(out, "\nBUG {} {}\n  trigger: {}", b.id, b.title, b.trigger);
+            match b.symptoms.len() {
+                1 => {}
+                n => {
+                    let _ = write!(out, "\n  symptoms ({n}): {}", b.symptoms.join(", "));
+                }
+            }
+            out.push('\n');
+            if let Some(f) = self.findings.iter().find(|f| f.id == b.symptoms[0]) {
+                let _ = write!(out, "{}", self.finding_text(f));
+            }
+        }
+        if bugs.len() > detail {
             let _ = writeln!(
                 out,
-                "  {:<24} {:>6} {}  {}",
-                f.id,
-                f.cases,
-                if f.cases == 1 { "case " } else { "cases" },
-                f.title
-            );
-        }
-        for f in counted.iter().take(detail) {
-            let _ = write!(out, "{}", self.finding_text(f));
-        }
-        if counted.len() > detail {
-            let _ = writeln!(
-                out,
-                "\n... {} more findings in full with --show N or --format json",
-                counted.len() - detail
+                "\n... {} more bugs in full with --show N or --format json",
+                bugs.len() - detail
             );
         }
         out
@@ -1153,4 +1263,9 @@ pub fn setting_name(level: Level, speech: toolcert_subject::driver::Speech) -> S
         Some(p) => format!("{level} ({}, {p})", speech.dialect.name()),
         None => format!("{level} ({})", speech.dialect.name()),
     }
+}
+
+/// One finding on one line: its id, its cases and its title.
+fn finding_line(f: &Finding) -> String {
+    format!("{:<24} {:>6} {}  {}", f.id, f.cases, if f.cases == 1 { "case " } else { "cases" }, f.title)
 }
