@@ -69,6 +69,15 @@ public final class LangChain4j extends SdkAdapter {
     }
 
     @Override
+    public String classify(Throwable e) {
+        // The Anthropic model raises this for an SSE `error` event (an overloaded server, say).
+        if (Harness.inChain(e, "dev.langchain4j.model.anthropic.internal.api.AnthropicStreamingException")) {
+            return "upstream";
+        }
+        return Harness.classifyCommon(e);
+    }
+
+    @Override
     public void setup(String baseUrl) {
         openai = OpenAiStreamingChatModel.builder().baseUrl(baseUrl + "/v1").apiKey("toolcert-dummy").modelName("gpt-4.1")
                 .timeout(Duration.ofSeconds(60)).build();
