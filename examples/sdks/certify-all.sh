@@ -71,6 +71,10 @@ openai-go|examples/sdks/go/bin/openai-go-responses|openai-responses|yes
 anthropic-sdk-go|examples/sdks/go/bin/anthropic-go|anthropic|yes
 go-openai|examples/sdks/go/bin/go-openai-chat|openai-chat|yes
 go-openai|examples/sdks/go/bin/go-openai-responses|openai-responses|yes
+openai-java|java -jar examples/sdks/java/sdks/target/toolcert-java-sdks.jar --sdk openai-java|openai-chat openai-responses|yes
+anthropic-java|java -jar examples/sdks/java/sdks/target/toolcert-java-sdks.jar --sdk anthropic-java|anthropic|yes
+langchain4j|java -jar examples/sdks/java/sdks/target/toolcert-java-sdks.jar --sdk langchain4j|anthropic openai-chat openai-responses|yes
+spring-ai|java -jar examples/sdks/java/spring-ai/target/toolcert-spring-ai.jar --sdk spring-ai|anthropic openai-chat|yes
 "
 
 # The server profiles of a dialect after its provider's own, by name (`toolcert profiles`).
@@ -123,6 +127,7 @@ if [ "${INSTALL:-1}" = 1 ]; then
     examples/sdks/python/install.sh || exit 1
     examples/sdks/node/install.sh || exit 1
     examples/sdks/go/install.sh || exit 1
+    examples/sdks/java/install.sh || exit 1
     # One SDK per build: Cargo unifies features across what one build compiles
     # (examples/sdks/rust/Cargo.toml says why that matters).
     for p in toolcert-sdk-rust toolcert-rig toolcert-async-openai; do
