@@ -120,6 +120,72 @@ enum Command {
     /// cases or recorded `.sse` files to a real client, for debugging the client by hand.
     #[command(after_help = serve_cmd::AFTER_HELP)]
     Serve(serve_cmd::ServeArgs),
+    /// Build the certification site from JSONL reports: a static, self-contained HTML site
+    /// (no scripts, no external resources, relative links) with a front grid of SDKs by tier,
+    /// a page per SDK (its bugs, most serious first, each with its smallest reproducer's bytes,
+    /// replay command and a standalone script; the cost rows; what was not tested) and an SVG
+    /// badge per SDK and tier.
+    #[command(after_help = SITE_HELP)]
+    Site(SiteArgs),
+}
+
+const SITE_HELP: &str = "\
+Reports are named SDK--DIALECT[--PROFILE]--POLICY.jsonl (`certify --format jsonl`); the SDK is
+the file name before the first `--`, POLICY `as-handed-over` or `documented`. The reproducers'
+bytes are read from REPRODUCERS/SDK/DIALECT[--PROFILE]/POLICY/failures/CASE.sse (where the
+findings' replay commands point). Notes: NOTES/BUG-xxxxxxxx.md is shown under that bug on every
+SDK page it appears on; NOTES/SDK.md opens the SDK's page, its `## ID` sections (finding or bug
+ids) go under the bug with that id or symptom, on that page only.
+Writes OUT/index.html, OUT/sdk/SDK.html and OUT/badges/SDK-TIER.svg; the same inputs give the
+same bytes.
+Exit codes: 0 built; 2 a missing or malformed report, no report at all, an unreadable notes
+directory, or a note naming a bug no report (of its SDK) contains; 5 the site could not be
+written.";
+
+#[derive(clap::Args)]
+struct SiteArgs {
+    /// The directory of JSONL reports.
+    #[arg(long, value_name = "DIR")]
+    reports: PathBuf,
+    /// Where the site is written (created if needed; files of the same names are replaced).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The saved reproducers (scenarios and the .sse bytes fed).
+    #[arg(long, value_name = "DIR", default_value = "corpus/findings")]
+    reproducers: PathBuf,
+    /// The notes: BUG-xxxxxxxx.md per bug id, SDK.md per SDK.
+    #[arg(long, value_name = "DIR", default_value = "docs/certification/notes")]
+    notes: PathBuf,
+}
+
+fn site(args: SiteArgs) -> ExitCode {
+    let opts = toolcert_site::Options {
+        reports: args.reports,
+        out: args.out,
+        reproducers: args.reproducers,
+        notes: args.notes,
+    };
+    match toolcert_site::build(&opts) {
+        Ok(b) => {
+            eprintln!(
+                "toolcert: wrote {} files to {}: {} SDKs, {} bugs, from {} reports",
+                b.files,
+                opts.out.display(),
+                b.sdks,
+                b.bugs,
+                b.reports
+            );
+            ExitCode::from(exit::CONFORMS)
+        }
+        Err(e @ toolcert_site::Error::Input(_)) => {
+            eprintln!("toolcert: {e}");
+            ExitCode::from(exit::USAGE)
+        }
+        Err(e @ toolcert_site::Error::Output(_)) => {
+            eprintln!("toolcert: {e}");
+            ExitCode::from(exit::INTERNAL)
+        }
+    }
 }
 
 const BENCH_HELP: &str = "\
@@ -543,6 +609,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Corpus(args) => corpus(args),
+        Command::Site(args) => site(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
                 outln!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
@@ -1467,6 +1534,15 @@ fn replay(args: ReplayArgs) -> ExitCode {
         }
         if !o.text.is_empty() {
             outln!("  text {}", toolcert::oracle::quote(&o.text));
+        }
+        let (others, chunks) = &replayed.other_choices;
+        if !others.is_empty() {
+            let list: Vec<String> = others.iter().map(u64::to_string).collect();
+            outln!(
+                "  skipped: choice {} ({chunks} chunks): a stream of several choices (n > 1); toolcert reads \
+                 choice 0 only, each other choice is another completion",
+                list.join(", ")
+            );
         }
         if let Some(e) = &o.error {
             outln!("  turn failed: {}", e.value);

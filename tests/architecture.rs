@@ -34,6 +34,8 @@ const STAGES: &[(&str, u32)] = &[
     ("cost", 7),
     // Fuzz inputs as cases, and the targets toolcert fuzzes itself with (the reference).
     ("fuzzing", 7),
+    // The certification site, read from the runner's JSONL reports.
+    ("site", 7),
     // The harness proving itself against the mutant zoo (hunted by the runner, priced by cost).
     ("zoo", 8),
 ];

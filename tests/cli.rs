@@ -104,3 +104,35 @@ fn corpus_check_passes_on_the_committed_corpus() {
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("66 of 66") || stdout.contains(" corpus cases pass"), "{stdout}");
 }
+
+/// A Chat stream of several choices (`n` = 2): choice 0's calls and text are read, and the
+/// other choice is a reported skip, never dropped silently (docs/SPEC.md, "Server profiles").
+#[test]
+fn replay_reports_the_choices_it_does_not_read() {
+    let dir = std::env::temp_dir().join(format!("toolcert-multi-choice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two-choices.sse");
+    let chunk = |choices: &str| {
+        format!(
+            r#"data: {{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{choices}]}}"#
+        )
+    };
+    let stream = [
+        chunk(r#"{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null},{"index":1,"delta":{"content":"B"},"finish_reason":null}"#),
+        chunk(r#"{"index":1,"delta":{"tool_calls":[{"index":0,"id":"call_b","type":"function","function":{"name":"g","arguments":"{}"}}]},"finish_reason":null}"#),
+        chunk(r#"{"index":0,"delta":{},"finish_reason":"tool_calls"},{"index":1,"delta":{},"finish_reason":"tool_calls"}"#),
+        "data: [DONE]".to_owned(),
+    ]
+    .join("\n\n")
+        + "\n\n";
+    std::fs::write(&file, stream).unwrap();
+    let (code, stdout, stderr) = toolcert(&["replay", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("dispatch  f  call_a"), "{stdout}");
+    assert!(!stdout.contains("call_b"), "choice 1's call is not choice 0's: {stdout}");
+    assert!(stdout.contains("skipped: choice 1 (3 chunks)"), "{stdout}");
+    let (_, json, _) = toolcert(&["replay", file.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["other_choices"]["indices"], serde_json::json!([1]));
+    std::fs::remove_dir_all(&dir).ok();
+}

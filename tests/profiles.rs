@@ -140,8 +140,10 @@ fn every_list_of_quirks_outside_rust_names_every_flag() {
         "python/toolcert_adapter/protocol.py",
         "node/src/protocol.js",
         "node/src/index.d.ts",
+        "java/src/main/java/dev/toolcert/adapter/Protocol.java",
         "docs/schemas/configure.schema.json",
         "examples/sdks/node/lib/harness.mjs",
+        "go/protocol.go",
         "examples/sdks/rust/adapter/src/lib.rs",
         "examples/sdks/rust/src/main.rs",
     ] {

@@ -21,6 +21,11 @@ fn every_mutant_dies_on_every_seed_with_an_expected_invariant() {
                 "{} is caught only by unexpected invariants on some seed: {:?} (expected one of {:?})",
                 r.mutant, r.invariants, r.expected
             ));
+        } else if !r.bug_expected {
+            problems.push(format!(
+                "{} shows no bug with an expected symptom ({:?}) in its certification: bugs {:?}",
+                r.mutant, r.expected, r.bugs
+            ));
         } else if r.cases_to_detection_median > median_allowed(&r.mutant) {
             problems.push(format!(
                 "{} needs a median of {} cases (at most {})",

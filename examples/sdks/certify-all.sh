@@ -5,7 +5,8 @@
 # (`toolcert profiles`; docs/SPEC.md "Server profiles"). One report per run:
 #   docs/certification/reports/NAME--DIALECT[--PROFILE]--POLICY.jsonl   (no PROFILE: the provider's own)
 #   corpus/findings/NAME/DIALECT[--PROFILE]/POLICY/failures/    reproducers (shrunk)
-# then examples/sdks/certification.py writes docs/CERTIFICATION.md. Each report's header
+# then examples/sdks/certification.py writes docs/CERTIFICATION.md and `toolcert site` the
+# site, docs/site/ (the bugs, reproducers and notes per SDK). Each report's header
 # records the toolcert version, the suite digest and the SDK versions the adapter declared
 # in its handshake; examples/sdks/check-digests.sh tells when they go stale.
 #
@@ -65,6 +66,15 @@ python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-
 python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect anthropic|anthropic|no|as-handed-over
 python-pydantic-ai-agent|$PY examples/sdks/python/pydantic_ai_agent.py --dialect openai-chat|openai-chat|no|as-handed-over
 python-anthropic-tool-runner|$PY examples/sdks/python/anthropic_tool_runner.py|anthropic|no|as-handed-over
+openai-go|examples/sdks/go/bin/openai-go-chat|openai-chat|yes
+openai-go|examples/sdks/go/bin/openai-go-responses|openai-responses|yes
+anthropic-sdk-go|examples/sdks/go/bin/anthropic-go|anthropic|yes
+go-openai|examples/sdks/go/bin/go-openai-chat|openai-chat|yes
+go-openai|examples/sdks/go/bin/go-openai-responses|openai-responses|yes
+openai-java|java -jar examples/sdks/java/sdks/target/toolcert-java-sdks.jar --sdk openai-java|openai-chat openai-responses|yes
+anthropic-java|java -jar examples/sdks/java/sdks/target/toolcert-java-sdks.jar --sdk anthropic-java|anthropic|yes
+langchain4j|java -jar examples/sdks/java/sdks/target/toolcert-java-sdks.jar --sdk langchain4j|anthropic openai-chat openai-responses|yes
+spring-ai|java -jar examples/sdks/java/spring-ai/target/toolcert-spring-ai.jar --sdk spring-ai|anthropic openai-chat|yes
 "
 
 # The server profiles of a dialect after its provider's own, by name (`toolcert profiles`).
@@ -116,6 +126,8 @@ if [ "${INSTALL:-1}" = 1 ]; then
     echo "== install (pinned versions) and build"
     examples/sdks/python/install.sh || exit 1
     examples/sdks/node/install.sh || exit 1
+    examples/sdks/go/install.sh || exit 1
+    examples/sdks/java/install.sh || exit 1
     # One SDK per build: Cargo unifies features across what one build compiles
     # (examples/sdks/rust/Cargo.toml says why that matters).
     for p in toolcert-sdk-rust toolcert-rig toolcert-async-openai; do
@@ -187,6 +199,8 @@ status=0
 [ -n "$(ls -A "$statuses")" ] && status=1
 echo "== $total runs in $(( $(date +%s) - started ))s (CASES=$CASES, JOBS=$JOBS)"
 
-echo "== docs/CERTIFICATION.md"
-python3 examples/sdks/certification.py --toolcert "$TOOLCERT" || status=1
+echo "== docs/CERTIFICATION.md and the site (docs/site)"
+# The site is rebuilt whole, so a page of an SDK no longer certified does not linger.
+rm -rf docs/site
+python3 examples/sdks/certification.py --toolcert "$TOOLCERT" --site docs/site || status=1
 exit $status

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Fails when a committed SDK report (docs/certification/reports/*.jsonl) was judged by another
 # suite than the current toolcert's for its setting: the suite moved (named cases, generator
-# configuration) and the published reports did not follow. Regenerate them with
+# configuration, or the oracle, generator or dialect code that decides the verdicts of the
+# setting's fixed sample: crates/runner/src/suite.rs) and the published reports did not follow. Regenerate them with
 # examples/sdks/certify-all.sh.
 #
 # The suite digest is per setting (crates/runner/src/suite.rs: the named cases that setting
-# runs and its generator configuration), so each report is compared with the current digest
+# runs, its generator configuration and its verdict sample), so each report is compared with the current digest
 # of its own setting (level, dialect, quirk profile, schema profile), read from the header of
 # a one-case run of the built-in reference accumulator at that setting: a second per setting.
 #   TOOLCERT=target/release/toolcert examples/sdks/check-digests.sh [REPORT ...]

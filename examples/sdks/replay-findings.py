@@ -2,8 +2,9 @@
 """Replays a sample of the published findings against the pinned SDKs: each must still fail as
 stated.
 
-docs/CERTIFICATION.md lists, per SDK and column, the distinct findings of the committed reports
-(docs/certification/reports/*.jsonl, footers' `findings[]`), each with its smallest reproducer,
+The certification site (docs/site, its front grid docs/CERTIFICATION.md) shows, per SDK, the bugs
+of the committed reports (docs/certification/reports/*.jsonl, footers' `bugs[]` grouping their
+`findings[]`), each finding with its smallest reproducer,
 saved by `certify --out` as corpus/findings/SDK/DIALECT[--QUIRK]/POLICY/failures/CASE.json. This
 picks a sample of them, re-runs each reproducer with `toolcert certify --scenario` at the
 report's setting against the report's own subject (the pinned SDK, as installed by

@@ -127,6 +127,7 @@ export type Quirk =
     | "chat_sparse_index"
     | "chat_split_entries"
     | "chat_repeat_on_finish"
+    | "chat_content_filters"
     | "responses_done_only"
     | "responses_rotating_item_id"
     | "responses_hosted_items"

@@ -47,6 +47,7 @@ export const QUIRKS = Object.freeze([
     "chat_sparse_index",
     "chat_split_entries",
     "chat_repeat_on_finish",
+    "chat_content_filters",
     "responses_done_only",
     "responses_rotating_item_id",
     "responses_hosted_items",

@@ -76,6 +76,10 @@ struct Choice<'a> {
     logprobs: Option<()>,
     #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
+    /// Azure OpenAI's filter results on a choice: read only for being there (a choice that
+    /// carries nothing else is the filter's annotation, not a keep-alive).
+    #[serde(default, skip_serializing)]
+    content_filter_results: Option<Seen<()>>,
 }
 
 #[derive(Serialize, Deserialize, Default)]
@@ -199,6 +203,7 @@ impl<'a, 'n> Renderer<'a, 'n> {
                 delta: Some(delta),
                 logprobs: None,
                 finish_reason: finish_reason.map(Str::of),
+                content_filter_results: None,
             }]),
             ..chunk(&self.chunk_id)
         };
@@ -621,6 +626,7 @@ fn render_into(
                 delta: Some(Delta::default()),
                 logprobs: None,
                 finish_reason: Some(Str::of(word)),
+                content_filter_results: None,
             }],
             false => Vec::new(),
         };
@@ -800,6 +806,7 @@ impl crate::SseDecoder for ChatDecoder {
         for choice in choices.into_iter().filter(|c| c.index.unwrap_or(0) == 0) {
             let mut said = false;
             let finishing = choice.finish_reason.is_some();
+            let annotation = choice.delta.is_none() && choice.content_filter_results.is_some();
             if let Some(delta) = choice.delta {
                 if let Some(text) = delta.content {
                     out.push(Event::TextDelta { text: own(text) });
@@ -829,8 +836,9 @@ impl crate::SseDecoder for ChatDecoder {
                         out.push(Event::Stop { reason });
                     }
                 }
-                // A chunk that carries nothing is a keep-alive.
-                None if !said => out.push(Event::Ping),
+                // A chunk that carries nothing is a keep-alive; Azure's filter annotation
+                // (filter results and no delta) is bookkeeping, as its prelude is.
+                None if !said && !annotation => out.push(Event::Ping),
                 None => {}
             }
         }
@@ -890,6 +898,9 @@ impl crate::DialectDef for OpenAiChat {
         if !turn.wire.is_plain() {
             extra::add(&mut wire, turn);
         }
+        if quirks.chat_content_filters {
+            extra::content_filters(&mut wire);
+        }
         Ok(wire.into())
     }
 
@@ -904,7 +915,8 @@ impl crate::DialectDef for OpenAiChat {
         quirks: Quirks,
         ids: &Ids,
     ) -> Option<crate::BytesStream> {
-        if !turn.wire.is_plain() {
+        // Extras and Azure's filter chunks are inserted among the rendered chunks.
+        if !turn.wire.is_plain() || quirks.chat_content_filters {
             return None;
         }
         let next = crate::next_sse(turn, neutral, self, quirks, ids)?;

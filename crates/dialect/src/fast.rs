@@ -449,6 +449,11 @@ pub(crate) mod tests {
                 || quirks.chat_repeat_id
                 || quirks.chat_empty_continuations
                 || quirks.chat_whole_calls;
+            // Azure's `content_filter_results` on every choice is not a shape the fast path
+            // reads: its chunks all decode through serde (checked equal above).
+            if quirks.chat_content_filters {
+                continue;
+            }
             match slow_entries {
                 false => assert!(
                     fast * 2 > events,

@@ -62,8 +62,15 @@ impl ProfileDetector {
     }
 
     fn chat(&mut self, data: &Value) {
+        // Azure OpenAI's content-filter fields, on the prelude chunk or on a choice.
+        if data.get("prompt_filter_results").is_some() {
+            self.shown.chat_content_filters = true;
+        }
         let Some(choices) = data.get("choices").and_then(Value::as_array) else { return };
         for choice in choices {
+            if choice.get("content_filter_results").is_some() {
+                self.shown.chat_content_filters = true;
+            }
             if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
                 self.finishes += 1;
             }
@@ -238,6 +245,12 @@ mod tests {
             detect(Dialect::OpenAiChat, &litellm.each_ref().map(String::as_str)),
             Some("litellm-proxy")
         );
+        let azure = [
+            r#"{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[]}"#
+                .to_owned(),
+            chunk(r#"{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{}"}}"#),
+        ];
+        assert_eq!(detect(Dialect::OpenAiChat, &azure.each_ref().map(String::as_str)), Some("azure"));
     }
 
     #[test]

@@ -13,8 +13,12 @@ fn spec() -> String {
 fn table_ids(spec: &str) -> Vec<String> {
     let section = spec.split("## 6. The invariants").nth(1).expect("SPEC has an invariants section");
     let section = section.split("\n## ").next().unwrap_or(section);
+    // The invariant table is the one headed `| id |`: the section's other tables (the tiers)
+    // list other things.
     section
         .lines()
+        .skip_while(|l| !l.starts_with("| id "))
+        .take_while(|l| l.starts_with('|'))
         .filter(|l| l.starts_with("| ") && !l.starts_with("| id ") && !l.starts_with("|---"))
         .map(|l| l.split('|').nth(1).unwrap_or_default().trim().to_string())
         .collect()

@@ -34,6 +34,9 @@ pub struct Combined {
     pub tiers: Vec<TierStatus>,
     /// The verdict per invariant over all settings.
     pub invariants: Vec<InvariantStatus>,
+    /// Bugs over all settings, merged by id (docs/SPEC.md, "Bugs").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bugs: Vec<crate::Bug>,
     /// Distinct findings over all settings, merged by id.
     pub findings: Vec<Finding>,
     /// Each setting's summary.
@@ -71,6 +74,25 @@ impl Combined {
         findings.sort_by(|a, b| {
             (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
         });
+        let mut bugs: Vec<crate::Bug> = Vec::new();
+        for b in reports.iter().flat_map(|r| &r.bugs) {
+            match bugs.iter_mut().find(|o| o.id == b.id) {
+                Some(o) => {
+                    o.cases += b.cases;
+                    o.grade = o.grade.min(b.grade);
+                    for s in b.symptoms.iter().chain(&b.settings) {
+                        let list = if b.symptoms.contains(s) { &mut o.symptoms } else { &mut o.settings };
+                        if !list.contains(s) {
+                            list.push(s.clone());
+                        }
+                    }
+                }
+                None => bugs.push(b.clone()),
+            }
+        }
+        bugs.sort_by(|a, b| {
+            (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
+        });
         let must_ok = reports.iter().all(|r| r.conformance != "none");
         let should_ok = reports.iter().all(|r| r.conformance == "should");
         let conformance = match (must_ok, should_ok) {
@@ -88,6 +110,7 @@ impl Combined {
             cases: reports.iter().map(|r| r.cases).sum(),
             tiers: crate::tiers::merge(reports.iter().map(|r| r.tiers.as_slice())),
             invariants,
+            bugs,
             findings,
             settings: reports,
         }

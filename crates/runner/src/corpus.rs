@@ -281,6 +281,11 @@ pub struct Replayed {
     /// The stream carried a terminal event (a stop reason or an error); an empty or cut-short
     /// recording did not, and nothing in it may be dispatched.
     pub terminal: bool,
+    /// A Chat stream of several choices (`n` > 1): the indices of the choices besides 0, and
+    /// the chunks that carried them. toolcert reads choice 0 only (each other choice is
+    /// another completion of the same request): they are a reported skip, never dropped
+    /// silently (docs/SPEC.md, "Server profiles").
+    pub other_choices: (Vec<u64>, usize),
 }
 
 impl Replayed {
@@ -295,6 +300,7 @@ impl Replayed {
             "error": o.error.as_ref().map(|e| serde_json::json!({"class": e.value.class, "detail": e.value.detail})),
             "crash": o.crash,
             "terminal": self.terminal,
+            "other_choices": {"indices": self.other_choices.0, "chunks": self.other_choices.1},
             "calls": o.outcomes.iter().map(|t| outcome_to_file(&t.value)).collect::<Vec<_>>(),
             "verdict": self.verdict.as_ref().map(|(p, v)| serde_json::json!({
                 "expectation": p.display().to_string(),
@@ -432,6 +438,7 @@ pub fn replay(
     let written = expectation.as_ref().map(|e| e.quirks);
     let given = profile.map(|p| p.quirks).or(written);
     let mut detector = toolcert_dialect::profiles::ProfileDetector::new();
+    let mut other_choices: (Vec<u64>, usize) = (Vec::new(), 0);
     let mut d = decoder(dialect, given.unwrap_or_default());
     let mut sink = Vec::new();
     let mut refused = None;
@@ -450,6 +457,9 @@ pub fn replay(
         }
         if given.is_none() {
             detector.feed(dialect, &message);
+        }
+        if dialect == Dialect::OpenAiChat {
+            count_other_choices(&message, &mut other_choices);
         }
         if let Err(e) = d.decode(&message, &mut sink) {
             let needle = message.as_sse().and_then(|ev| ev.data.lines().next()).unwrap_or_default();
@@ -523,7 +533,35 @@ pub fn replay(
         )),
         None => None,
     };
-    Ok(Replayed { dialect, profile, profile_detected, observation, verdict, terminal })
+    Ok(Replayed { dialect, profile, profile_detected, observation, verdict, terminal, other_choices })
+}
+
+/// Counts a Chat chunk's choices besides choice 0 (their indices, and one more chunk).
+fn count_other_choices(message: &WireMessage, seen: &mut (Vec<u64>, usize)) {
+    #[derive(serde::Deserialize)]
+    struct Chunk {
+        #[serde(default)]
+        choices: Vec<Choice>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Choice {
+        #[serde(default)]
+        index: u64,
+    }
+    let Some(ev) = message.as_sse() else { return };
+    // Only a chunk that says `"index"` more than once can hold a second choice.
+    if !ev.data.contains("\"choices\"") {
+        return;
+    }
+    let Ok(chunk) = serde_json::from_str::<Chunk>(&ev.data) else { return };
+    let mut any = false;
+    for c in chunk.choices.iter().filter(|c| c.index != 0) {
+        any = true;
+        if !seen.0.contains(&c.index) {
+            seen.0.push(c.index);
+        }
+    }
+    seen.1 += usize::from(any);
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

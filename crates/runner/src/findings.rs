@@ -149,3 +149,247 @@ impl Finding {
         grade == Grade::Should || self.grade == Grade::Must
     }
 }
+
+/// One bug of the subject: the findings (its symptoms) that one cause explains.
+///
+/// Findings are one bug when they failed on the same cases, when one shrunk reproducer is
+/// the smallest of both, when one is the consequence of another (every case that showed it
+/// also showed the other, and its own smallest reproducer shows the other too), when they
+/// are the same thing gone wrong at two grades, or when they break one rule on triggers that
+/// carry the same stream faults, or none (docs/SPEC.md, "Bugs"). The bug's id hashes
+/// what went wrong at its root (the most serious symptom that failed the most cases) and the shape of the root's shrunk trigger ([`trigger_shape`]),
+/// never an invariant's grade or the wording around it: the same bug keeps its id under
+/// both caller policies, every server profile and the next SDK version.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bug {
+    /// `BUG-1f2e3d4c`.
+    pub id: String,
+    /// The root symptom's title.
+    pub title: String,
+    /// The most serious grade among its symptoms.
+    pub grade: Grade,
+    /// The invariant its root symptom breaks.
+    pub invariant: Invariant,
+    /// Cases that showed its root symptom.
+    pub cases: usize,
+    /// The shape of the root's smallest reproducer, in words (`2 calls, same tool; complete`).
+    pub trigger: String,
+    /// Its symptoms: finding ids, the root first.
+    pub symptoms: Vec<String>,
+    /// The settings it was found in, for reports over several settings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
+    /// The command that replays the root's smallest reproducer.
+    pub replay: String,
+}
+
+impl Bug {
+    /// Whether it counts when `grade` is required.
+    pub fn counts(&self, grade: Grade) -> bool {
+        grade == Grade::Should || self.grade == Grade::Must
+    }
+
+    /// One line: `BUG-1f2e3d4c  42 cases  ACC-IDENTITY: two calls to the same tool merged into one`.
+    pub fn line(&self) -> String {
+        let more = match self.symptoms.len() {
+            1 => String::new(),
+            n => format!(" (+{} symptoms)", n - 1),
+        };
+        format!(
+            "{:<13} {:>6} {}  {}{more}",
+            self.id,
+            self.cases,
+            if self.cases == 1 { "case " } else { "cases" },
+            self.title
+        )
+    }
+}
+
+/// The shape of a shrunk trigger in words: per stream, how many calls (and whether two name
+/// the same tool), how it ended, the stream faults and the framing, and nothing that a
+/// shrinker picks arbitrarily (names, ids, argument text, split positions).
+pub fn trigger_shape(case: &Case) -> String {
+    use toolcert_scenario::LineEnd;
+    let mut parts = Vec::new();
+    if case.streams.len() > 1 {
+        parts.push(format!("{} streams", case.streams.len()));
+    }
+    for turn in &case.streams {
+        let names: Vec<&str> = turn
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Call(c) => Some(c.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut shape = match names.len() {
+            0 => "no call".to_string(),
+            1 => "1 call".to_string(),
+            n => format!("{} calls", n.min(3)),
+        };
+        let mut distinct = names.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() < names.len() {
+            shape += ", same tool";
+        }
+        let ending = match turn.ending.kind() {
+            toolcert_scenario::EndingKind::Complete => "complete",
+            toolcert_scenario::EndingKind::Truncated => "truncated",
+            toolcert_scenario::EndingKind::Abandoned => "abandoned",
+            toolcert_scenario::EndingKind::Errored => "errored",
+        };
+        shape += &format!("; {ending}");
+        let mut faults: Vec<String> = turn
+            .faults
+            .iter()
+            .map(|f| match serde_json::to_value(&f.kind) {
+                Ok(serde_json::Value::String(s)) => s,
+                Ok(serde_json::Value::Object(m)) => m.keys().next().cloned().unwrap_or_default(),
+                _ => String::new(),
+            })
+            .collect();
+        faults.sort();
+        faults.dedup();
+        if !faults.is_empty() {
+            shape += &format!("; fault {}", faults.join("+"));
+        }
+        match turn.transport.line_end {
+            LineEnd::Lf => {}
+            LineEnd::CrLf => shape += "; CRLF",
+            LineEnd::Cr => shape += "; CR",
+        }
+        parts.push(shape);
+    }
+    parts.join(" | ")
+}
+
+/// What of a trigger's shape names a cause beyond the rule broken: the stream faults it
+/// carries (a client that mishandles a replayed announcement and one that mishandles a
+/// fragment after a stop have two bugs). How many calls, how the turn ended and how it was
+/// framed are where a shrinker happened to stop.
+fn shape_core(shape: &str) -> String {
+    let mut faults: Vec<&str> =
+        shape.split(" | ").flat_map(|turn| turn.split("; ")).filter(|p| p.starts_with("fault ")).collect();
+    faults.sort_unstable();
+    faults.dedup();
+    faults.join(" ")
+}
+
+/// The bugs behind `findings`. `together(a, b)`: the cases that showed both signatures;
+/// `shown(f)`: the signatures its smallest reproducer shows (empty without one); `shape(f)`:
+/// its trigger's shape ([`trigger_shape`], `None` without a reproducer).
+pub fn group_bugs(
+    findings: &[Finding],
+    together: impl Fn(&Signature, &Signature) -> usize,
+    shown: impl Fn(&Finding) -> Vec<Signature>,
+    shape: impl Fn(&Finding) -> Option<String>,
+) -> Vec<Bug> {
+    let n = findings.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let sigs: Vec<Signature> = findings.iter().map(Finding::signature).collect();
+    let cores: Vec<Option<String>> = findings.iter().map(|f| shape(f).map(|s| shape_core(&s))).collect();
+    let shows: Vec<Vec<Signature>> = findings.iter().map(&shown).collect();
+    for a in 0..n {
+        for b in 0..n {
+            if a == b {
+                continue;
+            }
+            let both = together(&sigs[a], &sigs[b]);
+            let (fa, fb) = (&findings[a], &findings[b]);
+            let same_cases = both == fa.cases && both == fb.cases;
+            let same_reproducer = matches!((&fa.reproducer, &fb.reproducer),
+                (Some(x), Some(y)) if x.case == y.case);
+            // a follows from b: never without it, and its own smallest trigger shows b too.
+            let consequence = both == fa.cases && shows[a].contains(&sigs[b]);
+            // The same thing gone wrong at another grade: the grade comes from the case's
+            // ending (a merge on a complete stream is must, on a cut one should), not the cause.
+            let regraded = fa.invariant == fb.invariant && fa.kind == fb.kind;
+            // One rule broken by triggers with the same faults (or none): what the oracle says
+            // went wrong names the ending and the outcome seen, the cause is one.
+            let same_trigger = fa.invariant == fb.invariant && cores[a].is_some() && cores[a] == cores[b];
+            if same_cases || same_reproducer || consequence || regraded || same_trigger {
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                parent[ra] = rb;
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut bugs: Vec<Bug> = groups
+        .into_values()
+        .map(|mut members| {
+            // The root symptom: must before should (a must failure shows on a complete
+            // stream, which no caller policy changes, so the root and the id stay the same
+            // under both), then the most cases, then the invariant that says most about the cause.
+            members.sort_by(|&x, &y| {
+                let (fx, fy) = (&findings[x], &findings[y]);
+                (fx.grade, std::cmp::Reverse(fx.cases), specificity(fx.invariant), &fx.id).cmp(&(
+                    fy.grade,
+                    std::cmp::Reverse(fy.cases),
+                    specificity(fy.invariant),
+                    &fy.id,
+                ))
+            });
+            let head = &findings[members[0]];
+            let trigger = shape(head).unwrap_or_else(|| "no reproducer kept".into());
+            let mut settings: Vec<String> =
+                members.iter().flat_map(|&m| findings[m].settings.iter().cloned()).collect();
+            settings.sort();
+            settings.dedup();
+            Bug {
+                id: bug_id(head.invariant, &head.kind, &trigger),
+                title: head.title.clone(),
+                grade: members.iter().map(|&m| findings[m].grade).min().unwrap_or(head.grade),
+                invariant: head.invariant,
+                cases: head.cases,
+                trigger,
+                symptoms: members.iter().map(|&m| findings[m].id.clone()).collect(),
+                settings,
+                replay: head.replay.clone(),
+            }
+        })
+        .collect();
+    bugs.sort_by(|a, b| {
+        (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
+    });
+    bugs
+}
+
+/// Lower says more about a cause: a merged or changed call names what went wrong, "a call
+/// with no outcome" (ACC-ACCOUNT) only that something did.
+fn specificity(inv: Invariant) -> usize {
+    use Invariant::*;
+    match inv {
+        AccIdentity => 0,
+        AccFidelity => 1,
+        AccStrict => 2,
+        AccProtocol => 3,
+        AccTruncation | AccAbandon => 4,
+        SubjectCrash => 9,
+        AccAccount => 8,
+        _ => 5,
+    }
+}
+
+/// `BUG-` and FNV-1a (32 bits) of the root's invariant, what went wrong and the trigger's
+/// shape: the same on every machine.
+pub fn bug_id(invariant: Invariant, kind: &str, trigger: &str) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in invariant.id().bytes().chain([0]).chain(kind.bytes()).chain([0]).chain(trigger.bytes()) {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    format!("BUG-{h:08x}")
+}

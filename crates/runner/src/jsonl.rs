@@ -116,6 +116,10 @@ struct Footer {
     /// One verdict per tier; absent in a report written before the tiers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     tiers: Vec<crate::tiers::TierStatus>,
+    /// Which rules counted the tiers ([`crate::tiers::TIER_RULES`]); absent (0) in a report
+    /// written by the first rules.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    tier_rules: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,9 +128,16 @@ struct Footer {
     /// the records (which is how merged streams get theirs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     findings: Vec<crate::Finding>,
+    /// The findings grouped into bugs; absent in a report written before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    bugs: Vec<crate::Bug>,
     /// The price on the cost suite (`certify --cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cost: Option<crate::cost::CostReport>,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -149,9 +160,11 @@ fn footer(r: &Report) -> Footer {
         conforms: r.conforms,
         conformance: r.conformance.clone(),
         tiers: r.tiers.clone(),
+        tier_rules: if r.tiers.is_empty() { 0 } else { crate::tiers::TIER_RULES },
         coverage: r.coverage.clone(),
         coverage_text: r.coverage_text.clone(),
         findings: r.findings.clone(),
+        bugs: r.bugs.clone(),
         cost: r.cost.clone(),
     }
 }
@@ -364,6 +377,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     skipped: Vec::new(),
                     invariants: Vec::new(),
                     tiers: Vec::new(),
+                    bugs: Vec::new(),
                     findings: Vec::new(),
                     failures: Vec::new(),
                     coverage: None,
@@ -423,10 +437,27 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
             f.replay.clone_from(&written.replay);
         }
     }
+    for b in &mut report.bugs {
+        if let Some(root) = report.findings.iter().find(|f| f.id == b.symptoms[0]) {
+            b.replay.clone_from(&root.replay);
+        }
+    }
     report.coverage = end.coverage.clone();
     report.coverage_text = end.coverage_text.clone();
     report.cost = end.cost.clone();
-    let counted = footer(&report);
+    let mut counted = footer(&report);
+    if end.bugs.is_empty() {
+        // Written before the bugs: they are derived from its records as read, and the
+        // footer is compared without them.
+        counted.bugs.clear();
+        counted.tiers.iter_mut().for_each(|t| t.bugs.clear());
+    }
+    if !end.tiers.is_empty() && end.tier_rules != crate::tiers::TIER_RULES {
+        // Tiers counted by older rules: counted again from the records by the current ones
+        // (the records are the report; the tiers are derived from them), and not compared.
+        counted.tiers.clone_from(&end.tiers);
+        counted.tier_rules = end.tier_rules;
+    }
     if counted != end {
         // Name the fields that disagree, so an edited or incomplete report says where.
         let (a, b) = (

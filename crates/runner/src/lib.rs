@@ -40,7 +40,7 @@ pub mod suite;
 pub mod tally;
 pub mod tiers;
 pub use combined::Combined;
-pub use findings::{Finding, Signature, Size};
+pub use findings::{Bug, Finding, Signature, Size};
 pub use jobs::MoreSubjects;
 pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
@@ -151,6 +151,9 @@ impl Lowered<'_, '_> {
         }
     }
 }
+
+/// The generated cases of the verdict sample ([`Certification::verdict_sample`]).
+pub const VERDICT_SAMPLE: usize = 32;
 
 fn lower<'n, 'a>(
     turn: &toolcert_scenario::Turn,
@@ -934,6 +937,70 @@ impl Certification {
     /// to its dialect below the events level): those it does not leave out and can render at
     /// its level and dialect. What the setting's suite digest covers (whatever `named`,
     /// `filter` and `shard` select of them).
+    /// What decides this setting's verdicts, on a fixed sample: for each named case it runs
+    /// and the first [`VERDICT_SAMPLE`] generated cases of seed 1, every stream as fed at
+    /// the setting (neutral events, wire messages or bytes: the generator and the dialect),
+    /// the oracle's expectation derived from it, and the oracle's verdict on an observation
+    /// that reports nothing (the rules). Its SHA-256 is part of the suite digest
+    /// ([`suite::Suite`]), so a change to the oracle, a generator or a dialect that would
+    /// change a verdict of the setting stales its reports.
+    pub fn verdict_sample(&self) -> Vec<u8> {
+        self.verdict_sample_judged(judge_case)
+    }
+
+    /// [`Certification::verdict_sample`] with the oracle's judge given: a changed judge is a
+    /// changed oracle (the test that the digest covers the oracle uses one).
+    pub fn verdict_sample_judged(
+        &self,
+        judge: fn(&Case, &[Rendered<'_>], &[Observation], Profile) -> Vec<Violation>,
+    ) -> Vec<u8> {
+        use sha2::{Digest, Sha256};
+        let setting = self.setting();
+        let strategy = case_strategy(&self.gen_config());
+        let generated = (0..VERDICT_SAMPLE).map(|k| {
+            let mut case = toolcert_gen::strategy::case_tree(&strategy, 1, k as u64).current();
+            case.name = format!("gen/1/{k}");
+            case
+        });
+        let named = self.suite_named().into_iter().map(|n| n.case);
+        let mut h = Sha256::new();
+        for case in named.chain(generated) {
+            h.update(case.name.as_bytes());
+            h.update([0]);
+            let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
+            for (turn, n) in case.streams.iter().zip(&neutral) {
+                match lower(turn, n, setting) {
+                    Err(e) => h.update(e.as_bytes()),
+                    Ok(l) => {
+                        if let Some(bytes) = &l.bytes {
+                            h.update(bytes.chunks.concat());
+                        } else if let Some(wire) = &l.wire {
+                            h.update(serde_json::to_vec(&wire.events).unwrap_or_default());
+                        } else {
+                            h.update(serde_json::to_vec(&n.events).unwrap_or_default());
+                        }
+                    }
+                }
+                let exp = toolcert_oracle::expect(turn, n, self.profile);
+                let file = toolcert_oracle::corpus::ExpectationFile::from_expected(
+                    &case.name,
+                    setting.speech.dialect.name(),
+                    turn,
+                    n.end,
+                    &exp,
+                );
+                h.update(serde_json::to_vec(&file).unwrap_or_default());
+            }
+            let nothing = vec![Observation::default(); case.streams.len()];
+            for v in judge(&case, &neutral, &nothing, self.profile) {
+                h.update(
+                    format!("{}|{}|{}|{}\n", v.invariant.id(), v.grade.as_str(), v.kind, v.stream).as_bytes(),
+                );
+            }
+        }
+        h.finalize().to_vec()
+    }
+
     pub fn suite_named(&self) -> Vec<toolcert_gen::named::NamedCase> {
         let setting = self.setting();
         let speaks = |t: &toolcert_scenario::Turn| lower(t, &render(t), setting).is_ok();

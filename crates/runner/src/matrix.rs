@@ -440,14 +440,16 @@ fn growth_class(g: crate::cost::Growth) -> &'static str {
 
 /// A column's name: the implementation the subject said it is (name and version), with the
 /// caller policy it declared (docs/PROTOCOL.md), else the subject.
-/// A tier's cell: `pass`, `n/a`, `fail: N findings` (`—` for a report older than the tiers).
+/// A tier's cell: `pass`, `n/a`, `fail: N bugs` (findings for a report older than bugs; `—`
+/// for a report older than the tiers).
 fn tier_cell(r: &Report, tier: crate::tiers::Tier) -> String {
     match r.tiers.iter().find(|t| t.tier == tier) {
         None => "—".into(),
         Some(t) if t.verdict == "pass" || t.verdict == "n/a" => t.verdict.clone(),
-        Some(t) => {
+        Some(t) if t.bugs.is_empty() => {
             format!("**{}**: {}", t.verdict, crate::report::plural(t.findings.len(), "finding", "findings"))
         }
+        Some(t) => format!("**{}**: {}", t.verdict, crate::report::plural(t.bugs.len(), "bug", "bugs")),
     }
 }
 

@@ -14,7 +14,7 @@ use toolcert_scenario::{Case, Dialect};
 use toolcert_subject::{Level, Subject};
 
 use crate::baseline::BaselineCheck;
-use crate::findings::{Finding, Signature, Size};
+use crate::findings::{Bug, Finding, Signature, Size};
 use crate::suite::Suite;
 use crate::tally::{RecordSink, Tally};
 use crate::tiers::{CaseClass, TierStatus};
@@ -208,7 +208,12 @@ pub struct Report {
     /// report written before the tiers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tiers: Vec<TierStatus>,
-    /// The distinct bugs behind the failing cases, must before should, most cases first.
+    /// The bugs behind the failing cases: the findings grouped by cause (docs/SPEC.md,
+    /// "Bugs"), must before should, most cases first. Empty for a report written before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bugs: Vec<Bug>,
+    /// The distinct symptoms behind the failing cases (one per signature), must before
+    /// should, most cases first.
     #[serde(default)]
     pub findings: Vec<Finding>,
     pub failures: Vec<Failure>,
@@ -312,9 +317,10 @@ impl Report {
             tool: "toolcert".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             protocol,
-            suite: Suite::of(
+            suite: Suite::with_sample(
                 &c.suite_named(),
                 &serde_json::to_value(c.gen_config()).expect("the generator config serialises"),
+                &c.verdict_sample(),
             ),
             subject: subject.name(),
             subject_metadata: metadata,
@@ -337,6 +343,7 @@ impl Report {
             skipped: Vec::new(),
             invariants: Vec::new(),
             tiers: Vec::new(),
+            bugs: Vec::new(),
             findings: Vec::new(),
             failures: Vec::new(),
             coverage: None,
@@ -613,6 +620,15 @@ impl Report {
         self.invariants = invariants;
         self.tiers = t.tiers.statuses(self.grade, self.profile.is_some());
         self.findings = self.derive_findings();
+        self.bugs = self.derive_bugs();
+        for t in &mut self.tiers {
+            t.bugs = self
+                .bugs
+                .iter()
+                .filter(|b| b.symptoms.iter().any(|s| t.findings.contains(s)))
+                .map(|b| b.id.clone())
+                .collect();
+        }
         self.conclude();
     }
 
@@ -698,6 +714,29 @@ impl Report {
             (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
         });
         findings
+    }
+
+    /// The findings grouped into bugs, from the co-occurrence tally and the failures kept in
+    /// full (a report read from a summary keeps the bugs it was written with).
+    fn derive_bugs(&self) -> Vec<Bug> {
+        if self.findings.is_empty() {
+            return Vec::new();
+        }
+        let smallest = |f: &Finding| -> Option<&Failure> {
+            let case = &f.reproducer.as_ref()?.case;
+            self.failures.iter().find(|x| &x.case == case)
+        };
+        crate::findings::group_bugs(
+            &self.findings,
+            |a, b| self.tally.together.get(&(a.clone(), b.clone())).copied().unwrap_or(0),
+            |f| smallest(f).map(|x| Signature::all(&x.violations)).unwrap_or_default(),
+            |f| f.reproducer.as_ref().map(|r| crate::findings::trigger_shape(&r.scenario)),
+        )
+    }
+
+    /// Bugs that count at the required grade.
+    pub fn counted_bugs(&self) -> impl Iterator<Item = &Bug> {
+        self.bugs.iter().filter(|b| b.counts(self.grade))
     }
 
     /// Findings that count at the required grade.
@@ -981,7 +1020,9 @@ impl Report {
         out
     }
 
-    /// "N distinct findings", one line each, then the first `detail` of them in full.
+    /// "N bugs (M distinct findings)", one line each with its symptoms, then the first
+    /// `detail` bugs in full (their root symptom's reproducer). A report written before bugs
+    /// lists its findings.
     pub fn findings_text(&self, detail: usize) -> String {
         let mut out = String::new();
         let counted: Vec<&Finding> = self.counted_findings().collect();
@@ -992,31 +1033,61 @@ impl Report {
             Some(_) => self.tally.failing(self.grade).0,
             None => self.failing_cases().len(),
         };
+        let cases = if failing == 1 { "case" } else { "cases" };
+        let bugs: Vec<&Bug> = self.counted_bugs().collect();
+        if bugs.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n{} in {failing} failing {cases}:",
+                plural(counted.len(), "distinct finding", "distinct findings")
+            );
+            for f in &counted {
+                let _ = writeln!(out, "  {}", finding_line(f));
+            }
+            for f in counted.iter().take(detail) {
+                let _ = write!(out, "{}", self.finding_text(f));
+            }
+            if counted.len() > detail {
+                let _ = writeln!(
+                    out,
+                    "\n... {} more findings in full with --show N or --format json",
+                    counted.len() - detail
+                );
+            }
+            return out;
+        }
         let _ = writeln!(
             out,
-            "\n{} in {} failing {}:",
+            "\n{} ({}) in {failing} failing {cases}:",
+            plural(bugs.len(), "bug", "bugs"),
             plural(counted.len(), "distinct finding", "distinct findings"),
-            failing,
-            if failing == 1 { "case" } else { "cases" }
         );
-        for f in &counted {
+        for b in &bugs {
+            let _ = writeln!(out, "  {}", b.line());
+            for id in &b.symptoms {
+                if let Some(f) = self.findings.iter().find(|f| &f.id == id) {
+                    let _ = writeln!(out, "      {}", finding_line(f));
+                }
+            }
+        }
+        for b in bugs.iter().take(detail) {
+            let _ = write!(out, "\nBUG {} {}\n  trigger: {}", b.id, b.title, b.trigger);
+            match b.symptoms.len() {
+                1 => {}
+                n => {
+                    let _ = write!(out, "\n  symptoms ({n}): {}", b.symptoms.join(", "));
+                }
+            }
+            out.push('\n');
+            if let Some(f) = self.findings.iter().find(|f| f.id == b.symptoms[0]) {
+                let _ = write!(out, "{}", self.finding_text(f));
+            }
+        }
+        if bugs.len() > detail {
             let _ = writeln!(
                 out,
-                "  {:<24} {:>6} {}  {}",
-                f.id,
-                f.cases,
-                if f.cases == 1 { "case " } else { "cases" },
-                f.title
-            );
-        }
-        for f in counted.iter().take(detail) {
-            let _ = write!(out, "{}", self.finding_text(f));
-        }
-        if counted.len() > detail {
-            let _ = writeln!(
-                out,
-                "\n... {} more findings in full with --show N or --format json",
-                counted.len() - detail
+                "\n... {} more bugs in full with --show N or --format json",
+                bugs.len() - detail
             );
         }
         out
@@ -1192,4 +1263,9 @@ pub fn setting_name(level: Level, speech: toolcert_subject::driver::Speech) -> S
         Some(p) => format!("{level} ({}, {p})", speech.dialect.name()),
         None => format!("{level} ({})", speech.dialect.name()),
     }
+}
+
+/// One finding on one line: its id, its cases and its title.
+fn finding_line(f: &Finding) -> String {
+    format!("{:<24} {:>6} {}  {}", f.id, f.cases, if f.cases == 1 { "case " } else { "cases" }, f.title)
 }

@@ -1,8 +1,11 @@
 //! The suite's version: a semver that changes when the rules of interpretation change (as
-//! test262's does), and a content digest of what one setting's run draws its cases from
-//! (the named cases that setting runs and its generator configuration), so two reports are
-//! comparable only when both agree. The digest is per setting: a named case added for one
-//! dialect changes the digest of the settings that run it, and no other.
+//! test262's does), and a content digest of what decides one setting's verdicts (the named
+//! cases that setting runs, its generator configuration, and a fixed sample of cases as fed
+//! with the oracle's expectations and verdicts: [`crate::Certification::verdict_sample`]), so
+//! two reports are comparable only when both agree. The digest is per setting: a named case
+//! added for one dialect changes the digest of the settings that run it, and no other; a
+//! change to the oracle, a generator or a dialect changes the digest of every setting whose
+//! sample it changes.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -19,7 +22,8 @@ pub struct Suite {
     /// [`SUITE_VERSION`] of the toolcert that ran.
     pub version: String,
     /// `sha256:` and the hex SHA-256 of the setting's named cases (id, schema need, case, in
-    /// suite order) and its generator configuration, serialised as JSON.
+    /// suite order), its generator configuration and the SHA-256 of its verdict sample,
+    /// serialised as JSON.
     pub digest: String,
 }
 
@@ -27,13 +31,26 @@ impl Suite {
     /// The suite of a setting that runs the named cases `named` (in suite order) and
     /// generates with the configuration that serialises as `gen_config`.
     pub fn of<'a>(named: impl IntoIterator<Item = &'a NamedCase>, gen_config: &serde_json::Value) -> Suite {
+        Suite::with_sample(named, gen_config, &[])
+    }
+
+    /// [`Suite::of`], with the SHA-256 of the setting's verdict sample (empty: none).
+    pub fn with_sample<'a>(
+        named: impl IntoIterator<Item = &'a NamedCase>,
+        gen_config: &serde_json::Value,
+        sample: &[u8],
+    ) -> Suite {
         let named: Vec<serde_json::Value> = named
             .into_iter()
             .map(|n| serde_json::json!({"id": n.id, "needs_schema": n.needs_schema, "case": n.case}))
             .collect();
         // serde_json writes maps in key order and the list in suite order: the same suite
         // gives the same bytes on every machine.
-        let content = serde_json::json!({"named": named, "generator": gen_config});
+        let content = if sample.is_empty() {
+            serde_json::json!({"named": named, "generator": gen_config})
+        } else {
+            serde_json::json!({"named": named, "generator": gen_config, "verdicts": hex(sample)})
+        };
         let bytes = serde_json::to_vec(&content).expect("the suite serialises");
         Suite { version: SUITE_VERSION.into(), digest: format!("sha256:{}", hex(&Sha256::digest(&bytes))) }
     }
@@ -81,6 +98,46 @@ mod tests {
         assert_eq!(a, Suite::of(&named, &serde_json::json!({"schema": true})));
         assert_eq!(a.major(), "0");
         assert!(a.short_digest().starts_with("sha256:") && a.short_digest().len() == 19);
+    }
+
+    #[test]
+    fn a_changed_oracle_generator_or_dialect_changes_the_digest() {
+        use crate::Certification;
+        use toolcert_oracle::{judge_case, Profile};
+        use toolcert_render::Rendered;
+        use toolcert_scenario::{Case, Dialect};
+        use toolcert_subject::driver::Speech;
+        use toolcert_subject::{Level, Observation};
+        let at = |level, dialect| Certification {
+            level,
+            speech: Speech { dialect, ..Speech::default() },
+            profile: Profile { schema: false },
+            ..Certification::default()
+        };
+        let c = at(Level::Bytes, Dialect::Anthropic);
+        // The oracle with one rule relaxed: a call with no outcome is no longer ACC-ACCOUNT's.
+        fn relaxed(
+            case: &Case,
+            r: &[Rendered<'_>],
+            o: &[Observation],
+            p: Profile,
+        ) -> Vec<toolcert_oracle::Violation> {
+            let mut v = judge_case(case, r, o, p);
+            v.retain(|v| v.invariant != toolcert_oracle::Invariant::AccAccount);
+            v
+        }
+        let digest = |c: &Certification, sample: &[u8]| {
+            Suite::with_sample(&c.suite_named(), &serde_json::to_value(c.gen_config()).unwrap(), sample)
+                .digest
+        };
+        let now = digest(&c, &c.verdict_sample());
+        assert_eq!(now, digest(&c, &c.verdict_sample()), "the digest is deterministic");
+        assert_ne!(now, digest(&c, &c.verdict_sample_judged(relaxed)), "a changed oracle stales the setting");
+        // Another dialect feeds other bytes, so its sample differs.
+        let chat = at(Level::Bytes, Dialect::OpenAiChat);
+        assert_ne!(c.verdict_sample(), chat.verdict_sample());
+        // The sample is what the digest holds: without it the digest is the older one.
+        assert_ne!(now, digest(&c, &[]));
     }
 
     #[test]

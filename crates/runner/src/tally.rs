@@ -68,6 +68,9 @@ pub(crate) struct Tally {
     pub exercised_nothing: usize,
     /// Per signature: the cases that showed it, and the first of them.
     pub signatures: BTreeMap<Signature, (usize, First)>,
+    /// Per ordered pair of signatures: the failing cases that showed both (what tells one
+    /// bug's symptoms apart from another bug's: [`crate::findings::group_bugs`]).
+    pub together: BTreeMap<(Signature, Signature), usize>,
     /// Cases run that broke something at a grade that counts, per required grade (must,
     /// should), and of them those whose every counted break is SUBJECT-CRASH.
     pub failing: [usize; 2],
@@ -135,6 +138,13 @@ impl Tally {
             for sig in &r.signatures {
                 let first = || First { case: r.case.clone(), seed: r.seed, index: r.index };
                 self.signatures.entry(sig.clone()).or_insert_with(|| (0, first())).0 += 1;
+            }
+            for a in &r.signatures {
+                for b in &r.signatures {
+                    if a != b {
+                        *self.together.entry((a.clone(), b.clone())).or_default() += 1;
+                    }
+                }
             }
         }
         for grade in [Grade::Must, Grade::Should] {

@@ -242,13 +242,19 @@ pub fn tier_of(sig: &Signature, class: CaseClass, compatible: bool) -> Tier {
         AccStrict => Tier::Strict,
         _ if class.faulty() => Tier::Faulty,
         BytesChecksum => Tier::Faulty,
-        AccFidelity if class.numbers() && sig.kind == NUMBER_CHANGED => Tier::Numbers,
+        AccFidelity if class.numbers() && sig.kind.ends_with(NUMBER_CHANGED) => Tier::Numbers,
         _ if compatible => Tier::Compatible,
         _ => Tier::Standard,
     }
 }
 
-/// The oracle's kind for a number whose value changed (crates/oracle: the arguments' diff).
+/// The version of the rules that count violations against tiers, written in a JSONL footer:
+/// a report whose tiers were counted by other rules has them counted again from its records
+/// when read. 2: a changed number counts in tier 6 whatever its kind's prefix.
+pub const TIER_RULES: u32 = 2;
+
+/// How the oracle's kind for a number whose value changed ends (`dispatched arguments: a
+/// number changed`; crates/oracle: the arguments' diff).
 const NUMBER_CHANGED: &str = "a number changed";
 
 /// Whether a case exercises `tier`: it could break one of the tier's rules.
@@ -287,15 +293,20 @@ pub struct TierStatus {
     /// The findings counted against it (their ids), must before should.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
+    /// The bugs those findings are symptoms of (their ids): what a tier's cell counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bugs: Vec<String>,
 }
 
 impl TierStatus {
     /// One line: `1 standard streams   pass   1200 cases exercised`.
     pub fn line(&self) -> String {
-        let bugs = match self.findings.len() {
-            0 => String::new(),
-            1 => ", 1 finding".into(),
-            n => format!(", {n} findings"),
+        let bugs = match (self.bugs.len(), self.findings.len()) {
+            (0, 0) => String::new(),
+            (0, 1) => ", 1 finding".into(),
+            (0, n) => format!(", {n} findings"),
+            (1, _) => ", 1 bug".into(),
+            (n, _) => format!(", {n} bugs"),
         };
         let grade = match (self.failing, self.must_failing) {
             (0, _) => "",
@@ -338,6 +349,11 @@ pub fn merge<'a>(reports: impl IntoIterator<Item = &'a [TierStatus]>) -> Vec<Tie
                     for f in &s.findings {
                         if !o.findings.contains(f) {
                             o.findings.push(f.clone());
+                        }
+                    }
+                    for b in &s.bugs {
+                        if !o.bugs.contains(b) {
+                            o.bugs.push(b.clone());
                         }
                     }
                 }
@@ -426,6 +442,8 @@ impl TierTally {
                     failing,
                     must_failing: self.must[i],
                     findings: sigs.into_iter().map(Signature::id).collect(),
+                    // Filled in once the findings are grouped (`Report::finish`).
+                    bugs: Vec::new(),
                 }
             })
             .collect()

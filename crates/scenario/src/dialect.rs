@@ -135,6 +135,10 @@ pub struct Quirks {
     /// (OpenRouter, vLLM). Chat only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chat_repeat_on_finish: bool,
+    /// Azure OpenAI's content-filter fields: a first chunk with `prompt_filter_results` and
+    /// no choice, and `content_filter_results` on every choice after it. Chat only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chat_content_filters: bool,
     /// No argument deltas: a call's arguments come only in `function_call_arguments.done`
     /// (LM Studio). Responses only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -175,6 +179,7 @@ impl Quirks {
         chat_sparse_index: false,
         chat_split_entries: false,
         chat_repeat_on_finish: false,
+        chat_content_filters: false,
         responses_done_only: false,
         responses_rotating_item_id: false,
         responses_hosted_items: false,
@@ -189,7 +194,7 @@ impl Quirks {
 
     /// Each flag with its name (the field's), in declaration order: what an adapter declares
     /// it reads (`quirks` in docs/PROTOCOL.md) and what a setting's name lists.
-    pub fn flags(self) -> [(&'static str, bool); 15] {
+    pub fn flags(self) -> [(&'static str, bool); 16] {
         [
             ("chat_index_zero", self.chat_index_zero),
             ("chat_repeat_fields", self.chat_repeat_fields),
@@ -200,6 +205,7 @@ impl Quirks {
             ("chat_sparse_index", self.chat_sparse_index),
             ("chat_split_entries", self.chat_split_entries),
             ("chat_repeat_on_finish", self.chat_repeat_on_finish),
+            ("chat_content_filters", self.chat_content_filters),
             ("responses_done_only", self.responses_done_only),
             ("responses_rotating_item_id", self.responses_rotating_item_id),
             ("responses_hosted_items", self.responses_hosted_items),
@@ -226,6 +232,7 @@ impl Quirks {
             "chat_sparse_index" => &mut self.chat_sparse_index,
             "chat_split_entries" => &mut self.chat_split_entries,
             "chat_repeat_on_finish" => &mut self.chat_repeat_on_finish,
+            "chat_content_filters" => &mut self.chat_content_filters,
             "responses_done_only" => &mut self.responses_done_only,
             "responses_rotating_item_id" => &mut self.responses_rotating_item_id,
             "responses_hosted_items" => &mut self.responses_hosted_items,
@@ -315,9 +322,17 @@ pub const PROFILES: &[ServerProfile] = &[
         Dialect::OpenAiChat,
         "openai",
         P,
-        "OpenAI, Azure OpenAI",
+        "OpenAI",
         "id, type and name on an index's first entry only; indices 0, 1, ... in order; `finish_reason` once, then a usage chunk and `[DONE]`",
         "OpenAI Chat Completions streaming docs",
+    ),
+    profile(
+        Dialect::OpenAiChat,
+        "azure",
+        Quirks { chat_content_filters: true, ..P },
+        "Azure OpenAI",
+        "a first chunk with `prompt_filter_results` and `choices: []`; `content_filter_results` on every choice; before the finish, a choice with the filter's offsets and results and no `delta`",
+        "Azure OpenAI content filtering docs (streaming); pydantic/pydantic-ai#164; microsoft/autogen#6465",
     ),
     profile(
         Dialect::OpenAiChat,
@@ -572,6 +587,7 @@ mod tests {
             chat_sparse_index: true,
             chat_split_entries: true,
             chat_repeat_on_finish: true,
+            chat_content_filters: true,
             responses_done_only: true,
             responses_rotating_item_id: true,
             responses_hosted_items: true,

@@ -46,6 +46,12 @@ pub struct ZooRow {
     pub counterexample: Option<(Case, Vec<toolcert_oracle::Violation>)>,
     pub seed: String,
     pub bug: String,
+    /// The bugs a certification of it shows (the named cases and `max_cases` generated ones
+    /// at the first seed), by id: one, whose symptoms include an expected invariant, is how
+    /// a mutant should read in a report (docs/SPEC.md, "Bugs").
+    pub bugs: Vec<String>,
+    /// Some bug of `bugs` has a symptom of an expected invariant.
+    pub bug_expected: bool,
 }
 
 /// Settings of a zoo run.
@@ -108,6 +114,18 @@ impl Zoo {
         let smallest = counterexample.as_ref().map(|(c, _)| Size::of(c)).unwrap_or_default();
         cases.sort_unstable();
         let (events, bytes) = counterexample.as_ref().map_or((0, 0), |(c, _)| size(c));
+        let report = Certification {
+            cases: self.max_cases,
+            seed: self.seeds.first().copied().unwrap_or(1),
+            profile: Profile { schema: true },
+            level: m.level,
+            speech: toolcert_subject::driver::Speech { dialect: m.dialect, quirks: m.quirks },
+            ..Certification::default()
+        }
+        .run(&*subject);
+        let bug_expected = report.bugs.iter().any(|b| {
+            b.symptoms.iter().any(|id| m.expected.iter().any(|inv| id.split('#').next() == Some(inv.id())))
+        });
         ZooRow {
             mutant: m.name.into(),
             killed: survived.is_empty(),
@@ -124,6 +142,8 @@ impl Zoo {
             counterexample,
             seed: m.seed.into(),
             bug: m.bug.into(),
+            bugs: report.bugs.iter().map(|b| b.id.clone()).collect(),
+            bug_expected,
         }
     }
 
@@ -264,7 +284,7 @@ fn ids(v: &[Invariant]) -> String {
 /// The table for a terminal.
 pub fn to_text(rows: &[ZooRow], zoo: &Zoo) -> String {
     let mut out = format!(
-        "{} mutants, seeds {:?}, at most {} per seed\n\n{:<30} {:<8} {:>6} {:>5} {:>7} {:>6}  invariants violated\n",
+        "{} mutants, seeds {:?}, at most {} per seed\n\n{:<30} {:<8} {:>6} {:>5} {:>7} {:>6} {:>4}  invariants violated\n",
         rows.len(),
         zoo.seeds,
         toolcert_runner::report::plural(zoo.max_cases, "generated case", "generated cases"),
@@ -273,7 +293,8 @@ pub fn to_text(rows: &[ZooRow], zoo: &Zoo) -> String {
         "median",
         "max",
         "events",
-        "bytes"
+        "bytes",
+        "bugs"
     );
     for r in rows {
         let killed = match (r.killed, r.expected_caught) {
@@ -282,20 +303,28 @@ pub fn to_text(rows: &[ZooRow], zoo: &Zoo) -> String {
             _ => "SURVIVED",
         };
         out += &format!(
-            "{:<30} {:<8} {:>6} {:>5} {:>7} {:>6}  {}\n",
+            "{:<30} {:<8} {:>6} {:>5} {:>7} {:>6} {:>4}  {}\n",
             r.mutant,
             killed,
             r.cases_to_detection_median,
             r.cases_to_detection_max,
             r.counterexample_events,
             r.counterexample_argument_bytes,
+            r.bugs.len(),
             ids(&r.invariants)
         );
     }
     let dead = rows.iter().filter(|r| r.killed && r.expected_caught).count();
     out += &format!("\n{dead} of {} mutants killed with an expected invariant on every seed\n", rows.len());
+    let one = rows.iter().filter(|r| r.bugs.len() == 1 && r.bug_expected).count();
+    out += &format!(
+        "{one} of {} show one bug in a certification (the named cases and the first seed's generated ones), \
+         with an expected invariant among its symptoms\n",
+        rows.len()
+    );
     out += "median, max: generated cases up to and including the first failure, over the seeds; \
-            events, bytes: the smallest shrunk counterexample's events and argument bytes over the seeds\n";
+            events, bytes: the smallest shrunk counterexample's events and argument bytes over the seeds; \
+            bugs: the bugs a certification of it reports (docs/SPEC.md, \"Bugs\")\n";
     out
 }
 
@@ -310,13 +339,14 @@ pub fn to_markdown(rows: &[ZooRow], zoo: &Zoo) -> String {
          cases up to and including the first failure (how fast it dies), *events*, *fragments* and \
          *bytes* the size of the smallest shrunk counterexample over the seeds (provider-neutral \
          events, non-empty argument and text fragments, argument and text bytes), *findings* the distinct \
-         findings its first failures showed.\n\n",
+         findings its first failures showed, *bugs* the bugs a certification of it reports (the named \
+         cases and the first seed's generated ones; docs/SPEC.md, \"Bugs\").\n\n",
         zoo.seeds, zoo.max_cases
     );
-    out += "| mutant | killed | median | max | events | fragments | bytes | findings | invariants violated | must catch it | bug | seed |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    out += "| mutant | killed | median | max | events | fragments | bytes | findings | bugs | invariants violated | must catch it | bug | seed |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in rows {
         out += &format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.mutant,
             if r.killed && r.expected_caught { "yes" } else { "**no**" },
             r.cases_to_detection_median,
@@ -325,6 +355,7 @@ pub fn to_markdown(rows: &[ZooRow], zoo: &Zoo) -> String {
             r.smallest.fragments,
             r.smallest.bytes,
             r.findings.len(),
+            r.bugs.len(),
             ids(&r.invariants),
             ids(&r.expected),
             r.bug.replace('|', "\\|"),

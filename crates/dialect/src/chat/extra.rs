@@ -11,7 +11,7 @@ use crate::json::to_json;
 use crate::SseStream as WireStream;
 
 /// Azure OpenAI's first chunk: the prompt's content-filter results, no choice.
-fn prelude() -> String {
+pub(super) fn prelude() -> String {
     let safe = Filter { filtered: false, severity: "safe" };
     to_json(&Prelude {
         choices: [],
@@ -71,6 +71,34 @@ pub(super) fn add(wire: &mut WireStream, turn: &Turn) {
         insert(wire, at, SseEvent { event: None, data: "[DONE]".into(), id: None });
     }
     if extra.chat_prelude {
+        insert(wire, 0, SseEvent { event: None, data: prelude(), id: None });
+    }
+}
+
+/// The `content_filter_results` Azure OpenAI puts on a choice it passed: every category safe.
+const CHOICE_FILTERS: &str = r#""content_filter_results":{"hate":{"filtered":false,"severity":"safe"},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}}"#;
+
+/// Azure OpenAI's stream (the `azure` profile, `Quirks::chat_content_filters`): the prelude
+/// chunk first, `content_filter_results` on every choice, and before the finish chunk a
+/// chunk whose choice carries only the filter's offsets and results, with no `delta`
+/// (microsoft/autogen#6465 shows one; pydantic/pydantic-ai#164 the prelude).
+pub(super) fn content_filters(wire: &mut WireStream) {
+    for e in &mut wire.events {
+        if e.data.contains("\"choices\":[{") {
+            e.data = e.data.replace(",\"finish_reason\":", &format!(",{CHOICE_FILTERS},\"finish_reason\":"));
+        }
+    }
+    if let Some(at) = wire
+        .events
+        .iter()
+        .position(|e| e.data.contains("\"finish_reason\":\"") && e.data.contains("\"choices\":[{"))
+    {
+        let data = format!(
+            r#"{{"choices":[{{"finish_reason":null,"index":0,"content_filter_offsets":{{"check_offset":0,"start_offset":0,"end_offset":0}},{CHOICE_FILTERS}}}],"created":0,"id":"","model":"","object":""}}"#
+        );
+        insert(wire, at, SseEvent { event: None, data, id: None });
+    }
+    if !wire.events.first().is_some_and(|e| e.data.contains("prompt_filter_results")) {
         insert(wire, 0, SseEvent { event: None, data: prelude(), id: None });
     }
 }

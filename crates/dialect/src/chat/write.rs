@@ -210,6 +210,7 @@ mod tests {
                         delta: (bits % 17 != 7).then_some(delta),
                         logprobs: None,
                         finish_reason: (bits % 5 == 0).then(|| Str::of("tool_calls")),
+                        content_filter_results: None,
                     }]
                 });
                 let usage = match bits % 7 {

@@ -1,0 +1,3 @@
+module github.com/toolcert/toolcert/go
+
+go 1.24

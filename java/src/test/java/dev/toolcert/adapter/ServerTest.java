@@ -1,0 +1,121 @@
+package dev.toolcert.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The protocol loop: handshake, configure, run with stamps, turn errors, crashes, skips. */
+class ServerTest {
+    /** Joins each call's fragments; dispatches at finish; fails the turn on an unannounced index. */
+    static final class Joiner implements Accumulator<Map<String, Object>> {
+        private final Map<Object, StringBuilder> args = new java.util.LinkedHashMap<>();
+        private final Map<Object, String[]> calls = new java.util.LinkedHashMap<>();
+
+        @Override
+        public void feed(Map<String, Object> e, Emit out) throws Exception {
+            switch ((String) e.get("type")) {
+                case "text_delta" -> out.text((String) e.get("text"));
+                case "call_start" -> {
+                    calls.put(e.get("index"), new String[] {(String) e.get("call_id"), (String) e.get("name")});
+                    args.put(e.get("index"), new StringBuilder());
+                }
+                case "args_delta" -> {
+                    StringBuilder b = args.get(e.get("index"));
+                    if (b == null) {
+                        throw new TurnError("unannounced_index", "index " + e.get("index"));
+                    }
+                    b.append((String) e.get("fragment"));
+                }
+                case "ping" -> throw new IllegalStateException("boom");
+                case "error" -> throw new Skip("no errors here");
+                default -> { }
+            }
+        }
+
+        @Override
+        public void finish(String end, Emit out) throws Exception {
+            for (Map.Entry<Object, String[]> c : calls.entrySet()) {
+                out.outcome(Outcomes.dispatchable(c.getValue()[0], c.getValue()[1], Json.parse(args.get(c.getKey()).toString())));
+            }
+            out.ending("complete", "tool_use");
+        }
+    }
+
+    private static List<Map<String, Object>> exchange(String... requests) throws IOException, NotJson {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        String in = String.join("\n", requests) + "\n";
+        int code = Server.named("joiner").events((tools, config) -> new Joiner()).quirks(Protocol.QUIRKS).extra("policy", "documented")
+                .serve(new ByteArrayInputStream(in.getBytes(StandardCharsets.UTF_8)), out);
+        assertEquals(0, code);
+        List<Map<String, Object>> replies = new ArrayList<>();
+        for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
+            replies.add(Server.asMap(Json.parse(line)));
+        }
+        return replies;
+    }
+
+    private static final String START = "{\"cmd\":\"start\",\"version\":1,\"toolcert\":\"0.1.0\"}";
+    private static final String CONFIGURE = "{\"cmd\":\"configure\",\"level\":\"events\",\"dialect\":\"anthropic\",\"quirks\":{}}";
+
+    @Test
+    void aCaseIsRunWithStampsAndNumbersKept() throws Exception {
+        String run = "{\"cmd\":\"run\",\"seq\":7,\"case\":{\"streams\":[{\"tools\":[],\"units\":["
+                + "{\"type\":\"text_delta\",\"text\":\"hi\"},"
+                + "{\"type\":\"call_start\",\"index\":0,\"call_id\":\"c1\",\"name\":\"f\"},"
+                + "{\"type\":\"args_delta\",\"index\":0,\"fragment\":\"{\\\"n\\\": 1.50, \\\"b\\\": 12345678901234567890123\"},"
+                + "{\"type\":\"args_delta\",\"index\":0,\"fragment\":\"}\"}],\"end\":\"eof\"},"
+                + "{\"units\":[{\"type\":\"args_delta\",\"index\":3,\"fragment\":\"x\"}],\"end\":\"eof\"}],"
+                + "\"order\":[[0,0],[1,0],[0,1],[0,2],[1,1],[0,3],[0,4]]}}";
+        List<Map<String, Object>> replies = exchange(START, CONFIGURE, run, "{\"cmd\":\"stop\"}");
+        assertEquals(3, replies.size());
+        Map<String, Object> impl = Server.asMap(replies.get(0).get("implementation"));
+        assertEquals("java", impl.get("language"));
+        assertEquals("documented", impl.get("policy"));
+        assertEquals(List.of("events"), impl.get("levels"));
+        assertEquals(Boolean.TRUE, replies.get(1).get("ok"));
+        Map<String, Object> reply = replies.get(2);
+        assertEquals(new JsonNumber("7"), reply.get("seq"));
+        List<Object> results = Server.asList(reply.get("results"));
+        Map<String, Object> first = Server.asMap(results.get(0));
+        assertEquals("hi", first.get("text"));
+        Map<String, Object> outcome = Server.asMap(Server.asList(first.get("outcomes")).get(0));
+        assertEquals("{\"n\":1.50,\"b\":12345678901234567890123}", Json.write(outcome.get("args")));
+        assertEquals(new JsonNumber("4"), outcome.get("units")); // the last unit; finish adds none
+        assertEquals(Boolean.TRUE, outcome.get("at_finish"));
+        Map<String, Object> error = Server.asMap(Server.asMap(results.get(1)).get("error"));
+        assertEquals("unannounced_index", error.get("class"));
+        assertEquals(new JsonNumber("1"), error.get("units"));
+        assertEquals(Boolean.FALSE, error.get("at_finish"));
+    }
+
+    @Test
+    void crashesSkipsAndRefusedSettings() throws Exception {
+        String crash = "{\"cmd\":\"run\",\"seq\":1,\"case\":{\"streams\":[{\"units\":[{\"type\":\"ping\"}],\"end\":\"eof\"}],"
+                + "\"order\":[[0,0],[0,1]]}}";
+        String skip = "{\"cmd\":\"run\",\"seq\":2,\"case\":{\"streams\":[{\"units\":[{\"type\":\"error\",\"message\":\"x\"}],"
+                + "\"end\":\"eof\"}],\"order\":[[0,0],[0,1]]}}";
+        String wire = "{\"cmd\":\"configure\",\"level\":\"wire\",\"dialect\":\"anthropic\"}";
+        List<Map<String, Object>> replies = exchange(START, CONFIGURE, crash, skip, wire);
+        Map<String, Object> crashed = Server.asMap(Server.asList(replies.get(2).get("results")).get(0));
+        assertTrue(((String) crashed.get("crash")).contains("IllegalStateException: boom"));
+        assertEquals(Boolean.TRUE, replies.get(3).get("skipped"));
+        assertEquals("no errors here", replies.get(3).get("reason"));
+        assertEquals(Boolean.FALSE, replies.get(4).get("ok"));
+    }
+
+    @Test
+    void bytesArriveDecodedFromTextAndBase64() {
+        assertEquals("é", new String(Server.bytesOf(Map.of("text", "é")), StandardCharsets.UTF_8));
+        byte[] b = Server.bytesOf(Map.of("bytes", "w6k="));
+        assertEquals(2, b.length);
+        assertEquals((byte) 0xc3, b[0]);
+    }
+}
