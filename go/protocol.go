@@ -61,6 +61,7 @@ var Quirks = []string{
 	"responses_hosted_items",
 	"anthropic_input_in_start",
 	"anthropic_content_in_start",
+	"gemini_partial_args",
 }
 
 // ErrorClasses are the protocol's turn error classes: compared by class, never by message.

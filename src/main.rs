@@ -260,7 +260,7 @@ struct ReplayArgs {
     file: PathBuf,
     #[arg(long, default_value = "builtin:reference")]
     subject: String,
-    /// anthropic, openai-chat, openai-responses or bedrock (detected from the stream if not given).
+    /// anthropic, openai-chat, openai-responses, bedrock or gemini (detected from the stream if not given).
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
     /// The server profile that sent the stream (detected from the bytes if not given, and
@@ -387,7 +387,7 @@ struct CertifyArgs {
     #[arg(long)]
     level: Option<toolcert::subject::Level>,
     /// Only this dialect at the wire and bytes levels: anthropic, openai-chat,
-    /// openai-responses, bedrock. Default: every dialect the subject declares, each in every
+    /// openai-responses, bedrock, gemini. Default: every dialect the subject declares, each in every
     /// server profile it declares (with --dialect alone: the dialect's provider's own profile).
     #[arg(long)]
     dialect: Option<toolcert::scenario::Dialect>,
@@ -1801,6 +1801,7 @@ Each endpoint serves its own list of streams in turn, starting over at the end:
   POST /v1/chat/completions    openai-chat       (OpenAI SDKs: base URL with /v1)
   POST /v1/responses           openai-responses  (OpenAI SDKs: base URL with /v1)
   POST /model/{modelId}/converse-stream  bedrock  (AWS SDKs: endpoint URL, any model id)
+  POST /v1beta/models/{model}:streamGenerateContent?alt=sse  gemini  (Google Gen AI SDKs: base URL, any model)
 A named or generated case is rendered in the dialect of the endpoint asked (a case that
 dialect cannot speak is left out of its list); a .sse or .eventstream file is served only on
 the endpoint of its dialect. Any API key is accepted and request bodies are not checked,
@@ -1835,7 +1836,7 @@ Examples:
         /// The seed of the generated cases.
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>)]
         seed: u64,
-        /// Serve only this dialect's endpoint: anthropic, openai-chat, openai-responses or bedrock.
+        /// Serve only this dialect's endpoint: anthropic, openai-chat, openai-responses, bedrock or gemini.
         #[arg(long)]
         dialect: Option<Dialect>,
         /// Re-cut every stream into chunks of this many bytes (0: as the case's transport

@@ -146,7 +146,7 @@ fn bad_overrides_name_the_variable() {
     assert!(err.contains("TOOLCERT_SEED") && err.contains("whole number"), "{err}");
     let err = Overrides::from_lookup(with("TOOLCERT_LEVEL", "tcp")).unwrap_err();
     assert!(err.contains("TOOLCERT_LEVEL") && err.contains("events, wire or bytes"), "{err}");
-    let err = Overrides::from_lookup(with("TOOLCERT_DIALECT", "gemini")).unwrap_err();
+    let err = Overrides::from_lookup(with("TOOLCERT_DIALECT", "vertex")).unwrap_err();
     assert!(err.contains("TOOLCERT_DIALECT") && err.contains("openai-chat"), "{err}");
     let ok = Overrides::from_lookup(with("TOOLCERT_CASES", " 12 ")).unwrap();
     assert_eq!(ok.cases, Some(12));

@@ -563,8 +563,293 @@ export class ResponsesDecoder {
         }
     }
 }
+
+// Gemini `streamGenerateContent`: calls carry no index; a call's arguments come whole (`args`,
+// an object) or, under Vertex's streamed arguments, as typed values at JSON paths, turned here
+// into the argument text they add (docs/SPEC.md "Gemini: arguments by JSON path").
+function geminiPath(path, where) {
+    const bad = (why) => malformed(`${where}: jsonPath \`${path}\` ${why}`);
+    if (!path.startsWith("$"))
+        throw bad("does not start with `$`");
+    const steps = [];
+    let i = 1;
+    while (i < path.length) {
+        if (steps.length >= 256)
+            throw bad("is too deep");
+        const c = path[i];
+        if (c === ".") {
+            let j = i + 1;
+            while (j < path.length && path[j] !== "." && path[j] !== "[")
+                j++;
+            if (j === i + 1)
+                throw bad("has an empty member name");
+            steps.push(path.slice(i + 1, j));
+            i = j;
+        }
+        else if (c === "[" && (path[i + 1] === "'" || path[i + 1] === '"')) {
+            const q = path[i + 1];
+            let j = i + 2;
+            let name = "";
+            while (j < path.length && path[j] !== q) {
+                if (path[j] === "\\" && j + 1 < path.length) {
+                    const e = path[j + 1];
+                    if (e === "u") {
+                        const hexits = path.slice(j + 2, j + 6);
+                        const code = /^[0-9a-fA-F]{4}$/.test(hexits) ? parseInt(hexits, 16) : -1;
+                        if (code < 0 || (code >= 0xd800 && code <= 0xdfff))
+                            throw bad("has a malformed `[...]` step");
+                        name += String.fromCharCode(code);
+                        j += 6;
+                        continue;
+                    }
+                    name += { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }[e] ?? e;
+                    j += 2;
+                }
+                else {
+                    name += path[j];
+                    j++;
+                }
+            }
+            if (path[j + 1] !== "]")
+                throw bad("has a malformed `[...]` step");
+            steps.push(name);
+            i = j + 2;
+        }
+        else if (c === "[") {
+            const j = path.indexOf("]", i);
+            const digits = j > 0 ? path.slice(i + 1, j) : "";
+            if (!/^[0-9]{1,9}$/.test(digits))
+                throw bad("has a malformed `[...]` step");
+            steps.push(Number(digits));
+            i = j + 1;
+        }
+        else
+            throw bad("has a step that is neither `.name` nor `[...]`");
+    }
+    return steps;
+}
+const sameStep = (a, b) => a === b;
+class GeminiWriter {
+    constructor() {
+        this.open = []; // {array, seg, members, last}
+        this.string = null;
+    }
+    piece(path, kind, text, last, where) {
+        let out = "";
+        if (this.string !== null) {
+            if (kind === "str" && this.string.length === path.length && this.string.every((s, k) => sameStep(s, path[k]))) {
+                out += text;
+                if (last) {
+                    out += '"';
+                    this.string = null;
+                }
+                return out;
+            }
+            out += '"';
+            this.string = null;
+        }
+        if (path.length === 0)
+            throw malformed(`${where}: a value at \`$\` itself`);
+        const parents = path.slice(0, -1);
+        const member = path[path.length - 1];
+        if (this.open.length === 0) {
+            out += "{";
+            this.open.push({ array: false, seg: null, members: 0, last: null });
+        }
+        let same = 0;
+        while (same < parents.length && same + 1 < this.open.length && sameStep(this.open[same + 1].seg, parents[same]))
+            same++;
+        while (this.open.length > same + 1)
+            out += this.close();
+        for (let k = same; k < parents.length; k++) {
+            out += this.member(parents[k], where);
+            const next = k + 1 < parents.length ? parents[k + 1] : member;
+            const array = typeof next === "number";
+            out += array ? "[" : "{";
+            this.open.push({ array, seg: parents[k], members: 0, last: null });
+        }
+        out += this.member(member, where);
+        this.open[this.open.length - 1].last = member;
+        if (kind === "str") {
+            out += '"' + text;
+            if (last)
+                out += '"';
+            else
+                this.string = [...path];
+        }
+        else
+            out += text;
+        return out;
+    }
+    member(seg, where) {
+        const top = this.open[this.open.length - 1];
+        if (sameStep(top.last, seg))
+            throw malformed(`${where}: the path goes back to a member already written`);
+        let out = "";
+        if (!top.array && typeof seg === "string") {
+            if (top.members)
+                out += ",";
+            out += JSON.stringify(seg) + ":";
+        }
+        else if (top.array && typeof seg === "number" && seg === top.members) {
+            if (top.members)
+                out += ",";
+        }
+        else
+            throw malformed(`${where}: a path step of the wrong kind or out of order`);
+        top.members++;
+        return out;
+    }
+    close() {
+        const o = this.open.pop();
+        if (this.open.length)
+            this.open[this.open.length - 1].last = o.seg;
+        return o.array ? "]" : "}";
+    }
+    end() {
+        let out = "";
+        if (this.string !== null) {
+            out += '"';
+            this.string = null;
+        }
+        while (this.open.length)
+            out += this.close();
+        return out;
+    }
+}
+const GEMINI_STOPS = { STOP: "stop", MAX_TOKENS: "max_tokens", PROHIBITED_CONTENT: "refusal", BLOCKLIST: "refusal", SPII: "refusal" };
+export class GeminiDecoder {
+    constructor() {
+        this.calls = 0;
+        this.live = null; // [ordinal, writer]
+    }
+    endLive(out) {
+        if (this.live === null)
+            return;
+        const [index, w] = this.live;
+        this.live = null;
+        const text = w.end();
+        if (text)
+            out.push({ type: "args_delta", index, fragment: text });
+        out.push({ type: "call_stop", index });
+    }
+    decode(ev, out) {
+        const data = ev.data ?? "";
+        if (!data.trim())
+            return;
+        const where = "gemini chunk";
+        // Not the strict payload reader: a string piece may end inside a surrogate pair, and
+        // every value is read from the text as sent anyway.
+        let chunk;
+        try {
+            chunk = JSON.parse(data);
+        }
+        catch (e) {
+            throw malformed(`${where}: data is not JSON: ${e.message}`);
+        }
+        if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk))
+            throw malformed(`${where}: data is not a JSON object`);
+        if (chunk.error && typeof chunk.error === "object") {
+            out.push({ type: "error", message: String(chunk.error.message ?? "") });
+            return;
+        }
+        const cands = chunk.candidates;
+        if (!Array.isArray(cands) || cands.length === 0) {
+            out.push({ type: "ping" });
+            return;
+        }
+        const cand = cands[0];
+        if (typeof cand !== "object" || cand === null)
+            throw malformed(`${where}: candidates[0]: expected an object`);
+        const parts = (cand.content && cand.content.parts) || [];
+        if (!Array.isArray(parts))
+            throw malformed(`${where}: parts: expected an array`);
+        parts.forEach((part, p) => {
+            if (typeof part !== "object" || part === null)
+                throw malformed(`${where}: parts[${p}]: expected an object`);
+            const fc = part.functionCall;
+            if (fc && typeof fc === "object")
+                this.call(data, p, fc, out);
+            else if (typeof part.text === "string" && !part.thought && part.text)
+                out.push({ type: "text_delta", text: part.text });
+        });
+        if (typeof cand.finishReason === "string") {
+            this.endLive(out);
+            out.push({ type: "stop", reason: GEMINI_STOPS[cand.finishReason] ?? "content_filter" });
+        }
+        else if (parts.length === 0)
+            out.push({ type: "ping" });
+    }
+    pieces(data, p, fc, w, where) {
+        let text = "";
+        (fc.partialArgs || []).forEach((arg, j) => {
+            const at = `${where}: partialArgs[${j}]`;
+            if (typeof arg !== "object" || arg === null)
+                throw malformed(`${at}: expected an object`);
+            const path = geminiPath(str(arg, "jsonPath", at, true), at);
+            const base = ["candidates", 0, "content", "parts", p, "functionCall", "partialArgs", j];
+            const last = !arg.willContinue;
+            if ("stringValue" in arg) {
+                if (typeof arg.stringValue !== "string")
+                    throw malformed(`${at}: stringValue: expected a string`);
+                text += w.piece(path, "str", raw(data, [...base, "stringValue"]).slice(1, -1), last, at);
+            }
+            else if ("numberValue" in arg) {
+                const n = raw(data, [...base, "numberValue"]);
+                if (!/^-?[0-9]/.test(n))
+                    throw malformed(`${at}: numberValue: expected a number`);
+                text += w.piece(path, "scalar", n, true, at);
+            }
+            else if ("boolValue" in arg)
+                text += w.piece(path, "scalar", arg.boolValue ? "true" : "false", true, at);
+            else if ("nullValue" in arg)
+                text += w.piece(path, "scalar", "null", true, at);
+            else
+                throw malformed(`${at}: no value`);
+        });
+        return text;
+    }
+    call(data, p, fc, out) {
+        const where = `gemini chunk: parts[${p}].functionCall`;
+        const name = str(fc, "name", where);
+        if (name) {
+            this.endLive(out);
+            const ordinal = this.calls++;
+            const callId = str(fc, "id", where) || `call_${ordinal}`;
+            out.push({ type: "call_start", index: ordinal, call_id: callId, name });
+            if (fc.args !== undefined && fc.args !== null) {
+                const a = raw(data, ["candidates", 0, "content", "parts", p, "functionCall", "args"]);
+                if (!a.startsWith("{"))
+                    throw malformed(`${where}: args: expected an object`);
+                out.push({ type: "args_delta", index: ordinal, fragment: a });
+            }
+            const w = new GeminiWriter();
+            this.live = [ordinal, w];
+            const text = this.pieces(data, p, fc, w, where);
+            if (text)
+                out.push({ type: "args_delta", index: ordinal, fragment: text });
+            if (!fc.willContinue)
+                this.endLive(out);
+            return;
+        }
+        if (this.live === null) {
+            if (!fc.partialArgs?.length && (fc.args === undefined || fc.args === null))
+                return;
+            const text = this.pieces(data, p, fc, new GeminiWriter(), where);
+            out.push({ type: "args_delta", index: Math.max(this.calls - 1, 0), fragment: text });
+            return;
+        }
+        const [index, w] = this.live;
+        const text = this.pieces(data, p, fc, w, where);
+        if (text)
+            out.push({ type: "args_delta", index, fragment: text });
+        if (!fc.willContinue)
+            this.endLive(out);
+    }
+}
 export const DIALECTS = {
     anthropic: () => new AnthropicDecoder(),
     "openai-chat": (quirks) => new ChatDecoder(quirks),
     "openai-responses": () => new ResponsesDecoder(),
+    gemini: () => new GeminiDecoder(),
 };

@@ -21,7 +21,7 @@ export declare function schemaErrors(schema: unknown, value: Json, path?: string
 
 export declare const PROTOCOL_VERSION = 1;
 export type Level = "events" | "wire" | "bytes";
-export type Dialect = "anthropic" | "openai-chat" | "openai-responses";
+export type Dialect = "anthropic" | "openai-chat" | "openai-responses" | "gemini";
 export type ErrorClass =
     | "unannounced_index"
     | "duplicate_announcement"
@@ -132,7 +132,8 @@ export type Quirk =
     | "responses_rotating_item_id"
     | "responses_hosted_items"
     | "anthropic_input_in_start"
-    | "anthropic_content_in_start";
+    | "anthropic_content_in_start"
+    | "gemini_partial_args";
 /** Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"). */
 export declare const QUIRKS: readonly Quirk[];
 export interface ServeOptions {
@@ -144,7 +145,7 @@ export interface ServeOptions {
     events?: Factory<NeutralEvent>;
     wire?: Factory<WireEvent>;
     bytes?: Factory<Uint8Array>;
-    /** The dialects the wire and bytes levels speak (default: all three). */
+    /** The dialects the wire and bytes levels speak (default: all of `DIALECTS`). */
     dialects?: readonly Dialect[];
     /** The server profiles' wire behaviours the wire and bytes levels read (`QUIRKS`: all). */
     quirks?: readonly Quirk[];

@@ -19,7 +19,7 @@ import { encode } from "./json.js";
 
 export const PROTOCOL_VERSION = 1;
 export const LEVELS = Object.freeze(["events", "wire", "bytes"]);
-export const DIALECTS = Object.freeze(["anthropic", "openai-chat", "openai-responses"]);
+export const DIALECTS = Object.freeze(["anthropic", "openai-chat", "openai-responses", "gemini"]);
 /** Dialects an adapter may declare at the bytes level only: binary framing (AWS event stream),
  * which this package has no reference decoder for; never declared by default. */
 export const BYTES_ONLY_DIALECTS = Object.freeze(["bedrock"]);
@@ -53,6 +53,7 @@ export const QUIRKS = Object.freeze([
     "responses_hosted_items",
     "anthropic_input_in_start",
     "anthropic_content_in_start",
+    "gemini_partial_args",
 ]);
 /** The protocol's turn error classes: compared by class, never by message. */
 export const ERROR_CLASSES = Object.freeze([

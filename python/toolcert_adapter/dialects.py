@@ -10,6 +10,8 @@ events-level accumulator at the wire level.
 
 from __future__ import annotations
 
+import json
+
 from .protocol import TurnError, malformed
 from .strict_json import NotJson, loads
 
@@ -479,10 +481,271 @@ class ResponsesDecoder:
             out.append({"type": "call_stop", "index": index, "arguments": arguments})
 
 
+# Gemini `streamGenerateContent`: calls carry no index; a call's arguments come whole
+# (`args`, an object) or, under Vertex's streamed arguments, as typed values at JSON paths,
+# turned here into the argument text they add (docs/SPEC.md "Gemini: arguments by JSON path").
+
+
+def _gemini_path(path: str, where: str) -> list:
+    """A `jsonPath`'s steps: member names and array positions (RFC 9535 forms)."""
+    if not path.startswith("$"):
+        raise malformed(f"{where}: jsonPath `{path}` does not start with `$`")
+    steps, i = [], 1
+    while i < len(path):
+        if len(steps) >= 256:
+            raise malformed(f"{where}: jsonPath `{path}` is too deep")
+        c = path[i]
+        if c == ".":
+            j = i + 1
+            while j < len(path) and path[j] not in ".[":
+                j += 1
+            if j == i + 1:
+                raise malformed(f"{where}: jsonPath `{path}` has an empty member name")
+            steps.append(path[i + 1 : j])
+            i = j
+        elif c == "[" and i + 1 < len(path) and path[i + 1] in "'\"":
+            q, j, name = path[i + 1], i + 2, []
+            while j < len(path) and path[j] != q:
+                if path[j] == "\\" and j + 1 < len(path):
+                    e = path[j + 1]
+                    if e == "u":
+                        hexits = path[j + 2 : j + 6]
+                        code = int(hexits, 16) if len(hexits) == 4 and all(c in "0123456789abcdefABCDEF" for c in hexits) else -1
+                        if not 0 <= code < 0xD800 and not 0xE000 <= code <= 0xFFFF:
+                            raise malformed(f"{where}: jsonPath `{path}` has a malformed `[...]` step")
+                        name.append(chr(code))
+                        j += 6
+                        continue
+                    name.append({"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(e, e))
+                    j += 2
+                else:
+                    name.append(path[j])
+                    j += 1
+            if j + 1 >= len(path) or path[j + 1] != "]":
+                raise malformed(f"{where}: jsonPath `{path}` has a malformed `[...]` step")
+            steps.append("".join(name))
+            i = j + 2
+        elif c == "[":
+            j = path.find("]", i)
+            digits = path[i + 1 : j] if j > 0 else ""
+            if not digits.isdigit() or len(digits) > 9:
+                raise malformed(f"{where}: jsonPath `{path}` has a malformed `[...]` step")
+            steps.append(int(digits))
+            i = j + 1
+        else:
+            raise malformed(f"{where}: jsonPath `{path}` has a step that is neither `.name` nor `[...]`")
+    return steps
+
+
+class _GeminiWriter:
+    """The argument text pieces at paths add: containers opened and closed by path, a
+    string piece's content as written (escapes kept), a scalar as written."""
+
+    def __init__(self):
+        self.open = []  # [array, step, members, last]
+        self.string = None
+
+    def piece(self, path: list, kind: str, raw: str, last: bool, where: str) -> str:
+        out = []
+        if self.string is not None:
+            if kind == "str" and self.string == path:
+                out.append(raw)
+                if last:
+                    out.append('"')
+                    self.string = None
+                return "".join(out)
+            out.append('"')
+            self.string = None
+        if not path:
+            raise malformed(f"{where}: a value at `$` itself")
+        parents, member = path[:-1], path[-1]
+        if not self.open:
+            out.append("{")
+            self.open.append([False, None, 0, None])
+        same = 0
+        for o, s in zip(self.open[1:], parents):
+            if o[1] != s or type(o[1]) is not type(s):
+                break
+            same += 1
+        while len(self.open) > same + 1:
+            self._close(out)
+        for k, seg in enumerate(parents[same:]):
+            self._member(seg, out, where)
+            nxt = parents[same + k + 1] if same + k + 1 < len(parents) else member
+            array = isinstance(nxt, int)
+            out.append("[" if array else "{")
+            self.open.append([array, seg, 0, None])
+        self._member(member, out, where)
+        self.open[-1][3] = member
+        if kind == "str":
+            out.append('"' + raw)
+            if last:
+                out.append('"')
+            else:
+                self.string = list(path)
+        else:
+            out.append(raw)
+        return "".join(out)
+
+    def _member(self, seg, out, where):
+        top = self.open[-1]
+        if top[3] == seg and type(top[3]) is type(seg):
+            raise malformed(f"{where}: the path goes back to a member already written")
+        if not top[0] and isinstance(seg, str):
+            if top[2]:
+                out.append(",")
+            out.append(json.dumps(seg, ensure_ascii=False) + ":")
+        elif top[0] and isinstance(seg, int) and seg == top[2]:
+            if top[2]:
+                out.append(",")
+        else:
+            raise malformed(f"{where}: a path step of the wrong kind or out of order")
+        top[2] += 1
+
+    def _close(self, out):
+        o = self.open.pop()
+        out.append("]" if o[0] else "}")
+        if self.open:
+            self.open[-1][3] = o[1]
+
+    def end(self) -> str:
+        out = []
+        if self.string is not None:
+            out.append('"')
+            self.string = None
+        while self.open:
+            self._close(out)
+        return "".join(out)
+
+
+GEMINI_STOPS = {"STOP": "stop", "MAX_TOKENS": "max_tokens", "PROHIBITED_CONTENT": "refusal", "BLOCKLIST": "refusal", "SPII": "refusal"}
+
+
+class GeminiDecoder:
+    def __init__(self, quirks=None):
+        self.calls = 0
+        self.live = None  # (ordinal, writer)
+
+    def _end_live(self, out):
+        if self.live is not None:
+            index, w = self.live
+            self.live = None
+            text = w.end()
+            if text:
+                out.append({"type": "args_delta", "index": index, "fragment": text})
+            out.append({"type": "call_stop", "index": index})
+
+    def decode(self, ev: dict, out: list) -> None:
+        data = ev.get("data", "")
+        if not data.strip():
+            return
+        where = "gemini chunk"
+        # Not the strict payload reader: a string piece may end inside a surrogate pair,
+        # and every value is read from the text as sent anyway.
+        try:
+            chunk = json.loads(data)
+        except ValueError as e:
+            raise malformed(f"{where}: data is not JSON: {e}") from None
+        if not isinstance(chunk, dict):
+            raise malformed(f"{where}: data is not a JSON object")
+        error = chunk.get("error")
+        if isinstance(error, dict):
+            out.append({"type": "error", "message": str(error.get("message", ""))})
+            return
+        cands = chunk.get("candidates")
+        if not isinstance(cands, list) or not cands:
+            out.append({"type": "ping"})
+            return
+        cand = cands[0]
+        if not isinstance(cand, dict):
+            raise malformed(f"{where}: candidates[0]: expected an object")
+        content = cand.get("content") or {}
+        parts = content.get("parts") or [] if isinstance(content, dict) else []
+        if not isinstance(parts, list):
+            raise malformed(f"{where}: parts: expected an array")
+        for p, part in enumerate(parts):
+            if not isinstance(part, dict):
+                raise malformed(f"{where}: parts[{p}]: expected an object")
+            fc = part.get("functionCall")
+            if isinstance(fc, dict):
+                self._call(data, p, fc, out)
+            elif isinstance(part.get("text"), str) and not part.get("thought") and part["text"]:
+                out.append({"type": "text_delta", "text": part["text"]})
+        reason = cand.get("finishReason")
+        if isinstance(reason, str):
+            self._end_live(out)
+            out.append({"type": "stop", "reason": GEMINI_STOPS.get(reason, "content_filter")})
+        elif not parts:
+            out.append({"type": "ping"})
+
+    def _pieces(self, data, p, fc, w, where):
+        text = []
+        for j, arg in enumerate(fc.get("partialArgs") or []):
+            w_where = f"{where}: partialArgs[{j}]"
+            if not isinstance(arg, dict):
+                raise malformed(f"{w_where}: expected an object")
+            path = _gemini_path(_str(arg, "jsonPath", w_where, True), w_where)
+            base = ["candidates", 0, "content", "parts", p, "functionCall", "partialArgs", j]
+            last = not arg.get("willContinue")
+            if "stringValue" in arg:
+                if not isinstance(arg["stringValue"], str):
+                    raise malformed(f"{w_where}: stringValue: expected a string")
+                raw = _raw(data, base + ["stringValue"])[1:-1]
+                text.append(w.piece(path, "str", raw, last, w_where))
+            elif "numberValue" in arg:
+                raw = _raw(data, base + ["numberValue"])
+                if not (raw[:1] == "-" or raw[:1].isdigit()):
+                    raise malformed(f"{w_where}: numberValue: expected a number")
+                text.append(w.piece(path, "scalar", raw, True, w_where))
+            elif "boolValue" in arg:
+                text.append(w.piece(path, "scalar", "true" if arg["boolValue"] else "false", True, w_where))
+            elif "nullValue" in arg:
+                text.append(w.piece(path, "scalar", "null", True, w_where))
+            else:
+                raise malformed(f"{w_where}: no value")
+        return "".join(text)
+
+    def _call(self, data, p, fc, out):
+        where = f"gemini chunk: parts[{p}].functionCall"
+        name = _str(fc, "name", where)
+        if name:
+            self._end_live(out)
+            ordinal = self.calls
+            self.calls += 1
+            call_id = _str(fc, "id", where) or f"call_{ordinal}"
+            out.append({"type": "call_start", "index": ordinal, "call_id": call_id, "name": name})
+            if fc.get("args") is not None:
+                raw = _raw(data, ["candidates", 0, "content", "parts", p, "functionCall", "args"])
+                if not raw.startswith("{"):
+                    raise malformed(f"{where}: args: expected an object")
+                out.append({"type": "args_delta", "index": ordinal, "fragment": raw})
+            w = _GeminiWriter()
+            self.live = (ordinal, w)
+            text = self._pieces(data, p, fc, w, where)
+            if text:
+                out.append({"type": "args_delta", "index": ordinal, "fragment": text})
+            if not fc.get("willContinue"):
+                self._end_live(out)
+            return
+        if self.live is None:
+            if not fc.get("partialArgs") and fc.get("args") is None:
+                return
+            text = self._pieces(data, p, fc, _GeminiWriter(), where)
+            out.append({"type": "args_delta", "index": max(self.calls - 1, 0), "fragment": text})
+            return
+        index, w = self.live
+        text = self._pieces(data, p, fc, w, where)
+        if text:
+            out.append({"type": "args_delta", "index": index, "fragment": text})
+        if not fc.get("willContinue"):
+            self._end_live(out)
+
+
 DECODERS = {
     "anthropic": AnthropicDecoder,
     "openai-chat": ChatDecoder,
     "openai-responses": ResponsesDecoder,
+    "gemini": GeminiDecoder,
 }
 
 

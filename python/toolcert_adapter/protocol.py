@@ -55,7 +55,7 @@ __all__ = [
 
 PROTOCOL_VERSION = 1
 LEVELS = ("events", "wire", "bytes")
-DIALECTS = ("anthropic", "openai-chat", "openai-responses")
+DIALECTS = ("anthropic", "openai-chat", "openai-responses", "gemini")
 # Dialects an adapter may declare at the bytes level only: binary framing (AWS event
 # stream), which this package has no reference decoder for; never declared by default.
 BYTES_ONLY_DIALECTS = ("bedrock",)
@@ -79,6 +79,7 @@ QUIRKS = (
     "responses_hosted_items",
     "anthropic_input_in_start",
     "anthropic_content_in_start",
+    "gemini_partial_args",
 )
 # The protocol's turn error classes: compared by class, never by message.
 ERROR_CLASSES = frozenset(

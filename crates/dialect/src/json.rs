@@ -537,6 +537,11 @@ impl Ids {
         Ids { seed: h }
     }
 
+    /// One byte of the seed, for choices that vary from turn to turn (Gemini's terminators).
+    pub(crate) fn seed_byte(&self) -> u8 {
+        (self.seed ^ (self.seed >> 29)) as u8
+    }
+
     /// `prefix` then `len` characters of `alphabet`, derived from the turn and `salt`.
     fn make(&self, prefix: &str, salt: &[u8], len: usize, alphabet: &[u8]) -> String {
         let mut x = self.seed;

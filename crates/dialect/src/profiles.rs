@@ -43,6 +43,21 @@ impl ProfileDetector {
             Dialect::OpenAiResponses => self.responses(&data),
             Dialect::Anthropic => self.anthropic(&data),
             Dialect::Bedrock => {}
+            Dialect::Gemini => self.gemini(&data),
+        }
+    }
+
+    /// Gemini: a `functionCall` with `partialArgs` or `willContinue` shows Vertex's streamed
+    /// arguments.
+    fn gemini(&mut self, data: &Value) {
+        let Some(parts) = data.pointer("/candidates/0/content/parts").and_then(Value::as_array) else {
+            return;
+        };
+        for part in parts {
+            let Some(call) = part.get("functionCall") else { continue };
+            if call.get("partialArgs").is_some() || call.get("willContinue").is_some() {
+                self.shown.gemini_partial_args = true;
+            }
         }
     }
 

@@ -212,6 +212,16 @@ pub trait DialectDef: Sync {
         crate::lower::lower_turn(self, turn)
     }
 
+    /// A turn as this dialect's wire carries it in the server profile of `quirks`, when
+    /// that differs from the turn (`None`: the turn itself). Gemini sends a call's arguments
+    /// as typed values, so its documents are written as its pieces write them back, and its
+    /// whole-call profile cannot cut a stream inside a call ([`crate::gemini`]). The runner
+    /// checks, judges and keeps the shaped turn below the events level; a turn it cannot
+    /// shape is left as it is, and the renderer refuses it.
+    fn shape_turn(&self, _turn: &Turn, _quirks: Quirks) -> Option<Turn> {
+        None
+    }
+
     /// Why its wire cannot carry a fault of this kind, as what it has no (`replayed
     /// announcement: ...`), when it cannot (`None`: it can). OpenAI Chat reads every entry by
     /// one rule (docs/SPEC.md §3), under which some faults of the other dialects are no fault.
@@ -291,6 +301,7 @@ pub static REGISTRY: &[&dyn DialectDef] = &[
     &crate::chat::OpenAiChat,
     &crate::responses::OpenAiResponses,
     &crate::bedrock::Bedrock,
+    &crate::gemini::Gemini,
 ];
 
 /// Every dialect.

@@ -32,6 +32,8 @@ fn each_stream(dialect: Dialect, quirks: Quirks, cases: u32, check: &mut dyn FnM
     for k in 0..cases {
         let case = toolcert_gen::strategy::case_tree(&strategy, 13, k.into()).current();
         for t in &case.streams {
+            let shaped = def.shape_turn(t, quirks);
+            let t = shaped.as_ref().unwrap_or(t);
             let neutral = toolcert_render::render(t);
             let new = crate::render_wire(t, &neutral, dialect, quirks);
             let old = crate::json::serde_oracle::with(|| crate::render_wire(t, &neutral, dialect, quirks));
@@ -111,6 +113,8 @@ fn bytes_framed_as_rendered_are_the_wire_streams_bytes() {
         for k in 0..500u64 {
             let case = toolcert_gen::strategy::case_tree(&strategy, 17, k).current();
             for t in &case.streams {
+                let shaped = registry::def(dialect).shape_turn(t, quirks);
+                let t = shaped.as_ref().unwrap_or(t);
                 let neutral = toolcert_render::render(t);
                 let via_wire = crate::render_wire(t, &neutral, dialect, quirks)
                     .map(|w| crate::render_bytes(dialect, &w, &t.transport));

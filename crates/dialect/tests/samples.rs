@@ -172,6 +172,6 @@ fn dialect_names() {
     let e = "openai".parse::<Dialect>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown dialect `openai` (expected anthropic, openai-chat, openai-responses or bedrock)"
+        "unknown dialect `openai` (expected anthropic, openai-chat, openai-responses, bedrock or gemini)"
     );
 }

@@ -17,6 +17,7 @@ mod doc;
 mod lex;
 pub mod named_binary;
 mod named_foreign;
+mod named_gemini;
 mod plan;
 mod source;
 mod violates;

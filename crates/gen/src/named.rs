@@ -336,6 +336,7 @@ pub fn all() -> Vec<NamedCase> {
     cases.extend(no_call_cases());
     cases.extend(dialect_event_cases());
     cases.extend(crate::named_foreign::cases());
+    cases.extend(crate::named_gemini::cases());
     cases
 }
 

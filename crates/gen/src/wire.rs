@@ -64,6 +64,9 @@ impl WirePlan {
             chat_prelude: self.chat & 1 == 1,
             usage_without_choices: self.chat & 2 == 2,
             done_without_finish: !self.done.is_multiple_of(3),
+            // Gemini's renderer varies each call's terminator from the turn itself; drawing
+            // them here would change every dialect's generated cases.
+            gemini_ends: Vec::new(),
         }
     }
 }

@@ -19,6 +19,7 @@
 //! ```
 
 use bedrock::{BedrockFactory, Defect as BedrockDefect};
+use gemini::{Defect as GeminiDefect, GeminiFactory};
 use levels::{Defect, StackFactory};
 use toolcert_oracle::Invariant;
 use toolcert_scenario::{Dialect, Quirks};
@@ -28,6 +29,7 @@ mod base;
 mod bedrock;
 mod bugs;
 pub mod cost;
+mod gemini;
 mod levels;
 mod wire_events;
 
@@ -809,7 +811,70 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::Bedrock),
             || Box::new(BedrockFactory(BedrockDefect::UnknownFails)),
         ),
+        // Gemini: the bugs its clients have shipped (issue 36), hunted in Vertex's pieces.
+        vertex(
+            "gemini-needs-explicit-end",
+            FINAL_TERMINAL,
+            "Gemini: a streamed call forms only at an empty functionCall; one whose last piece has no willContinue, or that the end of the candidate ends, is never formed",
+            &[AccAccount, AccAbandon, AccFidelity, AccCompletion],
+            || Box::new(GeminiFactory(GeminiDefect::NeedsExplicitEnd)),
+        ),
+        vertex(
+            "gemini-no-args-dropped",
+            DELTAS_CALL,
+            "Gemini: a call without arguments ({\"functionCall\":{\"name\":...}}) dropped, its thought signature with it (the next request fails with a 400)",
+            &[AccAccount, AccTruncation, AccAbandon, AccText],
+            || Box::new(GeminiFactory(GeminiDefect::NoArgsDropped)),
+        ),
+        vertex(
+            "gemini-first-piece-whole",
+            FINAL_TERMINAL,
+            "Gemini: a call's first piece (name and willContinue, no arguments) taken for a whole call with no arguments; the pieces after it never flushed",
+            &[AccFidelity, AccCompletion, AccAccount, AccAbandon, AccTruncation],
+            || Box::new(GeminiFactory(GeminiDefect::FirstPieceWhole)),
+        ),
+        vertex(
+            "gemini-index-as-key",
+            DELTAS_CONCAT,
+            "Gemini: jsonPath split on `.` alone, so $.items[0] writes a member named `items[0]`",
+            &[AccFidelity, AccSchema],
+            || Box::new(GeminiFactory(GeminiDefect::IndexAsKey)),
+        ),
+        vertex(
+            "gemini-duplicated-at-finish",
+            KEYING_DOCS,
+            "Gemini: at the end of the candidate every call of the turn is handed on again (the aggregated response re-executed: 57 model calls)",
+            &[AccAccount, AccIdentity, AccProtocol],
+            || Box::new(GeminiFactory(GeminiDefect::DuplicatedAtFinish)),
+        ),
+        vertex(
+            "gemini-keyed-by-name",
+            KEYING_SEVEN,
+            "Gemini: calls keyed by function name, so a second call to the same tool continues the first and the two collapse into one",
+            &[AccAccount, AccIdentity, AccProtocol, AccFidelity],
+            || Box::new(GeminiFactory(GeminiDefect::KeyedByName)),
+        ),
     ]
+}
+
+/// A Gemini mutant, hunted at the wire level in Vertex's streamed arguments.
+fn vertex(
+    name: &'static str,
+    seed: &'static str,
+    bug: &'static str,
+    expected: &'static [Invariant],
+    factory: fn() -> Box<dyn Factory>,
+) -> Mutant {
+    Mutant {
+        name,
+        seed,
+        bug,
+        expected,
+        factory,
+        level: Level::Wire,
+        dialect: Dialect::Gemini,
+        quirks: Quirks { gemini_partial_args: true, ..Quirks::PLAIN },
+    }
 }
 
 /// The vllm server profile's quirks (docs/SPEC.md, "Server profiles").

@@ -77,7 +77,13 @@ pub fn cases() -> Vec<CorpusCase> {
         }
         // Each server profile's captures: the same scenarios, as that server sends them.
         for p in dialect.profiles().filter(|p| !p.quirks.is_plain()) {
-            for named in toolcert_gen::named::all().into_iter().filter(|n| PROFILE_CAPTURES.contains(&n.id)) {
+            // The captures every profile shows, and the cases that ask for Gemini's
+            // terminators, which only its pieces profile sends.
+            let captured = |n: &toolcert_gen::named::NamedCase| {
+                PROFILE_CAPTURES.contains(&n.id)
+                    || n.case.streams.iter().any(|t| !t.wire.gemini_ends.is_empty())
+            };
+            for named in toolcert_gen::named::all().into_iter().filter(captured) {
                 let [turn] = named.case.streams.as_slice() else { continue };
                 let Ok(turn) = toolcert_dialect::def(dialect).lower_turn(turn) else { continue };
                 if render_wire(&turn, &render(&turn), dialect, p.quirks).is_err() {

@@ -197,6 +197,8 @@ fn check_inner(
     setting: Setting,
     classify: bool,
 ) -> (Checked, Option<toolcert_gen::Coverage>) {
+    let shaped = shape_case(original, setting);
+    let original = shaped.as_ref().unwrap_or(original);
     let corrupt = original.streams.iter().any(|t| t.transport.corrupt.is_some());
     let placed;
     let case = if corrupt {
@@ -250,6 +252,8 @@ fn check_inner(
 /// What `subject` reports for `case` at `setting`, unjudged (nothing, if the case cannot be
 /// spoken there); the case carries no corrupt message (its placement is `check`'s).
 fn observe_case(subject: &dyn Subject, case: &Case, setting: Setting) -> Vec<Observation> {
+    let shaped = shape_case(case, setting);
+    let case = shaped.as_ref().unwrap_or(case);
     let neutral: Vec<Rendered<'_>> = case.streams.iter().map(render).collect();
     let lowered: Result<Vec<_>, String> =
         case.streams.iter().zip(&neutral).map(|(t, n)| lower(t, n, setting)).collect();
@@ -257,6 +261,24 @@ fn observe_case(subject: &dyn Subject, case: &Case, setting: Setting) -> Vec<Obs
         Ok(lowered) => observe(subject, case, &lowered, setting),
         Err(_) => Vec::new(),
     }
+}
+
+/// Below the events level, `case` as the setting's dialect carries it when that differs
+/// ([`toolcert_dialect::DialectDef::shape_turn`]: Gemini's documents written as its pieces
+/// write them back); `None`: the case itself. What is checked and judged is the shaped case.
+pub fn shape_case(case: &Case, setting: Setting) -> Option<Case> {
+    if setting.level == Level::Events {
+        return None;
+    }
+    let def = toolcert_dialect::def(setting.speech.dialect);
+    let shaped: Vec<Option<toolcert_scenario::Turn>> =
+        case.streams.iter().map(|t| def.shape_turn(t, setting.speech.quirks)).collect();
+    if shaped.iter().all(Option::is_none) {
+        return None;
+    }
+    let streams =
+        shaped.into_iter().zip(&case.streams).map(|(s, t)| s.unwrap_or_else(|| t.clone())).collect();
+    Some(Case { name: case.name.clone(), streams, schedule: case.schedule.clone() })
 }
 
 /// `case` with each [`toolcert_scenario::Corrupt`] message where it is rendered: dropped

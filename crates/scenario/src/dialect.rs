@@ -26,11 +26,21 @@ pub enum Dialect {
     /// with `:event-type` headers and JSON payloads, `contentBlockDelta` ...).
     #[serde(rename = "bedrock")]
     Bedrock,
+    /// Google Gemini `streamGenerateContent` (`alt=sse`: unnamed `data:` chunks of
+    /// `candidates[0].content.parts[]`, a call a `functionCall` part with an `args` object,
+    /// or, with Vertex's `streamFunctionCallArguments`, `partialArgs` by JSON path).
+    #[serde(rename = "gemini")]
+    Gemini,
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 4] =
-        [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses, Dialect::Bedrock];
+    pub const ALL: [Dialect; 5] = [
+        Dialect::Anthropic,
+        Dialect::OpenAiChat,
+        Dialect::OpenAiResponses,
+        Dialect::Bedrock,
+        Dialect::Gemini,
+    ];
 
     /// The name used on the command line, in reports and in corpus paths.
     pub fn name(self) -> &'static str {
@@ -39,6 +49,7 @@ impl Dialect {
             Dialect::OpenAiChat => "openai-chat",
             Dialect::OpenAiResponses => "openai-responses",
             Dialect::Bedrock => "bedrock",
+            Dialect::Gemini => "gemini",
         }
     }
 }
@@ -148,6 +159,12 @@ pub struct Quirks {
     /// Anthropic only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub anthropic_content_in_start: bool,
+    /// Vertex AI's `streamFunctionCallArguments`: a call starts with its name and
+    /// `willContinue`, its arguments follow as `partialArgs` (typed values at JSON paths,
+    /// strings in pieces appended per path), and it ends with an empty `functionCall`, a
+    /// piece without `willContinue`, or the end of the candidate. Gemini only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gemini_partial_args: bool,
 }
 
 impl Quirks {
@@ -168,6 +185,7 @@ impl Quirks {
         responses_hosted_items: false,
         anthropic_input_in_start: false,
         anthropic_content_in_start: false,
+        gemini_partial_args: false,
     };
     /// The profile that reuses index 0 for every parallel call.
     pub const INDEX_ZERO: Quirks = Quirks { chat_index_zero: true, ..Quirks::PLAIN };
@@ -176,7 +194,7 @@ impl Quirks {
 
     /// Each flag with its name (the field's), in declaration order: what an adapter declares
     /// it reads (`quirks` in docs/PROTOCOL.md) and what a setting's name lists.
-    pub fn flags(self) -> [(&'static str, bool); 15] {
+    pub fn flags(self) -> [(&'static str, bool); 16] {
         [
             ("chat_index_zero", self.chat_index_zero),
             ("chat_repeat_fields", self.chat_repeat_fields),
@@ -193,6 +211,7 @@ impl Quirks {
             ("responses_hosted_items", self.responses_hosted_items),
             ("anthropic_input_in_start", self.anthropic_input_in_start),
             ("anthropic_content_in_start", self.anthropic_content_in_start),
+            ("gemini_partial_args", self.gemini_partial_args),
         ]
     }
 
@@ -219,6 +238,7 @@ impl Quirks {
             "responses_hosted_items" => &mut self.responses_hosted_items,
             "anthropic_input_in_start" => &mut self.anthropic_input_in_start,
             "anthropic_content_in_start" => &mut self.anthropic_content_in_start,
+            "gemini_partial_args" => &mut self.gemini_partial_args,
             _ => return None,
         };
         *flag = true;
@@ -426,6 +446,22 @@ pub const PROFILES: &[ServerProfile] = &[
         "binary event-stream messages: `contentBlockStart`, `contentBlockDelta`s with `toolUse.input` text, `contentBlockStop`, `messageStop`",
         "AWS Bedrock ConverseStream API reference",
     ),
+    profile(
+        Dialect::Gemini,
+        "generate",
+        P,
+        "Google Gemini API, Vertex AI",
+        "`data:` chunks of `candidates[0].content.parts[]`; each call one whole `functionCall` part with an `args` object (and its `thoughtSignature`); `finishReason` on the last chunk",
+        "Gemini API reference (`models.streamGenerateContent`, `FunctionCall`, `FinishReason`)",
+    ),
+    profile(
+        Dialect::Gemini,
+        "vertex-partial-args",
+        Quirks { gemini_partial_args: true, ..P },
+        "Vertex AI with `toolConfig.functionCallingConfig.streamFunctionCallArguments`",
+        "a call's name with `willContinue`, then `partialArgs` (`jsonPath` and a `stringValue` piece or a whole `numberValue`, `boolValue` or `nullValue`), keep-alives, and an empty `functionCall`, a piece without `willContinue` or the end of the candidate as its end",
+        "Vertex AI reference (`FunctionCall.partialArgs`, `PartialArg`, `FunctionCallingConfig.streamFunctionCallArguments`); google/adk-python, vercel/ai issues on streamed function-call arguments",
+    ),
 ];
 
 impl Dialect {
@@ -510,6 +546,7 @@ mod tests {
                     Dialect::OpenAiResponses => "responses_",
                     Dialect::Anthropic => "anthropic_",
                     Dialect::Bedrock => "bedrock_",
+                    Dialect::Gemini => "gemini_",
                 };
                 assert!(a.quirks.set().all(|f| f.starts_with(prefix)), "{}", a.id());
             }
@@ -556,6 +593,7 @@ mod tests {
             responses_hosted_items: true,
             anthropic_input_in_start: true,
             anthropic_content_in_start: true,
+            gemini_partial_args: true,
         };
         let names: Vec<_> = all.set().collect();
         assert_eq!(names.len(), all.flags().len());

@@ -36,6 +36,24 @@ pub struct WireEvents {
     /// delivered before it, `[DONE]` is the whole stream.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub done_without_finish: bool,
+    /// Gemini (Vertex's streamed arguments): how each call ends, by its number among the
+    /// turn's calls (modulo the list's length). A form the call cannot take (no piece left to
+    /// carry it, the stop not right after the call) is sent as an empty `functionCall`.
+    /// Empty: the renderer varies the form from turn to turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gemini_ends: Vec<GeminiEnd>,
+}
+
+/// How a Gemini call streamed in pieces ends (the three forms observed on Vertex).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GeminiEnd {
+    /// `{"functionCall":{}}`.
+    Empty,
+    /// The call's last piece has no `willContinue` at either level.
+    LastPiece,
+    /// The candidate's `finishReason` ends it.
+    Finish,
 }
 
 impl WireEvents {

@@ -11,6 +11,7 @@
 //! | `POST /v1/chat/completions` | `openai-chat` | [`MockProvider::base_url`] + `/v1` |
 //! | `POST /v1/responses` | `openai-responses` | [`MockProvider::base_url`] + `/v1` |
 //! | `POST /model/{modelId}/converse-stream` | `bedrock` | [`MockProvider::base_url`] (the AWS SDKs' endpoint URL) |
+//! | `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` | `gemini` | [`MockProvider::base_url`] (the Google Gen AI SDKs' base URL) |
 //!
 //! Each request to an endpoint takes the next [`Reply`] queued for it ([`MockProvider::enqueue`]),
 //! else asks the [`Config::fallback`], else gets a 500 with a JSON error body naming the
@@ -63,11 +64,19 @@ pub enum Endpoint {
     OpenAiResponses,
     /// AWS Bedrock ConverseStream: `POST /model/{modelId}/converse-stream`, any model id.
     Bedrock,
+    /// Google Gemini: `POST /v1beta/models/{model}:streamGenerateContent` (`?alt=sse`), any
+    /// model.
+    Gemini,
 }
 
 impl Endpoint {
-    pub const ALL: [Endpoint; 4] =
-        [Endpoint::Anthropic, Endpoint::OpenAiChat, Endpoint::OpenAiResponses, Endpoint::Bedrock];
+    pub const ALL: [Endpoint; 5] = [
+        Endpoint::Anthropic,
+        Endpoint::OpenAiChat,
+        Endpoint::OpenAiResponses,
+        Endpoint::Bedrock,
+        Endpoint::Gemini,
+    ];
 
     /// The request path.
     pub fn path(self) -> &'static str {
@@ -77,17 +86,19 @@ impl Endpoint {
             Endpoint::OpenAiResponses => "/v1/responses",
             // The path of one model; any model id is served (`from_path`).
             Endpoint::Bedrock => "/model/toolcert.mock-v1%3A0/converse-stream",
+            Endpoint::Gemini => "/v1beta/models/toolcert-mock:streamGenerateContent",
         }
     }
 
     /// The name of its dialect, as toolcert spells it (`anthropic`, `openai-chat`,
-    /// `openai-responses`, `bedrock`).
+    /// `openai-responses`, `bedrock`, `gemini`).
     pub fn name(self) -> &'static str {
         match self {
             Endpoint::Anthropic => "anthropic",
             Endpoint::OpenAiChat => "openai-chat",
             Endpoint::OpenAiResponses => "openai-responses",
             Endpoint::Bedrock => "bedrock",
+            Endpoint::Gemini => "gemini",
         }
     }
 
@@ -106,6 +117,11 @@ impl Endpoint {
         let model = path.strip_prefix("/model/").and_then(|p| p.strip_suffix("/converse-stream"));
         if model.is_some_and(|m| !m.is_empty() && !m.contains('/')) {
             return Some(Endpoint::Bedrock);
+        }
+        let model =
+            path.strip_prefix("/v1beta/models/").and_then(|p| p.strip_suffix(":streamGenerateContent"));
+        if model.is_some_and(|m| !m.is_empty() && !m.contains('/')) {
+            return Some(Endpoint::Gemini);
         }
         Endpoint::ALL.into_iter().find(|e| e.path() == path)
     }
@@ -301,7 +317,7 @@ impl Request {
 
 /// State shared between the handle and the server's connection tasks.
 struct Shared {
-    queues: Mutex<[VecDeque<Reply>; 4]>,
+    queues: Mutex<[VecDeque<Reply>; Endpoint::ALL.len()]>,
     requests: Mutex<VecDeque<Request>>,
     served: AtomicU64,
     max_body: usize,

@@ -63,6 +63,7 @@ export const QUIRKS = Object.freeze([
   "responses_hosted_items",
   "anthropic_input_in_start",
   "anthropic_content_in_start",
+  "gemini_partial_args",
 ]);
 
 /** `--policy NAME` on the command line, else TOOLCERT_POLICY, else `as-handed-over`. */

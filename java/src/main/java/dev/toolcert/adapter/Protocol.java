@@ -32,7 +32,8 @@ public final class Protocol {
             "responses_rotating_item_id",
             "responses_hosted_items",
             "anthropic_input_in_start",
-            "anthropic_content_in_start");
+            "anthropic_content_in_start",
+            "gemini_partial_args");
     /** The turn error classes: compared by class, never by message. */
     public static final Set<String> ERROR_CLASSES = Set.of(
             "unannounced_index", "duplicate_announcement", "fragment_after_stop", "done_mismatch",
