@@ -11,14 +11,14 @@
 //! `willContinue`, then `partialArgs`: typed values at JSON paths, a string's value in pieces
 //! appended per path, numbers, booleans and nulls whole. The decoder turns both back into
 //! argument text for the neutral core without keeping any argument byte: `args` as the JSON
-//! text the server sent, and each piece as the text it adds to the document ([`path::Writer`],
+//! text the server sent, and each piece as the text it adds to the document (`path::Writer`,
 //! docs/SPEC.md "Gemini: arguments by JSON path"). Calls carry no index: each is the next
 //! call, its neutral index its announcement ordinal, and a call the wire gives no `id` gets
 //! `call_<ordinal>` (the renderer sends no `id` for a call whose id is that).
 //!
-//! The renderer sends a turn's calls as its lowering ([`Gemini::lower_turn`]) left them: a
+//! The renderer sends a turn's calls as its lowering (`DialectDef::lower_turn` for Gemini) left them: a
 //! document the wire can carry is written in the canonical form the pieces give back
-//! ([`path::canonical`]), and split where pieces can be cut, so a stream decoded gives back
+//! (`path::canonical`), and split where pieces can be cut, so a stream decoded gives back
 //! the scenario's own bytes.
 
 pub(crate) mod path;
@@ -868,7 +868,7 @@ fn cut_where_gemini_can(turn: &mut Turn, whole: bool) {
 // ---------------------------------------------------------------------------------------
 // The registry entry.
 
-/// Google Gemini in the [`crate::registry`].
+/// Google Gemini in the [`mod@crate::registry`].
 pub struct Gemini;
 
 impl crate::DialectDef for Gemini {
