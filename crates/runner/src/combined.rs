@@ -80,10 +80,11 @@ impl Combined {
                 Some(o) => {
                     o.cases += b.cases;
                     o.grade = o.grade.min(b.grade);
-                    for s in b.symptoms.iter().chain(&b.settings) {
-                        let list = if b.symptoms.contains(s) { &mut o.symptoms } else { &mut o.settings };
-                        if !list.contains(s) {
-                            list.push(s.clone());
+                    for (mine, theirs) in [(&mut o.symptoms, &b.symptoms), (&mut o.settings, &b.settings)] {
+                        for s in theirs {
+                            if !mine.contains(s) {
+                                mine.push(s.clone());
+                            }
                         }
                     }
                 }

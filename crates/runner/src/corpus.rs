@@ -549,7 +549,7 @@ fn count_other_choices(message: &WireMessage, seen: &mut (Vec<u64>, usize)) {
         index: u64,
     }
     let Some(ev) = message.as_sse() else { return };
-    // Only a chunk that says `"index"` more than once can hold a second choice.
+    // Only a chunk with `choices` can hold a second one: the others are not parsed.
     if !ev.data.contains("\"choices\"") {
         return;
     }
