@@ -25,7 +25,7 @@ func NewDecoder(dialect string) (Decoder, error) {
 	case "anthropic":
 		return &anthropicDecoder{kinds: map[uint32]string{}}, nil
 	case "openai-chat":
-		return &chatDecoder{ids: map[string]uint32{}, held: map[uint32]uint32{}}, nil
+		return &chatDecoder{ids: map[string]uint32{}, held: map[uint32]uint32{}, unnamed: map[uint32]*unnamedCall{}}, nil
 	case "openai-responses":
 		return &responsesDecoder{calls: map[uint32]*string{}, bytes: map[uint32]bool{}}, nil
 	}
@@ -143,7 +143,8 @@ func toolInput(raw json.RawMessage) string {
 var anthropicStops = map[string]bool{"tool_use": true, "end_turn": true, "stop_sequence": true, "max_tokens": true, "refusal": true}
 
 type anthropicDecoder struct {
-	kinds map[uint32]string // the kind of block each index last started
+	kinds   map[uint32]string // the kind of block each index last started
+	started bool              // message_start came: another is a second generation spliced in
 }
 
 func (d *anthropicDecoder) Decode(ev WireEvent) ([]Event, error) {
@@ -249,6 +250,10 @@ func (d *anthropicDecoder) Decode(ev WireEvent) ([]Event, error) {
 			out = append(out, Event{Type: "call_stop", Index: index})
 		}
 	case "message_start":
+		if d.started {
+			return nil, Malformed("%s: a second message in one stream (another generation spliced in)", name)
+		}
+		d.started = true
 		if err := d.messageStart(name, data, &out); err != nil {
 			return nil, err
 		}
@@ -358,7 +363,8 @@ const noCall = 0xFFFFFFFF
 
 // chatDecoder reads every server profile of OpenAI Chat by one rule (docs/SPEC.md section
 // 3): calls are told apart by id where an entry has one and by index otherwise. A new
-// non-empty id starts a call (at an occupied index too) and needs its name; a known id
+// non-empty id starts a call (at an occupied index too), announced when its name comes (some
+// hosts send it in a later entry; none by the finish is malformed); a known id
 // continues its call; an entry without an id continues the call its index holds, or with no
 // index the latest call. Repeated ids and names are never concatenated; an entry with no
 // argument bytes beside or after the finish reason adds nothing, and a second finish reason
@@ -368,6 +374,12 @@ type chatDecoder struct {
 	held     map[uint32]uint32 // which call each wire index holds (the latest there)
 	calls    uint32
 	finished bool
+	unnamed  map[uint32]*unnamedCall // calls whose name has not come yet, by ordinal
+}
+
+// unnamedCall: a call announced without its name, with the argument bytes held for it.
+type unnamedCall struct {
+	id, held string
 }
 
 func (d *chatDecoder) Decode(ev WireEvent) ([]Event, error) {
@@ -461,6 +473,9 @@ func (d *chatDecoder) Decode(ev WireEvent) ([]Event, error) {
 			if !chatFinish[reason] {
 				return nil, Malformed("%s: finish_reason: `%s` is not a known finish reason", chatChunk, reason)
 			}
+			for _, u := range d.unnamed {
+				return nil, Malformed("%s: finish_reason: the call %q never got its function.name", chatChunk, u.id)
+			}
 			if !d.finished { // some servers send a second finish chunk
 				d.finished = true
 				out = append(out, Event{Type: "stop", Reason: reason})
@@ -499,14 +514,16 @@ func (d *chatDecoder) entry(k int, entry object, finishing bool, out *[]Event) e
 	if id != "" {
 		call, known = d.ids[id]
 		if !known {
-			if name == "" {
-				return Malformed("%s.function.name: the first entry of a call (a new id) needs its name", where)
-			}
 			ordinal := d.calls
 			d.calls++
 			d.ids[id] = ordinal
 			if hasIndex {
 				d.held[index] = ordinal
+			}
+			if name == "" {
+				// The name comes in a later entry (some hosts): the call waits for it.
+				d.unnamed[ordinal] = &unnamedCall{id: id, held: arguments}
+				return nil
 			}
 			*out = append(*out, Event{Type: "call_start", Index: ordinal, CallID: id, Name: name})
 			if arguments != "" {
@@ -518,6 +535,17 @@ func (d *chatDecoder) entry(k int, entry object, finishing bool, out *[]Event) e
 		call, known = d.held[index]
 	} else if d.calls > 0 {
 		call, known = d.calls-1, true
+	}
+	if u, waiting := d.unnamed[call]; known && waiting {
+		if name == "" {
+			u.held += arguments
+			return nil
+		}
+		delete(d.unnamed, call)
+		*out = append(*out, Event{Type: "call_start", Index: call, CallID: u.id, Name: name})
+		if u.held != "" {
+			*out = append(*out, Event{Type: "args_delta", Index: call, Fragment: u.held})
+		}
 	}
 	if !known {
 		*out = append(*out, Event{Type: "args_delta", Index: noCall, Fragment: arguments})
@@ -536,6 +564,8 @@ type responsesDecoder struct {
 	// The indices argument bytes came for: a done with none before it carries the call's
 	// arguments (LM Studio sends no delta).
 	bytes map[uint32]bool
+	// response.created came: another is a second generation spliced in.
+	created bool
 }
 
 func (d *responsesDecoder) Decode(ev WireEvent) ([]Event, error) {
@@ -548,8 +578,14 @@ func (d *responsesDecoder) Decode(ev WireEvent) ([]Event, error) {
 		"response.function_call_arguments.done", "response.output_text.delta",
 		"response.failed", "error", "response.completed", "response.incomplete",
 		"response.in_progress", "response.output_item.done":
+	case "response.created":
+		if d.created {
+			return nil, Malformed("%s: a second response in one stream (another generation spliced in)", name)
+		}
+		d.created = true
+		return nil, nil
 	default:
-		return nil, nil // response.created, content parts, reasoning, ...
+		return nil, nil // content parts, reasoning, ...
 	}
 	if data == nil {
 		if data, err = payload(name, ev.Data); err != nil {

@@ -56,6 +56,7 @@ var Quirks = []string{
 	"chat_split_entries",
 	"chat_repeat_on_finish",
 	"chat_content_filters",
+	"chat_late_name",
 	"responses_done_only",
 	"responses_rotating_item_id",
 	"responses_hosted_items",

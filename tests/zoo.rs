@@ -15,7 +15,10 @@ fn every_mutant_dies_on_every_seed_with_an_expected_invariant() {
     let mut problems = Vec::new();
     for r in &rows {
         if !r.killed {
-            problems.push(format!("{} survives seeds {:?} within 200 cases", r.mutant, r.survived_seeds));
+            problems.push(format!(
+                "{} survives seeds {:?} within 200 cases (at profiles {:?})",
+                r.mutant, r.survived_seeds, r.survived_profiles
+            ));
         } else if !r.expected_caught {
             problems.push(format!(
                 "{} is caught only by unexpected invariants on some seed: {:?} (expected one of {:?})",

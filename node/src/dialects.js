@@ -196,6 +196,8 @@ const ANTHROPIC_STOPS = new Set(["tool_use", "end_turn", "stop_sequence", "max_t
 export class AnthropicDecoder {
     /** The kind of block each index last started. */
     kinds = new Map();
+    /** `message_start` came: another is a second generation spliced in. */
+    started = false;
     decode(ev, out) {
         const named = nameOf(ev, ANTHROPIC_EVENTS);
         if (named === null)
@@ -250,6 +252,9 @@ export class AnthropicDecoder {
                 return;
             }
             case "message_start":
+                if (this.started)
+                    throw malformed(`${name}: a second message in one stream (another generation spliced in)`);
+                this.started = true;
                 this.messageStart(name, data, ev.data, out);
                 return;
             case "message_delta": {
@@ -323,8 +328,9 @@ const CHAT_FINISH = new Set(["tool_calls", "stop", "length", "content_filter"]);
 /**
  * OpenAI Chat Completions, every server profile read by one rule (docs/SPEC.md section 3):
  * calls are told apart by id where an entry has one and by index otherwise. A new non-empty id
- * starts a call (at an occupied index too: some servers send index 0 for every call) and
- * needs its name; a known id continues its call; an entry without an id (absent or "")
+ * starts a call (at an occupied index too: some servers send index 0 for every call),
+ * announced when its name comes (some hosts send it in a later entry; none by the finish is
+ * malformed); a known id continues its call; an entry without an id (absent or "")
  * continues the call its index holds, or with no index the latest call. Repeated ids and names
  * are never concatenated; an entry with no argument bytes beside or after the finish reason
  * adds nothing, and a second finish reason is no second stop. A call's neutral index is its
@@ -340,6 +346,8 @@ export class ChatDecoder {
     /** How many calls were announced. */
     calls = 0;
     finished = false;
+    /** Calls whose name has not come yet: ordinal -> [id, argument bytes held for it]. */
+    unnamed = new Map();
     constructor(_quirks) { }
     decode(ev, out) {
         if (ev.data === "[DONE]")
@@ -393,6 +401,8 @@ export class ChatDecoder {
             if (reason !== null) {
                 if (!CHAT_FINISH.has(reason))
                     throw malformed(`${CHAT}: finish_reason: \`${reason}\` is not a known finish reason`);
+                for (const [heldId] of this.unnamed.values())
+                    throw malformed(`${CHAT}: finish_reason: the call ${JSON.stringify(heldId)} never got its function.name`);
                 if (!this.finished) {
                     // Some servers send a second finish chunk: one stop.
                     this.finished = true;
@@ -412,12 +422,15 @@ export class ChatDecoder {
         const name = str(fn, "name", `${where}.function`);
         const args = str(fn, "arguments", `${where}.function`) ?? "";
         if (id !== null && !this.ids.has(id)) {
-            if (!name)
-                throw malformed(`${where}.function.name: the first entry of a call (a new id) needs its name`);
             const ordinal = this.calls++;
             this.ids.set(id, ordinal);
             if (index !== null)
                 this.held.set(index, ordinal);
+            if (!name) {
+                // The name comes in a later entry (some hosts): the call waits for it.
+                this.unnamed.set(ordinal, [id, args]);
+                return;
+            }
             out.push({ type: "call_start", index: ordinal, call_id: id, name });
             if (args)
                 out.push({ type: "args_delta", index: ordinal, fragment: args });
@@ -430,6 +443,17 @@ export class ChatDecoder {
             call = this.held.get(index);
         else
             call = this.calls > 0 ? this.calls - 1 : undefined;
+        if (call !== undefined && this.unnamed.has(call)) {
+            const waiting = this.unnamed.get(call);
+            if (!name) {
+                waiting[1] += args;
+                return;
+            }
+            this.unnamed.delete(call);
+            out.push({ type: "call_start", index: call, call_id: waiting[0], name });
+            if (waiting[1])
+                out.push({ type: "args_delta", index: call, fragment: waiting[1] });
+        }
         if (call === undefined)
             out.push({ type: "args_delta", index: ChatDecoder.NO_CALL, fragment: args });
         else if (args || !(finishing || this.finished))
@@ -447,6 +471,7 @@ const RESPONSES_EVENTS = new Set([
     "response.incomplete",
     "response.in_progress",
     "response.output_item.done",
+    "response.created",
 ]);
 /**
  * OpenAI Responses. Calls are keyed by `output_index` alone (an `item_id`, which some servers
@@ -461,6 +486,8 @@ export class ResponsesDecoder {
      * with none before it carries the call's arguments (LM Studio sends no delta).
      */
     bytes = new Set();
+    /** `response.created` came: another is a second generation spliced in. */
+    created = false;
     itemDone(name, index, item, out) {
         const args = str(item, "arguments", `${name}: item`);
         if (!this.calls.has(index)) {
@@ -497,6 +524,11 @@ export class ResponsesDecoder {
             return;
         const [name, data] = named;
         switch (name) {
+            case "response.created":
+                if (this.created)
+                    throw malformed(`${name}: a second response in one stream (another generation spliced in)`);
+                this.created = true;
+                return;
             case "response.output_item.added": {
                 const index = u32(data, "output_index", name);
                 const item = obj(data, "item", name);

@@ -48,6 +48,7 @@ export const QUIRKS = Object.freeze([
     "chat_split_entries",
     "chat_repeat_on_finish",
     "chat_content_filters",
+    "chat_late_name",
     "responses_done_only",
     "responses_rotating_item_id",
     "responses_hosted_items",

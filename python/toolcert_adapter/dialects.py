@@ -157,6 +157,7 @@ ANTHROPIC_STOPS = frozenset({"tool_use", "end_turn", "stop_sequence", "max_token
 class AnthropicDecoder:
     def __init__(self, quirks: dict):
         self.kinds: dict[int, str] = {}  # the kind of block each index last started
+        self.started = False  # message_start came: another is a second generation spliced in
 
     def decode(self, ev: dict, out: list) -> None:
         data_text = ev["data"]
@@ -215,6 +216,9 @@ class AnthropicDecoder:
             if self.kinds.get(index) in (None, "tool_use"):
                 out.append({"type": "call_stop", "index": index})
         elif name == "message_start":
+            if self.started:
+                raise malformed(f"{name}: a second message in one stream (another generation spliced in)")
+            self.started = True
             self._message_start(name, data, data_text, out)
         elif name == "message_delta":
             delta = _obj(data, "delta", name)
@@ -275,8 +279,9 @@ CHAT = "chat.completion.chunk"
 class ChatDecoder:
     """OpenAI Chat, every server profile read by one rule (docs/SPEC.md section 3): calls are
     told apart by id where an entry has one and by index otherwise. A new non-empty id starts
-    a call (at an occupied index too: some servers send index 0 for every call) and needs its
-    name; a known id continues its call; an entry without an id (absent or "") continues the
+    a call (at an occupied index too: some servers send index 0 for every call), announced when
+    its name comes (some hosts send it in a later entry; none by the finish is malformed); a
+    known id continues its call; an entry without an id (absent or "") continues the
     call its index holds, or with no index the latest call. Repeated ids and names are never
     concatenated; an entry with no argument bytes beside or after the finish reason adds
     nothing, and a second finish reason is no second stop. A call's neutral index is its
@@ -290,6 +295,8 @@ class ChatDecoder:
         self.held: dict[int, int] = {}  # which call each wire index holds (the latest there)
         self.calls = 0  # how many calls were announced
         self.finished = False
+        # Calls whose name has not come yet: ordinal -> [id, argument bytes held for it].
+        self.unnamed: dict[int, list] = {}
 
     def decode(self, ev: dict, out: list) -> None:
         if ev["data"] == "[DONE]":
@@ -337,6 +344,8 @@ class ChatDecoder:
             if reason is not None:
                 if reason not in CHAT_FINISH:
                     raise malformed(f"{CHAT}: finish_reason: `{reason}` is not a known finish reason")
+                for held_id, _ in self.unnamed.values():
+                    raise malformed(f"{CHAT}: finish_reason: the call {held_id!r} never got its function.name")
                 if not self.finished:  # some servers send a second finish chunk
                     self.finished = True
                     out.append({"type": "stop", "reason": reason})
@@ -351,13 +360,15 @@ class ChatDecoder:
         name = _str(function, "name", f"{where}.function")
         arguments = _str(function, "arguments", f"{where}.function") or ""
         if call_id is not None and call_id not in self.ids:
-            if not name:
-                raise malformed(f"{where}.function.name: the first entry of a call (a new id) needs its name")
             ordinal = self.calls
             self.calls += 1
             self.ids[call_id] = ordinal
             if index is not None:
                 self.held[index] = ordinal
+            if not name:
+                # The name comes in a later entry (some hosts): the call waits for it.
+                self.unnamed[ordinal] = [call_id, arguments]
+                return
             out.append({"type": "call_start", "index": ordinal, "call_id": call_id, "name": name})
             if arguments:
                 out.append({"type": "args_delta", "index": ordinal, "fragment": arguments})
@@ -368,6 +379,14 @@ class ChatDecoder:
             call = self.held.get(index)
         else:
             call = self.calls - 1 if self.calls else None
+        if call is not None and call in self.unnamed:
+            if not name:
+                self.unnamed[call][1] += arguments
+                return
+            held_id, held = self.unnamed.pop(call)
+            out.append({"type": "call_start", "index": call, "call_id": held_id, "name": name})
+            if held:
+                out.append({"type": "args_delta", "index": call, "fragment": held})
         if call is None:
             out.append({"type": "args_delta", "index": self.NO_CALL, "fragment": arguments})
         elif arguments or not (finishing or self.finished):
@@ -384,6 +403,7 @@ class ResponsesDecoder:
         # The indices argument bytes came for (a delta, or the announcement's arguments): a
         # `done` with none before it carries the call's arguments (LM Studio sends no delta).
         self.bytes: set[int] = set()
+        self.created = False  # response.created came: another is a second generation spliced in
 
     def decode(self, ev: dict, out: list) -> None:
         data_text = ev["data"]
@@ -399,6 +419,10 @@ class ResponsesDecoder:
             "response.failed", "error", "response.completed", "response.incomplete",
             "response.in_progress", "response.output_item.done",
         ):
+            if name == "response.created":
+                if self.created:
+                    raise malformed(f"{name}: a second response in one stream (another generation spliced in)")
+                self.created = True
             return  # response.created, content parts, reasoning, ...
         if data is None:
             data = _payload(name, data_text)

@@ -643,6 +643,8 @@ enum Kind {
 pub struct AnthropicDecoder {
     /// The kind of the block each index last started.
     kinds: HashMap<u32, Kind>,
+    /// `message_start` came: a second one is another generation spliced in.
+    started: bool,
 }
 
 impl AnthropicDecoder {
@@ -911,6 +913,12 @@ impl crate::SseDecoder for AnthropicDecoder {
             "message_start" => {
                 let m: MessageStart<'_> = parse(name, data)?;
                 check_type(name, &m.kind)?;
+                if std::mem::replace(&mut self.started, true) {
+                    return Err(malformed(format!(
+                        "{name}: a second message in one stream (another generation spliced in): none \
+                         of its calls can be trusted"
+                    )));
+                }
                 if let Content::Read(blocks) = m.message.content {
                     for (index, block) in (0u32..).zip(blocks) {
                         self.content_in_start(index, block.get(), out)?;
@@ -1053,6 +1061,17 @@ impl crate::DialectDef for Anthropic {
 
     /// Units of unknown types.
     fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
-        !wire.unknown.is_empty()
+        !wire.unknown.is_empty() || wire.spliced.is_some()
+    }
+
+    /// `message_start` for another message: its id marked as a retry's, no content yet.
+    fn second_generation(&self, first: &SseEvent) -> Option<SseEvent> {
+        (event_name(first).ok()?.as_ref() == "message_start").then_some(())?;
+        let mut v: serde_json::Value = serde_json::from_str(&first.data).ok()?;
+        let message = v.get_mut("message")?;
+        let id = message.get_mut("id")?;
+        *id = format!("{}_retry", id.as_str()?).into();
+        message["content"] = serde_json::json!([]);
+        Some(SseEvent { data: v.to_string(), ..first.clone() })
     }
 }

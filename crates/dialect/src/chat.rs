@@ -258,6 +258,9 @@ struct Keys<'n> {
     /// The wire indices the turn's calls are sent at (sorted), so that a fragment for no call
     /// goes where none is.
     used: Vec<u32>,
+    /// `chat_late_name`: the call (its block) whose first entry went without its name, which
+    /// its next entry carries.
+    owes_name: Option<u32>,
 }
 
 impl<'n> Keys<'n> {
@@ -268,7 +271,7 @@ impl<'n> Keys<'n> {
             .collect();
         used.sort_unstable();
         used.dedup();
-        Keys { quirks, held: HashMap::new(), announced: Vec::new(), used }
+        Keys { quirks, held: HashMap::new(), announced: Vec::new(), used, owes_name: None }
     }
 
     /// The index a fragment for no call is sent at: the neutral one (an index no announcement
@@ -472,12 +475,23 @@ fn render_into(
                     (Some(Event::ArgsDelta { fragment, .. }), 1) => fragment,
                     _ => "",
                 };
+                // `chat_late_name`: the name waits for the call's next entry, when that entry is
+                // the very next piece (a call cut, or mixed with another's pieces, before its
+                // name came would read as no call: such a stream is sent the usual way).
+                let late = quirks.chat_late_name
+                    && !whole
+                    && taken == 1
+                    && !arguments.is_empty()
+                    && matches!(origins.get(k + 2), Some(Origin::Fragment { block: b, .. }) if *b == block);
                 let head = Entry {
                     index: wire,
                     id: Some(Str::of(&c.call_id)),
                     kind: Some("function"),
-                    function: Some(Function { name: Some(Str::of(&c.name)), arguments: None }),
+                    function: Some(Function { name: (!late).then(|| Str::of(&c.name)), arguments: None }),
                 };
+                if late {
+                    r.keys.owes_name = Some(block);
+                }
                 let mut entries = with_arguments(&r.keys, head, arguments, wire, c);
                 if taken == 1 && arguments.is_empty() {
                     // An announcement's own empty arguments read as no fragment: send the
@@ -488,7 +502,10 @@ fn render_into(
                     r.keys.held.insert(w, block);
                 }
                 r.keys.announced.push((block, c));
-                r.entries(Some(piece), entries, k + 1 + taken);
+                // A call without its name is not announced yet: its chunk completes only what
+                // came before it, and the entry with the name completes the announcement and
+                // both fragments.
+                r.entries(Some(piece), entries, if late { k } else { k + 1 + taken });
                 piece += match (whole, taken, total) {
                     (true, _, _) => total,
                     // With its first fragment, or alone for a call without argument bytes.
@@ -513,7 +530,13 @@ fn render_into(
                          interleave mixes two calls' pieces, which a server that keys calls so never sends"
                     ));
                 }
-                let head = r.keys.continuation(wire, c, "");
+                let mut head = r.keys.continuation(wire, c, "");
+                if r.keys.owes_name == Some(block) {
+                    r.keys.owes_name = None;
+                    if let Some(f) = &mut head.function {
+                        f.name = Some(Str::of(&c.name));
+                    }
+                }
                 let entries = with_arguments(&r.keys, head, fragment, wire, c);
                 r.entries(Some(piece), entries, k + 1);
                 piece += 1;
@@ -643,7 +666,9 @@ fn render_into(
 ///
 /// Calls are told apart by id where an entry has one and by index otherwise. An entry whose
 /// non-empty id is not a known call's starts a new call (at an index that holds one too: some
-/// servers send index 0 for every call), which needs its name; an entry with a known call's
+/// servers send index 0 for every call); its name may come in a later entry (some hosts send
+/// it after the first argument bytes), and the call is announced when it does, or the turn is
+/// malformed if the finish reason comes first; an entry with a known call's
 /// id continues that call, and one without an id (absent or `""`) continues the call its
 /// index holds, or with no index the latest call. A repeated id, name or type is never
 /// concatenated: only `arguments` accumulates. An entry with no argument bytes beside or
@@ -663,6 +688,9 @@ pub struct ChatDecoder {
     calls: u32,
     /// A finish reason came.
     finished: bool,
+    /// The calls announced without their name (some hosts send it in a later entry), by
+    /// ordinal, with their id and the argument bytes held until the name comes.
+    unnamed: Vec<(u32, String, String)>,
 }
 
 impl ChatDecoder {
@@ -695,7 +723,6 @@ impl ChatDecoder {
     /// One `tool_calls` entry; `finishing`: its chunk carries the finish reason.
     fn entry<'m>(
         &mut self,
-        k: usize,
         e: Entry<'m>,
         finishing: bool,
         out: &mut crate::Decoded<'m>,
@@ -710,18 +737,18 @@ impl ChatDecoder {
                 // The same id again: its call, wherever the entry says it is.
                 Some(&ordinal) => Some(ordinal),
                 None => {
-                    let name = name.filter(|n| !n.as_str().is_empty()).ok_or_else(|| {
-                        malformed(format!(
-                            "{EVENT}: choices[0].delta.tool_calls[{k}].function.name: the first entry of a \
-                             call (a new id) needs its name"
-                        ))
-                    })?;
                     let ordinal = self.calls;
                     self.calls += 1;
                     self.ids.insert(id.to_owned(), ordinal);
                     if let Some(at) = e.index {
                         self.held.insert(at, ordinal);
                     }
+                    let Some(name) = name.filter(|n| !n.as_str().is_empty()) else {
+                        // The name comes in a later entry: the call is held until then.
+                        let held = arguments.map_or_else(String::new, |a| a.as_str().to_owned());
+                        self.unnamed.push((ordinal, id.to_owned(), held));
+                        return Ok(());
+                    };
                     out.push(Event::CallStart {
                         index: ordinal,
                         call_id: Cow::Owned(id.to_owned()),
@@ -736,8 +763,23 @@ impl ChatDecoder {
             },
             None => self.held_by(e.index),
         };
+        if let (Some(ordinal), Some(name)) = (call, name.filter(|n| !n.as_str().is_empty())) {
+            self.named(ordinal, name, out);
+        }
         self.continuation(call, arguments.map_or(Cow::Borrowed(""), own), finishing, out);
         Ok(())
+    }
+
+    /// `name` came for `ordinal`: if the call was held without one, it is announced now,
+    /// with the argument bytes held for it (a name on a named call's entry is a repeat).
+    #[cold]
+    fn named<'m>(&mut self, ordinal: u32, name: Str<'m>, out: &mut crate::Decoded<'m>) {
+        let Some(at) = self.unnamed.iter().position(|u| u.0 == ordinal) else { return };
+        let (index, id, held) = self.unnamed.remove(at);
+        out.push(Event::CallStart { index, call_id: Cow::Owned(id), name: own(name) });
+        if !held.is_empty() {
+            out.push(Event::ArgsDelta { index, fragment: Cow::Owned(held) });
+        }
     }
 
     /// The call an entry without an id continues: the one its index holds, or with no index
@@ -762,6 +804,12 @@ impl ChatDecoder {
         match call {
             // A call repeated beside or after the finish reason, without argument bytes.
             Some(_) if fragment.is_empty() && (finishing || self.finished) => {}
+            // A call whose name has not come yet holds its bytes.
+            Some(index) if !self.unnamed.is_empty() && self.unnamed.iter().any(|u| u.0 == index) => {
+                if let Some(u) = self.unnamed.iter_mut().find(|u| u.0 == index) {
+                    u.2.push_str(&fragment);
+                }
+            }
             Some(index) => out.push(Event::ArgsDelta { index, fragment }),
             None => out.push(Event::ArgsDelta { index: ChatDecoder::NO_CALL, fragment }),
         }
@@ -823,14 +871,21 @@ impl crate::SseDecoder for ChatDecoder {
                         said = true;
                     }
                 }
-                for (k, e) in delta.tool_calls.into_iter().flatten().enumerate() {
-                    self.entry(k, e, finishing, out)?;
+                for e in delta.tool_calls.into_iter().flatten() {
+                    self.entry(e, finishing, out)?;
                     said = true;
                 }
             }
             match choice.finish_reason {
                 Some(r) => {
                     let reason = finish_reason(r.as_str())?;
+                    if let Some((_, id, _)) = self.unnamed.first() {
+                        return Err(malformed(format!(
+                            "{EVENT}: choices[0].finish_reason: the call {id:?} never got its \
+                             function.name (a call's name may come after its first entry, never after \
+                             the finish)"
+                        )));
+                    }
                     // Some servers send a second finish chunk (with usage): one stop.
                     if !std::mem::replace(&mut self.finished, true) {
                         out.push(Event::Stop { reason });

@@ -152,9 +152,28 @@ pub fn render_wire(
         def.render(turn, neutral, quirks, &ids).map_err(unsupported)
     };
     let mut wire = speak(neutral)?;
+    if let Some(after) = turn.wire.spliced {
+        splice(&mut wire, def, after).map_err(unsupported)?;
+    }
     wire.next = next_message(turn, neutral, def, quirks, &ids).map_err(unsupported)?;
     debug_assert_eq!(wire.events.len(), wire.upto.len());
     Ok(wire)
+}
+
+/// A second generation spliced into `wire` ([`toolcert_scenario::WireEvents::spliced`]): the
+/// dialect's start event again, for another message, after the last event that completes at
+/// most `after` neutral events (an event that completes several is never cut in two).
+fn splice(wire: &mut WireStream, def: &dyn DialectDef, after: u32) -> Result<(), String> {
+    let again = wire
+        .events
+        .first()
+        .and_then(WireMessage::as_sse)
+        .and_then(|first| def.second_generation(first))
+        .ok_or_else(|| format!("{} has no start event to send again", def.name()))?;
+    let k = wire.upto.iter().rposition(|&n| n <= after).unwrap_or(0);
+    wire.events.insert(k + 1, WireMessage::Sse(again));
+    wire.upto.insert(k + 1, wire.upto[k]);
+    Ok(())
 }
 
 /// For a turn with a tail whose neutral stream has not ended: the event `def` would have sent
@@ -210,7 +229,9 @@ pub fn render_wire_bytes(
     quirks: Quirks,
 ) -> Result<BytesStream, Unsupported> {
     let def = speakable(turn, neutral, dialect, quirks)?;
-    if let Some(b) = def.render_bytes_direct(turn, neutral, quirks, &json::Ids::new(turn)) {
+    // A spliced generation is inserted among the rendered events, never framed directly.
+    let direct = || def.render_bytes_direct(turn, neutral, quirks, &json::Ids::new(turn));
+    if let Some(b) = turn.wire.spliced.is_none().then(direct).flatten() {
         return Ok(b);
     }
     let wire = render_wire(turn, neutral, dialect, quirks)?;

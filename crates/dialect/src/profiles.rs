@@ -97,6 +97,10 @@ impl ProfileDetector {
                 let Some(id) = id.filter(|id| !id.is_empty()) else { continue };
                 let seen = self.entries_of.entry(id.to_owned()).or_default();
                 *seen += 1;
+                // A call's first entry without its name: the name comes later.
+                if *seen == 1 && name.is_none_or(str::is_empty) {
+                    self.shown.chat_late_name = true;
+                }
                 if *seen > 1 && self.finishes == 0 {
                     // A known id again before the finish: repeated fields, with the name or not.
                     match name {
@@ -251,6 +255,11 @@ mod tests {
             chunk(r#"{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{}"}}"#),
         ];
         assert_eq!(detect(Dialect::OpenAiChat, &azure.each_ref().map(String::as_str)), Some("azure"));
+        let late_name = [
+            chunk(r#"{"index":0,"id":"call_a","type":"function","function":{"arguments":"{\"a\""}}"#),
+            chunk(r#"{"index":0,"function":{"name":"f","arguments":":1}"}}"#),
+        ];
+        assert_eq!(detect(Dialect::OpenAiChat, &late_name.each_ref().map(String::as_str)), Some("late-name"));
     }
 
     #[test]

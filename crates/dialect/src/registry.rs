@@ -242,6 +242,13 @@ pub trait DialectDef: Sync {
         None
     }
 
+    /// For a spliced second generation ([`WireEvents::spliced`]): the copy of the stream's
+    /// first event that starts another message, when that event is the dialect's start event
+    /// (`message_start`, `response.created`); `None` for a dialect without one.
+    fn second_generation(&self, _first: &toolcert_sse::SseEvent) -> Option<toolcert_sse::SseEvent> {
+        None
+    }
+
     /// Whether it reads any of a turn's dialect events ([`WireEvents`]: each option is read
     /// only by the dialect it names). A case carrying dialect events runs, and is written to
     /// the corpus, only in the dialects that read them.

@@ -728,6 +728,8 @@ fn render_into(turn: &Turn, neutral: &Rendered<'_>, quirks: Quirks, ids: &Ids, o
 #[derive(Debug, Default)]
 pub struct ResponsesDecoder {
     calls: Calls,
+    /// `response.created` came: a second one is another generation spliced in.
+    created: bool,
 }
 
 /// What the decoder keeps per output index (see [`ResponsesDecoder`]).
@@ -942,6 +944,14 @@ impl crate::SseDecoder for ResponsesDecoder {
                 let e: ErrorEvent<'_> = parse(name, data)?;
                 check_type(name, &e.kind)?;
                 out.push(Event::Error { message: own(e.message) });
+            }
+            "response.created" => {
+                if std::mem::replace(&mut self.created, true) {
+                    return Err(malformed(format!(
+                        "{name}: a second response in one stream (another generation spliced in): \
+                         none of its calls can be trusted"
+                    )));
+                }
             }
             "response.completed" | "response.incomplete" | "response.in_progress" => {
                 let o: Bare<'_> = parse(name, data)?;
@@ -1354,6 +1364,15 @@ impl crate::DialectDef for OpenAiResponses {
 
     /// Calls announced by their `output_item.done` alone, a mismatch in one `done` only.
     fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
-        !wire.item_done_only.is_empty() || !wire.mismatch_in.is_both()
+        !wire.item_done_only.is_empty() || !wire.mismatch_in.is_both() || wire.spliced.is_some()
+    }
+
+    /// `response.created` for another response: its id marked as a retry's.
+    fn second_generation(&self, first: &SseEvent) -> Option<SseEvent> {
+        (event_name(first).ok()?.as_ref() == "response.created").then_some(())?;
+        let mut v: serde_json::Value = serde_json::from_str(&first.data).ok()?;
+        let id = v.pointer_mut("/response/id")?;
+        *id = format!("{}_retry", id.as_str()?).into();
+        Some(SseEvent { data: v.to_string(), ..first.clone() })
     }
 }

@@ -260,9 +260,35 @@ fn calls_repeated_on_the_finish_chunk_and_a_second_finish_add_nothing() {
     assert_eq!(got, [start(0, "call_a", "f"), args(0, "{}"), start(1, "call_b", "g"), args(1, "[]"), stop()]);
 }
 
+/// Some OpenAI-compatible hosts: a call's first entry has its id and first argument bytes but
+/// no name, which its next entry brings. The call is announced when its name comes, with the
+/// bytes held for it; a call after it at another index is not held up.
+#[test]
+fn a_name_after_the_first_arguments_announces_the_call_then() {
+    let got = decoded(&[
+        calls(r#"{"index":0,"id":"call_a","type":"function","function":{"arguments":"{\"x\""}}"#),
+        calls(r#"{"index":0,"function":{"arguments":": 1"}}"#),
+        calls(r#"{"index":0,"function":{"name":"f","arguments":"}"}}"#),
+        calls(r#"{"index":1,"id":"call_b","type":"function","function":{"name":"g","arguments":"{}"}}"#),
+        finish("tool_calls"),
+    ]);
+    assert_eq!(
+        got,
+        [
+            start(0, "call_a", "f"),
+            args(0, "{\"x\": 1"),
+            args(0, "}"),
+            start(1, "call_b", "g"),
+            args(1, "{}"),
+            stop()
+        ]
+    );
+}
+
 /// What stays a fault under every profile reaches the core as one: argument bytes after the
 /// finish reason, and an id-less fragment at an index no call holds (or before any call);
-/// a new id without a name, and data that is not JSON or has a wrong type, are malformed.
+/// a new call whose name never comes, and data that is not JSON or has a wrong type, are
+/// malformed.
 #[test]
 fn what_stays_faulty_under_every_profile() {
     let a = r#"{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{}"}}"#;
@@ -275,14 +301,15 @@ fn what_stays_faulty_under_every_profile() {
     assert_eq!(got[2], args(ChatDecoder::NO_CALL, "x"));
     let got = decoded(&[calls(r#"{"function":{"arguments":""}}"#)]);
     assert_eq!(got, [args(ChatDecoder::NO_CALL, "")]);
-    // A new id at an occupied index is a new call, and a new call needs its name.
+    // A new id at an occupied index is a new call; its name may come late, but one that
+    // never comes before the finish reason leaves a call no one can run.
     for nameless in [
         r#"{"index":0,"id":"call_b","type":"function","function":{"arguments":""}}"#,
-        r#"{"index":0,"id":"call_b","type":"function","function":{"name":"","arguments":""}}"#,
+        r#"{"index":0,"id":"call_b","type":"function","function":{"name":"","arguments":"{}"}}"#,
     ] {
-        let err = read(&[calls(a), calls(nameless)]).unwrap_err();
+        let err = read(&[calls(a), calls(nameless), finish("tool_calls")]).unwrap_err();
         assert_eq!(err.class, ErrorClass::Malformed);
-        assert!(err.detail.contains("tool_calls[0].function.name"), "{err}");
+        assert!(err.detail.contains("call_b") && err.detail.contains("function.name"), "{err}");
     }
     for bad in [r#"{"index":0,"function":{"arguments":42}}"#, r#"{"index":"0","function":{"arguments":"x"}}"#]
     {

@@ -127,10 +127,14 @@ fn chat_malformed_inputs() {
     );
     refused(d, &[chunk(r#"{"tool_calls":{"index":0}}"#)], &["delta.tool_calls", "invalid type"]);
     refused(d, &[chunk(r#"{"content":7}"#)], &["delta.content"]);
+    // A name may come after a call's first entry, but not after the finish reason.
+    let finish = SseEvent::data(
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+    );
     refused(
         d,
-        &[chunk(r#"{"tool_calls":[{"index":0,"id":"call_1","function":{"arguments":"{"}}]}"#)],
-        &["function.name"],
+        &[chunk(r#"{"tool_calls":[{"index":0,"id":"call_1","function":{"arguments":"{"}}]}"#), finish],
+        &["call_1", "function.name"],
     );
     refused(
         d,

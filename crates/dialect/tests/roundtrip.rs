@@ -700,7 +700,21 @@ fn each_chat_profile_sends_its_shape() {
                 _ => false,
             })
             .collect();
-        assert!(firsts.iter().all(|e| e["function"]["name"].as_str().is_some_and(|n| !n.is_empty())));
+        let named = |e: &serde_json::Value| e["function"]["name"].as_str().is_some_and(|n| !n.is_empty());
+        if q.chat_late_name {
+            // A call's first entry without its name (both calls' second pieces follow
+            // their first), and its second entry with it.
+            assert!(firsts.iter().all(|e| !named(e)), "{}: {firsts:#?}", p.name);
+            let after: Vec<bool> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| firsts.iter().any(|f| std::ptr::eq(**f, **e)))
+                .map(|(k, _)| entries.get(k + 1).is_some_and(|n| named(n)))
+                .collect();
+            assert_eq!(after, [true, true], "{}: {entries:#?}", p.name);
+        } else {
+            assert!(firsts.iter().all(|e| named(e)));
+        }
         let indices: Vec<Option<u64>> =
             entries.iter().map(|e| e.get("index").and_then(|i| i.as_u64())).collect();
         let why = format!("{}: {entries:#?}", p.name);
@@ -744,6 +758,8 @@ fn each_chat_profile_sends_its_shape() {
                 );
             } else if q.chat_empty_continuations {
                 assert!(id == Some(&serde_json::json!("")) && name == Some(&serde_json::json!("")), "{why}");
+            } else if q.chat_late_name {
+                assert!(id.is_none(), "{why}");
             } else {
                 assert!(id.is_none() && name.is_none(), "{why}");
             }

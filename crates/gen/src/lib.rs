@@ -82,6 +82,10 @@ pub struct GenConfig {
     /// wrong checksum or length (`toolcert_scenario::Corrupt`, BYTES-CHECKSUM).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub corrupt: bool,
+    /// For a dialect with a start event, below the events level: some turns have a second
+    /// generation spliced in (`WireEvents::spliced`, a `malformed` fault).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spliced: bool,
 }
 
 /// The default [`GenConfig::max_args_size`]: 64 KiB.
@@ -102,6 +106,7 @@ impl Default for GenConfig {
             transport: false,
             max_args_size: HUGE_DEFAULT_MAX,
             corrupt: false,
+            spliced: false,
         }
     }
 }

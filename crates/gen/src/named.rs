@@ -572,6 +572,13 @@ fn dialect_event_cases() -> Vec<NamedCase> {
             }),
         ),
         named(
+            "dialect/spliced-generation",
+            DELTAS,
+            "Anthropic and OpenAI Responses: after the first call's arguments and the second call's start, a second message_start or response.created (a proxy that retried upstream splices another generation in): the turn fails as malformed, nothing of the second call is dispatched",
+            false,
+            with(per_call(two_calls(), stop(StopReason::ToolUse)), &|t| t.wire.spliced = Some(6)),
+        ),
+        named(
             "dialect/completed-repeats-calls",
             DELTAS,
             "OpenAI Responses: response.completed repeats both calls in its output: still two calls, each reported once",
@@ -738,7 +745,8 @@ pub fn defects() -> Vec<DefectCase> {
             seed: KEYING,
             about: "an entry brings a new id to an index that holds a call, without a name: a new id \
                     starts a new call, at an occupied index too (some servers send index 0 for every \
-                    call), and a call's first entry needs its name, so the turn fails as malformed",
+                    call), and the entries after it at that index are its; its name may come late, but \
+                    none comes before the finish reason, so the turn fails as malformed",
             turn: per_call(refunded_open(0), stop(StopReason::ToolUse)),
             defect: WireDefect::NamelessNewId,
             chat_only: true,

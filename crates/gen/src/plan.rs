@@ -572,6 +572,10 @@ impl TurnPlan {
             transport.corrupt = 1 + src.below(4) as u8;
             transport.corrupt_at = src.byte();
         }
+        let mut wire = wire;
+        if cfg.spliced && cfg.faults && src.chance(6) {
+            wire.spliced = 1 + src.below(255) as u8;
+        }
         TurnPlan {
             faults,
             ending,
@@ -861,7 +865,7 @@ shrink_struct!(TurnPlan {
     wire,
     foreign
 });
-shrink_struct!(WirePlan { item_only, mismatch_in, unknown, chat, done });
+shrink_struct!(WirePlan { item_only, mismatch_in, unknown, chat, done, spliced });
 shrink_struct!(ForeignPlan { kind, at, text, splits });
 shrink_struct!(TransportPlan { cuts, tail, multiline, comments, line_end, tail_pick });
 shrink_struct!(CutPlan { aim, pick, pick_hi });

@@ -24,6 +24,9 @@ pub(crate) struct WirePlan {
     /// Chat: 1 `[DONE]` after a stream without a finish reason; 2 the same with nothing
     /// delivered before it (the turn abandoned before its first event).
     pub done: u8,
+    /// Anthropic, Responses (`GenConfig::spliced`): 0 none, else 1 + the position (/256 of
+    /// the body) of a second generation's start event.
+    pub spliced: u8,
 }
 
 impl WirePlan {
@@ -38,7 +41,7 @@ impl WirePlan {
         };
         let chat = u8::from(src.chance(10)) | u8::from(src.chance(12)) << 1;
         let done = src.weighted(&[82, 12, 6]) as u8;
-        WirePlan { item_only, mismatch_in, unknown, chat, done }
+        WirePlan { item_only, mismatch_in, unknown, chat, done, spliced: 0 }
     }
 
     /// Whether the turn is abandoned before its first event (its `[DONE]` is all it sends).
@@ -67,6 +70,7 @@ impl WirePlan {
             // Gemini's renderer varies each call's terminator from the turn itself; drawing
             // them here would change every dialect's generated cases.
             gemini_ends: Vec::new(),
+            spliced: (self.spliced > 0).then(|| scale(self.spliced - 1)),
         }
     }
 }

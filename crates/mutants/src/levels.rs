@@ -60,6 +60,9 @@ pub(crate) enum Defect {
     /// Chat: an entry's `"id": ""` (DeepSeek's continuations) taken as a new call's id: each
     /// such entry starts a call with an empty id and name, and the fragment leaves its call.
     EmptyIdNewCall,
+    /// Chat: a call's first entry must carry its name (the check vercel/ai's tracker made
+    /// before vercel/ai#14760): a host that sends the name in a later entry fails the turn.
+    LateNameRefused,
     /// Responses: deltas and dones looked up by `item_id` among the announced items: under a
     /// rotating `item_id` (GitHub Copilot's gateway) every one of them is ignored.
     ItemIdKeyed,
@@ -80,6 +83,9 @@ pub(crate) enum Defect {
     UsageWithoutChoicesRefused,
     /// Chat: `[DONE]` with nothing before it is refused as a malformed stream.
     DoneAloneMalformed,
+    /// Anthropic, Responses: a second `message_start` or `response.created` (another
+    /// generation spliced in) is skipped, and the turn read on as one.
+    SecondStartIgnored,
 }
 
 /// A factory of the stack with `defect`, at the wire or the bytes level.
@@ -220,6 +226,23 @@ impl Stack {
         }
         *entries = kept;
         entries.len() != before
+    }
+
+    /// `LateNameRefused`: an entry with an id not seen before and no name fails the turn.
+    fn name_required(&mut self, data: &str) -> Result<(), TurnError> {
+        let Some(v) = Self::entries(data) else { return Ok(()) };
+        let entries = v.pointer("/choices/0/delta/tool_calls").and_then(|e| e.as_array());
+        for (k, e) in entries.into_iter().flatten().enumerate() {
+            let Some(id) = e.get("id").and_then(|i| i.as_str()).filter(|i| !i.is_empty()) else { continue };
+            let named = e.pointer("/function/name").and_then(|n| n.as_str()).is_some_and(|n| !n.is_empty());
+            if self.held.insert(id.to_owned()) && !named {
+                return Err(TurnError::new(
+                    ErrorClass::Malformed,
+                    format!("tool_calls[{k}]: a new tool call needs function.name"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `EmptyIdNewCall`: an entry with `"id": ""` given a fresh id and name of its own
@@ -435,6 +458,7 @@ impl Stack {
                     event.data = data;
                 }
             }
+            Defect::LateNameRefused => self.name_required(&event.data)?,
             _ => {}
         }
         if let Some(done) =

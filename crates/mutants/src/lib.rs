@@ -689,6 +689,17 @@ pub fn zoo() -> Vec<Mutant> {
             )
         },
         Mutant {
+            quirks: Quirks { chat_late_name: true, ..Quirks::default() },
+            ..below(
+                "late-name-refused",
+                KEYING_DOCS,
+                "OpenAI Chat: a call's first entry must carry function.name: a host that sends the name in the call's next entry (after its first argument bytes) fails the turn",
+                &[AccProtocol],
+                (Level::Wire, Dialect::OpenAiChat),
+                || Box::new(StackFactory(Defect::LateNameRefused)),
+            )
+        },
+        Mutant {
             quirks: Quirks { responses_rotating_item_id: true, ..Quirks::default() },
             ..below(
                 "item-id-keyed",
@@ -736,6 +747,14 @@ pub fn zoo() -> Vec<Mutant> {
             &[WireKeepalive],
             (Level::Wire, Dialect::OpenAiChat),
             || Box::new(StackFactory(Defect::PreludeAsError)),
+        ),
+        below(
+            "second-start-ignored",
+            DELTAS_CALL,
+            "Anthropic: a second message_start in one stream (a proxy that retried upstream splices another generation in) is skipped and the turn read on as one: calls of two generations are dispatched as one turn's",
+            &[AccProtocol],
+            (Level::Wire, Dialect::Anthropic),
+            || Box::new(StackFactory(Defect::SecondStartIgnored)),
         ),
         below(
             "completed-calls-duplicated",

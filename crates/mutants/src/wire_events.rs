@@ -18,6 +18,8 @@ pub(crate) struct State {
     finished: bool,
     /// `DoneAloneMalformed`: some event came.
     seen: bool,
+    /// `SecondStartIgnored`: the stream's start event came.
+    started: bool,
 }
 
 /// What the stack does with `event` instead of decoding it, if anything: `Some(result)`
@@ -88,6 +90,10 @@ pub(crate) fn before_decode(
             let v: Value = serde_json::from_str(&event.data).ok()?;
             (v.get("choices").is_none() && v.get("error").is_none())
                 .then(|| Err(TurnError::new(ErrorClass::Malformed, "chat.completion.chunk: has no choices")))
+        }
+        Defect::SecondStartIgnored if matches!(name, Some("message_start" | "response.created")) => {
+            // The first is read; any other is taken for the same message again.
+            std::mem::replace(&mut state.started, true).then_some(Ok(()))
         }
         Defect::DoneAloneMalformed => {
             let first = !std::mem::replace(&mut state.seen, true);

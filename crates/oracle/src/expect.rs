@@ -165,9 +165,21 @@ pub struct Profile {
 /// it only where it is rendered (the bytes level of a binary-framed dialect), with `after`
 /// set to exactly the events complete before the damaged message.
 pub fn expect<'a>(turn: &'a Turn, rendered: &Rendered<'_>, profile: Profile) -> Expected<'a> {
+    expect_with(turn, rendered, profile, wire_fault(turn, rendered), None)
+}
+
+/// The fault of a turn that no neutral event describes: a [`toolcert_scenario::Corrupt`]
+/// message, or a second generation spliced in ([`toolcert_scenario::WireEvents::spliced`]),
+/// each `malformed` once its neutral events are complete (the earlier of the two). The
+/// runner keeps either only where it is rendered.
+fn wire_fault(turn: &Turn, rendered: &Rendered<'_>) -> Option<(u32, ErrorClass)> {
     let n = rendered.events.len() as u32;
-    let corrupt = turn.transport.corrupt.map(|c| (c.after.min(n), ErrorClass::Malformed));
-    expect_with(turn, rendered, profile, corrupt, None)
+    let corrupt = turn.transport.corrupt.map(|c| c.after);
+    let at = match (corrupt, turn.wire.spliced) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    at.map(|after| (after.min(n), ErrorClass::Malformed))
 }
 
 /// [`expect`], for judging `observed`: a document whose call the subject dispatched is walked
@@ -180,9 +192,7 @@ pub(crate) fn expect_observed<'a>(
     profile: Profile,
     observed: &'a toolcert_subject::Observation,
 ) -> Expected<'a> {
-    let n = rendered.events.len() as u32;
-    let corrupt = turn.transport.corrupt.map(|c| (c.after.min(n), ErrorClass::Malformed));
-    expect_with(turn, rendered, profile, corrupt, Some(observed))
+    expect_with(turn, rendered, profile, wire_fault(turn, rendered), Some(observed))
 }
 
 /// The expectation for one stream whose wire stream carries a defect no neutral event

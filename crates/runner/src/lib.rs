@@ -161,6 +161,12 @@ fn lower<'n, 'a>(
     setting: Setting,
 ) -> Result<Lowered<'n, 'a>, String> {
     if setting.level == Level::Events {
+        if turn.wire.spliced.is_some() {
+            // The oracle would await a fault that only the wire can carry.
+            return Err("the events level has no start event: a second generation spliced into a \
+                        stream (`message_start`, `response.created` again) is a wire fault"
+                .into());
+        }
         return Ok(Lowered { neutral, wire: None, bytes: None });
     }
     let (dialect, quirks) = (setting.speech.dialect, setting.speech.quirks);
@@ -571,6 +577,9 @@ impl Certification {
             transport: self.level == Level::Bytes,
             max_args_size: self.args_size,
             corrupt: self.level == Level::Bytes && toolcert_dialect::def(self.speech.dialect).binary(),
+            // Only a dialect with a start event says a second generation began.
+            spliced: self.level != Level::Events
+                && def.reads(&toolcert_scenario::WireEvents { spliced: Some(0), ..Default::default() }),
             ..GenConfig::default()
         }
     }

@@ -139,6 +139,11 @@ pub struct Quirks {
     /// no choice, and `content_filter_results` on every choice after it. Chat only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chat_content_filters: bool,
+    /// A call's first entry carries its id, type and first argument bytes but no
+    /// `function.name`; the name comes in its next entry (some OpenAI-compatible hosts). A
+    /// reader holds the call until its name arrives. Chat only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chat_late_name: bool,
     /// No argument deltas: a call's arguments come only in `function_call_arguments.done`
     /// (LM Studio). Responses only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -180,6 +185,7 @@ impl Quirks {
         chat_split_entries: false,
         chat_repeat_on_finish: false,
         chat_content_filters: false,
+        chat_late_name: false,
         responses_done_only: false,
         responses_rotating_item_id: false,
         responses_hosted_items: false,
@@ -194,7 +200,7 @@ impl Quirks {
 
     /// Each flag with its name (the field's), in declaration order: what an adapter declares
     /// it reads (`quirks` in docs/PROTOCOL.md) and what a setting's name lists.
-    pub fn flags(self) -> [(&'static str, bool); 16] {
+    pub fn flags(self) -> [(&'static str, bool); 17] {
         [
             ("chat_index_zero", self.chat_index_zero),
             ("chat_repeat_fields", self.chat_repeat_fields),
@@ -206,6 +212,7 @@ impl Quirks {
             ("chat_split_entries", self.chat_split_entries),
             ("chat_repeat_on_finish", self.chat_repeat_on_finish),
             ("chat_content_filters", self.chat_content_filters),
+            ("chat_late_name", self.chat_late_name),
             ("responses_done_only", self.responses_done_only),
             ("responses_rotating_item_id", self.responses_rotating_item_id),
             ("responses_hosted_items", self.responses_hosted_items),
@@ -233,6 +240,7 @@ impl Quirks {
             "chat_split_entries" => &mut self.chat_split_entries,
             "chat_repeat_on_finish" => &mut self.chat_repeat_on_finish,
             "chat_content_filters" => &mut self.chat_content_filters,
+            "chat_late_name" => &mut self.chat_late_name,
             "responses_done_only" => &mut self.responses_done_only,
             "responses_rotating_item_id" => &mut self.responses_rotating_item_id,
             "responses_hosted_items" => &mut self.responses_hosted_items,
@@ -405,6 +413,14 @@ pub const PROFILES: &[ServerProfile] = &[
         "OpenAI-compatible gateways in front of Anthropic and Bedrock",
         "call indices are content-block positions: the first call at index 1 when text came first, sparse after that",
         "aws-samples/bedrock-access-gateway#134; vercel/ai#18382",
+    ),
+    profile(
+        Dialect::OpenAiChat,
+        "late-name",
+        Quirks { chat_late_name: true, ..P },
+        "some OpenAI-compatible hosts",
+        "a call's first entry carries its id and first argument bytes but no `function.name`; the name comes in its next entry",
+        "vercel/ai#14722 (fixed by vercel/ai#14760)",
     ),
     profile(
         Dialect::OpenAiResponses,
@@ -588,6 +604,7 @@ mod tests {
             chat_split_entries: true,
             chat_repeat_on_finish: true,
             chat_content_filters: true,
+            chat_late_name: true,
             responses_done_only: true,
             responses_rotating_item_id: true,
             responses_hosted_items: true,

@@ -638,8 +638,9 @@ pub enum WireDefect {
     WrongType,
     /// OpenAI Chat only: after the first call's announcement, an entry at its index with a
     /// new id and no name. A new id starts a new call, at an occupied index too (some
-    /// servers send index 0 for every call), and a call's first entry needs its name: a
-    /// `malformed` turn.
+    /// servers send index 0 for every call), and the entries after it at that index are its;
+    /// its name may come late (some hosts send it in a later entry), but this one's never
+    /// comes before the finish reason: a `malformed` turn.
     NamelessNewId,
 }
 

@@ -52,6 +52,36 @@ pub struct ZooRow {
     pub bugs: Vec<String>,
     /// Some bug of `bugs` has a symptom of an expected invariant.
     pub bug_expected: bool,
+    /// The server profiles it was hunted at: every profile of its dialect that sends its
+    /// trigger (all the wire behaviours it is set to meet); none for a mutant hunted where
+    /// the provider's own stream triggers it.
+    pub profiles: Vec<String>,
+    /// The profiles at which some seed survived.
+    pub survived_profiles: Vec<String>,
+}
+
+/// Where `m` is hunted: its own setting's quirks when they are plain, else every server
+/// profile of its dialect that sends all of them (a mutant of vLLM's repeated finish is
+/// hunted at OpenRouter's too), with the profiles' ids.
+pub fn trigger_profiles(m: &Mutant) -> Vec<(toolcert_scenario::Quirks, Option<String>)> {
+    if m.quirks.is_plain() {
+        return vec![(m.quirks, None)];
+    }
+    let wanted: Vec<&str> = m.quirks.set().collect();
+    let found: Vec<_> = m
+        .dialect
+        .profiles()
+        .filter(|p| {
+            let sends: Vec<&str> = p.quirks.set().collect();
+            wanted.iter().all(|f| sends.contains(f))
+        })
+        .map(|p| (p.quirks, Some(p.id())))
+        .collect();
+    if found.is_empty() {
+        vec![(m.quirks, None)]
+    } else {
+        found
+    }
 }
 
 /// Settings of a zoo run.
@@ -77,36 +107,47 @@ impl Zoo {
         let mut expected_caught = true;
         let mut counterexample: Option<(Case, Vec<toolcert_oracle::Violation>)> = None;
         let mut findings: Vec<ZooFinding> = Vec::new();
-        for &seed in &self.seeds {
-            let run = Certification {
-                cases: self.max_cases,
-                seed,
-                named: false,
-                profile: Profile { schema: true },
-                level: m.level,
-                speech: toolcert_subject::driver::Speech { dialect: m.dialect, quirks: m.quirks },
-                ..Certification::default()
-            };
-            match run.hunt(&*subject, m.expected) {
-                None => survived.push(seed),
-                Some(found) => {
-                    cases.push(found.cases);
-                    expected_caught &= found.first.iter().any(|i| m.expected.contains(i));
-                    invariants.extend(found.first.iter().copied());
-                    findings.extend(
-                        found
-                            .signatures
-                            .iter()
-                            .map(|s: &Signature| ZooFinding { id: s.id(), title: s.title() }),
-                    );
-                    let smaller =
-                        counterexample.as_ref().is_none_or(|(c, _)| Size::of(&found.case) < Size::of(c));
-                    if smaller {
-                        counterexample = Some((found.case, found.violations));
+        let targets = trigger_profiles(m);
+        let mut survived_profiles = Vec::new();
+        for (quirks, profile) in &targets {
+            for &seed in &self.seeds {
+                let run = Certification {
+                    cases: self.max_cases,
+                    seed,
+                    named: false,
+                    profile: Profile { schema: true },
+                    level: m.level,
+                    speech: toolcert_subject::driver::Speech { dialect: m.dialect, quirks: *quirks },
+                    ..Certification::default()
+                };
+                match run.hunt(&*subject, m.expected) {
+                    None => {
+                        survived.push(seed);
+                        survived_profiles.extend(profile.clone());
+                    }
+                    Some(found) => {
+                        cases.push(found.cases);
+                        expected_caught &= found.first.iter().any(|i| m.expected.contains(i));
+                        invariants.extend(found.first.iter().copied());
+                        findings.extend(
+                            found
+                                .signatures
+                                .iter()
+                                .map(|s: &Signature| ZooFinding { id: s.id(), title: s.title() }),
+                        );
+                        let smaller =
+                            counterexample.as_ref().is_none_or(|(c, _)| Size::of(&found.case) < Size::of(c));
+                        if smaller {
+                            counterexample = Some((found.case, found.violations));
+                        }
                     }
                 }
             }
         }
+        survived.sort_unstable();
+        survived.dedup();
+        survived_profiles.sort();
+        survived_profiles.dedup();
         invariants.sort();
         invariants.dedup();
         findings.sort();
@@ -144,6 +185,8 @@ impl Zoo {
             bug: m.bug.into(),
             bugs: report.bugs.iter().map(|b| b.id.clone()).collect(),
             bug_expected,
+            profiles: targets.into_iter().filter_map(|(_, p)| p).collect(),
+            survived_profiles,
         }
     }
 
@@ -325,6 +368,24 @@ pub fn to_text(rows: &[ZooRow], zoo: &Zoo) -> String {
     out += "median, max: generated cases up to and including the first failure, over the seeds; \
             events, bytes: the smallest shrunk counterexample's events and argument bytes over the seeds; \
             bugs: the bugs a certification of it reports (docs/SPEC.md, \"Bugs\")\n";
+    out += &hunted_at(rows);
+    out
+}
+
+/// The server profiles each mutant with a trigger was hunted at (every profile that sends
+/// it), and where a seed survived.
+fn hunted_at(rows: &[ZooRow]) -> String {
+    let mut out = String::new();
+    for r in rows.iter().filter(|r| !r.profiles.is_empty()) {
+        out += &format!("{} hunted at {}", r.mutant, r.profiles.join(", "));
+        if !r.survived_profiles.is_empty() {
+            out += &format!(" (survived at {})", r.survived_profiles.join(", "));
+        }
+        out += "\n";
+    }
+    if !out.is_empty() {
+        out.insert_str(0, "\nmutants with a trigger, hunted at every server profile that sends it:\n");
+    }
     out
 }
 
@@ -362,5 +423,6 @@ pub fn to_markdown(rows: &[ZooRow], zoo: &Zoo) -> String {
             r.seed
         );
     }
+    out += &hunted_at(rows);
     out
 }

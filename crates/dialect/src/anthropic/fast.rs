@@ -164,25 +164,6 @@ pub(super) fn decode<'m>(
                 });
             }
         }
-        "message_start" => {
-            // Only its `type` is read; the rest is a message serde skips, read here only in
-            // the layout the renderer writes (so it is JSON serde accepts).
-            c.lit(r#"{"type":"message_start","message":{"id":"#)?;
-            c.string()?;
-            c.lit(r#","type":"message","role":"assistant","model":"#)?;
-            c.string()?;
-            c.lit(r#","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#)?;
-            c.u32()?;
-            c.lit(r#","cache_creation_input_tokens":"#)?;
-            c.u32()?;
-            c.lit(r#","cache_read_input_tokens":"#)?;
-            c.u32()?;
-            c.lit(r#","output_tokens":"#)?;
-            c.u32()?;
-            c.lit("}}}")?;
-            c.end()?;
-            crate::fast::taken();
-        }
         "message_stop" => {
             c.lit(r#"{"type":"message_stop"}"#)?;
             c.end()?;
@@ -216,10 +197,6 @@ mod tests {
             (
                 "message_start",
                 r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m\"x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}"#,
-            ),
-            (
-                "message_start",
-                r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"x":2}}}"#,
             ),
             ("ping", r#"{"type":"ping"}"#),
             ("ping", r#"{"type": "ping"}"#),
