@@ -40,8 +40,8 @@ pub struct Source {
 pub fn read_side(path: &Path) -> Result<Vec<Source>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let files: Vec<std::path::PathBuf> = if meta.is_dir() {
-        let entries =
-            std::fs::read_dir(path).map_err(|e| format!("cannot read the directory {}: {e}", path.display()))?;
+        let entries = std::fs::read_dir(path)
+            .map_err(|e| format!("cannot read the directory {}: {e}", path.display()))?;
         let mut files: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "jsonl"))
@@ -218,9 +218,8 @@ fn columns(side: Vec<Source>, which: &str) -> Result<BTreeMap<(String, String), 
             let files: Vec<String> = group.iter().map(|s| s.file.clone()).collect();
             let mut files = files;
             files.dedup();
-            let report = crate::merge::merge(group.into_iter().map(|s| s.report).collect()).map_err(|e| {
-                format!("{which}: {} reports of {}: {}: {e}", files.len(), key.0, key.1)
-            })?;
+            let report = crate::merge::merge(group.into_iter().map(|s| s.report).collect())
+                .map_err(|e| format!("{which}: {} reports of {}: {}: {e}", files.len(), key.0, key.1))?;
             Source { file: files.join(", "), report }
         };
         out.insert(key, source);
@@ -260,7 +259,8 @@ impl Diff {
                 None => only_old.push(format!("{subject}: {set}")),
             }
         }
-        let only_new: Vec<String> = new.into_keys().map(|(subject, set)| format!("{subject}: {set}")).collect();
+        let only_new: Vec<String> =
+            new.into_keys().map(|(subject, set)| format!("{subject}: {set}")).collect();
         if by_subject.is_empty() {
             return Err(format!(
                 "OLD ({old_path}) and NEW ({new_path}) have no subject and setting in common, so nothing \
@@ -303,18 +303,30 @@ impl Diff {
         }
         for s in &self.subjects {
             let _ = writeln!(out, "\n{}", s.heading());
-            let _ = writeln!(out, "  compared: {}", s.columns.iter().map(|c| c.setting.as_str()).collect::<Vec<_>>().join("; "));
+            let _ = writeln!(
+                out,
+                "  compared: {}",
+                s.columns.iter().map(|c| c.setting.as_str()).collect::<Vec<_>>().join("; ")
+            );
             for (label, bugs) in [("new", &s.new), ("fixed", &s.fixed)] {
-                let _ = writeln!(out, "  {label} ({}):{}", bugs.len(), if bugs.is_empty() { " none" } else { "" });
+                let _ = writeln!(
+                    out,
+                    "  {label} ({}):{}",
+                    bugs.len(),
+                    if bugs.is_empty() { " none" } else { "" }
+                );
                 for b in bugs {
-                    let note = if label == "new" && !b.counts { "  [not counted at NEW's grade]" } else { "" };
+                    let note =
+                        if label == "new" && !b.counts { "  [not counted at NEW's grade]" } else { "" };
                     let _ = writeln!(out, "    {}  {}{note}", b.id, b.title);
-                    let _ = writeln!(out, "      trigger: {}; symptoms: {}", b.trigger, b.symptoms.join(", "));
+                    let _ =
+                        writeln!(out, "      trigger: {}; symptoms: {}", b.trigger, b.symptoms.join(", "));
                     let _ = writeln!(out, "      in: {}", b.columns.join("; "));
                     let _ = writeln!(out, "      replay: {}", b.replay);
                 }
             }
-            let _ = writeln!(out, "  kept ({}):{}", s.kept.len(), if s.kept.is_empty() { " none" } else { "" });
+            let _ =
+                writeln!(out, "  kept ({}):{}", s.kept.len(), if s.kept.is_empty() { " none" } else { "" });
             for k in &s.kept {
                 let _ = writeln!(out, "    {}  {}{}", k.id, k.title, k.moved());
             }
@@ -356,8 +368,11 @@ impl Diff {
         let mut out = String::new();
         for s in &self.subjects {
             let _ = writeln!(out, "## {}\n", md(&s.heading()));
-            let warnings: Vec<String> =
-                s.columns.iter().flat_map(|c| c.warnings.iter().map(move |w| format!("{}: {w}", c.setting))).collect();
+            let warnings: Vec<String> = s
+                .columns
+                .iter()
+                .flat_map(|c| c.warnings.iter().map(move |w| format!("{}: {w}", c.setting)))
+                .collect();
             for w in &warnings {
                 let _ = writeln!(out, "> **Warning**: {}\n", md(w));
             }
@@ -383,7 +398,10 @@ impl Diff {
             let changes: Vec<(&ColumnDiff, &TierChange)> =
                 s.columns.iter().flat_map(|c| c.tiers.iter().map(move |t| (c, t))).collect();
             if !changes.is_empty() {
-                let _ = writeln!(out, "### Tier verdicts\n\n| setting | tier | before | after |\n|---|---|---|---|");
+                let _ = writeln!(
+                    out,
+                    "### Tier verdicts\n\n| setting | tier | before | after |\n|---|---|---|---|"
+                );
                 for (c, t) in changes {
                     let _ = writeln!(
                         out,
@@ -398,7 +416,9 @@ impl Diff {
                 out.push('\n');
             }
         }
-        for (label, cols) in [("only in the old reports", &self.only_old), ("only in the new reports", &self.only_new)] {
+        for (label, cols) in
+            [("only in the old reports", &self.only_old), ("only in the new reports", &self.only_new)]
+        {
             if !cols.is_empty() {
                 let list: Vec<String> = cols.iter().map(|c| format!("`{c}`")).collect();
                 let _ = writeln!(out, "Not compared, {label}: {}.\n", list.join(", "));
@@ -539,12 +559,16 @@ fn column_diff(set: &str, o: &Source, n: &Source) -> ColumnDiff {
         ));
     }
     if a.grade != b.grade || a.schema != b.schema {
-        let how = |r: &Report| format!("grade {}, schema {}", r.grade.as_str(), if r.schema { "on" } else { "off" });
+        let how = |r: &Report| {
+            format!("grade {}, schema {}", r.grade.as_str(), if r.schema { "on" } else { "off" })
+        };
         warnings.push(format!("run differently (OLD {}, NEW {})", how(a), how(b)));
     }
     for (side, r) in [("OLD", a), ("NEW", b)] {
         if r.legacy {
-            warnings.push(format!("the {side} report predates findings: it names no bug, so none can be compared"));
+            warnings.push(format!(
+                "the {side} report predates findings: it names no bug, so none can be compared"
+            ));
         }
     }
     let verdict = |r: &Report, t: Tier| -> String {
