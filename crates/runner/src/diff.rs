@@ -215,8 +215,7 @@ fn columns(side: Vec<Source>, which: &str) -> Result<BTreeMap<(String, String), 
         let source = if group.len() == 1 {
             group.pop().expect("one source")
         } else {
-            let files: Vec<String> = group.iter().map(|s| s.file.clone()).collect();
-            let mut files = files;
+            let mut files: Vec<String> = group.iter().map(|s| s.file.clone()).collect();
             files.dedup();
             let report = crate::merge::merge(group.into_iter().map(|s| s.report).collect())
                 .map_err(|e| format!("{which}: {} reports of {}: {}: {e}", files.len(), key.0, key.1))?;
@@ -602,5 +601,99 @@ fn short(digest: &str) -> String {
     match digest.char_indices().nth(19) {
         Some((at, _)) => format!("{}…", &digest[..at]),
         None => digest.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of `name` at `version` (a subprocess adapter's handshake) in the OpenAI Chat
+    /// bytes setting of `profile`, with `bugs` (`(id, grade)`) and no case records.
+    fn report(
+        command: &str,
+        name: &str,
+        version: &str,
+        profile: Option<&str>,
+        grade: &str,
+        bugs: &[(&str, &str)],
+    ) -> Source {
+        let bugs: Vec<serde_json::Value> = bugs
+            .iter()
+            .map(|(id, g)| {
+                serde_json::json!({"id": id, "title": format!("ACC-TEXT ({g}): {id}"), "grade": g,
+                    "invariant": "ACC-TEXT", "cases": 1, "trigger": "1 call; complete",
+                    "symptoms": [format!("ACC-TEXT#{id}")], "replay": format!("replay {id} {version}")})
+            })
+            .collect();
+        let mut v = serde_json::json!({
+            "tool": "toolcert", "version": "0.1.0", "subject": command,
+            "subject_metadata": {"implementation": {"name": name, "version": version, "policy": "as-handed-over"}},
+            "level": "bytes", "dialect": "openai-chat", "seed": 1, "grade": grade, "conforms": bugs.is_empty(),
+            "conformance": "none", "cases": 0, "named_cases": 0, "generated_cases": 0, "skipped": [],
+            "invariants": [], "findings": [], "failures": [], "more_failures": 0, "unsupported": 0, "bugs": bugs,
+        });
+        if let Some(p) = profile {
+            v["profile"] = p.into();
+        }
+        let report: Report = serde_json::from_value(v).expect("a report");
+        Source { file: format!("{command}.json"), report }
+    }
+
+    #[test]
+    fn columns_pair_by_implementation_across_versions_and_one_sided_columns_are_not_compared() {
+        let old = vec![
+            report("exec:chat-6", "chat", "6", None, "should", &[("BUG-1", "must"), ("BUG-2", "must")]),
+            report("exec:responses-6", "responses", "6", None, "should", &[("BUG-3", "must")]),
+        ];
+        let new = vec![
+            // Another command for each: the implementation's name pairs them.
+            report("exec:v7/chat", "chat", "7", None, "should", &[("BUG-2", "must"), ("BUG-3", "must")]),
+            report("exec:v7/responses", "responses", "7", None, "should", &[("BUG-3", "must")]),
+            // A profile OLD never ran: its bug is not new.
+            report("exec:v7/chat", "chat", "7", Some("vllm"), "should", &[("BUG-9", "must")]),
+        ];
+        let d = Diff::build("old", old, "new", new).expect("comparable");
+        let names: Vec<&str> = d.subjects.iter().map(|s| s.subject.as_str()).collect();
+        assert_eq!(names, ["chat", "responses"]);
+        let chat = &d.subjects[0];
+        let ids = |v: &[BugChange]| v.iter().map(|b| b.id.clone()).collect::<Vec<_>>();
+        // BUG-3 was the responses subject's, not chat's: new in chat.
+        assert_eq!(ids(&chat.new), ["BUG-3"]);
+        assert_eq!(ids(&chat.fixed), ["BUG-1"]);
+        assert_eq!(chat.kept.iter().map(|k| k.id.as_str()).collect::<Vec<_>>(), ["BUG-2"]);
+        assert_eq!(chat.heading(), "chat 6 -> 7");
+        // A fixed bug is shown as OLD gives it, a new one as NEW does.
+        assert_eq!(chat.fixed[0].replay, "replay BUG-1 6");
+        assert_eq!(chat.new[0].replay, "replay BUG-3 7");
+        let responses = &d.subjects[1];
+        assert!(responses.new.is_empty() && responses.fixed.is_empty() && responses.kept.len() == 1);
+        assert_eq!(d.only_new.len(), 1, "{:?}", d.only_new);
+        assert!(d.only_new[0].starts_with("chat: ") && d.only_new[0].contains("vllm"), "{:?}", d.only_new);
+        assert!(d.only_old.is_empty());
+        assert_eq!(d.new_bugs(), 1);
+        assert_eq!(d.code(), 1);
+    }
+
+    #[test]
+    fn a_new_should_bug_under_a_must_grade_report_is_listed_but_not_counted() {
+        let old = vec![report("exec:a", "sdk", "1", None, "must", &[])];
+        let new = vec![report("exec:b", "sdk", "2", None, "must", &[("BUG-5", "should")])];
+        let d = Diff::build("old", old, "new", new).expect("comparable");
+        assert_eq!(d.subjects[0].new.len(), 1);
+        assert!(!d.subjects[0].new[0].counts);
+        assert_eq!(d.code(), 0);
+        assert!(d.to_text().contains("[not counted at NEW's grade]"));
+    }
+
+    #[test]
+    fn kept_bugs_say_which_columns_they_left_and_entered() {
+        let k = KeptBug {
+            id: "BUG-1".into(),
+            title: String::new(),
+            old_columns: vec!["a".into(), "b".into()],
+            new_columns: vec!["b".into(), "c".into()],
+        };
+        assert_eq!(k.moved(), "; now also in c; no longer in a");
     }
 }
