@@ -435,11 +435,12 @@ fn or_none(list: &[String]) -> String {
     }
 }
 
-/// Markdown text with the characters that would start markup escaped.
+/// Markdown text with the characters that would start markup escaped (`>` only quotes at the
+/// start of a line, where none of these texts puts it, so `OLD -> NEW` stays as written).
 fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if matches!(c, '|' | '*' | '_' | '`' | '<' | '>' | '[' | ']' | '\\') {
+        if matches!(c, '|' | '*' | '_' | '`' | '<' | '[' | ']' | '\\') {
             out.push('\\');
         }
         out.push(c);
