@@ -88,6 +88,11 @@ enum Command {
     /// failure counts) from several reports; reports of the same implementation and setting
     /// are merged into one column.
     Matrix(MatrixArgs),
+    /// What a release fixed, broke and kept: compares the bugs (by id, stable across caller
+    /// policies, server profiles and versions) and tier verdicts of OLD's reports with NEW's,
+    /// per subject, over the settings both have.
+    #[command(after_help = DIFF_HELP)]
+    Diff(DiffArgs),
     /// Hunt every mutant of the zoo with generated cases and print how fast each dies, which
     /// invariants it breaks and how small its shrunk counterexample is.
     #[command(after_help = ZOO_COLUMNS)]
@@ -495,6 +500,45 @@ struct MatrixArgs {
     allow_mixed_suites: bool,
 }
 
+const DIFF_HELP: &str = "\
+OLD and NEW are each a report file (JSONL, or a JSON summary; one report, or one per setting)
+or a directory of JSONL reports (*.jsonl). Reports pair by subject and setting: the subject is
+the implementation the adapter names in its handshake (the same across its versions), else the
+subject's name, and when each side holds one subject the two are taken as releases of one
+another; the setting is the level, dialect, server profile and caller policy. Reports of one
+subject and setting on one side (shards, seeds) are merged first. Settings on one side only
+are listed, not compared. A bug is new when NEW has it in a compared setting and OLD in none,
+fixed the other way round, kept when both have it. A warning says when two reports were judged
+by different suites (suite digests) or NEW ran fewer cases: a bug absent from NEW may then not
+have been run.
+
+Exit codes:
+  0  no new bug
+  1  new bugs: NEW has a bug OLD has not, counting at the grade NEW's report requires
+  2  bad input: an unreadable or malformed report file or directory (the message names the
+     file and what is wrong), or no subject and setting in common
+  5  the output could not be written";
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// The reports before: a report file, or a directory of JSONL reports.
+    #[arg(value_name = "OLD")]
+    old: PathBuf,
+    /// The reports after.
+    #[arg(value_name = "NEW")]
+    new: PathBuf,
+    /// text, json, or markdown (a section to paste into release notes).
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    format: DiffFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum MatrixFormat {
     Markdown,
@@ -603,6 +647,7 @@ fn main() -> ExitCode {
         Command::Certify(args) => certify(args),
         Command::Merge(args) => merge(args),
         Command::Matrix(args) => matrix(args),
+        Command::Diff(args) => diff(args),
         Command::Zoo(args) => zoo(args),
         Command::Replay(args) => replay(args),
         Command::Smoke(args) => smoke(args),
@@ -1301,6 +1346,32 @@ fn matrix(args: MatrixArgs) -> ExitCode {
 }
 
 /// Runs one saved scenario against the subject, at the setting's level and dialect.
+fn diff(args: DiffArgs) -> ExitCode {
+    use toolcert::runner::diff;
+    let (old, new) = (args.old.display().to_string(), args.new.display().to_string());
+    let built = diff::read_side(&args.old)
+        .and_then(|o| Ok((o, diff::read_side(&args.new)?)))
+        .and_then(|(o, n)| diff::Diff::build(&old, o, &new, n));
+    let d = match built {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    match args.format {
+        DiffFormat::Text => out!("{}", d.to_text()),
+        DiffFormat::Markdown => out!("{}", d.to_markdown()),
+        DiffFormat::Json => {
+            for w in d.warnings() {
+                eprintln!("toolcert: warning: {w}");
+            }
+            outln!("{}", serde_json::to_string_pretty(&d).expect("a diff serialises"))
+        }
+    }
+    ExitCode::from(d.code())
+}
+
 fn replay_scenario(
     subject: &dyn toolcert::subject::Subject,
     path: &Path,

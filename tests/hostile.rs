@@ -214,6 +214,8 @@ fn a_full_stdout_is_an_internal_error_in_one_line() {
         vec!["certify", "--cases", "100", "--format", "markdown"],
         vec!["merge", report],
         vec!["merge", "--format", "jsonl", report, report],
+        vec!["diff", report, report],
+        vec!["diff", "--format", "json", report, report],
         vec!["replay", sse],
         vec!["replay", "--format", "json", sse],
         vec!["invariants"],

@@ -22,6 +22,7 @@ pub mod baseline;
 pub mod combined;
 pub mod corpus;
 pub mod cost;
+pub mod diff;
 pub mod findings;
 pub mod formats;
 mod jobs;
