@@ -68,7 +68,8 @@ impl Combined {
                         [one] => one.status_of(inv).and_then(|r| r.not_exercised.clone()),
                         _ => None,
                     };
-                    row.not_exercised = Some(own.unwrap_or_else(|| "no setting of the run could break it".into()));
+                    row.not_exercised =
+                        Some(own.unwrap_or_else(|| "no setting of the run could break it".into()));
                 }
                 row
             })
@@ -175,7 +176,8 @@ impl Combined {
         missing
     }
 
-    fn counted_findings(&self) -> impl Iterator<Item = &Finding> {
+    /// Findings that count at the required grade.
+    pub fn counted_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| f.counts(self.grade))
     }
 

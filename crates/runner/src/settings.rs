@@ -56,7 +56,9 @@ pub enum SettingsError {
     #[error("{0}")]
     Profile(String),
     /// A server profile asked for at the events level, which speaks no wire.
-    #[error("server profiles are spoken at the wire and bytes levels, not at the events level (profile {0})")]
+    #[error(
+        "server profiles are spoken at the wire and bytes levels, not at the events level (profile {0})"
+    )]
     ProfileAtEvents(String),
     /// A level the subject does not declare.
     #[error("{subject} is not fed at the {level} level: it declares {declared}")]
@@ -147,7 +149,9 @@ impl Settings {
         let (level, speech) = self.chosen[k];
         let reproducers = self.base.reproducers.as_ref().map(|dir| match self.chosen.len() {
             1 => dir.clone(),
-            _ => std::path::Path::new(dir).join(file_stem(&setting_name(level, speech))).display().to_string(),
+            _ => {
+                std::path::Path::new(dir).join(file_stem(&setting_name(level, speech))).display().to_string()
+            }
         });
         Certification { level, speech, reproducers, ..self.base.clone() }
     }
@@ -209,7 +213,12 @@ pub trait Watch {
     ///
     /// # Errors
     /// The run stops here (an output could not be written).
-    fn close(&mut self, _k: usize, _sink: Option<Self::Sink>, _report: &mut Report) -> Result<(), Self::Stop> {
+    fn close(
+        &mut self,
+        _k: usize,
+        _sink: Option<Self::Sink>,
+        _report: &mut Report,
+    ) -> Result<(), Self::Stop> {
         Ok(())
     }
 }
@@ -256,7 +265,10 @@ pub fn why_nothing_ran(r: &Report, filter: Option<&str>) -> String {
 ///
 /// # Errors
 /// [`SettingsError::NothingRan`], saying why the first setting ran nothing.
-pub fn conclude(reports: Vec<Report>, filter: Option<&str>) -> Result<(Combined, Vec<String>), SettingsError> {
+pub fn conclude(
+    reports: Vec<Report>,
+    filter: Option<&str>,
+) -> Result<(Combined, Vec<String>), SettingsError> {
     if reports.iter().all(Report::ran_nothing) {
         let why = reports.first().map(|r| why_nothing_ran(r, filter)).unwrap_or_default();
         return Err(SettingsError::NothingRan(why));
