@@ -137,7 +137,7 @@ pub fn builder_call(report: &Report, case: &str, narrow: bool) -> String {
         if let Some(d) = report.dialect {
             let _ = write!(out, ".dialect(Dialect::{d:?})");
         }
-        if let Some(p) = &report.profile {
+        if let Some(p) = profile(report, narrow) {
             let _ = write!(out, ".profile({p:?})");
         }
     }
@@ -146,6 +146,15 @@ pub fn builder_call(report: &Report, case: &str, narrow: bool) -> String {
     }
     let _ = write!(out, ".only({case:?})");
     out
+}
+
+/// The server profile that names `report`'s setting: its quirk profile, and with `narrow`
+/// its dialect's provider's own too (a run narrowed to every profile, `"all"`, comes back
+/// with the test, and only a name picks the plain one out of it).
+fn profile(report: &Report, narrow: bool) -> Option<String> {
+    let dialect = report.dialect.filter(|_| report.level != Level::Events)?;
+    let plain = || dialect.profile_of(toolcert_scenario::Quirks::PLAIN).map(|p| p.name.to_string());
+    report.profile.clone().or_else(|| if narrow { plain() } else { None })
 }
 
 /// The shell line that replays `case` of `report` (one setting's) in the test `test`
@@ -161,8 +170,8 @@ pub fn shell_line(report: &Report, case: &str, test: Option<&str>, narrow: bool)
     if let Some(d) = report.dialect.filter(|_| narrow || env.dialect.is_some()) {
         words.push(format!("{DIALECT_VAR}={}", d.name()));
     }
-    if let Some(p) = report.profile.as_ref().filter(|_| narrow || env.profile.is_some()) {
-        words.push(format!("{PROFILE_VAR}={}", shell_quote(p)));
+    if let Some(p) = profile(report, narrow).filter(|_| narrow || env.profile.is_some()) {
+        words.push(format!("{PROFILE_VAR}={}", shell_quote(&p)));
     }
     words.push("cargo test".into());
     if let Some(t) = test {

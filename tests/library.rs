@@ -111,3 +111,64 @@ fn a_mutant_in_every_profile_of_one_dialect() {
     assert!(jsonl == cli(&args, "jsonl"), "the JSONL streams differ");
     assert!(json == cli(&args, "json"), "the JSON summaries differ");
 }
+
+/// Over several settings, the panic message of `assert_conforms` names the setting each
+/// reproducer came from, and its builder call, appended to the test's own as printed, replays
+/// that case there alone.
+#[test]
+fn a_replay_line_names_its_setting() {
+    if overridden() {
+        return;
+    }
+    let name = "builtin:mutant/chat-keyed-by-id";
+    let certify = || {
+        toolcert::certify(subject(name))
+            .seed(5)
+            .cases(8)
+            .dialect(toolcert::scenario::Dialect::OpenAiChat)
+            .profile("all")
+    };
+    let run = certify().run();
+    assert!(run.settings.len() > 1 && !run.conforms);
+    let text = toolcert::testing::failure_text(&run, &Err("not saved".into()), Some("t"));
+    let calls: Vec<&str> =
+        text.lines().filter_map(|l| l.trim().strip_prefix("replay in the test: ")).collect();
+    let shells: Vec<&str> =
+        text.lines().filter_map(|l| l.trim().strip_prefix("or from a shell:    ")).collect();
+    assert!(!calls.is_empty(), "{text}");
+    for shell in &shells {
+        assert!(
+            shell.contains("TOOLCERT_LEVEL=wire TOOLCERT_DIALECT=openai-chat TOOLCERT_PROFILE="),
+            "{shell}"
+        );
+    }
+    for call in calls {
+        let mut replay = certify();
+        let mut case = String::new();
+        for part in call.trim_start_matches('.').split(").") {
+            let (method, arg) = part.trim_end_matches(')').split_once('(').expect("method(arg)");
+            replay = match method {
+                "level" => {
+                    assert_eq!(arg, "Level::Wire", "{call}");
+                    replay.level(Level::Wire)
+                }
+                "dialect" => {
+                    assert_eq!(arg, "Dialect::OpenAiChat", "{call}");
+                    replay.dialect(toolcert::scenario::Dialect::OpenAiChat)
+                }
+                "profile" => replay.profile(arg.trim_matches('"')),
+                "seed" => replay.seed(arg.parse().unwrap()),
+                "cases" => replay.cases(arg.parse().unwrap()),
+                "only" => {
+                    case = arg.trim_matches('"').to_string();
+                    replay.only(&case)
+                }
+                other => panic!("unexpected builder method {other} in {call}"),
+            };
+        }
+        let again = replay.run();
+        assert_eq!(again.settings.len(), 1, "{call} narrows to one setting");
+        let failing: Vec<&str> = again.failing_cases().iter().map(|(c, _)| *c).collect();
+        assert!(failing.contains(&case.as_str()), "{call} fails on {case}: {failing:?}");
+    }
+}
