@@ -294,10 +294,9 @@ pub fn rule_text(report: &Combined, inv: Invariant, test: Option<&str>) -> Optio
         // The setting whose reproducer the merged finding kept (the smallest), else its first.
         let has = |r: &&Report| r.findings.iter().any(|g| g.id == f.id);
         let kept = |r: &&Report| r.findings.iter().any(|g| g.id == f.id && g.size == f.size);
-        let Some(home) = report.settings.iter().find(kept).or_else(|| report.settings.iter().find(has))
-        else {
-            return None;
-        };
+        // A run that failed has a setting; the first stands in should none hold the finding.
+        let home = report.settings.iter().find(kept).or_else(|| report.settings.iter().find(has));
+        let home = home.or(report.settings.first())?;
         if narrow {
             lines.push(format!("  in {}; shown from {}", f.settings.join(", "), home.setting_label()));
         }
