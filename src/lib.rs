@@ -49,7 +49,7 @@ pub use toolcert_schema as schema;
 pub use toolcert_subject as subject;
 
 pub use toolcert_oracle::{Grade, Invariant, Profile, Violation};
-pub use toolcert_runner::{check_case, Certification, Report};
+pub use toolcert_runner::{check_case, Certification, Combined, Report};
 
 pub use toolcert_sse as sse;
 
@@ -93,28 +93,49 @@ pub fn subject_by_name(name: &str) -> Result<Box<dyn Subject>, String> {
     ))
 }
 
-/// Starts certifying `subject`: set cases, seed and profile, then [`Certify::run`] for the
-/// report or [`Certify::assert_conforms`] in a test.
+/// Starts certifying `subject` in every setting it declares, as `toolcert certify` does: the
+/// events level, and the wire and bytes levels of each dialect in each server profile it
+/// declares ([`subject::Subject::settings`]). Set cases, seed and grade, narrow the settings
+/// with [`Certify::level`], [`Certify::dialect`] and [`Certify::profile`], then
+/// [`Certify::run`] for the verdict over all of them or [`Certify::assert_conforms`] in a
+/// test.
 ///
 /// The environment overrides the builder, so one test replays one case from a shell
 /// (`TOOLCERT_CASE=gen/1/10 cargo test`): `TOOLCERT_CASE` (a case name filter; `gen/S/K`
 /// also sets seed `S` and runs cases up to `K`), `TOOLCERT_SEED`, `TOOLCERT_CASES`,
-/// `TOOLCERT_LEVEL` and `TOOLCERT_DIALECT` (for a subject fed at several levels).
+/// `TOOLCERT_LEVEL`, `TOOLCERT_DIALECT` and `TOOLCERT_PROFILE` (for a subject fed at several
+/// levels).
 pub fn certify<S: Subject>(subject: S) -> Certify<S> {
-    Certify { subject, run: Certification::default(), regressions: None, label: None }
+    Certify {
+        subject,
+        run: Certification::default(),
+        narrowing: Narrowing::default(),
+        regressions: None,
+        label: None,
+    }
+}
+
+/// The settings a [`Certify`] is narrowed to, as given (a profile is resolved when it runs).
+#[derive(Clone, Debug, Default)]
+struct Narrowing {
+    level: Option<subject::Level>,
+    dialect: Option<scenario::Dialect>,
+    profile: Option<String>,
 }
 
 /// A certification being set up; see [`certify`].
 pub struct Certify<S> {
     subject: S,
+    /// The run at each setting (its level and speech are the setting's).
     run: Certification,
+    narrowing: Narrowing,
     regressions: Option<std::path::PathBuf>,
     label: Option<String>,
 }
 
 impl<S: Subject> Certify<S> {
-    /// Generated cases to run besides the named ones (default 0: named cases only).
-    /// `TOOLCERT_CASES` overrides it.
+    /// Generated cases to run per setting besides the named ones (default 0: named cases
+    /// only). `TOOLCERT_CASES` overrides it.
     pub fn cases(mut self, n: usize) -> Self {
         self.run.cases = n;
         self
@@ -148,17 +169,27 @@ impl<S: Subject> Certify<S> {
         self
     }
 
-    /// The level the subject is fed at (default: events); the subject must declare it.
-    /// `TOOLCERT_LEVEL` overrides it.
+    /// Only this level (default: every level the subject declares); the subject must
+    /// declare it. `TOOLCERT_LEVEL` overrides it.
     pub fn level(mut self, level: subject::Level) -> Self {
-        self.run.level = level;
+        self.narrowing.level = Some(level);
         self
     }
 
-    /// The dialect the wire and bytes levels speak (default: anthropic).
-    /// `TOOLCERT_DIALECT` overrides it.
+    /// Only this dialect at the wire and bytes levels, in its provider's own server profile
+    /// unless [`Certify::profile`] says otherwise (default: every dialect the subject declares,
+    /// each in every profile it declares). The events level is left out unless
+    /// [`Certify::level`] asks for it. `TOOLCERT_DIALECT` overrides it.
     pub fn dialect(mut self, dialect: scenario::Dialect) -> Self {
-        self.run.speech.dialect = dialect;
+        self.narrowing.dialect = Some(dialect);
+        self
+    }
+
+    /// Only this server profile (`"vllm"`, `"openai-chat/ollama"`; `toolcert profiles` and
+    /// [`scenario::PROFILES`] list them), or every profile of the dialects run (`"all"`).
+    /// Profiles are spoken below the events level. `TOOLCERT_PROFILE` overrides it.
+    pub fn profile(mut self, name: &str) -> Self {
+        self.narrowing.profile = Some(name.into());
         self
     }
 
@@ -183,8 +214,8 @@ impl<S: Subject> Certify<S> {
         testing::Overrides::from_env().ok().and_then(|e| e.case).or_else(|| self.run.filter.clone())
     }
 
-    /// The run as configured, with the environment's overrides applied.
-    fn effective(&self) -> Result<Certification, String> {
+    /// The settings to run, as configured, with the environment's overrides applied.
+    fn effective(&self) -> Result<runner::Settings, String> {
         let env = testing::Overrides::from_env()?;
         let mut run = self.run.clone();
         if let Some(case) = env.case.clone() {
@@ -192,8 +223,6 @@ impl<S: Subject> Certify<S> {
         }
         run.seed = env.seed.unwrap_or(run.seed);
         run.cases = env.cases.unwrap_or(run.cases);
-        run.level = env.level.unwrap_or(run.level);
-        run.speech.dialect = env.dialect.unwrap_or(run.speech.dialect);
         // A generated case's name says where it comes from: run exactly the cases up to it,
         // so `gen/1/1` is not also `gen/1/10`.
         if let Some((seed, k)) = run.filter.as_deref().and_then(testing::generated_position) {
@@ -212,43 +241,48 @@ impl<S: Subject> Certify<S> {
                  depend with features = [\"schema\"] to judge them"
             );
         }
-        let levels = self.subject.levels();
-        if !levels.contains(&run.level) {
-            let names: Vec<String> = levels.iter().map(ToString::to_string).collect();
-            return Err(format!(
-                "{} is not fed at the {} level: it declares {}",
-                self.subject.name(),
-                run.level,
-                names.join(", ")
-            ));
-        }
-        Ok(run)
+        let dialect = env.dialect.or(self.narrowing.dialect);
+        let profile = env.profile.or_else(|| self.narrowing.profile.clone());
+        let narrowing = runner::Narrowing {
+            level: env.level.or(self.narrowing.level),
+            dialect,
+            profile: profile
+                .map(|p| runner::ProfileChoice::parse(dialect, &p))
+                .transpose()
+                .map_err(|e| e.to_string())?,
+        };
+        runner::Settings::choose(&self.subject, run, &narrowing).map_err(|e| e.to_string())
     }
 
-    /// Runs every case and returns the report.
+    /// Runs every case in every setting chosen and returns the verdict over all of them
+    /// (each setting's report under `settings`).
     ///
     /// # Panics
     /// When the regressions file cannot be read, parsed or written (the message names the
-    /// file and line), or an override in the environment does not parse.
-    pub fn run(&self) -> Report {
-        let run = self.effective().unwrap_or_else(|e| panic!("toolcert: {e}"));
-        let Some(path) = &self.regressions else { return run.run(&self.subject) };
+    /// file and line), an override in the environment does not parse, or the settings asked
+    /// for are not among those the subject declares.
+    pub fn run(&self) -> runner::Combined {
+        let mut settings = self.effective().unwrap_or_else(|e| panic!("toolcert: {e}"));
+        let Some(path) = &self.regressions else { return settings.run_kept(&self.subject) };
         let saved = regressions::load(path).unwrap_or_else(|e| panic!("{e}"));
         let mut replayed = saved.clone();
-        if let Some(filter) = run.filter.as_deref().filter(|f| testing::generated_position(f).is_some()) {
+        if let Some(filter) =
+            settings.base.filter.as_deref().filter(|f| testing::generated_position(f).is_some())
+        {
             // Replaying one generated case: not its saved copy (`regression/gen/...`) too.
             replayed.retain(|c| c.name == filter);
         }
-        let run = Certification { regressions: replayed, ..run };
-        let report = run.run(&self.subject);
-        regressions::append(path, &saved, &report).unwrap_or_else(|e| panic!("{e}"));
-        report
+        settings.base.regressions = replayed;
+        let combined = settings.run_kept(&self.subject);
+        regressions::append(path, &saved, &combined.settings).unwrap_or_else(|e| panic!("{e}"));
+        combined
     }
 
-    /// Runs every case and panics unless the subject conforms. The message is short: per
-    /// broken rule its smallest reproducer and how to replay it (a builder call, and a shell
-    /// line with `TOOLCERT_CASE`); the full report is written under `target/toolcert/` and
-    /// its path printed. A run in which no case ran (a filter that matches nothing) panics.
+    /// Runs every case in every setting chosen and panics unless the subject conforms in all
+    /// of them. The message is short: per broken rule its smallest reproducer and how to
+    /// replay it (a builder call, and a shell line with `TOOLCERT_CASE`); the full report is
+    /// written under `target/toolcert/` and its path printed. A run in which no case ran (a
+    /// filter that matches nothing) panics.
     #[track_caller]
     pub fn assert_conforms(&self) {
         let report = self.run();
@@ -267,7 +301,7 @@ impl<S: Subject> Certify<S> {
 /// What a module of [`certify_tests!`] runs once and each of its tests reads.
 #[doc(hidden)]
 pub struct TestRun {
-    pub report: Report,
+    pub report: runner::Combined,
     pub saved: Option<Result<testing::Saved, String>>,
     pub filter: Option<String>,
 }

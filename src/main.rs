@@ -367,6 +367,17 @@ impl ProfileArgs {
         }
         ServerProfile::find(dialect, name).map(Some)
     }
+
+    /// The profiles `certify` is narrowed to: one, every one (`all`), or none given.
+    fn narrowing(
+        &self,
+        dialect: Option<toolcert::scenario::Dialect>,
+    ) -> Result<Option<toolcert::runner::ProfileChoice>, String> {
+        if self.profile.as_deref() == Some("all") {
+            return Ok(Some(toolcert::runner::ProfileChoice::Every));
+        }
+        Ok(self.chosen(dialect)?.map(toolcert::runner::ProfileChoice::One))
+    }
 }
 
 #[derive(clap::Args)]
@@ -780,18 +791,27 @@ fn certify(args: CertifyArgs) -> ExitCode {
         let run = run_in(args.level.unwrap_or_default(), speech);
         return replay_scenario(&*subject, path, run.setting(), args.output.format);
     }
-    let settings = match chosen_settings(&*subject, &args) {
+    let narrowing = match args.profile.narrowing(args.dialect) {
+        Ok(profile) => toolcert::runner::Narrowing { level: args.level, dialect: args.dialect, profile },
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let mut base = run_in(Default::default(), Default::default());
+    base.reproducers = args.output.out.as_ref().map(|d| d.display().to_string());
+    let settings = match toolcert::runner::Settings::choose(&*subject, base, &narrowing) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("toolcert: {e}");
             return ExitCode::from(exit::USAGE);
         }
     };
-    if settings.len() > 1 && (args.output.baseline.is_some() || args.output.write_baseline.is_some()) {
+    let count = settings.chosen.len();
+    if count > 1 && (args.output.baseline.is_some() || args.output.write_baseline.is_some()) {
         eprintln!(
-            "toolcert: a baseline belongs to one setting, and this run has {}: give --level (and --dialect) \
-             to choose one",
-            settings.len()
+            "toolcert: a baseline belongs to one setting, and this run has {count}: give --level (and --dialect) \
+             to choose one"
         );
         return ExitCode::from(exit::USAGE);
     }
@@ -805,17 +825,13 @@ fn certify(args: CertifyArgs) -> ExitCode {
     };
     // Priced before the cases run: a streamed run writes its footer, which carries the cost,
     // as it ends.
-    let priced = settings.iter().position(|(l, _)| *l == toolcert::subject::Level::Events).unwrap_or(0);
-    let cost = match args.cost.then(|| certify_cost(&args, settings[priced], exec.as_ref())).transpose() {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let started = std::time::Instant::now();
-    // The progress bar is for people at a terminal: never with machine-readable output.
-    let quiet = args.output.format != Format::Text;
-    let mut reports = Vec::new();
-    let count = settings.len();
+    let priced =
+        settings.chosen.iter().position(|(l, _)| *l == toolcert::subject::Level::Events).unwrap_or(0);
+    let cost =
+        match args.cost.then(|| certify_cost(&args, settings.chosen[priced], exec.as_ref())).transpose() {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
     let jobs = args.jobs.map_or_else(default_jobs, usize::from);
     let make = || -> Result<Box<dyn toolcert::subject::Subject>, String> {
         match toolcert::exec::parse_subject(&args.subject) {
@@ -826,85 +842,116 @@ fn certify(args: CertifyArgs) -> ExitCode {
         }
     };
     let more = toolcert::runner::MoreSubjects { jobs, make: &make };
-    for (k, (level, speech)) in settings.into_iter().enumerate() {
-        let mut run = run_in(level, speech);
-        let label = setting_name(level, speech);
-        // Where --out puts this setting's reproducers (a folder per setting when there are
-        // several, as StreamOut and emit_combined write them).
-        run.reproducers = args.output.out.as_ref().map(|d| {
-            let d = if count > 1 { d.join(toolcert::runner::report::file_stem(&label)) } else { d.clone() };
-            d.display().to_string()
-        });
-        let setting_started = std::time::Instant::now();
-        let this_cost = cost.as_ref().filter(|_| k == priced).cloned();
-        // The JSONL stream is written as the run goes (to --out and, with --format jsonl, to
-        // stdout), so the run keeps no record per case.
-        let mut sink = StreamOut {
-            dir: args.output.out.as_ref().map(|d| (d.clone(), count > 1)),
+    let mut watch = CliWatch {
+        out: args.output.out.clone(),
+        stdout: args.output.format == Format::Jsonl,
+        count,
+        priced,
+        cost,
+        // The progress bar is for people at a terminal: never with machine-readable output.
+        quiet: args.output.format != Format::Text,
+        started: std::time::Instant::now(),
+        setting_started: std::time::Instant::now(),
+        bar: None,
+    };
+    let reports = settings.run(&*subject, (jobs > 1).then_some(&more), &mut watch);
+    if let Some(b) = watch.bar.take() {
+        b.finish_and_clear();
+    }
+    let reports = match reports {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    // A run that ran nothing certifies nothing: a typo in CI must not pass. A setting where
+    // nothing ran stays in the report (its rules n/a), so that shards merge back into the
+    // whole run; it is said here.
+    let mut combined = match toolcert::runner::settings::conclude(reports, args.case.as_deref()) {
+        Ok((combined, idle)) => {
+            for line in idle {
+                eprintln!("toolcert: {line}");
+            }
+            combined
+        }
+        Err(e) => {
+            eprintln!("toolcert: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    if combined.settings.len() == 1 {
+        let report = combined.settings.pop().expect("one report");
+        return emit(report, &args.output, baseline);
+    }
+    emit_combined(combined, &args.output)
+}
+
+/// What `certify` does around each setting: streams its JSONL (to `--out` and, with
+/// `--format jsonl`, to stdout) as the run goes, so the run keeps no record per case; draws
+/// the progress bar; hands the price to the priced setting.
+struct CliWatch {
+    out: Option<PathBuf>,
+    stdout: bool,
+    /// Settings in the run.
+    count: usize,
+    /// The setting `--cost` priced, and its price.
+    priced: usize,
+    cost: Option<toolcert::runner::cost::CostReport>,
+    quiet: bool,
+    started: std::time::Instant,
+    setting_started: std::time::Instant,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl toolcert::runner::settings::Watch for CliWatch {
+    type Sink = StreamOut;
+    type Stop = ExitCode;
+
+    fn open(&mut self, k: usize, _run: &Certification) -> Option<StreamOut> {
+        self.setting_started = std::time::Instant::now();
+        let this_cost = self.cost.as_ref().filter(|_| k == self.priced).cloned();
+        Some(StreamOut {
+            dir: self.out.as_ref().map(|d| (d.clone(), self.count > 1)),
             file: None,
-            stdout: (args.output.format == Format::Jsonl).then(|| {
+            stdout: self.stdout.then(|| {
                 toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(std::io::stdout()))
                     .with_cost(this_cost.clone())
             }),
             error: None,
-            cost: this_cost.clone(),
-        };
-        let report = run.run_streamed(
-            &*subject,
-            (jobs > 1).then_some(&more),
-            &mut |done, total| {
-                if quiet || started.elapsed().as_secs_f64() < 1.0 {
-                    return;
-                }
-                let b = bar.get_or_insert_with(|| {
-                    let b = indicatif::ProgressBar::new(total as u64);
-                    b.set_style(
-                        indicatif::ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} cases  {msg}")
-                            .expect("a valid template"),
-                    );
-                    b
-                });
-                b.set_length(total as u64);
-                b.set_prefix(format!("[{}/{count}] {label}", k + 1));
-                b.set_position(done as u64);
-                // The average rate since this setting started: the bar appears after a second of
-                // work, and indicatif's own estimate read that first jump from 0 as millions of
-                // cases a second.
-                if done > 0 {
-                    let rate = done as f64 / setting_started.elapsed().as_secs_f64().max(1e-3);
-                    let left = total.saturating_sub(done) as f64 / rate;
-                    b.set_message(format!("{rate:.0} cases/s  eta {}s", left.ceil() as u64));
-                }
-            },
-            &mut sink,
-        );
-        if let Err(code) = sink.finish() {
-            return code;
+            cost: this_cost,
+        })
+    }
+
+    fn progress(&mut self, k: usize, run: &Certification, done: usize, total: usize) {
+        if self.quiet || self.started.elapsed().as_secs_f64() < 1.0 {
+            return;
         }
-        let mut report = report;
-        report.cost = this_cost;
-        reports.push(report);
+        let b = self.bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(total as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} cases  {msg}")
+                    .expect("a valid template"),
+            );
+            b
+        });
+        b.set_length(total as u64);
+        b.set_prefix(format!("[{}/{}] {}", k + 1, self.count, setting_name(run.level, run.speech)));
+        b.set_position(done as u64);
+        // The average rate since this setting started: the bar appears after a second of
+        // work, and indicatif's own estimate read that first jump from 0 as millions of
+        // cases a second.
+        if done > 0 {
+            let rate = done as f64 / self.setting_started.elapsed().as_secs_f64().max(1e-3);
+            let left = total.saturating_sub(done) as f64 / rate;
+            b.set_message(format!("{rate:.0} cases/s  eta {}s", left.ceil() as u64));
+        }
     }
-    if let Some(b) = bar {
-        b.finish_and_clear();
+
+    fn close(&mut self, k: usize, sink: Option<StreamOut>, report: &mut Report) -> Result<(), ExitCode> {
+        if let Some(sink) = sink {
+            sink.finish()?;
+        }
+        report.cost = self.cost.as_ref().filter(|_| k == self.priced).cloned();
+        Ok(())
     }
-    // A run that ran nothing certifies nothing: a typo in CI must not pass.
-    if reports.iter().all(Report::ran_nothing) {
-        let why = reports.first().map(|r| nothing_ran(r, args.case.as_deref())).unwrap_or_default();
-        eprintln!("toolcert: no case ran, so nothing was certified: {why}");
-        return ExitCode::from(exit::USAGE);
-    }
-    // A setting where nothing ran stays in the report (its rules n/a), so that shards merge
-    // back into the whole run; it is said here.
-    for r in reports.iter().filter(|r| r.ran_nothing()) {
-        eprintln!("toolcert: {}: no case ran ({})", r.setting_label(), nothing_ran(r, args.case.as_deref()));
-    }
-    let ran = reports;
-    if ran.len() == 1 {
-        let report = ran.into_iter().next().expect("one report");
-        return emit(report, &args.output, baseline);
-    }
-    emit_combined(toolcert::runner::Combined::new(ran), &args.output)
 }
 
 /// `certify --cost`: prices a fresh copy of the subject at `setting` (the floor and timeouts
@@ -1031,90 +1078,6 @@ fn default_jobs() -> usize {
 const DEFAULT_CASES: usize = 1000;
 
 use toolcert::runner::report::setting_name;
-
-/// Why a report ran no case.
-fn nothing_ran(r: &Report, filter: Option<&str>) -> String {
-    if r.skipped.is_empty() && r.unsupported == 0 {
-        return match filter {
-            Some(f) => format!("no case name contains {f:?} (`toolcert cases` lists the named cases; generated ones are gen/SEED/K)"),
-            None => "the run has no cases".into(),
-        };
-    }
-    let reason = r
-        .skipped
-        .first()
-        .map(|s| s.reason.clone())
-        .or_else(|| r.records.iter().find_map(|c| c.reason.clone()))
-        .unwrap_or_default();
-    format!(
-        "every case was skipped in {} ({} named, {} generated), for example: {reason}",
-        r.setting_label(),
-        r.skipped.len(),
-        r.unsupported
-    )
-}
-
-/// The settings the options choose among those the subject declares: `--level` and
-/// `--dialect` narrow; a quirk flag picks that openai-chat profile alone; with `--dialect` and
-/// no quirk flag, the plain profile.
-fn chosen_settings(
-    subject: &dyn toolcert::subject::Subject,
-    args: &CertifyArgs,
-) -> Result<Vec<(toolcert::subject::Level, toolcert::subject::driver::Speech)>, String> {
-    use toolcert::scenario::Quirks;
-    use toolcert::subject::Level;
-    let every_profile = args.profile.profile.as_deref() == Some("all");
-    let profile = if every_profile { None } else { args.profile.chosen(args.dialect)? };
-    let quirk_given = profile.is_some() || every_profile;
-    if let Some(p) = profile {
-        if args.level == Some(Level::Events) {
-            return Err(format!(
-                "server profiles are spoken at the wire and bytes levels, not at the events level (--profile {})",
-                p.id()
-            ));
-        }
-    }
-    if let Some(level) = args.level {
-        if !subject.levels().contains(&level) {
-            let levels: Vec<String> = subject.levels().iter().map(|l| l.to_string()).collect();
-            return Err(format!(
-                "{} cannot be fed at the {level} level (it declares: {})",
-                args.subject,
-                levels.join(", ")
-            ));
-        }
-    }
-    let declared = subject.settings();
-    let picked: Vec<_> = declared
-        .iter()
-        .copied()
-        .filter(|&(level, speech)| {
-            if args.level.is_some_and(|l| l != level) {
-                return false;
-            }
-            if level == Level::Events {
-                return args.level == Some(Level::Events) || (args.dialect.is_none() && !quirk_given);
-            }
-            let quirks_ok = if let Some(p) = profile {
-                speech.dialect == p.dialect && speech.quirks == p.quirks
-            } else if args.dialect.is_some() && !every_profile {
-                speech.quirks == Quirks::default()
-            } else {
-                true
-            };
-            args.dialect.is_none_or(|d| d == speech.dialect) && quirks_ok
-        })
-        .collect();
-    if picked.is_empty() {
-        let names: Vec<String> = declared.iter().map(|&(l, s)| setting_name(l, s)).collect();
-        return Err(format!(
-            "{} declares no setting that the options choose (it declares: {})",
-            args.subject,
-            names.join("; ")
-        ));
-    }
-    Ok(picked)
-}
 
 /// Prints and saves the verdict over several settings; the exit code of the worst.
 fn emit_combined(combined: toolcert::runner::Combined, output: &OutputArgs) -> ExitCode {

@@ -2,18 +2,20 @@
 //!
 //! It sits between the builder and the test harness. Before the run, the environment
 //! overrides the builder's settings (`TOOLCERT_CASE`, `TOOLCERT_SEED`, `TOOLCERT_CASES`,
-//! `TOOLCERT_LEVEL`, `TOOLCERT_DIALECT`), as `PROPTEST_CASES` does for proptest, so one case
-//! can be replayed from a shell without editing the test. After a failing run, the full
-//! report goes to `target/toolcert/` (text, and JSONL for `toolcert merge` and `matrix`), and
-//! the panic message stays short: per failing rule its smallest reproducer, clipped to about
-//! forty lines, with the builder call and the shell line that replay it.
+//! `TOOLCERT_LEVEL`, `TOOLCERT_DIALECT`, `TOOLCERT_PROFILE`), as `PROPTEST_CASES` does for
+//! proptest, so one case can be replayed from a shell without editing the test. After a
+//! failing run (over every setting the subject declares, or those the builder narrowed it
+//! to), the full report goes to `target/toolcert/` (text, and JSONL for `toolcert merge` and
+//! `matrix`, one stream per setting), and the panic message stays short: per failing rule its
+//! smallest reproducer, clipped to about forty lines, with the builder call and the shell line
+//! that replay it in the setting it came from.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use toolcert_oracle::{Grade, Invariant};
 use toolcert_runner::report::{file_stem, plural, shell_quote};
-use toolcert_runner::{Finding, Report, Status};
+use toolcert_runner::{Combined, Finding, Report, Status};
 use toolcert_scenario::Dialect;
 use toolcert_subject::Level;
 
@@ -28,6 +30,8 @@ pub const CASES_VAR: &str = "TOOLCERT_CASES";
 pub const LEVEL_VAR: &str = "TOOLCERT_LEVEL";
 /// The dialect of the wire and bytes levels (`anthropic`, `openai-chat`, `openai-responses`).
 pub const DIALECT_VAR: &str = "TOOLCERT_DIALECT";
+/// The server profile of the wire and bytes levels (`vllm`, `openai-chat/ollama`, `all`).
+pub const PROFILE_VAR: &str = "TOOLCERT_PROFILE";
 
 /// Most lines the panic message gives one failing rule.
 pub const RULE_LINES: usize = 40;
@@ -46,6 +50,8 @@ pub struct Overrides {
     pub cases: Option<usize>,
     pub level: Option<Level>,
     pub dialect: Option<Dialect>,
+    /// A profile name as given (resolved against the dialect when the run starts).
+    pub profile: Option<String>,
 }
 
 impl Overrides {
@@ -79,7 +85,14 @@ impl Overrides {
                 })
             })
             .transpose()?;
-        Ok(Overrides { case: get(CASE_VAR), seed: number(SEED_VAR)?, cases, level, dialect })
+        Ok(Overrides {
+            case: get(CASE_VAR),
+            seed: number(SEED_VAR)?,
+            cases,
+            level,
+            dialect,
+            profile: get(PROFILE_VAR),
+        })
     }
 
     /// The variables that were set, as `NAME=value` words.
@@ -100,6 +113,9 @@ impl Overrides {
         if let Some(d) = self.dialect {
             out.push(format!("{DIALECT_VAR}={}", d.name()));
         }
+        if let Some(p) = &self.profile {
+            out.push(format!("{PROFILE_VAR}={}", shell_quote(p)));
+        }
         out
     }
 }
@@ -112,13 +128,17 @@ pub fn generated_position(name: &str) -> Option<(u64, usize)> {
     parts.next().is_none().then_some((seed, k))
 }
 
-/// The builder calls that replay `case` of `report`, as a test would write them.
-pub fn builder_call(report: &Report, case: &str) -> String {
+/// The builder calls that replay `case` of `report` (one setting's), as a test would write
+/// them; `narrow`: the run had several settings, so the call names this one.
+pub fn builder_call(report: &Report, case: &str, narrow: bool) -> String {
     let mut out = String::new();
-    if report.level != Level::Events {
+    if narrow || report.level != Level::Events {
         let _ = write!(out, ".level(Level::{:?})", report.level);
         if let Some(d) = report.dialect {
             let _ = write!(out, ".dialect(Dialect::{d:?})");
+        }
+        if let Some(p) = profile(report, narrow) {
+            let _ = write!(out, ".profile({p:?})");
         }
     }
     if let Some((seed, k)) = generated_position(case) {
@@ -128,18 +148,30 @@ pub fn builder_call(report: &Report, case: &str) -> String {
     out
 }
 
-/// The shell line that replays `case` in the test `test` (`None`: every test).
-pub fn shell_line(report: &Report, case: &str, test: Option<&str>) -> String {
+/// The server profile that names `report`'s setting: its quirk profile, and with `narrow`
+/// its dialect's provider's own too (a run narrowed to every profile, `"all"`, comes back
+/// with the test, and only a name picks the plain one out of it).
+fn profile(report: &Report, narrow: bool) -> Option<String> {
+    let dialect = report.dialect.filter(|_| report.level != Level::Events)?;
+    let plain = || dialect.profile_of(toolcert_scenario::Quirks::PLAIN).map(|p| p.name.to_string());
+    report.profile.clone().or_else(|| if narrow { plain() } else { None })
+}
+
+/// The shell line that replays `case` of `report` (one setting's) in the test `test`
+/// (`None`: every test); `narrow`: the run had several settings, so the line names this one.
+pub fn shell_line(report: &Report, case: &str, test: Option<&str>, narrow: bool) -> String {
     let mut words = vec![format!("{CASE_VAR}={}", shell_quote(case))];
-    // Settings the run took from the environment must be given again; those the test's code
-    // sets come back with the test.
-    if let Ok(env) = Overrides::from_env() {
-        if env.level.is_some() {
-            words.push(format!("{LEVEL_VAR}={}", report.level));
-        }
-        if let (Some(_), Some(d)) = (env.dialect, report.dialect) {
-            words.push(format!("{DIALECT_VAR}={}", d.name()));
-        }
+    // Settings the run took from the environment must be given again, and the setting of a
+    // run over several; those the test's code sets come back with the test.
+    let env = Overrides::from_env().unwrap_or_default();
+    if narrow || env.level.is_some() {
+        words.push(format!("{LEVEL_VAR}={}", report.level));
+    }
+    if let Some(d) = report.dialect.filter(|_| narrow || env.dialect.is_some()) {
+        words.push(format!("{DIALECT_VAR}={}", d.name()));
+    }
+    if let Some(p) = profile(report, narrow).filter(|_| narrow || env.profile.is_some()) {
+        words.push(format!("{PROFILE_VAR}={}", shell_quote(&p)));
     }
     words.push("cargo test".into());
     if let Some(t) = test {
@@ -177,43 +209,50 @@ pub struct Saved {
     pub jsonl: Option<PathBuf>,
 }
 
-/// Writes the full report as `dir/NAME.txt` and `dir/NAME.jsonl`.
+/// Writes the full report as `dir/NAME.txt` and `dir/NAME.jsonl` (one record stream per
+/// setting, as `toolcert certify --format jsonl` prints them).
 ///
 /// # Errors
 /// The directory or the text file cannot be written.
-pub fn save_in(dir: &Path, name: &str, report: &Report) -> Result<Saved, String> {
+pub fn save_in(dir: &Path, name: &str, report: &Combined) -> Result<Saved, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let stem = file_stem(name);
     let text = dir.join(format!("{stem}.txt"));
     std::fs::write(&text, report.to_text(usize::MAX)).map_err(|e| format!("{}: {e}", text.display()))?;
-    let jsonl = toolcert_runner::jsonl::to_jsonl(report).ok().and_then(|body| {
+    let streams: Result<Vec<String>, String> =
+        report.settings.iter().map(toolcert_runner::jsonl::to_jsonl).collect();
+    let jsonl = streams.ok().and_then(|body| {
         let path = dir.join(format!("{stem}.jsonl"));
-        std::fs::write(&path, body).ok().map(|()| path)
+        std::fs::write(&path, body.concat()).ok().map(|()| path)
     });
     Ok(Saved { text, jsonl })
 }
 
 /// Writes the full report under `target/toolcert/`.
-pub fn save(name: &str, report: &Report) -> Result<Saved, String> {
+pub fn save(name: &str, report: &Combined) -> Result<Saved, String> {
     save_in(&target_dir().join("toolcert"), name, report)
 }
 
 /// The first lines of a failing run's panic message: the verdict and where the full report is.
-pub fn header(report: &Report, saved: &Result<Saved, String>) -> String {
+pub fn header(report: &Combined, saved: &Result<Saved, String>) -> String {
     let broken: Vec<&str> =
         report.invariants.iter().filter(|i| i.status == Status::Fail).map(|i| i.id.id()).collect();
     let failing = report.failing_cases().len();
+    let settings = match report.settings.as_slice() {
+        [one] => format!("{} level", one.setting_label()),
+        all => plural(all.len(), "setting", "settings"),
+    };
+    let sum = |count: fn(&Report) -> usize| report.settings.iter().map(count).sum::<usize>();
     let mut out = format!(
-        "{} does not conform at the {} grade: {} broken in {} of {} ({} level, seed {}; {} named, {} generated)\n",
+        "{} does not conform at the {} grade: {} broken in {} of {} ({settings}, seed {}; {} named, {} generated)\n",
         report.subject,
         report.grade.as_str(),
         broken.join(", "),
         failing,
         plural(report.cases, "case", "cases"),
-        report.setting_label(),
-        report.seed,
-        report.named_cases,
-        report.generated_cases,
+        report.settings.first().map_or(0, |r| r.seed),
+        sum(|r| r.named_cases),
+        sum(|r| r.generated_cases),
     );
     match saved {
         Ok(s) => {
@@ -231,9 +270,9 @@ pub fn header(report: &Report, saved: &Result<Saved, String>) -> String {
 }
 
 /// One failing rule, in at most [`RULE_LINES`] lines: its smallest reproducer with the
-/// builder call and shell line that replay it, then its other findings one line each.
-/// `None` when the rule does not fail at the run's grade.
-pub fn rule_text(report: &Report, inv: Invariant, test: Option<&str>) -> Option<String> {
+/// builder call and shell line that replay it (in the setting it came from), then its other
+/// findings one line each. `None` when the rule does not fail at the run's grade.
+pub fn rule_text(report: &Combined, inv: Invariant, test: Option<&str>) -> Option<String> {
     let row = report.status_of(inv)?;
     if row.status != Status::Fail {
         return None;
@@ -249,8 +288,18 @@ pub fn rule_text(report: &Report, inv: Invariant, test: Option<&str>) -> Option<
     let mine: Vec<&Finding> = report.counted_findings().filter(|f| f.invariant == inv).collect();
     // The finding shown in full: one with a reproducer kept, the most cases first.
     let shown = mine.iter().find(|f| f.reproducer.is_some()).or(mine.first()).copied();
+    let narrow = report.settings.len() > 1;
     if let Some(f) = shown {
         lines.push(format!("  finding {}: {} ({})", f.id, f.title, plural(f.cases, "case", "cases")));
+        // The setting whose reproducer the merged finding kept (the smallest), else its first.
+        let has = |r: &&Report| r.findings.iter().any(|g| g.id == f.id);
+        let kept = |r: &&Report| r.findings.iter().any(|g| g.id == f.id && g.size == f.size);
+        // A run that failed has a setting; the first stands in should none hold the finding.
+        let home = report.settings.iter().find(kept).or_else(|| report.settings.iter().find(has));
+        let home = home.or(report.settings.first())?;
+        if narrow {
+            lines.push(format!("  in {}; shown from {}", f.settings.join(", "), home.setting_label()));
+        }
         let case = match &f.reproducer {
             Some(r) => {
                 let size = f.size.map(|s| format!(" ({s})")).unwrap_or_default();
@@ -280,8 +329,8 @@ pub fn rule_text(report: &Report, inv: Invariant, test: Option<&str>) -> Option<
                 f.first_case.clone()
             }
         };
-        lines.push(format!("  replay in the test: {}", builder_call(report, &case)));
-        lines.push(format!("  or from a shell:    {}", shell_line(report, &case, test)));
+        lines.push(format!("  replay in the test: {}", builder_call(home, &case, narrow)));
+        lines.push(format!("  or from a shell:    {}", shell_line(home, &case, test, narrow)));
         if generated_position(&case).is_some() {
             lines.push(
                 "  (a generated case replays unshrunk and shrinks again to the same reproducer)".into(),
@@ -307,7 +356,7 @@ pub fn rule_text(report: &Report, inv: Invariant, test: Option<&str>) -> Option<
 }
 
 /// The whole panic message of a failing `assert_conforms`: the header, then each failing rule.
-pub fn failure_text(report: &Report, saved: &Result<Saved, String>, test: Option<&str>) -> String {
+pub fn failure_text(report: &Combined, saved: &Result<Saved, String>, test: Option<&str>) -> String {
     let mut out = header(report, saved);
     for inv in report.invariants.iter().map(|i| i.id) {
         if let Some(text) = rule_text(report, inv, test) {
@@ -319,7 +368,7 @@ pub fn failure_text(report: &Report, saved: &Result<Saved, String>, test: Option
 }
 
 /// Why a run that ran no case certifies nothing.
-pub fn nothing_ran(report: &Report, filter: Option<&str>) -> String {
+pub fn nothing_ran(report: &Combined, filter: Option<&str>) -> String {
     let why = match filter {
         Some(f) => {
             format!("no case name contains {f:?} (named cases: `toolcert cases`; generated: gen/SEED/K)")

@@ -13,7 +13,7 @@ use serde::Serialize;
 use toolcert_oracle::{Grade, Invariant};
 
 use crate::findings::Finding;
-use crate::report::{plural, status_row, InvariantStatus, Report, Status, Verdict};
+use crate::report::{plural, status_row, Broken, Failure, InvariantStatus, Report, Status, Verdict};
 use crate::tiers::TierStatus;
 
 /// Several settings' reports of one subject, judged as one run.
@@ -41,6 +41,10 @@ pub struct Combined {
     pub findings: Vec<Finding>,
     /// Each setting's summary.
     pub settings: Vec<Report>,
+    /// Every setting's failures kept in full, in setting order (each is also under its
+    /// setting; not written out again).
+    #[serde(skip)]
+    pub failures: Vec<Failure>,
 }
 
 impl Combined {
@@ -59,7 +63,13 @@ impl Combined {
                 }
                 let mut row = status_row(inv, grade, must, should, exercised);
                 if row.status == Status::NotExercised {
-                    row.not_exercised = Some("no setting of the run could break it".into());
+                    // One setting says why itself (a wire rule at the events level, ...).
+                    let own = match reports.as_slice() {
+                        [one] => one.status_of(inv).and_then(|r| r.not_exercised.clone()),
+                        _ => None,
+                    };
+                    row.not_exercised =
+                        Some(own.unwrap_or_else(|| "no setting of the run could break it".into()));
                 }
                 row
             })
@@ -113,8 +123,40 @@ impl Combined {
             invariants,
             bugs,
             findings,
+            failures: reports.iter().flat_map(|r| r.failures.iter().cloned()).collect(),
             settings: reports,
         }
+    }
+
+    /// Whether no case ran in any setting: such a run certifies nothing.
+    pub fn ran_nothing(&self) -> bool {
+        self.settings.iter().all(Report::ran_nothing)
+    }
+
+    /// The row of `invariant` over all settings.
+    pub fn status_of(&self, invariant: Invariant) -> Option<&InvariantStatus> {
+        self.invariants.iter().find(|i| i.id == invariant)
+    }
+
+    /// Each case that failed at a grade that counts, with what it broke there: setting by
+    /// setting, each in run order (a case failing in several settings is listed in each).
+    pub fn failing_cases(&self) -> Vec<(&str, Vec<Broken>)> {
+        self.settings.iter().flat_map(Report::failing_cases).collect()
+    }
+
+    /// The findings of `invariant` at the required grade with their reproducers, as text,
+    /// setting by setting (each headed by its setting when there are several); `None` when
+    /// no setting broke it.
+    pub fn failing(&self, invariant: Invariant) -> Option<String> {
+        if let [one] = self.settings.as_slice() {
+            return one.failing(invariant);
+        }
+        let parts: Vec<String> = self
+            .settings
+            .iter()
+            .filter_map(|r| r.failing(invariant).map(|t| format!("in {}: {t}", r.setting_label())))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("\n"))
     }
 
     /// The worst verdict of the settings: violations, then a crash, then a stale baseline.
@@ -134,7 +176,8 @@ impl Combined {
         missing
     }
 
-    fn counted_findings(&self) -> impl Iterator<Item = &Finding> {
+    /// Findings that count at the required grade.
+    pub fn counted_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| f.counts(self.grade))
     }
 
@@ -164,7 +207,11 @@ impl Combined {
 
     /// For a terminal: the findings over all settings, the settings × invariants table, the
     /// verdict.
+    /// One setting's run reads as that setting's report, as the command line prints it.
     pub fn to_text(&self, detail: usize) -> String {
+        if let [one] = self.settings.as_slice() {
+            return one.to_text(detail);
+        }
         let mut out = format!(
             "toolcert {} certifying {} in {}: {}\n",
             self.version,

@@ -3,7 +3,9 @@
 //! The last stage of the data flow before the facade. [`check_case`] renders a case, drives
 //! the subject through it and asks the oracle for violations (re-running a failing stream of
 //! a multi-stream case alone to tell shared state from a plain bug). [`Certification`] runs
-//! the named cases and the generated ones and gathers a [`Report`].
+//! the named cases and the generated ones at one setting and gathers a [`Report`];
+//! [`Settings`] runs it at every setting a subject declares, and [`Combined`] judges them as
+//! one run.
 
 use std::borrow::Cow;
 
@@ -35,6 +37,7 @@ pub mod out;
 pub mod regressions;
 pub mod report;
 pub mod served;
+pub mod settings;
 mod shard;
 pub mod smoke;
 pub mod suite;
@@ -45,6 +48,7 @@ pub use findings::{Bug, Finding, Signature, Size};
 pub use jobs::MoreSubjects;
 pub use merge::{merge, missing_shards, setting_key};
 pub use report::{Broken, CaseRecord, CaseStatus, Failure, InvariantStatus, Report, Status, Verdict};
+pub use settings::{Narrowing, ProfileChoice, Settings, SettingsError};
 pub use shard::Shard;
 pub use smoke::{smoke_with, SmokeLine, SmokeReport, SmokeStatus, SMOKE_CASES};
 pub use tally::{Discard, RecordSink};

@@ -27,15 +27,21 @@ pub fn load(path: &Path) -> Result<Vec<Case>, String> {
         .collect()
 }
 
-/// Appends the report's generated failures (shrunk) that are not saved yet.
-pub fn append(path: &Path, saved: &[Case], report: &Report) -> Result<(), String> {
-    let new: Vec<Case> = report
-        .failures
+/// Appends the reports' generated failures (shrunk) that are not saved yet, each once (a run
+/// over several settings may keep the same counterexample in more than one).
+pub fn append(path: &Path, saved: &[Case], reports: &[Report]) -> Result<(), String> {
+    let mut new: Vec<Case> = Vec::new();
+    let candidates = reports
         .iter()
+        .flat_map(|r| &r.failures)
         .filter(|f| f.generated.is_some())
-        .map(|f| Case { name: format!("regression/{}", f.case), ..f.scenario.clone() })
-        .filter(|c| !saved.iter().any(|s| s.streams == c.streams && s.schedule == c.schedule))
-        .collect();
+        .map(|f| Case { name: format!("regression/{}", f.case), ..f.scenario.clone() });
+    for c in candidates {
+        let same = |s: &Case| s.streams == c.streams && s.schedule == c.schedule;
+        if !saved.iter().any(same) && !new.iter().any(same) {
+            new.push(c);
+        }
+    }
     if new.is_empty() {
         return Ok(());
     }

@@ -348,6 +348,36 @@ pub trait Subject {
     }
 }
 
+/// A boxed subject (`toolcert::subject_by_name` gives one) is a subject.
+impl<S: Subject + ?Sized> Subject for Box<S> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn factory(&self) -> Box<dyn Factory> {
+        (**self).factory()
+    }
+    fn levels(&self) -> Vec<Level> {
+        (**self).levels()
+    }
+    fn settings(&self) -> Vec<(Level, driver::Speech)> {
+        (**self).settings()
+    }
+    fn metadata(&self) -> serde_json::Map<String, serde_json::Value> {
+        (**self).metadata()
+    }
+    fn observe(
+        &self,
+        case: &toolcert_scenario::Case,
+        inputs: &[driver::Input<'_>],
+        speech: driver::Speech,
+    ) -> Option<Vec<Observation>> {
+        (**self).observe(case, inputs, speech)
+    }
+    fn last_elapsed(&self) -> Option<std::time::Duration> {
+        (**self).last_elapsed()
+    }
+}
+
 /// The settings of `levels`: the events level once, the wire and bytes levels in each of
 /// `dialects`, each in every server profile of the dialect that `reads` accepts (its
 /// provider's own profile always).
