@@ -172,7 +172,9 @@ fn sources(dir: &Path) -> Vec<String> {
                 walk(root, &path, out);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let rel = path.strip_prefix(root).expect("under the root");
-                out.push(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"));
+                out.push(
+                    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"),
+                );
             }
         }
     }
@@ -186,9 +188,8 @@ fn sources(dir: &Path) -> Vec<String> {
 fn every_crate_and_source_file_is_on_the_map() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let sections = architecture_sections();
-    let section = |heading: &str| {
-        sections.iter().find(|(h, _)| h.starts_with(heading)).map(|(_, body)| body.as_str())
-    };
+    let section =
+        |heading: &str| sections.iter().find(|(h, _)| h.starts_with(heading)).map(|(_, body)| body.as_str());
     let mut missing = Vec::new();
     let mut dirs: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(root.join("crates"))
         .expect("crates/")
@@ -242,7 +243,8 @@ fn the_invariant_table_is_the_oracles_and_its_tests_exist() {
     assert_eq!(sorted.0, sorted.1, "ARCHITECTURE.md's invariant table against Invariant::ALL");
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let oracle_tests = std::fs::read_to_string(root.join("crates/oracle/src/tests.rs")).expect("oracle tests");
+    let oracle_tests =
+        std::fs::read_to_string(root.join("crates/oracle/src/tests.rs")).expect("oracle tests");
     for (id, shown) in &rows {
         let inv = Invariant::from_id(id).expect("a known id");
         // "oracle `tests.rs`": a wrong observation there is flagged with this rule.
