@@ -360,8 +360,9 @@ fn file_body(size: usize) -> String {
     doc
 }
 
-/// The cases of the widened generated space (issue 13): one or more for each class, so the
-/// corpus shows each and the zoo's mutants of each are caught by name.
+/// The cases of the widened generated space (sizes, names, Unicode, numbers, degenerate
+/// documents and indices): one or more for each class, so the corpus shows each and the
+/// zoo's mutants of each are caught by name.
 fn widened_cases() -> Vec<NamedCase> {
     let one = |name: &str, args: &str, splits: Vec<usize>| {
         per_call(
@@ -778,7 +779,7 @@ pub fn by_id(id: &str) -> Option<NamedCase> {
     all().into_iter().find(|c| c.id == id)
 }
 
-/// Turns without calls (issue 13): the text answer a user sees most, and how it ended.
+/// Turns without calls: the text answer a user sees most, and how it ended.
 fn no_call_cases() -> Vec<NamedCase> {
     let answer = || text(&["Your order A-4471 ", "shipped on March 3 ", "and should arrive by Friday."]);
     let mut cut_inside = per_call(vec![answer()], Ending::Abandoned { after: 3, end: StreamEnd::Disconnect });

@@ -51,7 +51,7 @@ fn coverage_floor_seed_1() {
         let p = stats.get(l).percent().unwrap();
         assert!(p >= 2.0, "{l} only {p:.2}%");
     }
-    // The widened space (issue 13): every class of size, names, Unicode, numbers,
+    // The widened space: every class of size, names, Unicode, numbers,
     // degenerate documents and indices in at least 1% of its cases.
     let low = stats.below(
         1.0,
@@ -76,7 +76,7 @@ fn coverage_floor_seed_1() {
     assert!(json["inside_unicode_escape"]["applicable"].as_u64().unwrap() > 4000);
 }
 
-/// Dialect events (issue 13, point 10): each in at least 1% of the cases whose shape its
+/// Dialect events: each in at least 1% of the cases whose shape its
 /// dialect carries, in the default mix and in the mix the runner generates for the wire
 /// and bytes levels of that dialect.
 #[test]
@@ -106,7 +106,7 @@ fn dialect_events_floor() {
     }
 }
 
-/// Foreign blocks (issue 13, point 8): every kind delivered in at least 1% of 5,000 default
+/// Foreign blocks: every kind delivered in at least 1% of 5,000 default
 /// cases, though four of them only one dialect can express (so each is mixed in on purpose,
 /// not left to the luck of a shared draw).
 #[test]

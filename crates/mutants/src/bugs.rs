@@ -588,7 +588,7 @@ impl Accumulator for Handle {
     }
 }
 
-// ---- the widened space (issue 13): each bug shows only on its class of input -------------
+// ---- the widened space: each bug shows only on its class of input ------------------------
 
 /// `buffer-capped-4k`: a fixed 4 KiB argument buffer; what does not fit is dropped.
 #[derive(Default)]

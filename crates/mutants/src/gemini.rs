@@ -1,5 +1,5 @@
 //! Gemini mutants: the correct [`Base`] core behind the project's Gemini decoder, with
-//! exactly one defect each, the bugs Gemini clients have shipped (issue 36, `docs/ZOO.md`)
+//! exactly one defect each, the bugs Gemini clients have shipped (`docs/ZOO.md`)
 //! and the dialect's framing slips. Each defect either rewrites a chunk before the decoder
 //! reads it (as a client that reads the field wrong would see it) or changes what the
 //! decoder hands the core (as a client that acts on it wrong would).

@@ -830,7 +830,7 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::Bedrock),
             || Box::new(BedrockFactory(BedrockDefect::UnknownFails)),
         ),
-        // Gemini: the bugs its clients have shipped (issue 36), hunted in Vertex's pieces.
+        // Gemini: the bugs its clients have shipped (docs/ZOO.md), hunted in Vertex's pieces.
         vertex(
             "gemini-needs-explicit-end",
             FINAL_TERMINAL,

@@ -3,7 +3,7 @@
 //!
 //! A JSON value read with its numbers checked as they are read: the strict parse's overflow
 //! rule (a number no double holds, `1e400`, is refused) without a second walk over the
-//! parsed value, which cost the reference about 4 % of its floor on large documents; and
+//! parsed value, which would cost a visible share of the floor on large documents; and
 //! with its nesting bounded as it is read, so that a document nested past serde_json's 128
 //! levels is parsed once, not first refused at level 128 and then parsed again.
 //!

@@ -10,7 +10,7 @@
 //!   "subject": "builtin:mutant/name-keyed",
 //!   "expected_failures": [
 //!     { "case": "named/keying/refunded-open-pair", "invariant": "ACC-IDENTITY",
-//!       "reason": "buffers are keyed by tool name (issue #12)" },
+//!       "reason": "buffers are keyed by tool name; fixed in 2.0" },
 //!     { "case": "gen/7/12" }
 //!   ]
 //! }

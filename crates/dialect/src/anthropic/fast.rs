@@ -16,8 +16,8 @@ use crate::json::Payload;
 use crate::json::Str;
 
 /// A `content_block_delta`'s data, as [`crate::json::to_json`] writes it (the most frequent
-/// event of a stream, where serde's walk over the optional fields costs about 2,000
-/// instructions an event): its `type` when present, `index`, and the delta's `type` and
+/// event of a stream, where serde's walk over the optional fields would cost more than the
+/// rest of rendering it): its `type` when present, `index`, and the delta's `type` and
 /// present fields, in declaration order.
 pub(super) fn block_delta(d: &BlockDelta<'_>) -> String {
     let delta = &d.delta;

@@ -29,7 +29,7 @@ fn head(s: &mut Payload, name: &str, seq: u64, item_id: &str, output_index: u32)
 
 impl Renderer<'_> {
     /// [`Renderer::event`] for a `response.function_call_arguments.delta` (serde's flattened
-    /// envelope costs several thousand instructions an event).
+    /// envelope is walked as a map, the costliest part of rendering the event).
     pub(super) fn args_delta(&mut self, name: &str, body: ArgsDelta<'_>, delivered: usize) {
         let seq = self.seq;
         self.seq += 1;
