@@ -1971,14 +1971,28 @@ Examples:
                 continue;
             };
             let sdk_base = d.sdk_base_url(&base);
-            let _ =
-                writeln!(out, "  {:<17} POST {}\n  {:<17} base URL {sdk_base}", e.name(), mock.url(*e), "");
+            let query = if *e == Endpoint::Gemini { "?alt=sse" } else { "" };
+            let _ = writeln!(
+                out,
+                "  {:<17} POST {}{query}\n  {:<17} base URL {sdk_base}",
+                e.name(),
+                mock.url(*e),
+                ""
+            );
         }
         let probe = Endpoint::ALL.iter().zip(lists.iter()).find(|(_, l)| !l.is_empty()).map(|(e, _)| *e);
         if let Some(e) = probe {
+            // Each API's own request: Gemini streams SSE only with `alt=sse`, and its body
+            // holds `contents` (the mock reads neither, but the line should be one to copy).
+            let (query, body) = match e {
+                Endpoint::Gemini => {
+                    ("?alt=sse", r#"{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}"#)
+                }
+                _ => ("", r#"{"stream": true}"#),
+            };
             let _ = writeln!(
                 out,
-                "try: curl -N {} -H 'content-type: application/json' -d '{{\"stream\": true}}'",
+                "try: curl -N '{}{query}' -H 'content-type: application/json' -d '{body}'",
                 mock.url(e)
             );
         }

@@ -178,6 +178,10 @@ const OSLO: &str = r#"dispatch {"city":"Oslo"}"#;
 )]
 #[case::done_without_finish("dialect/done-without-finish", "openai-chat", "[DONE]", "done-as-finish")]
 #[case::done_alone("dialect/done-alone", "openai-chat", "[DONE]", "done-alone-malformed")]
+// A second generation spliced in: malformed at the wire and bytes levels (the events level has
+// no start event), and read on as one turn by the mutant.
+#[case::spliced_anthropic("dialect/spliced-generation", "anthropic", "_retry\"", "second-start-ignored")]
+#[case::spliced_responses("dialect/spliced-generation", "openai-responses", "_retry\"", "")]
 fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: &str, #[case] mutant: &str) {
     use toolcert::runner::{check, Setting};
     use toolcert::subject::driver::Speech;
@@ -362,6 +366,7 @@ const WIRE_LACKS: &[&str] = &[
     "argument text, only a JSON object of typed values: ",
     "call index (",
     "call streamed in pieces with a terminator of its own (",
+    "start event (",
     "way to send this stream (",
 ];
 

@@ -835,7 +835,10 @@ pub fn zoo() -> Vec<Mutant> {
             "gemini-needs-explicit-end",
             FINAL_TERMINAL,
             "Gemini: a streamed call forms only at an empty functionCall; one whose last piece has no willContinue, or that the end of the candidate ends, is never formed",
-            &[AccAccount, AccAbandon, AccFidelity, AccCompletion],
+            // The call never formed: no outcome (ACCOUNT), the abandoned or cut ones reported
+            // wrong (ABANDON), its id gone from the layout (IDENTITY), the text around it
+            // misplaced (TEXT), a stream delivered whole read otherwise (CHUNKING).
+            &[AccAccount, AccAbandon, AccFidelity, AccCompletion, AccIdentity, AccText, AccChunking],
             || Box::new(GeminiFactory(GeminiDefect::NeedsExplicitEnd)),
         ),
         vertex(
@@ -849,7 +852,9 @@ pub fn zoo() -> Vec<Mutant> {
             "gemini-first-piece-whole",
             FINAL_TERMINAL,
             "Gemini: a call's first piece (name and willContinue, no arguments) taken for a whole call with no arguments; the pieces after it never flushed",
-            &[AccFidelity, AccCompletion, AccAccount, AccAbandon, AccTruncation],
+            // An empty document where the model wrote one: wrong (FIDELITY) or, where the
+            // tool needs arguments, taken as valid (STRICT).
+            &[AccFidelity, AccCompletion, AccAccount, AccAbandon, AccTruncation, AccStrict],
             || Box::new(GeminiFactory(GeminiDefect::FirstPieceWhole)),
         ),
         vertex(

@@ -348,12 +348,15 @@ fn chunk_invariance(
     violations: &mut Vec<Violation>,
 ) -> bool {
     use toolcert_scenario::{Block, Ending};
-    // Concurrent schedules and fault positions count events, so they shift with the
-    // fragmentation; so does the order of pieces of different blocks in the interleaved
-    // shape (compared below as outcome sets, without the text).
+    // Concurrent schedules and fault positions (a spliced generation's too) count events, so
+    // they shift with the fragmentation; so does the order of pieces of different blocks in
+    // the interleaved shape (compared below as outcome sets, without the text).
     let applies = matches!(case.schedule, toolcert_scenario::StreamSchedule::Sequential)
         && case.streams.iter().all(|t| {
-            t.faults.is_empty() && t.transport.corrupt.is_none() && matches!(t.ending, Ending::Stop(_))
+            t.faults.is_empty()
+                && t.transport.corrupt.is_none()
+                && t.wire.spliced.is_none()
+                && matches!(t.ending, Ending::Stop(_))
         });
     let fragmented = case.streams.iter().flat_map(|t| &t.blocks).any(|b| match b {
         Block::Call(c) => !c.splits.is_empty(),
