@@ -29,7 +29,7 @@ trap 'rm -rf "$site" "$profile"' EXIT
     --reproducers corpus/findings --notes docs/certification/notes
 
 if ! diff -r -q docs/site "$site" >/dev/null; then
-    diff -r -q docs/site "$site" | sed "s|$site|(rebuilt)|" | head -20
+    diff -r -q docs/site "$site" | sed "s|$site|(rebuilt)|" | sed -n 1,20p
     echo "site-check: docs/site is stale: rm -rf docs/site && python3 examples/sdks/certification.py --site docs/site"
     exit 1
 fi

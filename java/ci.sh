@@ -30,7 +30,7 @@ set +e
 TOYACC_FLAGS=--buggy CASES=200 mvn -B test >"$work/buggy.log" 2>&1
 status=$?
 set -e
-grep -vE '^\[INFO\] (Download|Copying|Building|---|$)' "$work/buggy.log" | head -n 120
+grep -vE '^\[INFO\] (Download|Copying|Building|---|$)' "$work/buggy.log" | sed -n '1,120p'
 [ "$status" -ne 0 ] || { echo "java/ci.sh: mvn test passed the buggy adapter"; exit 1; }
 for want in "ACC-FIDELITY (must)" "urgent requestfrom ops" "reproducer: " "replay: toolcert certify" "Tests run:"; do
     grep -qF "$want" "$work/buggy.log" || { echo "java/ci.sh: the JUnit output lacks: $want"; exit 1; }

@@ -36,7 +36,7 @@ check_smoke() {
   stats=$(echo "$out" | grep -E '^ *subject: [0-9]+ runs' | tail -n 1)
   [ -n "$stats" ] || { fail "smoke $sdk: no stats line"; echo "$out" | tail -n 20; return; }
   echo "$stats" | grep -Eq ' 0 crashes, 0 timeouts, 0 protocol errors, [0-9]+ restarts, 0 skipped, 0 errored' \
-    || { fail "smoke $sdk: the adapter broke ($stats)"; echo "$out" | grep -B2 -A6 SUBJECT-CRASH | head -n 40; }
+    || { fail "smoke $sdk: the adapter broke ($stats)"; echo "$out" | grep -B2 -A6 SUBJECT-CRASH | sed -n '1,40p'; }
 }
 
 # A certification sample: exit 0 or 1 only, a footer, no SUBJECT-CRASH, no skipped or errored reply.

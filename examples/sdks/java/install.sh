@@ -7,7 +7,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-java -version 2>&1 | head -n 1
+java -version 2>&1 | sed -n 1p
 (cd "$root/java" && mvn -q -B install -DskipTests)
 (cd "$here" && mvn -q -B install -DskipTests)
 for jar in sdks/target/toolcert-java-sdks.jar spring-ai/target/toolcert-spring-ai.jar; do

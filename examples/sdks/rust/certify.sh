@@ -45,7 +45,7 @@ for dialect in "${dialects[@]}"; do
         rm -f "$out/report.jsonl"
     fi
     footer=$(tail -n 1 "$report")
-    field() { printf '%s' "$footer" | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
+    field() { printf '%s' "$footer" | grep -o "\"$1\":[0-9]*" | sed -n 1p | cut -d: -f2; }
     verdict="$(field cases) cases, $(field failed) failed, $(field skipped) skipped"
     echo "genai $dialect: exit $code in ${secs}s: $verdict"
     case $code in
