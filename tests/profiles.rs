@@ -153,3 +153,27 @@ fn every_list_of_quirks_outside_rust_names_every_flag() {
         }
     }
 }
+
+/// Every profile's behaviours reach the subject: the coverage report counts, per behaviour,
+/// the generated cases whose bytes showed it (read back by the detector `replay` uses), and
+/// each shows in at least a tenth of the cases a profile renders. A renderer that stopped
+/// sending a profile's shape would leave that profile's setting certifying the plain wire.
+#[test]
+fn every_profile_behaviour_shows_in_the_generated_bytes() {
+    for p in PROFILES.iter().filter(|p| !p.quirks.is_plain()) {
+        let name = format!("{}/{}", p.dialect.name(), p.name);
+        let out = Command::new(env!("CARGO_BIN_EXE_toolcert"))
+            .args(["certify", "--level", "wire", "--profile", &name, "--cases", "300", "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for flag in p.quirks.set() {
+            let c = &v["coverage"][format!("profile:{flag}")];
+            let (count, applicable) =
+                (c["count"].as_u64().unwrap_or(0), c["applicable"].as_u64().unwrap_or(0));
+            assert!(applicable >= 50, "{name}: {flag} counted over {applicable} cases only: {c}");
+            assert!(count * 10 >= applicable, "{name}: {flag} shown in {count} of {applicable} cases");
+        }
+    }
+}

@@ -169,6 +169,16 @@ impl ProfileDetector {
         }
     }
 
+    /// The wire behaviours a whole rendered stream shows (the coverage report counts them per
+    /// case: a profile's behaviour counted is one its bytes carry, not one the renderer meant).
+    pub fn shown_by(dialect: Dialect, stream: &crate::WireStream) -> Quirks {
+        let mut d = ProfileDetector::new();
+        for m in &stream.events {
+            d.feed(dialect, m);
+        }
+        d.shown()
+    }
+
     /// The wire behaviours the stream showed.
     pub fn shown(&self) -> Quirks {
         let mut q = self.shown;

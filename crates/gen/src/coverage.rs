@@ -14,7 +14,8 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use toolcert_render::{render, Event, Origin};
 use toolcert_scenario::{
-    normalized_splits, Block, Case, EndingKind, FaultClass, ForeignKind, Shape, StreamSchedule, TailAim,
+    normalized_splits, Block, Case, EndingKind, FaultClass, ForeignKind, Quirks, Shape, StreamSchedule,
+    TailAim,
 };
 
 use crate::doc;
@@ -149,6 +150,8 @@ pub enum Label {
     UnknownDelta,
     /// Anthropic: an event type the client does not know.
     UnknownEvent,
+    /// Anthropic, Responses: a second generation's start event spliced into the stream.
+    SplicedGeneration,
     /// Chat: the prelude chunk (`choices: []`, `prompt_filter_results`).
     ChatPrelude,
     /// Chat: the usage-only chunk with `choices: []`.
@@ -212,7 +215,7 @@ pub enum Scope {
 }
 
 impl Label {
-    pub const ALL: [Label; 84] = [
+    pub const ALL: [Label; 85] = [
         Label::InsideStringNextToSpace,
         Label::BetweenBackslashAndEscape,
         Label::InsideUnicodeEscape,
@@ -285,6 +288,7 @@ impl Label {
         Label::CompletedRepeatsCalls,
         Label::UnknownDelta,
         Label::UnknownEvent,
+        Label::SplicedGeneration,
         Label::ChatPrelude,
         Label::UsageEmptyChoices,
         Label::UsageWithoutChoices,
@@ -392,6 +396,7 @@ impl Label {
             Label::UsageWithoutChoices => "usage_without_choices",
             Label::DoneWithoutFinish => "done_without_finish",
             Label::DoneAlone => "done_alone",
+            Label::SplicedGeneration => "spliced_generation",
             Label::ForeignThinking => "foreign_thinking",
             Label::ForeignRedactedThinking => "foreign_redacted_thinking",
             Label::ForeignServerToolUse => "foreign_server_tool_use",
@@ -440,6 +445,7 @@ impl Label {
             | CompletedRepeatsCalls
             | UnknownDelta
             | UnknownEvent
+            | SplicedGeneration
             | ChatPrelude
             | UsageEmptyChoices
             | UsageWithoutChoices
@@ -528,6 +534,10 @@ pub struct Coverage {
     /// The scopes the case belongs to (bit `s as u16` for each [`Scope`] `s`).
     #[serde(skip)]
     scopes: u16,
+    /// At a server profile's setting: the behaviours it sends, and those the case's bytes
+    /// showed (the runner fills it in; classifying a case knows no setting).
+    #[serde(skip)]
+    pub profile: Option<(Quirks, Quirks)>,
 }
 
 impl Coverage {
@@ -886,6 +896,9 @@ fn dialect_labels<'c, 't: 'c>(
         cov.enter(Scope::PerCallTurn);
         if stopped && turn.calls().next().is_some() {
             cov.labels.insert(Label::CompletedRepeatsCalls);
+        }
+        if w.spliced.is_some() {
+            cov.labels.insert(Label::SplicedGeneration);
         }
         for u in &w.unknown {
             cov.labels.insert(match u.kind {
@@ -1492,6 +1505,10 @@ impl LabelCount {
     }
 }
 
+/// The prefix of a profile behaviour's key in a coverage table (`profile:chat_index_zero`),
+/// beside the labels' keys.
+pub const PROFILE_KEY: &str = "profile:";
+
 /// Label counts over many cases.
 ///
 /// A label applies to a case when the case is in the label's one scope, so a count of the
@@ -1507,11 +1524,15 @@ pub struct CoverageStats {
     hits: [u64; Label::ALL.len()],
     /// By `scope as usize`: cases added since that were in the scope.
     in_scope: [u64; 16],
+    /// The server profile's behaviours (its [`Quirks`] flags, in registry order): the cases
+    /// whose bytes showed each, of the cases counted at that profile. Empty for a setting at
+    /// its provider's own profile, and for the events level (no bytes to show them).
+    profile: Vec<(&'static str, LabelCount)>,
 }
 
 impl PartialEq for CoverageStats {
     fn eq(&self, other: &Self) -> bool {
-        self.cases == other.cases && self.iter().eq(other.iter())
+        self.cases == other.cases && self.iter().eq(other.iter()) && self.profile == other.profile
     }
 }
 
@@ -1533,6 +1554,7 @@ impl Default for CoverageStats {
             counts: [LabelCount::default(); Label::ALL.len()],
             hits: [0; Label::ALL.len()],
             in_scope: [0; 16],
+            profile: Vec::new(),
         }
     }
 }
@@ -1552,6 +1574,46 @@ impl CoverageStats {
         stats
     }
 
+    /// Counts one case of a setting at a server profile that sends the behaviours `sent`:
+    /// each of them counts the case, and counts it shown when the case's bytes showed it
+    /// (`shown`, as [`toolcert_scenario::ServerProfile`] detection reads them back).
+    pub fn add_profile(&mut self, sent: Quirks, shown: Quirks) {
+        let shown: Vec<&str> = shown.set().collect();
+        for flag in sent.set() {
+            let at = match self.profile.iter().position(|(f, _)| *f == flag) {
+                Some(at) => at,
+                None => {
+                    self.profile.push((flag, LabelCount::default()));
+                    self.profile.len() - 1
+                }
+            };
+            let c = &mut self.profile[at].1;
+            c.applicable += 1;
+            c.count += u64::from(shown.contains(&flag));
+        }
+    }
+
+    /// Profile behaviour counts kept elsewhere (a report's table), by flag name; a name that
+    /// is no [`Quirks`] flag is `Err` with the name.
+    pub fn with_profile_counts<'n>(
+        mut self,
+        counts: impl IntoIterator<Item = (&'n str, LabelCount)>,
+    ) -> Result<Self, &'n str> {
+        for (name, c) in counts {
+            let flag = Quirks::PLAIN.flags().into_iter().map(|(f, _)| f).find(|f| *f == name).ok_or(name)?;
+            self.profile.push((flag, c));
+        }
+        // In the flags' order, as a run counts them (a merged table comes sorted by key).
+        let order = |f: &str| Quirks::PLAIN.flags().iter().position(|(g, _)| *g == f);
+        self.profile.sort_by_key(|(f, _)| order(f));
+        Ok(self)
+    }
+
+    /// The profile behaviours counted: flag name, cases showing it, cases counted.
+    pub fn profile(&self) -> &[(&'static str, LabelCount)] {
+        &self.profile
+    }
+
     /// Classifies `case` and counts it.
     pub fn record(&mut self, case: &Case) -> Coverage {
         let cov = classify(case);
@@ -1568,6 +1630,9 @@ impl CoverageStats {
 
     pub fn add(&mut self, cov: &Coverage) {
         self.cases += 1;
+        if let Some((sent, shown)) = cov.profile {
+            self.add_profile(sent, shown);
+        }
         let mut scopes = cov.scopes;
         while scopes != 0 {
             self.in_scope[scopes.trailing_zeros() as usize] += 1;
@@ -1613,10 +1678,15 @@ impl Serialize for CoverageStats {
             applicable: u64,
             percent: Option<f64>,
         }
-        let mut map = s.serialize_map(Some(self.counts.len()))?;
+        let mut map = s.serialize_map(Some(self.counts.len() + self.profile.len()))?;
         for (l, c) in self.iter() {
             let percent = c.percent().map(|p| (p * 100.0).round() / 100.0);
             map.serialize_entry(l.name(), &Entry { count: c.count, applicable: c.applicable, percent })?;
+        }
+        for (flag, c) in &self.profile {
+            let percent = c.percent().map(|p| (p * 100.0).round() / 100.0);
+            let key = format!("{PROFILE_KEY}{flag}");
+            map.serialize_entry(&key, &Entry { count: c.count, applicable: c.applicable, percent })?;
         }
         map.end()
     }
@@ -1652,6 +1722,16 @@ impl fmt::Display for CoverageStats {
                     writeln!(f, "    {:<30} {:>6.2}%  {:>7} / {}", l.name(), p, c.count, c.applicable)?
                 }
                 None => writeln!(f, "    {:<30} {:>7}  {:>7} / {}", l.name(), "n/a", c.count, c.applicable)?,
+            }
+        }
+        if !self.profile.is_empty() {
+            writeln!(
+                f,
+                "  server profile behaviours shown in the bytes (of the cases the profile rendered)"
+            )?;
+            for (flag, c) in &self.profile {
+                let p = c.percent().unwrap_or(0.0);
+                writeln!(f, "    {:<30} {:>6.2}%  {:>7} / {}", flag, p, c.count, c.applicable)?;
             }
         }
         Ok(())

@@ -255,9 +255,34 @@ fn check_inner(
     {
         exercised.insert(Invariant::AccChunking);
     }
-    let coverage = coverage(&parsed, &observations);
+    let mut coverage = coverage(&parsed, &observations);
+    if let (Some(c), Some(shown)) =
+        (&mut coverage, classify.then(|| profile_shown(original, setting)).flatten())
+    {
+        c.profile = Some((setting.speech.quirks, shown));
+    }
     let class = tiers::CaseClass::of(original);
     (Checked { violations, observations, exercised, unsupported: None, class, parsed }, coverage)
+}
+
+/// The server-profile behaviours `case`'s streams (shaped for the setting) show as the setting renders them, read back
+/// by [`toolcert_dialect::profiles::ProfileDetector`]; `None` where the setting is at its
+/// provider's own profile or at the events level (nothing to count). Rendered a second time
+/// for this, in profile settings only: the hot path at the plain settings pays nothing.
+fn profile_shown(case: &Case, setting: Setting) -> Option<toolcert_scenario::Quirks> {
+    if setting.level == Level::Events || setting.speech.quirks.is_plain() {
+        return None;
+    }
+    let dialect = setting.speech.dialect;
+    let mut shown = toolcert_scenario::Quirks::PLAIN;
+    for turn in &case.streams {
+        let Ok(wire) = render_wire(turn, &render(turn), dialect, setting.speech.quirks) else { continue };
+        let turn_shown = toolcert_dialect::profiles::ProfileDetector::shown_by(dialect, &wire);
+        for flag in turn_shown.set() {
+            shown = shown.with(flag).expect("a flag the detector sets is a flag");
+        }
+    }
+    Some(shown)
 }
 
 /// What `subject` reports for `case` at `setting`, unjudged (nothing, if the case cannot be

@@ -215,19 +215,24 @@ pub fn missing_shards(r: &Report) -> Vec<usize> {
 /// the unsharded run's. The cases counted are those of the ending labels, which apply to
 /// every case.
 fn coverage_text(table: &serde_json::Value) -> Option<String> {
-    use toolcert_gen::coverage::{CoverageStats, Label, LabelCount, LabelGroup};
+    use toolcert_gen::coverage::{CoverageStats, Label, LabelCount, LabelGroup, PROFILE_KEY};
     let mut counts = Vec::new();
+    let mut profile = Vec::new();
     let mut cases = 0;
     for (name, c) in table.as_object()? {
-        let label = Label::ALL.into_iter().find(|l| l.name() == name)?;
         let count =
             LabelCount { count: c.get("count")?.as_u64()?, applicable: c.get("applicable")?.as_u64()? };
+        if let Some(flag) = name.strip_prefix(PROFILE_KEY) {
+            profile.push((flag, count));
+            continue;
+        }
+        let label = Label::ALL.into_iter().find(|l| l.name() == name)?;
         if label.group() == LabelGroup::Ending {
             cases = cases.max(count.applicable);
         }
         counts.push((label, count));
     }
-    Some(CoverageStats::from_counts(cases, counts).to_string())
+    Some(CoverageStats::from_counts(cases, counts).with_profile_counts(profile).ok()?.to_string())
 }
 
 /// Adds coverage tables label by label (`{label: {count, applicable, percent}}`).
