@@ -63,3 +63,30 @@ fn numbers_through_a_double_differ_in_tier_six_not_tier_one() {
         "a number changed is counted in tier 1 too: {standard:?}"
     );
 }
+
+/// One bug, whatever it did to the cases it met (docs/SPEC.md, "Bugs"): a fault the client
+/// misses also shows as a refusal with another fault's class when the case carried two, and
+/// as a dispatched call of the faulty turn; a class raised where nothing is wrong also shows
+/// as a faulty stream refused with that class; an unannounced call's outcome and a cut turn's
+/// ending are what the case happened to be.
+#[test]
+fn a_mutant_whose_one_bug_shows_many_ways_is_one_bug() {
+    use toolcert::oracle::Invariant::*;
+    for (mutant, expected) in [
+        ("duplicate-ignored", AccProtocol),
+        ("done-ignored", AccProtocol),
+        ("fragment-after-stop-accepted", AccProtocol),
+        ("index-as-position", AccProtocol),
+        ("dispatch-at-call-stop", AccTruncation),
+        ("empty-args-dropped", AccAccount),
+        ("args-in-text", AccText),
+        ("shared-across-streams", AccIsolation),
+    ] {
+        let r = run(mutant, 200, 1);
+        assert!(r.findings.len() > 1, "{mutant}: a bug of several symptoms: {}", r.findings_text(0));
+        let ids: Vec<&str> = r.bugs.iter().map(|b| b.title.as_str()).collect();
+        assert_eq!(r.bugs.len(), 1, "{mutant}: {ids:?}\n{}", r.findings_text(0));
+        assert_eq!(r.bugs[0].invariant, expected, "{mutant}: {:?}", r.bugs[0]);
+        assert_eq!(r.bugs[0].symptoms.len(), r.findings.len(), "{mutant}");
+    }
+}

@@ -322,6 +322,41 @@ pub fn group_bugs(
             }
         }
     }
+    // The same thing gone wrong under two rules (a call with no outcome is ACC-ACCOUNT on a
+    // complete turn and ACC-TRUNCATION on a cut one), or with another outcome or ending in
+    // its words: one symptom, one cause.
+    let families: Vec<String> = findings.iter().map(|f| family(&f.kind)).collect();
+    for a in 0..n {
+        for b in 0..a {
+            if families[a] == families[b] {
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                parent[ra] = rb;
+            }
+        }
+    }
+    // What the fault handling says about its own cause (docs/SPEC.md, "Bugs").
+    let causes: Vec<Cause<'_>> = findings.iter().map(|f| Cause::of(&f.kind)).collect();
+    let find = |want: &dyn Fn(&Cause<'_>) -> bool, inv: Invariant| {
+        (0..n).find(|&b| findings[b].invariant == inv && want(&causes[b]))
+    };
+    for a in 0..n {
+        let inv = findings[a].invariant;
+        let cause = match causes[a] {
+            // Refused with another class: the fault was missed (the other fault of the case
+            // was caught), or the class is one the client raises where nothing is wrong.
+            Cause::WrongClass { fault, raised } => find(&|c| *c == Cause::Missed(fault), inv)
+                .or_else(|| find(&|c| *c == Cause::Spurious(raised), inv)),
+            // A call of a faulty turn dispatched: the fault was missed, or calls are dispatched
+            // before the turn's end says whether they stand (the truncation bug shows it too).
+            Cause::FaultyTurnDispatched => find(&|c| matches!(c, Cause::Missed(_)), inv)
+                .or_else(|| find(&|c| *c == Cause::DispatchedBeforeTheEnd, Invariant::AccTruncation)),
+            _ => None,
+        };
+        if let Some(b) = cause {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra] = rb;
+        }
+    }
     let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
     for i in 0..n {
         let r = root(&mut parent, i);
@@ -365,6 +400,77 @@ pub fn group_bugs(
         (a.grade, std::cmp::Reverse(a.cases), &a.id).cmp(&(b.grade, std::cmp::Reverse(b.cases), &b.id))
     });
     bugs
+}
+
+/// A finding's kind without the words that name what the case happened to be rather than
+/// what went wrong: the outcome an unannounced call got, the way a cut turn ended, and which
+/// kind of foreign bytes reached the text.
+fn family(kind: &str) -> String {
+    if let Some((_, rest)) = kind.split_once("an outcome (") {
+        if let Some((_, tail)) = rest.split_once(") for a call the stream never announced") {
+            return format!("an outcome for a call the stream never announced{tail}");
+        }
+    }
+    if kind.ends_with(" bytes in the text") {
+        return "bytes not of the text in the text".into();
+    }
+    for cut in ["must fail as truncated", "must fail as abandoned"] {
+        if kind.contains(cut) {
+            return kind.replace(cut, "must fail as cut");
+        }
+    }
+    for ending in ["complete", "truncated", "abandoned", "errored"] {
+        let words = format!("a well-formed {ending} turn failed with ");
+        if let Some(raised) = kind.strip_prefix(&words) {
+            return format!("a well-formed turn failed with {raised}");
+        }
+    }
+    kind.to_owned()
+}
+
+/// What a finding's kind (the oracle's words, docs/SPEC.md §3) says about its cause, where
+/// one finding is the consequence of another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cause<'k> {
+    /// `a faulty stream (F) accepted without an error`: fault `F` is not detected.
+    Missed(&'k str),
+    /// `a faulty stream (F) refused with the class E`.
+    WrongClass {
+        fault: &'k str,
+        raised: &'k str,
+    },
+    /// `a well-formed … turn failed with E`: the client raises `E` where nothing is wrong.
+    Spurious(&'k str),
+    /// `a call of a faulty turn dispatched`.
+    FaultyTurnDispatched,
+    /// `a call that must fail as truncated was dispatchable`.
+    DispatchedBeforeTheEnd,
+    Other,
+}
+
+impl<'k> Cause<'k> {
+    fn of(kind: &'k str) -> Cause<'k> {
+        if let Some(rest) = kind.strip_prefix("a faulty stream (") {
+            let Some((fault, tail)) = rest.split_once(") ") else { return Cause::Other };
+            if tail == "accepted without an error" {
+                return Cause::Missed(fault);
+            }
+            if let Some(raised) = tail.strip_prefix("refused with the class ") {
+                return Cause::WrongClass { fault, raised };
+            }
+            return Cause::Other;
+        }
+        if let Some(rest) = kind.strip_prefix("a well-formed ") {
+            if let Some((_, raised)) = rest.split_once(" turn failed with ") {
+                return Cause::Spurious(raised);
+            }
+        }
+        match kind {
+            "a call of a faulty turn dispatched" => Cause::FaultyTurnDispatched,
+            "a call that must fail as truncated was dispatchable" => Cause::DispatchedBeforeTheEnd,
+            _ => Cause::Other,
+        }
+    }
 }
 
 /// Lower says more about a cause: a merged or changed call names what went wrong, "a call
