@@ -322,38 +322,47 @@ pub fn group_bugs(
             }
         }
     }
-    // The same thing gone wrong under two rules (a call with no outcome is ACC-ACCOUNT on a
-    // complete turn and ACC-TRUNCATION on a cut one), or with another outcome or ending in
-    // its words: one symptom, one cause.
+    // A finding the rules above left alone joins the one bug that explains it, if exactly one
+    // does: the same thing gone wrong under another rule, or with other words only for what
+    // the case happened to be (a call with no outcome is ACC-ACCOUNT on a complete turn and
+    // ACC-TRUNCATION on a cut one); or a cause the oracle's own words name. Bugs the rules
+    // above formed are never joined to each other here: a real subject's two bugs share
+    // symptoms of these kinds, and one lone symptom must not bridge them.
+    let before: Vec<usize> = (0..n).map(|i| root(&mut parent, i)).collect();
+    let alone: Vec<bool> = (0..n).map(|i| before.iter().filter(|&&r| r == before[i]).count() == 1).collect();
     let families: Vec<String> = findings.iter().map(|f| family(&f.kind)).collect();
-    for a in 0..n {
-        for b in 0..a {
-            if families[a] == families[b] {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra] = rb;
-            }
-        }
-    }
-    // What the fault handling says about its own cause (docs/SPEC.md, "Bugs").
     let causes: Vec<Cause<'_>> = findings.iter().map(|f| Cause::of(&f.kind)).collect();
-    let find = |want: &dyn Fn(&Cause<'_>) -> bool, inv: Invariant| {
-        (0..n).find(|&b| findings[b].invariant == inv && want(&causes[b]))
+    // The one bug (as formed above) holding a finding `want` accepts, other than `a`'s own.
+    let only = |a: usize, want: &dyn Fn(usize) -> bool| -> Option<usize> {
+        let mut roots: Vec<usize> =
+            (0..n).filter(|&b| before[b] != before[a] && want(b)).map(|b| before[b]).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        match roots[..] {
+            [r] => Some(r),
+            _ => None,
+        }
     };
-    for a in 0..n {
+    for a in (0..n).filter(|&a| alone[a]) {
         let inv = findings[a].invariant;
+        let same = |b: usize, c: Cause<'_>| findings[b].invariant == inv && causes[b] == c;
         let cause = match causes[a] {
-            // Refused with another class: the fault was missed (the other fault of the case
-            // was caught), or the class is one the client raises where nothing is wrong.
-            Cause::WrongClass { fault, raised } => find(&|c| *c == Cause::Missed(fault), inv)
-                .or_else(|| find(&|c| *c == Cause::Spurious(raised), inv)),
-            // A call of a faulty turn dispatched: the fault was missed, or calls are dispatched
-            // before the turn's end says whether they stand (the truncation bug shows it too).
-            Cause::FaultyTurnDispatched => find(&|c| matches!(c, Cause::Missed(_)), inv)
-                .or_else(|| find(&|c| *c == Cause::DispatchedBeforeTheEnd, Invariant::AccTruncation)),
+            // Refused with another class: the fault missed (the case's other fault was
+            // caught), or else the class raised where nothing is wrong.
+            Cause::WrongClass { fault, raised } => only(a, &|b| same(b, Cause::Missed(fault)))
+                .or_else(|| only(a, &|b| same(b, Cause::Spurious(raised)))),
+            // A call of a faulty turn dispatched: the fault missed, or else calls dispatched
+            // before the turn's end says whether they stand.
+            Cause::FaultyTurnDispatched => {
+                only(a, &|b| findings[b].invariant == inv && matches!(causes[b], Cause::Missed(_)))
+                    .or_else(|| only(a, &|b| causes[b] == Cause::DispatchedBeforeTheEnd))
+            }
             _ => None,
         };
-        if let Some(b) = cause {
-            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        let cause = cause.or_else(|| only(a, &|b| families[b] == families[a]));
+        if let Some(r) = cause {
+            let ra = root(&mut parent, a);
+            let rb = root(&mut parent, r);
             parent[ra] = rb;
         }
     }
@@ -488,6 +497,11 @@ fn specificity(inv: Invariant) -> usize {
         _ => 5,
     }
 }
+
+/// The version of the rules that group findings into bugs, written in a JSONL footer: a
+/// report whose bugs were grouped by other rules has them grouped again from its records when
+/// read. 2: a lone symptom joins the one bug its words or its cause point at.
+pub const BUG_RULES: u32 = 2;
 
 /// `BUG-` and FNV-1a (32 bits) of the root's invariant, what went wrong and the trigger's
 /// shape: the same on every machine.

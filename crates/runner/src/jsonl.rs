@@ -131,6 +131,10 @@ struct Footer {
     /// The findings grouped into bugs; absent in a report written before them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     bugs: Vec<crate::Bug>,
+    /// Which rules grouped the bugs ([`crate::findings::BUG_RULES`]); absent (0) in a report
+    /// written by the first rules.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    bug_rules: u32,
     /// The price on the cost suite (`certify --cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cost: Option<crate::cost::CostReport>,
@@ -165,6 +169,7 @@ fn footer(r: &Report) -> Footer {
         coverage_text: r.coverage_text.clone(),
         findings: r.findings.clone(),
         bugs: r.bugs.clone(),
+        bug_rules: if r.bugs.is_empty() { 0 } else { crate::findings::BUG_RULES },
         cost: r.cost.clone(),
     }
 }
@@ -455,6 +460,14 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     if !end.tiers.is_empty() && end.tier_rules != crate::tiers::TIER_RULES {
         // Tiers counted by older rules: counted again from the records by the current ones
         // (the records are the report; the tiers are derived from them), and not compared.
+        counted.tiers.clone_from(&end.tiers);
+        counted.tier_rules = end.tier_rules;
+    }
+    if !end.bugs.is_empty() && end.bug_rules != crate::findings::BUG_RULES {
+        // Bugs grouped by older rules: grouped again from the records by the current ones,
+        // and the tiers, which count bugs, counted again with them; neither is compared.
+        counted.bugs.clone_from(&end.bugs);
+        counted.bug_rules = end.bug_rules;
         counted.tiers.clone_from(&end.tiers);
         counted.tier_rules = end.tier_rules;
     }
