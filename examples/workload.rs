@@ -2,16 +2,16 @@
 //! a noisy machine, where timings are not). `docs/PERFORMANCE.md` uses it.
 //!
 //! ```text
-//! cargo build --release --example workload
+//! cargo build --profile dist --example workload
 //! # one impl on one workload (counts only inside the measured loop):
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect=toolcert_workload_iterations \
-//!     target/release/examples/workload reference-events 610B 13 2000
+//!     target/dist/examples/workload reference-events 610B 13 2000
 //! # the whole comparison table (runs the line above for each row):
-//! target/release/examples/workload table
+//! target/dist/examples/workload table
 //! # wall-clock medians, the impls interleaved round by round (ratios paired per round):
-//! target/release/examples/workload time-table 13 64
+//! target/dist/examples/workload time-table 13 64
 //! # the reference against the floor and the raw parses (issue 17 point 5):
-//! target/release/examples/workload parse-table 13
+//! target/dist/examples/workload parse-table 13
 //! ```
 //!
 //! Besides the impls, two parses with no accumulator around them, counted in their own loop

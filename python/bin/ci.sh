@@ -3,7 +3,7 @@
 # the workspace, then runs python/ci.sh with it installed into the fresh venv instead of a
 # TOOLCERT_BIN, so the pytest integration finds the binary on PATH as a user without a Rust
 # toolchain would. The release build of `.ci/run` is reused: only the root crate recompiles.
-# (For a wheel to publish, add --strip: smaller, but every crate is rebuilt.)
+# (For a wheel to publish: --profile dist --strip; every crate is rebuilt with fat LTO.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
