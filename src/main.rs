@@ -203,8 +203,10 @@ names another, --floor none prices without one. An exec: subject must send `elap
 run replies (docs/PROTOCOL.md; the adapter packages do), so process start and the pipes are not
 priced.
 
-A tier whose one run would take longer than --budget (predicted from the tiers before it) is
-not run; the report says where a series stopped.
+Every series runs to its top tier, so a busy machine cannot turn a quadratic cost linear: a
+run longer than half of --budget is repeated once only, and the subject and the floor run in
+turn, each keeping its least time. A tier whose one run is predicted over 20 budgets (from the
+tiers before it: a cubic subject) is not run; the report says where a series stopped.
 
 Exit codes: 0 linear on every series, 1 superlinear, 2 usage error or inconclusive, 3 the
 subject (or the floor) crashed or cannot be timed.";
@@ -225,7 +227,8 @@ struct BenchArgs {
     /// The floor: exec:COMMAND, or `none` (default: see below).
     #[arg(long)]
     floor: Option<String>,
-    /// Seconds one run of a tier may be predicted to take before its series stops.
+    /// Seconds a tier's repetitions may take: a run longer than half of it runs once. A series
+    /// stops before a tier whose one run is predicted over 20 budgets.
     #[arg(long, default_value_t = 10.0)]
     budget: f64,
     /// Add the 4 MiB tier to the call series.
@@ -442,8 +445,8 @@ struct CertifyArgs {
     /// against the verdict (exit 1).
     #[arg(long)]
     cost: bool,
-    /// With --cost: seconds one run of a cost tier may be predicted to take before its series
-    /// stops.
+    /// With --cost: seconds a cost tier's repetitions may take (a run longer than half of it
+    /// runs once; a series stops before a tier predicted over 20 budgets).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     cost_budget: f64,
     /// With --cost: the floor, exec:COMMAND or `none` (default: as `toolcert bench`).

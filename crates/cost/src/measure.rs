@@ -6,9 +6,11 @@
 //! times the subject and the floor on it in the same run, and fits how the time grows along
 //! each series. An in-process subject is timed directly around the driver; a subprocess
 //! reports its own time per run (`elapsed_ns`, docs/PROTOCOL.md), so process start and the
-//! pipes are not in the figure. A tier whose one run would pass the time budget (predicted
-//! from the tiers before it) is not run, and the report says so: a quadratic subject would
-//! otherwise take minutes.
+//! pipes are not in the figure. Every series reaches its top tier, so a verdict depends on the
+//! shape of the cost and not on how busy the machine is: a slow run shrinks the repetitions,
+//! never the sizes. The subject and the floor run in turn, repetition by repetition, and each
+//! keeps its least time, so a burst of load prices both alike. Only a run predicted at many
+//! budgets (a cubic subject) is not run, and the report says so.
 
 use std::time::Duration;
 
@@ -27,6 +29,10 @@ pub const SUPERLINEAR_ABOVE: f64 = 1.3;
 /// How much steeper than the floor's a superlinear subject's exponent must also be.
 pub const STEEPER_THAN_FLOOR: f64 = 0.3;
 
+/// A tier is run unless one run of it is predicted over this many budgets: the top tiers of a
+/// quadratic subject run (their slope is the verdict), a cubic one's never end.
+pub const STOP_AFTER_BUDGETS: f64 = 20.0;
+
 /// How to run the suite.
 #[derive(Clone, Debug)]
 pub struct CostOptions {
@@ -34,8 +40,8 @@ pub struct CostOptions {
     pub level: Level,
     /// The dialect below the events level.
     pub speech: Speech,
-    /// No single run may be predicted to take longer than this; a series stops before such a
-    /// tier.
+    /// A run longer than half of this is repeated once only; a series stops before a tier
+    /// whose one run is predicted over [`STOP_AFTER_BUDGETS`] of it.
     pub budget: Duration,
     /// The sampling time aimed at per workload (at least 3 samples, at most 15).
     pub sampling: Duration,
@@ -124,9 +130,10 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
             };
             if stopped.is_none() {
                 if let Some(predicted) = predict(&points, w.size) {
-                    if predicted > opts.budget.as_secs_f64() * 1e9 {
+                    if predicted > opts.budget.as_secs_f64() * STOP_AFTER_BUDGETS * 1e9 {
                         stopped = Some(format!(
-                            "stopped before {}: one run would take about {:.1} s, over the {} s budget",
+                            "stopped before {}: one run would take about {:.1} s, over {STOP_AFTER_BUDGETS} \
+                             times the {} s budget",
                             w.name,
                             predicted / 1e9,
                             opts.budget.as_secs_f64()
@@ -139,8 +146,25 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
                 continue;
             }
             let timer = Timer::Subject { subject, factory: &*factory };
+            // The floor's input: the turn's neutral events for the Rust floor, the subject's
+            // own bytes for a floor subject.
+            let floor_units;
+            let floor_factory;
+            let floor_timer = match &floor {
+                Floor::Rust => {
+                    floor_units = OwnedUnits::render(&w.case.streams[0], Level::Events, opts.speech);
+                    let (units, end) = &floor_units;
+                    Some((Timer::Factory(&rust_floor), Input { units: units.units(), end: *end }))
+                }
+                Floor::Subject(f, _) => {
+                    floor_factory = f.factory();
+                    Some((Timer::Subject { subject: *f, factory: &*floor_factory }, input))
+                }
+                Floor::None(_) => None,
+            };
             let started = std::time::Instant::now();
-            let (timing, obs) = match sample(&timer, w, input, opts) {
+            let floor_pair = floor_timer.as_ref().map(|(t, i)| (t, *i));
+            let (timing, obs, floor_timing) = match sample(&timer, input, floor_pair, w, opts) {
                 Ok(sampled) => sampled,
                 Err(e) if opts.timeout.is_some_and(|t| started.elapsed() >= t) => {
                     stopped = Some(format!(
@@ -157,20 +181,6 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
             points.push((w.size as f64, timing.min_ns as f64));
             row.ns_per_byte = Some(timing.min_ns as f64 / w.bytes as f64);
             row.subject = Some(timing);
-            let floor_timing = match &floor {
-                Floor::Rust => {
-                    let (units, end) = OwnedUnits::render(&w.case.streams[0], Level::Events, opts.speech);
-                    let input = Input { units: units.units(), end };
-                    let t = Timer::Factory(&rust_floor);
-                    Some(sample(&t, w, input, opts)?.0)
-                }
-                Floor::Subject(f, _) => {
-                    let floor_factory = f.factory();
-                    let t = Timer::Subject { subject: *f, factory: &*floor_factory };
-                    Some(sample(&t, w, input, opts).map_err(|e| format!("the floor: {e}"))?.0)
-                }
-                Floor::None(_) => None,
-            };
             if let (Some(f), Some(s)) = (&floor_timing, &row.subject) {
                 floor_points.push((w.size as f64, f.min_ns as f64));
                 row.ratio = Some(s.min_ns as f64 / f.min_ns.max(1) as f64);
@@ -334,46 +344,78 @@ fn thread_cpu() -> Duration {
     START.get_or_init(std::time::Instant::now).elapsed()
 }
 
-/// Runs `w` until the sampling time is spent (3 to 15 samples; one when a single run takes
-/// more than half the budget); a sample of a fast in-process run is a batch of runs lasting
-/// at least a millisecond, so the clock's resolution does not show.
+/// Runs `w` on the subject and, in turn with it, on the floor, until the sampling time is spent
+/// (3 to 15 rounds; one when a single run of the subject takes more than half the budget). A
+/// round is one sample of each, so load that comes and goes slows both alike, and each keeps
+/// its least time. A sample of a fast in-process run is a batch of runs lasting at least a
+/// millisecond, so the clock's resolution does not show. `Err` names the floor when it failed.
 fn sample(
     timer: &Timer<'_>,
-    w: &CostWorkload,
     input: Input<'_>,
+    floor: Option<(&Timer<'_>, Input<'_>)>,
+    w: &CostWorkload,
     opts: &CostOptions,
-) -> Result<(Timing, Observation), String> {
+) -> Result<(Timing, Observation, Option<Timing>), String> {
     let (first, obs) = timer.once(w, input, opts.speech)?;
-    let per_sample = first.max(Duration::from_nanos(1));
-    let batch = if timer.in_process() {
-        (Duration::from_millis(1).as_nanos() / per_sample.as_nanos()).clamp(1, 10_000) as u32
-    } else {
-        1
+    let floor_first = match floor {
+        Some((t, i)) => Some(t.once(w, i, opts.speech).map_err(|e| format!("the floor: {e}"))?.0),
+        None => None,
     };
+    let batch_of = |t: &Timer<'_>, first: Duration| {
+        if t.in_process() {
+            (Duration::from_millis(1).as_nanos() / first.max(Duration::from_nanos(1)).as_nanos())
+                .clamp(1, 10_000) as u32
+        } else {
+            1
+        }
+    };
+    let batch = batch_of(timer, first);
+    let per_round = first * batch + floor_first.unwrap_or_default();
     let wanted = if first > opts.budget / 2 {
         1
     } else {
-        (opts.sampling.as_nanos() / (per_sample.as_nanos() * batch as u128)).clamp(3, 15) as usize
+        (opts.sampling.as_nanos() / per_round.max(Duration::from_nanos(1)).as_nanos()).clamp(3, 15) as usize
+    };
+    let floor_batch = match (floor, floor_first) {
+        (Some((t, _)), Some(f)) => batch_of(t, f),
+        _ => 1,
     };
     let mut samples = Vec::with_capacity(wanted);
+    let mut floor_samples = Vec::with_capacity(wanted);
     if batch == 1 {
         samples.push(first.as_nanos() as u64);
     }
-    while samples.len() < wanted {
+    if let (1, Some(f)) = (floor_batch, floor_first) {
+        floor_samples.push(f.as_nanos() as u64);
+    }
+    let run = |t: &Timer<'_>, i: Input<'_>, batch: u32| -> Result<u64, String> {
         let mut total = Duration::ZERO;
         for _ in 0..batch {
-            total += timer.once(w, input, opts.speech)?.0;
+            total += t.once(w, i, opts.speech)?.0;
         }
-        samples.push((total.as_nanos() / batch as u128) as u64);
-    }
-    samples.sort_unstable();
-    let timing = Timing {
-        median_ns: samples[samples.len() / 2],
-        min_ns: samples[0],
-        max_ns: samples[samples.len() - 1],
-        samples: samples.len(),
+        Ok((total.as_nanos() / batch as u128) as u64)
     };
-    Ok((timing, obs))
+    while samples.len() < wanted || (floor.is_some() && floor_samples.len() < wanted) {
+        if samples.len() < wanted {
+            samples.push(run(timer, input, batch)?);
+        }
+        if let Some((t, i)) = floor {
+            if floor_samples.len() < wanted {
+                floor_samples.push(run(t, i, floor_batch).map_err(|e| format!("the floor: {e}"))?);
+            }
+        }
+    }
+    let timing = |mut samples: Vec<u64>| {
+        samples.sort_unstable();
+        Timing {
+            median_ns: samples[samples.len() / 2],
+            min_ns: samples[0],
+            max_ns: samples[samples.len() - 1],
+            samples: samples.len(),
+        }
+    };
+    let floor_timing = floor.is_some().then(|| timing(floor_samples));
+    Ok((timing(samples), obs, floor_timing))
 }
 
 /// What the subject got wrong on `w`, if anything: every call dispatched with its exact

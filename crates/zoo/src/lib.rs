@@ -234,8 +234,9 @@ pub struct CostRow {
     pub floor_exponent: Option<f64>,
 }
 
-/// The budget per tier the zoo prices its cost mutants with: enough for three tiers of a
-/// quadratic accumulator, a few seconds in all.
+/// The budget the zoo prices its cost mutants with: every tier of a quadratic accumulator runs
+/// but one predicted over 20 budgets (the re-parse of 512 KiB in 1-byte fragments), about 20
+/// seconds for both mutants in a release build.
 pub const COST_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Prices every cost mutant (`toolcert_mutants::cost_zoo`) at the events level against the
