@@ -985,7 +985,7 @@ fn certify_cost(
         subject.name(),
         cost::SUITE_VERSION,
         setting_name(level, speech),
-        args.cost_budget
+        args.cost_budget * cost::STOP_AFTER_BUDGETS
     );
     cost::price(&*subject, floor.as_floor(), &opts).map_err(|e| {
         eprintln!("toolcert: cannot price {}: {e}", subject.name());
@@ -1772,7 +1772,7 @@ fn bench(args: BenchArgs) -> ExitCode {
         subject.name(),
         toolcert::bench::cost::SUITE_VERSION,
         cost::suite(args.large).len(),
-        args.budget
+        args.budget * cost::STOP_AFTER_BUDGETS
     );
     let report = match cost::price(&*subject, floor, &opts) {
         Ok(r) => r,

@@ -37,19 +37,9 @@ fn a_quadratic_accumulator_is_superlinear_where_it_copies_and_linear_elsewhere()
         assert!(call["exponent"].as_f64().unwrap() > 1.3, "{mutant}: {call}");
         // Its bug is in the argument buffer: the text series does not grow faster.
         assert_eq!(series(&report, "text/13")["growth"], "linear", "{mutant}");
-        // No series stopped near the budget, where load could decide: each reached its top
-        // tier, or stopped where its own slope predicted one run at 20 budgets or more (the
-        // re-parse at 512 KiB: minutes), far past anything load bends.
-        for s in report["series"].as_array().unwrap() {
-            let stopped = s["stopped"].as_str();
-            assert!(stopped.is_none_or(|m| m.contains("over 20 times the 0.5 s budget")), "{mutant}: {s}");
-        }
-        // The copying one is cheap enough to run everywhere: the 512 KiB tier of 1-byte
-        // fragments ran, a slow tier runs fewer times, never not at all.
-        if mutant == "rebuilt-buffer" {
-            let top = report["workloads"].as_array().unwrap().iter().find(|w| w["name"] == "call/1/512KiB");
-            assert_eq!(top.map(|w| w["subject"].is_object() && w["floor"].is_object()), Some(true));
-        }
+        // Which tiers run is a rule on the subject's own times, tested with no clock in it
+        // (crates/cost, `a_slow_top_tier_runs_and_only_a_run_at_twenty_budgets_stops_a_series`):
+        // asserting it here would ask this machine's clock to stay on one side of the line.
         // Right outcomes: nothing on any workload is wrong, only slow.
         assert!(report["workloads"].as_array().unwrap().iter().all(|w| w.get("wrong").is_none()));
     }

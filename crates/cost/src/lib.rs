@@ -17,7 +17,9 @@ pub mod suite;
 pub mod workload;
 
 pub use floor::default_floor;
-pub use measure::{price, CostOptions, CostReport, Floor, Growth, SeriesCost, WorkloadCost};
+pub use measure::{
+    price, CostOptions, CostReport, Floor, Growth, SeriesCost, WorkloadCost, STOP_AFTER_BUDGETS,
+};
 pub use suite::{suite, CostWorkload, SUITE_VERSION};
 
 /// `1.2 µs`, `35 ms`: three significant digits.

@@ -626,6 +626,58 @@ mod tests {
         assert!(price(&quick, Floor::None("test".into()), &opts).is_err());
     }
 
+    /// A subprocess-like subject whose own reported time is `cost(units)` nanoseconds: the
+    /// rule a cost verdict follows, tested with no clock in it.
+    struct Costs {
+        cost: fn(f64) -> f64,
+        elapsed: std::cell::Cell<Option<Duration>>,
+    }
+
+    impl Subject for Costs {
+        fn name(&self) -> String {
+            "costs".into()
+        }
+        fn factory(&self) -> Box<dyn Factory> {
+            Box::new(RustFloorFactory)
+        }
+        fn observe(
+            &self,
+            _: &toolcert_scenario::Case,
+            inputs: &[Input<'_>],
+            _: Speech,
+        ) -> Option<Vec<Observation>> {
+            let ns = (self.cost)(inputs[0].units.len() as f64);
+            self.elapsed.set(Some(Duration::from_nanos(ns as u64)));
+            Some(vec![Observation::default()])
+        }
+        fn last_elapsed(&self) -> Option<Duration> {
+            self.elapsed.get()
+        }
+    }
+
+    #[test]
+    fn a_slow_top_tier_runs_and_only_a_run_at_twenty_budgets_stops_a_series() {
+        let opts = CostOptions { budget: Duration::from_millis(500), ..Default::default() };
+        // Quadratic, about 2 s a run at 512 KiB of 1-byte fragments: over the budget, which
+        // once skipped the tier and left the flat small tiers to decide.
+        let quadratic = Costs { cost: |u| u * u / 128.0, elapsed: Default::default() };
+        let report = price(&quadratic, Floor::None("test".into()), &opts).unwrap();
+        for s in &report.series {
+            assert_eq!(s.stopped, None, "{}", s.series);
+            assert_eq!(s.growth, Growth::Superlinear, "{}", s.series);
+        }
+        let top = report.workloads.iter().find(|w| w.name == "call/1/512KiB").unwrap();
+        let t = top.subject.as_ref().expect("the top tier ran").min_ns;
+        assert!(t > 1_000_000_000 && top.subject.as_ref().unwrap().samples == 1, "{t} ns");
+        // Cubic: the 512 KiB tier is predicted at minutes, over 20 budgets: not run.
+        let cubic = Costs { cost: |u| u * u * u / 1e6, elapsed: Default::default() };
+        let report = price(&cubic, Floor::None("test".into()), &opts).unwrap();
+        let one = report.series.iter().find(|s| s.series == "call/1").unwrap();
+        let why = one.stopped.as_deref().unwrap_or_default();
+        assert!(why.starts_with("stopped before call/1/512KiB") && why.contains("over 20 times"), "{why}");
+        assert_eq!(one.growth, Growth::Superlinear);
+    }
+
     #[test]
     fn a_bedrock_turn_is_sent_as_event_stream_messages_and_read_right() {
         let speech = Speech { dialect: toolcert_subject::Dialect::Bedrock, quirks: Default::default() };
