@@ -5,6 +5,7 @@ import { ProtocolError, ToolCallAccumulator } from "./toyacc.mjs";
 const adapter = () => {
     const acc = new ToolCallAccumulator({ parse: strictParse, trim: process.argv.includes("--buggy") });
     const steps = {
+        __proto__: null, // e.type is the stream's word: "__proto__" or "toString" must find no step
         text_delta: (e, out) => out.text(e.text),
         call_start: (e) => acc.start(e.index, e.call_id, e.name),
         args_delta: (e) => acc.append(e.index, e.fragment),

@@ -749,7 +749,11 @@ class GeminiWriter {
         return out;
     }
 }
-const GEMINI_STOPS = { STOP: "stop", MAX_TOKENS: "max_tokens", PROHIBITED_CONTENT: "refusal", BLOCKLIST: "refusal", SPII: "refusal" };
+// A Map, not an object literal: `finishReason` is the server's word, and "__proto__",
+// "constructor" or "toString" looked up in a plain object finds Object.prototype's members (a
+// turn "stopped" with an object, read as complete instead of cut, or a reply that cannot be
+// written).
+const GEMINI_STOPS = new Map([["STOP", "stop"], ["MAX_TOKENS", "max_tokens"], ["PROHIBITED_CONTENT", "refusal"], ["BLOCKLIST", "refusal"], ["SPII", "refusal"]]);
 export class GeminiDecoder {
     constructor() {
         this.calls = 0;
@@ -807,7 +811,7 @@ export class GeminiDecoder {
         });
         if (typeof cand.finishReason === "string") {
             this.endLive(out);
-            out.push({ type: "stop", reason: GEMINI_STOPS[cand.finishReason] ?? "content_filter" });
+            out.push({ type: "stop", reason: GEMINI_STOPS.get(cand.finishReason) ?? "content_filter" });
         }
         else if (parts.length === 0)
             out.push({ type: "ping" });

@@ -152,8 +152,29 @@ export interface ServeOptions {
     quirks?: readonly Quirk[];
     /** Declare the `schema` capability: only if the accumulator validates arguments. */
     schema?: boolean;
+    /**
+     * More objects the pollution check watches besides the built-in prototypes, by the name
+     * reported (`{"OpenAI.prototype": OpenAI.prototype}`, a Map, or [name, object] pairs), or a
+     * `PollutionWatch` to use as it is. Snapshotted when `serve` is called.
+     */
+    watch?: Record<string, object> | Map<string, object> | [string, object][] | PollutionWatch;
     input?: NodeJS.ReadableStream;
     output?: NodeJS.WritableStream;
+}
+/** The built-in prototypes every stream is checked against, by name. */
+export declare const BUILTIN_PROTOTYPES: readonly [string, object][];
+/**
+ * The HOSTILE-POLLUTION check: snapshots the own properties (descriptors by identity) and the
+ * [[Prototype]] of the built-in prototypes and of the objects named; `check()` lists what
+ * changed since the last check and takes that as the new baseline.
+ */
+export declare class PollutionWatch {
+    constructor(extra?: Record<string, object> | Map<string, object> | [string, object][]);
+    /** The CPU time spent checking, in nanoseconds (left out of `elapsed_ns`). */
+    cpuNs: number;
+    readonly names: string[];
+    watch(name: string, obj: object): this;
+    check(): string[];
 }
 /** Answers toolcert's requests until `stop` or the end of input. */
 export declare function serve(options: ServeOptions): Promise<number>;
@@ -161,4 +182,5 @@ export declare function runCase(
     c: { streams: { tools?: Tool[]; units: unknown[]; end?: string }[]; order: [number, number][] },
     config: Config,
     factories: Partial<Record<Level, Factory<any>>>,
+    options?: { watch?: PollutionWatch },
 ): unknown[];

@@ -22,4 +22,5 @@ export {
     schemaError,
     serve,
 } from "./protocol.js";
+export { BUILTIN_PROTOTYPES, PollutionWatch } from "./pollution.js";
 export { JsonNumber, MAX_DEPTH, NotJson, encode, jsonEqual, schemaErrors, strictParse } from "./json.js";

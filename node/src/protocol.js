@@ -16,6 +16,7 @@
 import * as readline from "node:readline";
 
 import { encode } from "./json.js";
+import { PollutionWatch, defaultWatch } from "./pollution.js";
 
 export const PROTOCOL_VERSION = 1;
 export const LEVELS = Object.freeze(["events", "wire", "bytes"]);
@@ -171,9 +172,15 @@ function describe(e) {
  * Feeds every stream to its own fresh accumulator, step by step in the case's order: `[s, k]`
  * delivers unit k of stream s; `[s, units.length]` ends stream s. A turn error ends a stream
  * (nothing more is fed, finish is not called). Throws `Skip`.
+ *
+ * When a stream's turn is over (after its finish, its turn error or its crash) the shared
+ * prototypes are checked (`options.watch`, a `PollutionWatch`; by default one snapshotted at
+ * the first run) and what changed since the last check is that stream's `pollution`.
  */
-export function runCase(c, config, factories) {
-    const make = factories[config.level];
+export function runCase(c, config, factories, options = {}) {
+    const watch = options.watch ?? defaultWatch();
+    const make = Object.hasOwn(factories, config.level) ? factories[config.level] : undefined;
+    if (typeof make !== "function") throw new TypeError(`no factory for the level ${JSON.stringify(config.level)}`);
     const accs = [];
     const emits = [];
     const results = [];
@@ -186,6 +193,7 @@ export function runCase(c, config, factories) {
         } catch (e) {
             if (e instanceof Skip) throw e;
             result.crash = describe(e);
+            result.pollution = watch.check();
             accs.push(null);
         }
     }
@@ -202,6 +210,7 @@ export function runCase(c, config, factories) {
                 out.atFinish = true;
                 accs[s] = null;
                 acc.finish(c.streams[s].end ?? "eof", out);
+                results[s].pollution = watch.check();
             }
         } catch (e) {
             if (e instanceof Skip) throw e;
@@ -211,10 +220,13 @@ export function runCase(c, config, factories) {
             } else {
                 results[s].crash = describe(e);
             }
+            results[s].pollution = watch.check();
         }
     }
     results.forEach((r, s) => {
         const out = emits[s];
+        // A stream the order never ended (a malformed case): checked now.
+        r.pollution ??= watch.check();
         r.outcomes = out.outcomes;
         r.text = out.textPieces.join("");
         if (out.slots !== undefined) r.layout = out.slots;
@@ -232,7 +244,10 @@ export function runCase(c, config, factories) {
  */
 export function serve(options) {
     const { name, events, wire, bytes } = options;
-    const factories = {};
+    // The baseline of the pollution check: the runtime as the adapter left it, SDK imported,
+    // before the first request.
+    const watch = options.watch instanceof PollutionWatch ? options.watch : new PollutionWatch(options.watch);
+    const factories = Object.create(null);
     if (events) factories.events = events;
     if (wire) factories.wire = wire;
     if (bytes) factories.bytes = bytes;
@@ -277,7 +292,7 @@ export function serve(options) {
                     return;
                 case "configure": {
                     const { level, dialect } = request;
-                    if (!(level in factories)) {
+                    if (typeof level !== "string" || !Object.hasOwn(factories, level)) {
                         send({ ok: false, reason: `level ${JSON.stringify(level)} is not supported` });
                         return;
                     }
@@ -299,10 +314,12 @@ export function serve(options) {
                         // elapsed_ns: the accumulation alone (toolcert bench prices it), not
                         // parsing the request or writing the reply; the process's CPU time, not
                         // the wall clock, so that other work preempting it is not priced.
+                        // The pollution check is the package's work, not the subject's: left out.
+                        const checking = watch.cpuNs;
                         const started = process.cpuUsage();
-                        const results = runCase(request.case, config, factories);
+                        const results = runCase(request.case, config, factories, { watch });
                         const used = process.cpuUsage(started);
-                        const elapsed = (used.user + used.system) * 1000;
+                        const elapsed = Math.max(1, (used.user + used.system) * 1000 - (watch.cpuNs - checking));
                         send({ seq: request.seq, results, elapsed_ns: elapsed });
                     } catch (e) {
                         if (e instanceof Skip) {
