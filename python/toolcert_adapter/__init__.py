@@ -33,6 +33,7 @@ from .protocol import (
     schema_error,
     serve,
 )
+from .pollution import PollutionWatch
 from .strict_json import JsonNumber, NotJson, dumps, json_equal, loads, schema_errors
 
 __version__ = "0.1.0"
@@ -49,6 +50,7 @@ __all__ = [
     "Emit",
     "JsonNumber",
     "NotJson",
+    "PollutionWatch",
     "Skip",
     "TurnError",
     "dispatchable",

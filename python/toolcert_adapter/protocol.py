@@ -31,6 +31,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 
+from .pollution import PollutionWatch, default_watch
 from .strict_json import JsonNumber, dumps
 
 __all__ = [
@@ -225,10 +226,18 @@ def _bytes_of(payload: dict) -> bytes:
     return base64.b64decode(payload["bytes"], validate=True)
 
 
-def run_case(case: dict, config: Config, factories: dict[str, Factory]) -> list[dict]:
+def run_case(
+    case: dict, config: Config, factories: dict[str, Factory], watch: PollutionWatch | None = None
+) -> list[dict]:
     """Feeds every stream to its own fresh accumulator, step by step in the case's order:
     `[s, k]` delivers unit k of stream s; `[s, len(units)]` ends stream s. A turn error
-    ends a stream (nothing more is fed, finish is not called). Raises `Skip`."""
+    ends a stream (nothing more is fed, finish is not called). Raises `Skip`.
+
+    When a stream's turn is over (after its finish, its turn error or its crash) the modules
+    and classes are checked (`watch`; by default one snapshotted at the first run) and what
+    changed since the last check is that stream's `pollution`."""
+    if watch is None:
+        watch = default_watch()
     level = config.level
     make = factories[level]
     streams = case["streams"]
@@ -245,6 +254,7 @@ def run_case(case: dict, config: Config, factories: dict[str, Factory]) -> list[
             raise
         except Exception:
             result["crash"] = traceback.format_exc(limit=8)
+            result["pollution"] = watch.check()
             accs.append(None)
     for s, k in case["order"]:
         acc = accs[s]
@@ -261,6 +271,7 @@ def run_case(case: dict, config: Config, factories: dict[str, Factory]) -> list[
                 out.at_finish = True
                 accs[s] = None
                 acc.finish(streams[s].get("end", "eof"), out)
+                results[s]["pollution"] = watch.check()
         except TurnError as e:
             accs[s] = None
             results[s]["error"] = {
@@ -269,12 +280,16 @@ def run_case(case: dict, config: Config, factories: dict[str, Factory]) -> list[
                 "units": out.units,
                 "at_finish": out.at_finish,
             }
+            results[s]["pollution"] = watch.check()
         except Skip:
             raise
         except Exception:
             accs[s] = None
             results[s]["crash"] = traceback.format_exc(limit=8)
+            results[s]["pollution"] = watch.check()
     for result, out in zip(results, emits):
+        if "pollution" not in result:  # a stream the order never ended (a malformed case)
+            result["pollution"] = watch.check()
         result["outcomes"] = out.outcomes
         result["text"] = "".join(out.text_pieces)
         if out.slots is not None:
@@ -297,6 +312,7 @@ def serve(
     quirks: Iterable[str] = (),
     schema: bool = False,
     extra: dict | None = None,
+    watch: dict | PollutionWatch | None = None,
     stdin=None,
     stdout=None,
 ) -> int:
@@ -307,7 +323,9 @@ def serve(
     they read (names from `QUIRKS`; `QUIRKS` itself for an SDK that reads whatever comes),
     `schema=True` only if your accumulator
     validates arguments against the tool's schema. `extra`: more free fields of the
-    handshake's `implementation` object (e.g. `{"policy": "documented"}`, docs/PROTOCOL.md)."""
+    handshake's `implementation` object (e.g. `{"policy": "documented"}`, docs/PROTOCOL.md).
+    `watch`: more objects for the pollution check to compare in full after every stream,
+    `{name: object}` (an SDK's classes or modules), or a `PollutionWatch` to use as it is."""
     factories = {k: f for k, f in (("events", events), ("wire", wire), ("bytes", bytes)) if f}
     if not factories:
         raise ValueError("serve() needs a factory for at least one level (events, wire or bytes)")
@@ -338,6 +356,10 @@ def serve(
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     config = Config(schema=schema)
+    # The pollution check's baseline: the runtime as the adapter left it, SDK imported, before
+    # the first request.
+    if not isinstance(watch, PollutionWatch):
+        watch = PollutionWatch(watch)
 
     def send(message: dict) -> None:
         stdout.write(dumps(message).encode("utf-8") + b"\n")
@@ -382,9 +404,11 @@ def serve(
                 # decoding the request or writing the reply.
                 # The process's CPU time, not the wall clock: on a shared machine a run
                 # preempted by other work would otherwise be priced by that work.
+                # The pollution check is the package's work, not the subject's: left out.
+                checking = watch.cpu_ns
                 started = time.process_time_ns()
-                results = run_case(request["case"], config, factories)
-                elapsed = time.process_time_ns() - started
+                results = run_case(request["case"], config, factories, watch)
+                elapsed = max(1, time.process_time_ns() - started - (watch.cpu_ns - checking))
                 send({"seq": seq, "results": results, "elapsed_ns": elapsed})
             except Skip as e:
                 send({"seq": seq, "skipped": True, "reason": e.reason})
