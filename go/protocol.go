@@ -63,6 +63,7 @@ var Quirks = []string{
 	"anthropic_input_in_start",
 	"anthropic_content_in_start",
 	"gemini_partial_args",
+	"hostile",
 }
 
 // ErrorClasses are the protocol's turn error classes: compared by class, never by message.

@@ -54,4 +54,24 @@ grep -q "ACC-FIDELITY" "$work/replay.log" || { cat "$work/replay.log"; echo "nod
 
 echo "node/ci.sh: the correct accumulator must pass"
 CASES=500 node --test toyacc.test.mjs
+
+# The hostile tier's JavaScript mutants (node/examples/hostile), certified in openai-chat's
+# hostile profile from the checkout (they import the package by its own name): each is
+# killed, with the rule its bug breaks.
+echo "node/ci.sh: the hostile mutants must be killed"
+for pair in indexed:HOSTILE-POLLUTION assign:ACC-ACCOUNT; do
+    mutant=${pair%%:*}
+    rule=${pair#*:}
+    set +e
+    (cd "$repo" && "${TOOLCERT_BIN:-toolcert}" certify --subject "exec:node node/examples/hostile/$mutant.mjs" \
+        --level wire --dialect openai-chat --profile hostile --cases 50) >"$work/hostile-$mutant.log" 2>&1
+    status=$?
+    set -e
+    if [ "$status" -ne 1 ] || ! grep -q " $rule#" "$work/hostile-$mutant.log"; then
+        cat "$work/hostile-$mutant.log"
+        echo "node/ci.sh: the hostile mutant $mutant exited $status without a $rule finding"
+        exit 1
+    fi
+    echo "node/ci.sh: hostile mutant $mutant killed ($rule)"
+done
 echo "node/ci.sh: ok"

@@ -323,7 +323,8 @@ fn profile_help() -> String {
         "Only this server profile: one real server's wire behaviour (docs/SPEC.md, \"Server \
          profiles\"). NAME of the --dialect given, or DIALECT/NAME. A client cannot tell which \
          server it reads, so every profile of a dialect is judged by the same rules. `all`: \
-         every profile of the dialects run. Default: every profile of every dialect, or with \
+         every profile of the dialects run; a name several dialects have, with no --dialect \
+         (`hostile`, `openai`): each one's. Default: every profile of every dialect, or with \
          --dialect its provider's own profile only.\n\nThe profiles: {}.",
         toolcert::scenario::ServerProfile::help_list()
     )
@@ -376,8 +377,17 @@ impl ProfileArgs {
         &self,
         dialect: Option<toolcert::scenario::Dialect>,
     ) -> Result<Option<toolcert::runner::ProfileChoice>, String> {
-        if self.profile.as_deref() == Some("all") {
-            return Ok(Some(toolcert::runner::ProfileChoice::Every));
+        match self.profile.as_deref() {
+            Some("all") => return Ok(Some(toolcert::runner::ProfileChoice::Every)),
+            // A name several dialects have, with no dialect: each one's (`hostile`).
+            Some(name) if dialect.is_none() && !self.chat_index_zero && !self.chat_repeat_fields => {
+                if let Ok(toolcert::runner::ProfileChoice::Named(n)) =
+                    toolcert::runner::ProfileChoice::parse(None, name)
+                {
+                    return Ok(Some(toolcert::runner::ProfileChoice::Named(n)));
+                }
+            }
+            _ => {}
         }
         Ok(self.chosen(dialect)?.map(toolcert::runner::ProfileChoice::One))
     }
@@ -671,7 +681,7 @@ fn main() -> ExitCode {
         Command::Site(args) => site(args),
         Command::Invariants => {
             for inv in toolcert::Invariant::ALL {
-                outln!("{:<15} [{}] {}\n{:<15} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
+                outln!("{:<17} [{}] {}\n{:<17} why: {}", inv.id(), inv.seed(), inv.rule(), "", inv.why());
             }
             outln!(
                 "\nThe must and should parts of each rule, what exercises it, the ground truth and the \

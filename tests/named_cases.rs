@@ -216,6 +216,63 @@ fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: 
     }
 }
 
+/// The hostile upstream's named cases, in each dialect's hostile profile: the stream carries
+/// the hostile value where the dialect can send it, and the reference conforms at the wire
+/// and bytes levels (a hostile index is a `malformed` turn; a hostile id, name or key is
+/// handed over exactly). Gemini has no index to replace.
+#[rstest]
+#[case::prototype_names("hostile/prototype-names", r#""name":"__proto__""#)]
+#[case::control_characters("hostile/control-characters", r#"\u001b[2J\r\n"#)]
+#[case::id_of_one_mebibyte("hostile/id-of-one-mebibyte", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")]
+#[case::index_proto("hostile/index-proto", r#"index":"__proto__""#)]
+#[case::index_negative("hostile/index-negative", r#"index":-1"#)]
+#[case::index_fraction("hostile/index-fraction", r#"index":0.5"#)]
+#[case::index_string("hostile/index-string", r#"index":"0""#)]
+#[case::index_true("hostile/index-true", r#"index":true"#)]
+fn hostile_case(#[case] id: &str, #[case] carries: &str) {
+    use toolcert::scenario::{Dialect, Quirks};
+    use toolcert::subject::driver::Speech;
+    use toolcert::subject::Level;
+    let hostile = Quirks { hostile: true, ..Quirks::default() };
+    let indexed = id.starts_with("hostile/index-");
+    for dialect in Dialect::ALL.into_iter().filter(|d| d.profile("hostile").is_some()) {
+        for level in [Level::Wire, Level::Bytes] {
+            let run = toolcert::Certification {
+                level,
+                speech: Speech { dialect, quirks: hostile },
+                cases: 0,
+                filter: Some(format!("named/{id}")),
+                ..toolcert::Certification::default()
+            };
+            let report = run.run(&ReferenceSubject);
+            if indexed && dialect == Dialect::Gemini {
+                assert_eq!(report.named_skipped, 1, "{id}: Gemini has no index");
+                continue;
+            }
+            assert_eq!(report.named_cases, 1, "{id} runs in {dialect}'s hostile profile at {level:?}");
+            assert!(
+                report.conforms,
+                "the reference on {id} in {dialect} at {level:?}:\n{}",
+                report.to_text(3)
+            );
+            // Never outside the hostile profiles.
+            let plain =
+                toolcert::Certification { speech: Speech { dialect, quirks: Quirks::default() }, ..run };
+            let report = plain.run(&ReferenceSubject);
+            assert_eq!(report.named_cases + report.named_skipped, 0, "{id} outside the hostile profile");
+        }
+        // What the stream carries, where the case is written in the dialect's own shape.
+        if matches!(dialect, Dialect::Anthropic | Dialect::OpenAiResponses) {
+            let turn = &named::by_id(id).unwrap().case.streams[0];
+            let wire = toolcert_dialect::render_wire(turn, &render(turn), dialect, hostile).unwrap();
+            let sse: String =
+                wire.events.iter().filter_map(|m| m.as_sse()).map(|e| format!("{}\n", e.data)).collect();
+            assert!(sse.contains(carries), "{id}: the {dialect} stream carries {carries}");
+            assert!(sse.contains(r#""__proto__":{"#), "{id}: the hostile members are sent");
+        }
+    }
+}
+
 #[test]
 fn every_named_case_is_listed_above() {
     let source = include_str!("named_cases.rs");
@@ -397,7 +454,8 @@ fn every_dialect_runs_the_named_cases_its_wire_can_carry() {
     use toolcert::scenario::Dialect;
     use toolcert::subject::driver::Speech;
     use toolcert::subject::Level;
-    let all = named::all().len();
+    // The hostile cases run in the hostile profiles only (`hostile_case` below).
+    let all = named::all().iter().filter(|n| !named::is_hostile(n.id)).count();
     for dialect in Dialect::ALL {
         let run = toolcert::Certification {
             level: Level::Bytes,

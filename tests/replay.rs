@@ -95,7 +95,7 @@ fn check_fixture(test: &str) {
     }
     let report = after(msg, "full report:").split(" (records: ").next().unwrap().to_string();
     let full = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{report}: {e}"));
-    assert!(full.contains("invariant       must"), "the full report has the table: {report}");
+    assert!(full.contains("invariant         must"), "the full report has the table: {report}");
 
     // The shell line, as printed: `TOOLCERT_CASE=NAME cargo test TEST`.
     let shell = after(msg, "or from a shell:");

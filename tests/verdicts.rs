@@ -45,6 +45,12 @@ fn the_main_job_exercises_and_passes_every_invariant_in_every_setting() {
     );
     for inv in Invariant::ALL {
         let r = row(&report, inv.id());
+        if *inv == Invariant::HostilePollution {
+            // A runtime without prototypes, never checked: only an adapter package's subject
+            // reports `pollution` (node/ci.sh certifies the mutant that breaks it).
+            assert_eq!(r["status"], "n/a", "{inv}: {r}");
+            continue;
+        }
         assert_eq!(r["status"], "pass", "{inv}: {r}");
         assert!(r["exercised"].as_u64().unwrap() > 0, "{inv}: {r}");
     }
@@ -61,6 +67,9 @@ fn rules_no_case_could_break_are_not_exercised_never_pass() {
             assert_eq!(r["status"], "n/a", "{r}");
             assert_eq!(r["exercised"], 0, "{r}");
             assert!(r["not_exercised"].as_str().unwrap().contains("level"), "{r}");
+        } else if *inv == Invariant::HostilePollution {
+            assert_eq!(r["status"], "n/a", "{r}");
+            assert!(r["not_exercised"].as_str().unwrap().contains("not checked"), "{r}");
         } else {
             assert_eq!(r["status"], "pass", "{r}");
         }

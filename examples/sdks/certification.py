@@ -81,8 +81,8 @@ def cost_section(reports):
 
 
 TIERS = [("standard", "1 standard streams"), ("compatible", "2 compatible servers"),
-         ("endings", "3 endings"), ("strict", "4 strict arguments"), ("faulty", "5 faulty streams"),
-         ("numbers", "6 exact numbers")]
+         ("endings", "3 endings"), ("strict", "4 strict arguments"), ("faulty", "5a faulty streams"),
+         ("hostile", "5b hostile upstream"), ("numbers", "6 exact numbers")]
 
 
 def tiers_section(runs):

@@ -134,7 +134,8 @@ export type Quirk =
     | "responses_hosted_items"
     | "anthropic_input_in_start"
     | "anthropic_content_in_start"
-    | "gemini_partial_args";
+    | "gemini_partial_args"
+    | "hostile";
 /** Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"). */
 export declare const QUIRKS: readonly Quirk[];
 export interface ServeOptions {

@@ -56,6 +56,7 @@ export const QUIRKS = Object.freeze([
     "anthropic_input_in_start",
     "anthropic_content_in_start",
     "gemini_partial_args",
+    "hostile",
 ]);
 /** The protocol's turn error classes: compared by class, never by message. */
 export const ERROR_CLASSES = Object.freeze([

@@ -82,6 +82,7 @@ QUIRKS = (
     "anthropic_input_in_start",
     "anthropic_content_in_start",
     "gemini_partial_args",
+    "hostile",
 )
 # The protocol's turn error classes: compared by class, never by message.
 ERROR_CLASSES = frozenset(

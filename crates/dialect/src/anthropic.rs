@@ -1061,7 +1061,7 @@ impl crate::DialectDef for Anthropic {
 
     /// Units of unknown types.
     fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
-        !wire.unknown.is_empty() || wire.spliced.is_some()
+        !wire.unknown.is_empty() || wire.spliced.is_some() || wire.hostile_index.is_some()
     }
 
     /// `message_start` for another message: its id marked as a retry's, no content yet.

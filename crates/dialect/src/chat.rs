@@ -1080,7 +1080,10 @@ impl crate::DialectDef for OpenAiChat {
 
     /// The prelude chunk, the usage chunk without `choices`, `[DONE]` without a finish.
     fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
-        wire.chat_prelude || wire.usage_without_choices || wire.done_without_finish
+        wire.chat_prelude
+            || wire.usage_without_choices
+            || wire.done_without_finish
+            || wire.hostile_index.is_some()
     }
 }
 

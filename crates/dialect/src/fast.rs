@@ -449,9 +449,10 @@ pub(crate) mod tests {
                 || quirks.chat_repeat_id
                 || quirks.chat_empty_continuations
                 || quirks.chat_whole_calls;
-            // Azure's `content_filter_results` on every choice is not a shape the fast path
-            // reads: its chunks all decode through serde (checked equal above).
-            if quirks.chat_content_filters {
+            // Azure's `content_filter_results` on every choice, and a hostile upstream's
+            // members, are not shapes the fast path reads: their chunks all decode through
+            // serde (checked equal above).
+            if quirks.chat_content_filters || quirks.hostile {
                 continue;
             }
             match slow_entries {

@@ -37,6 +37,7 @@ pub mod eventstream;
 mod extra;
 mod fast;
 pub mod gemini;
+mod hostile;
 mod json;
 mod lower;
 pub mod profiles;
@@ -155,7 +156,13 @@ pub fn render_wire(
     if let Some(after) = turn.wire.spliced {
         splice(&mut wire, def, after).map_err(unsupported)?;
     }
+    if let Some(h) = &turn.wire.hostile_index {
+        hostile::index(&mut wire, dialect, h).map_err(unsupported)?;
+    }
     wire.next = next_message(turn, neutral, def, quirks, &ids).map_err(unsupported)?;
+    if quirks.hostile {
+        hostile::members(&mut wire, dialect);
+    }
     debug_assert_eq!(wire.events.len(), wire.upto.len());
     Ok(wire)
 }
@@ -229,9 +236,11 @@ pub fn render_wire_bytes(
     quirks: Quirks,
 ) -> Result<BytesStream, Unsupported> {
     let def = speakable(turn, neutral, dialect, quirks)?;
-    // A spliced generation is inserted among the rendered events, never framed directly.
+    // A spliced generation, a hostile index and hostile members are edits of the rendered
+    // events, never framed directly.
     let direct = || def.render_bytes_direct(turn, neutral, quirks, &json::Ids::new(turn));
-    if let Some(b) = turn.wire.spliced.is_none().then(direct).flatten() {
+    let edited = turn.wire.spliced.is_some() || turn.wire.hostile_index.is_some() || quirks.hostile;
+    if let Some(b) = (!edited).then(direct).flatten() {
         return Ok(b);
     }
     let wire = render_wire(turn, neutral, dialect, quirks)?;

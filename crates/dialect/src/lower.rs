@@ -125,7 +125,7 @@ fn cut_of(turn: &Turn) -> Option<u32> {
 /// The dialect events of `wire` the dialect does not read, as the reason it cannot carry them.
 fn dialect_events_lacked<D: DialectDef + ?Sized>(def: &D, wire: &WireEvents) -> Option<String> {
     let plain = WireEvents::default;
-    let each: [(bool, WireEvents, &str); 8] = [
+    let each: [(bool, WireEvents, &str); 9] = [
         (
             !wire.item_done_only.is_empty(),
             WireEvents { item_done_only: wire.item_done_only.clone(), ..plain() },
@@ -165,6 +165,11 @@ fn dialect_events_lacked<D: DialectDef + ?Sized>(def: &D, wire: &WireEvents) -> 
             wire.spliced.is_some(),
             WireEvents { spliced: wire.spliced, ..plain() },
             "start event (`message_start`, `response.created`) for a second generation to be spliced in after",
+        ),
+        (
+            wire.hostile_index.is_some(),
+            WireEvents { hostile_index: wire.hostile_index.clone(), ..plain() },
+            "index on a call's fragments for a hostile upstream to replace",
         ),
     ];
     let (_, only, what) = each.into_iter().find(|(has, only, _)| *has && !def.reads(only))?;

@@ -38,6 +38,13 @@ impl ProfileDetector {
     pub fn feed(&mut self, dialect: Dialect, message: &WireMessage) {
         let Some(event) = message.as_sse() else { return };
         let Ok(data) = serde_json::from_str::<Value>(&event.data) else { return };
+        // A hostile upstream's members, or an index no index can be.
+        if data.get("__proto__").is_some()
+            || data.get("constructor").is_some()
+            || ["index", "output_index"].iter().any(|k| data.get(k).is_some_and(|i| i.as_u64().is_none()))
+        {
+            self.shown.hostile = true;
+        }
         match dialect {
             Dialect::OpenAiChat => self.chat(&data),
             Dialect::OpenAiResponses => self.responses(&data),
@@ -79,6 +86,10 @@ impl ProfileDetector {
             };
             let mut indices_here = HashSet::new();
             for e in entries {
+                if e.get("index").is_some_and(|i| !i.is_null() && i.as_u64().is_none()) {
+                    self.shown.hostile = true;
+                    continue;
+                }
                 let index = e.get("index").and_then(Value::as_i64);
                 let id = e.get("id").and_then(Value::as_str);
                 let name = e.pointer("/function/name").and_then(Value::as_str);

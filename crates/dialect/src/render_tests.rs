@@ -263,13 +263,15 @@ fn shows(q: Quirks, events: &[&toolcert_sse::SseEvent]) -> bool {
         }
     }
     let hosted = named("response.output_item.added").iter().any(|v| v["item"]["type"] == "tool_search_call");
+    let hostile = events.iter().any(|e| e.data.contains(r#""__proto__":"#));
     let [a, b, c, d, e] = [whole_input, content_in_start, done_only, rotating, hosted];
     match () {
+        _ if q.hostile => hostile && !(a || b || c || d || e),
         _ if q.anthropic_input_in_start => a,
         _ if q.anthropic_content_in_start => b,
         _ if q.responses_done_only => c,
         _ if q.responses_rotating_item_id => d,
         _ if q.responses_hosted_items => e,
-        _ => a || b || c || d || e,
+        _ => a || b || c || d || e || hostile,
     }
 }

@@ -1364,7 +1364,10 @@ impl crate::DialectDef for OpenAiResponses {
 
     /// Calls announced by their `output_item.done` alone, a mismatch in one `done` only.
     fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
-        !wire.item_done_only.is_empty() || !wire.mismatch_in.is_both() || wire.spliced.is_some()
+        !wire.item_done_only.is_empty()
+            || !wire.mismatch_in.is_both()
+            || wire.spliced.is_some()
+            || wire.hostile_index.is_some()
     }
 
     /// `response.created` for another response: its id marked as a retry's.

@@ -703,9 +703,29 @@ fn observations(results: Vec<StreamResult>, inputs: &[Input<'_>]) -> Result<Vec<
                 error: r.error.map(|e| Timed { at: e.stamp(), value: e.value }),
                 crash: r.crash,
                 ending: r.ending.map(|e| Timed { at: e.stamp(), value: e.value }),
+                pollution: r.pollution.map(bounded_pollution),
             })
         })
         .collect()
+}
+
+/// A subject's pollution list as a finding quotes it: at most 32 entries of at most 200
+/// characters each (a polluted runtime can report a great many, and one is enough to tell).
+fn bounded_pollution(mut gained: Vec<String>) -> Vec<String> {
+    const ENTRIES: usize = 32;
+    const CHARS: usize = 200;
+    let more = gained.len().saturating_sub(ENTRIES);
+    gained.truncate(ENTRIES);
+    for g in &mut gained {
+        if let Some((cut, _)) = g.char_indices().nth(CHARS) {
+            g.truncate(cut);
+            g.push('…');
+        }
+    }
+    if more > 0 {
+        gained.push(format!("and {more} more"));
+    }
+    gained
 }
 
 /// The factory of an exec subject: never used by the runner (it calls

@@ -460,6 +460,10 @@ pub struct StreamResult {
     /// How the subject says the turn ended (optional: absent for a subject that cannot say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ending: Option<Emitted<ReportedEnding>>,
+    /// What the runtime gained, lost or changed while the stream was read (the adapter
+    /// packages check after each stream); absent when the subject does not check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pollution: Option<Vec<String>>,
 }
 
 /// Something emitted, with when: `units` of the stream had been delivered (counting the one

@@ -173,6 +173,7 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
             units: 9,
             at_finish: true,
         }),
+        pollution: Some(vec!["Object.prototype.arguments".into()]),
     };
     vec![
         ("start-reply", to_value(&StartReply { version: 1, implementation })),

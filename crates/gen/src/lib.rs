@@ -18,6 +18,7 @@ mod lex;
 pub mod named_binary;
 mod named_foreign;
 mod named_gemini;
+mod named_hostile;
 mod plan;
 mod source;
 mod violates;

@@ -131,6 +131,12 @@ pub(crate) fn named(
     NamedCase { id, seed, about, needs_schema, case: Case::single(format!("named/{id}"), turn) }
 }
 
+/// Whether the named case `id` is a hostile upstream's, run in the hostile server profiles
+/// only (docs/SPEC.md, "The hostile upstream").
+pub fn is_hostile(id: &str) -> bool {
+    id.starts_with(crate::named_hostile::PREFIX)
+}
+
 /// Every named case, in a stable order.
 pub fn all() -> Vec<NamedCase> {
     let mut cases = vec![
@@ -337,6 +343,8 @@ pub fn all() -> Vec<NamedCase> {
     cases.extend(dialect_event_cases());
     cases.extend(crate::named_foreign::cases());
     cases.extend(crate::named_gemini::cases());
+    // Last, so that every other case keeps its position.
+    cases.extend(crate::named_hostile::cases());
     cases
 }
 

@@ -71,6 +71,8 @@ impl WirePlan {
             // them here would change every dialect's generated cases.
             gemini_ends: Vec::new(),
             spliced: (self.spliced > 0).then(|| scale(self.spliced - 1)),
+            // Hostile indices come in the hostile named cases only.
+            hostile_index: None,
         }
     }
 }

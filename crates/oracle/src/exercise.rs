@@ -120,11 +120,15 @@ pub fn exercised(case: &Case, expected: &[Expected<'_>], profile: Profile) -> Ex
 }
 
 /// What the observations themselves open to judgement: ACC-ENDING, for a subject that reports
-/// how a turn ended (one that cannot say leaves it `n/a`).
+/// how a turn ended, and HOSTILE-POLLUTION, for one whose runtime was checked (one that cannot
+/// say leaves it `n/a`).
 pub fn reported(observed: &[toolcert_subject::Observation]) -> Exercised {
     let mut set = Exercised::default();
     if observed.iter().any(|o| o.ending.is_some()) {
         set.insert(Invariant::AccEnding);
+    }
+    if observed.iter().any(|o| o.pollution.is_some()) {
+        set.insert(Invariant::HostilePollution);
     }
     set
 }

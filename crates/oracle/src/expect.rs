@@ -175,10 +175,8 @@ pub fn expect<'a>(turn: &'a Turn, rendered: &Rendered<'_>, profile: Profile) -> 
 fn wire_fault(turn: &Turn, rendered: &Rendered<'_>) -> Option<(u32, ErrorClass)> {
     let n = rendered.events.len() as u32;
     let corrupt = turn.transport.corrupt.map(|c| c.after);
-    let at = match (corrupt, turn.wire.spliced) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
+    let hostile = turn.wire.hostile_index.as_ref().map(|h| h.after);
+    let at = [corrupt, turn.wire.spliced, hostile].into_iter().flatten().min();
     at.map(|after| (after.min(n), ErrorClass::Malformed))
 }
 

@@ -135,11 +135,19 @@ invariants! {
     BytesChecksum = "BYTES-CHECKSUM", "002",
         "binary framing (AWS event stream): a message whose prelude CRC, message CRC or lengths are wrong is refused as a framing error, and nothing after it is taken",
         "a bit flipped on the way (a proxy, a truncated buffer) is decoded as if the provider had sent it, and a call runs with arguments nobody wrote";
+    HostilePollution = "HOSTILE-POLLUTION", "-",
+        "whatever the stream holds (a `__proto__` index, id, name or key), the client's runtime gains, loses and changes nothing: no prototype or class of the language or the SDK",
+        "a hostile gateway or a compatible server run by someone else writes into `Object.prototype` through one chunk, and every object of the process, the next request's included, carries what it wrote";
 }
 
 impl Invariant {
     /// The rules added after reports began to carry exercised counts: a report older than
     /// those counts (judged as written) never checked them, so they are `n/a` there.
-    pub const NEWER_THAN_EXERCISED_COUNTS: [Invariant; 4] =
-        [Invariant::AccEnding, Invariant::WireUnknown, Invariant::AccForeign, Invariant::BytesChecksum];
+    pub const NEWER_THAN_EXERCISED_COUNTS: [Invariant; 5] = [
+        Invariant::AccEnding,
+        Invariant::WireUnknown,
+        Invariant::AccForeign,
+        Invariant::BytesChecksum,
+        Invariant::HostilePollution,
+    ];
 }

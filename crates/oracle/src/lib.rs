@@ -377,6 +377,16 @@ impl Judge<'_> {
     }
 
     fn run(&mut self) {
+        if let Some(gained) = self.obs.pollution.as_ref().filter(|p| !p.is_empty()) {
+            self.flag(
+                Invariant::HostilePollution,
+                Grade::Must,
+                None,
+                "the stream changed the subject's runtime",
+                "no prototype, class or module changed".into(),
+                format!("changed while this stream was read: {}", gained.join(", ")),
+            );
+        }
         if let Some(crash) = &self.obs.crash {
             self.flag(
                 Invariant::SubjectCrash,

@@ -375,6 +375,32 @@ fn a_crash_is_flagged() {
 }
 
 #[test]
+fn a_polluted_runtime_is_flagged_beside_what_else_went_wrong() {
+    let t = pair();
+    // The right outcomes, and a prototype that gained a property: only the pollution.
+    let mut o = right_pair(&t);
+    o.pollution = Some(vec!["Object.prototype.arguments".into()]);
+    let v = judge_one(&t, &o);
+    assert_eq!(invariants(&v), [(Invariant::HostilePollution, Grade::Must)]);
+    assert!(v[0].observed.contains("Object.prototype.arguments"), "{}", v[0].observed);
+    // Checked and clean, or not checked: nothing.
+    o.pollution = Some(vec![]);
+    assert_eq!(judge_one(&t, &o), []);
+    o.pollution = None;
+    assert_eq!(judge_one(&t, &o), []);
+    // A pollution and a crash are two findings.
+    let crashed = Observation {
+        crash: Some("TypeError".into()),
+        pollution: Some(vec!["Array.prototype.0".into()]),
+        ..Observation::default()
+    };
+    assert_eq!(
+        invariants(&judge_one(&t, &crashed)),
+        [(Invariant::HostilePollution, Grade::Must), (Invariant::SubjectCrash, Grade::Must)]
+    );
+}
+
+#[test]
 fn empty_arguments_mean_an_empty_object() {
     let t = turn(vec![call(0, "toolu_E", "list_tools", "", &[])], Ending::Stop(StopReason::ToolUse));
     assert_eq!(judge_one(&t, &obs(&t, vec![dispatch("toolu_E", "list_tools", json!({}))], "")), []);

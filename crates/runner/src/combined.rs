@@ -277,13 +277,13 @@ impl Combined {
                 r.named_skipped
             );
         }
-        let _ = write!(out, "\n{:<15} {:<8}", "invariant", "overall");
+        let _ = write!(out, "\n{:<17} {:<8}", "invariant", "overall");
         for l in &labels {
             let _ = write!(out, " {l:<7}");
         }
         out.push('\n');
         for (i, row) in self.invariants.iter().enumerate() {
-            let _ = write!(out, "{:<15} {:<8}", row.id.id(), cell(row));
+            let _ = write!(out, "{:<17} {:<8}", row.id.id(), cell(row));
             for r in &self.settings {
                 let c = r.invariants.get(i).map_or_else(|| "n/a".to_string(), cell);
                 let _ = write!(out, " {c:<7}");

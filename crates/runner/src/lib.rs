@@ -172,6 +172,11 @@ fn lower<'n, 'a>(
                         stream (`message_start`, `response.created` again) is a wire fault"
                 .into());
         }
+        if turn.wire.hostile_index.is_some() {
+            return Err("the events level has no index of its own: a hostile index (`\"__proto__\"`, \
+                        `-1`) in a call's fragment is a wire fault"
+                .into());
+        }
         return Ok(Lowered { neutral, wire: None, bytes: None });
     }
     let (dialect, quirks) = (setting.speech.dialect, setting.speech.quirks);
@@ -381,6 +386,7 @@ fn chunk_invariance(
             t.faults.is_empty()
                 && t.transport.corrupt.is_none()
                 && t.wire.spliced.is_none()
+                && t.wire.hostile_index.is_none()
                 && matches!(t.ending, Ending::Stop(_))
         });
     let fragmented = case.streams.iter().flat_map(|t| &t.blocks).any(|b| match b {
@@ -688,7 +694,7 @@ impl Certification {
                 if stopped.get() {
                     break;
                 }
-                if !self.shard.takes(i) || !self.wants(&named.case.name) {
+                if !self.shard.takes(i) || !self.wants(&named.case.name) || !self.runs_named(&named) {
                     continue;
                 }
                 match self.named_case(&named) {
@@ -965,6 +971,12 @@ impl Certification {
     /// replay, and a case whose meaning the dialect's wire cannot carry (a per-call terminal
     /// in OpenAI Chat, another dialect's events) is skipped with the reason that names what
     /// the wire lacks. A case added for one dialect therefore changes no other's suite.
+    /// Whether this setting runs `named` at all: the hostile named cases run in the hostile
+    /// profiles only, where they are neither skipped nor counted elsewhere.
+    fn runs_named(&self, named: &toolcert_gen::named::NamedCase) -> bool {
+        !toolcert_gen::named::is_hostile(named.id) || self.speech.quirks.hostile
+    }
+
     fn named_case<'n>(&self, named: &'n toolcert_gen::named::NamedCase) -> Result<Cow<'n, Case>, String> {
         if named.needs_schema && !self.profile.schema {
             return Err("needs the schema profile".into());
@@ -1048,6 +1060,7 @@ impl Certification {
         let speaks = |t: &toolcert_scenario::Turn| lower(t, &render(t), setting).is_ok();
         toolcert_gen::named::all()
             .into_iter()
+            .filter(|n| self.runs_named(n))
             .filter_map(|n| {
                 let case = self.named_case(&n).ok()?.into_owned();
                 case.streams.iter().all(speaks).then_some(toolcert_gen::named::NamedCase { case, ..n })

@@ -618,7 +618,10 @@ impl Report {
             })
             .collect();
         self.invariants = invariants;
-        self.tiers = t.tiers.statuses(self.grade, self.profile.is_some());
+        // Only the hostile profiles carry the hostile members (docs/SPEC.md, "The hostile
+        // upstream").
+        let hostile = self.profile.as_deref() == Some("hostile");
+        self.tiers = t.tiers.statuses(self.grade, self.profile.is_some(), hostile);
         self.findings = self.derive_findings();
         self.bugs = self.derive_bugs();
         for t in &mut self.tiers {
@@ -657,6 +660,9 @@ impl Report {
             AccSchema if !self.schema => "the schema profile is off (--no-schema)".into(),
             WireChat | WireDone => format!("an {} rule: not exercised in this dialect", homes().join(" or ")),
             AccEnding => "the subject does not say how a turn ended (no `ending` in its observations)".into(),
+            HostilePollution => {
+                "the subject's runtime is not checked (no `pollution` in its observations: the Node and Python adapter packages check it)".into()
+            }
             WireUnknown => {
                 format!(
                     "generated in {} only: no unknown event or delta was delivered",
@@ -1132,13 +1138,13 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<15} {:<5} {:<6} {:>8} {:>9}  rule",
+            "{:<17} {:<5} {:<6} {:>8} {:>9}  rule",
             "invariant", "must", "should", "failing", "exercised"
         );
         for i in &self.invariants {
             let _ = writeln!(
                 out,
-                "{:<15} {:<5} {:<6} {:>8} {:>9}  {}",
+                "{:<17} {:<5} {:<6} {:>8} {:>9}  {}",
                 i.id.id(),
                 i.must.as_str(),
                 i.should.as_str(),

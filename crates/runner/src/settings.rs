@@ -23,6 +23,9 @@ pub enum ProfileChoice {
     One(&'static ServerProfile),
     /// Every profile of the dialects run (`all`), also with a dialect given.
     Every,
+    /// The profile of this name in each dialect that has one, when no dialect is given and
+    /// several have it (`hostile`: every dialect's hostile upstream).
+    Named(&'static str),
 }
 
 impl ProfileChoice {
@@ -33,6 +36,12 @@ impl ProfileChoice {
     pub fn parse(dialect: Option<Dialect>, name: &str) -> Result<ProfileChoice, SettingsError> {
         if name == "all" {
             return Ok(ProfileChoice::Every);
+        }
+        if dialect.is_none() {
+            let mut named = toolcert_scenario::PROFILES.iter().filter(|p| p.name == name);
+            if let (Some(first), Some(_)) = (named.next(), named.next()) {
+                return Ok(ProfileChoice::Named(first.name));
+            }
         }
         ServerProfile::find(dialect, name).map(ProfileChoice::One).map_err(SettingsError::Profile)
     }
@@ -128,10 +137,15 @@ impl Settings {
                 if level == Level::Events {
                     return only_level == Some(Level::Events) || (only_dialect.is_none() && choice.is_none());
                 }
-                let quirks_ok = match profile {
-                    Some(p) => speech.dialect == p.dialect && speech.quirks == p.quirks,
-                    None if only_dialect.is_some() && !every_profile => speech.quirks == Quirks::default(),
-                    None => true,
+                let quirks_ok = match (profile, choice) {
+                    (_, Some(ProfileChoice::Named(name))) => {
+                        speech.dialect.profile(name).is_some_and(|p| p.quirks == speech.quirks)
+                    }
+                    (Some(p), _) => speech.dialect == p.dialect && speech.quirks == p.quirks,
+                    (None, _) if only_dialect.is_some() && !every_profile => {
+                        speech.quirks == Quirks::default()
+                    }
+                    (None, _) => true,
                 };
                 only_dialect.is_none_or(|d| d == speech.dialect) && quirks_ok
             })

@@ -192,10 +192,30 @@ mod tests {
             toolcert_gen::named::all().into_iter().filter(|n| n.needs_schema).map(|n| n.id).collect();
         assert!(!schema_only.is_empty() && schema_only.iter().all(|id| !anthropic.contains(id)));
         // The events level speaks every case but a wire fault's (a second generation spliced
-        // in needs a start event).
+        // in needs a start event), and the hostile cases, which run in the hostile profiles
+        // only.
         let events = ids(&Certification::default());
-        assert_eq!(events.len(), toolcert_gen::named::all().len() - 1);
+        let hostile =
+            toolcert_gen::named::all().iter().filter(|n| toolcert_gen::named::is_hostile(n.id)).count();
+        assert!(hostile >= 8);
+        assert_eq!(events.len(), toolcert_gen::named::all().len() - 1 - hostile);
         assert!(!events.contains(&"dialect/spliced-generation"));
+        assert!([&anthropic, &chat, &responses, &bedrock]
+            .iter()
+            .all(|s| !s.contains(&"hostile/index-proto")));
+        let hostile_chat = Certification {
+            speech: Speech {
+                dialect: Dialect::OpenAiChat,
+                quirks: toolcert_scenario::Quirks { hostile: true, ..Default::default() },
+            },
+            ..at(Level::Bytes, Dialect::OpenAiChat)
+        };
+        let in_hostile = ids(&hostile_chat);
+        assert!(
+            in_hostile.contains(&"hostile/index-proto") && in_hostile.contains(&"hostile/prototype-names")
+        );
+        let missing: Vec<_> = chat.iter().filter(|id| !in_hostile.contains(id)).collect();
+        assert!(missing.is_empty(), "a hostile profile runs the dialect's cases too: {missing:?}");
         // So a case added to one setting's list changes that setting's digest only.
         let digest = |c: &Certification| {
             Suite::of(&c.suite_named(), &serde_json::to_value(c.gen_config()).unwrap()).digest

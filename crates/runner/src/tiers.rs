@@ -14,7 +14,7 @@ use toolcert_scenario::{Block, Case};
 
 use crate::findings::Signature;
 
-/// The six tiers, in the order every view shows them.
+/// The tiers, in the order every view shows them: six, the fifth in two parts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Tier {
@@ -28,18 +28,36 @@ pub enum Tier {
     Strict,
     /// Faulty streams (a slip of the server) fail the turn, and dispatch nothing they may not.
     Faulty,
+    /// A hostile upstream (the hostile server profiles) neither pollutes the client's runtime
+    /// nor forges a call: tier 5's second part, reported apart.
+    Hostile,
     /// Numbers past a double's range or precision keep their exact value. Implementation-
     /// defined under RFC 8259 §6: a difference is reported, never a must failure.
     Numbers,
 }
 
 impl Tier {
-    pub const ALL: [Tier; 6] =
-        [Tier::Standard, Tier::Compatible, Tier::Endings, Tier::Strict, Tier::Faulty, Tier::Numbers];
+    pub const ALL: [Tier; 7] = [
+        Tier::Standard,
+        Tier::Compatible,
+        Tier::Endings,
+        Tier::Strict,
+        Tier::Faulty,
+        Tier::Hostile,
+        Tier::Numbers,
+    ];
 
-    /// Its number, 1 to 6, as docs/SPEC.md lists them.
-    pub fn number(self) -> usize {
-        self as usize + 1
+    /// Its number as docs/SPEC.md lists them: 1 to 6, tier 5 in two parts (`5a`, `5b`).
+    pub fn number(self) -> &'static str {
+        match self {
+            Tier::Standard => "1",
+            Tier::Compatible => "2",
+            Tier::Endings => "3",
+            Tier::Strict => "4",
+            Tier::Faulty => "5a",
+            Tier::Hostile => "5b",
+            Tier::Numbers => "6",
+        }
     }
 
     pub fn name(self) -> &'static str {
@@ -49,6 +67,7 @@ impl Tier {
             Tier::Endings => "endings",
             Tier::Strict => "strict arguments",
             Tier::Faulty => "faulty streams",
+            Tier::Hostile => "hostile upstream",
             Tier::Numbers => "exact numbers",
         }
     }
@@ -61,10 +80,14 @@ impl Tier {
             Tier::Endings => "endings",
             Tier::Strict => "strict",
             Tier::Faulty => "faulty",
+            Tier::Hostile => "hostile",
             Tier::Numbers => "numbers",
         }
     }
 }
+
+/// How many tiers (and parts) there are.
+const TIERS: usize = Tier::ALL.len();
 
 /// What a case holds that puts it in a tier besides the standard or compatible one: read from
 /// the scenario alone, so a record says it without its scenario.
@@ -271,6 +294,8 @@ pub fn exercises(
         Tier::Endings => [AccTruncation, AccAbandon, AccEnding].iter().any(|&i| exercised.contains(i)),
         Tier::Strict => exercised.contains(AccStrict),
         Tier::Faulty => class.faulty(),
+        // Moved here from tiers 1 and 5a when the report is a hostile profile's.
+        Tier::Hostile => false,
         Tier::Numbers => class.numbers(),
     }
 }
@@ -314,7 +339,7 @@ impl TierStatus {
             _ => " (must)",
         };
         format!(
-            "{} {:<19} {:<20} {} case{} exercised{bugs}",
+            "{:<2} {:<19} {:<20} {} case{} exercised{bugs}",
             self.tier.number(),
             self.name,
             format!("{}{grade}", self.verdict),
@@ -372,11 +397,11 @@ pub fn merge<'a>(reports: impl IntoIterator<Item = &'a [TierStatus]>) -> Vec<Tie
 /// counted against it. Added up record by record, like the rest of the tally.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct TierTally {
-    pub exercised: [usize; 6],
+    pub exercised: [usize; TIERS],
     /// Cases with a violation counted against the tier at must grade, and at should only.
-    pub must: [usize; 6],
-    pub should: [usize; 6],
-    pub signatures: [std::collections::BTreeSet<Signature>; 6],
+    pub must: [usize; TIERS],
+    pub should: [usize; TIERS],
+    pub signatures: [std::collections::BTreeSet<Signature>; TIERS],
 }
 
 impl TierTally {
@@ -387,8 +412,8 @@ impl TierTally {
                 self.exercised[t as usize] += 1;
             }
         }
-        let mut must = [false; 6];
-        let mut should = [false; 6];
+        let mut must = [false; TIERS];
+        let mut should = [false; TIERS];
         for sig in sigs {
             let t = tier_of(sig, class, compatible) as usize;
             match sig.grade {
@@ -397,7 +422,7 @@ impl TierTally {
             }
             self.signatures[t].insert(sig.clone());
         }
-        for t in 0..6 {
+        for t in 0..TIERS {
             // A case that broke a tier's rule exercised it, whatever its class said.
             if (must[t] || should[t]) && !exercises(Tier::ALL[t], class, exercised, compatible) {
                 self.exercised[t] += 1;
@@ -412,10 +437,21 @@ impl TierTally {
 
     /// The verdicts, at the grade the report requires. Records are tallied as of the
     /// provider's own profile; `compatible` (a report of another server profile) moves what
-    /// they counted as standard to the compatible tier.
-    pub fn statuses(&self, required: Grade, compatible: bool) -> Vec<TierStatus> {
+    /// they counted as standard to the compatible tier, and `hostile` (a hostile profile's)
+    /// moves what they counted as standard or faulty to the hostile upstream's tier.
+    pub fn statuses(&self, required: Grade, compatible: bool, hostile: bool) -> Vec<TierStatus> {
         let mut t = self.clone();
-        if compatible {
+        if hostile {
+            let h = Tier::Hostile as usize;
+            // Standard and faulty cases are apart (a case is faulty or not): the counts add.
+            for from in [Tier::Standard as usize, Tier::Faulty as usize] {
+                t.exercised[h] += std::mem::take(&mut t.exercised[from]);
+                t.must[h] += std::mem::take(&mut t.must[from]);
+                t.should[h] += std::mem::take(&mut t.should[from]);
+                let moved = std::mem::take(&mut t.signatures[from]);
+                t.signatures[h].extend(moved);
+            }
+        } else if compatible {
             let (s, c) = (Tier::Standard as usize, Tier::Compatible as usize);
             t.exercised[c] = std::mem::take(&mut t.exercised[s]);
             t.must[c] = std::mem::take(&mut t.must[s]);
@@ -490,16 +526,38 @@ mod tests {
     }
 
     #[test]
+    fn a_hostile_report_counts_its_standard_and_faulty_cases_in_the_hostile_part() {
+        let mut t = TierTally::default();
+        let forged =
+            Signature { invariant: Invariant::AccAccount, grade: Grade::Must, kind: "forged".into() };
+        let cut = Signature { invariant: Invariant::AccTruncation, grade: Grade::Must, kind: "cut".into() };
+        t.add(CaseClass::default(), Default::default(), std::slice::from_ref(&forged));
+        t.add(CaseClass::from_words(["faulty"]), Default::default(), &[]);
+        t.add(CaseClass::default(), Default::default(), std::slice::from_ref(&cut));
+        let s = t.statuses(Grade::Must, true, true);
+        let h = &s[Tier::Hostile as usize];
+        assert_eq!((h.verdict.as_str(), h.exercised, h.failing), ("fail", 3, 1));
+        assert_eq!(h.findings, [forged.id()]);
+        assert_eq!(s[Tier::Standard as usize].verdict, "n/a");
+        assert_eq!(s[Tier::Compatible as usize].verdict, "n/a");
+        assert_eq!(s[Tier::Faulty as usize].verdict, "n/a");
+        // An ending's rule keeps its own tier.
+        assert_eq!(s[Tier::Endings as usize].findings, [cut.id()]);
+        // Elsewhere the hostile part is not exercised.
+        assert_eq!(t.statuses(Grade::Must, true, false)[Tier::Hostile as usize].verdict, "n/a");
+    }
+
+    #[test]
     fn exact_numbers_never_fail_they_differ() {
         let mut t = TierTally::default();
         let sig =
             Signature { invariant: Invariant::AccFidelity, grade: Grade::Must, kind: NUMBER_CHANGED.into() };
         t.add(CaseClass::from_words(["numbers"]), Default::default(), &[sig]);
-        let s = t.statuses(Grade::Must, false);
+        let s = t.statuses(Grade::Must, false, false);
         assert_eq!(s[Tier::Numbers as usize].verdict, "differs");
         assert_eq!(s[Tier::Standard as usize].verdict, "pass");
         assert_eq!(s[Tier::Faulty as usize].verdict, "n/a");
-        let c = t.statuses(Grade::Must, true);
+        let c = t.statuses(Grade::Must, true, false);
         assert_eq!((c[0].verdict.as_str(), c[1].verdict.as_str()), ("n/a", "pass"));
         let both = merge([s.as_slice(), c.as_slice()]);
         assert_eq!((both[0].exercised, both[1].exercised), (1, 1));

@@ -170,6 +170,15 @@ pub struct Quirks {
     /// piece without `willContinue`, or the end of the candidate. Gemini only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gemini_partial_args: bool,
+    /// A hostile upstream (a compromised gateway, a man-in-the-middle on a plain-HTTP local
+    /// server, someone else's OpenAI-compatible server): beside the fields of every event and
+    /// delta, members named `__proto__` and `constructor` whose values look like a call of
+    /// the dialect, which a client that merges what it reads into its own objects turns into
+    /// a forged call or a polluted prototype (docs/SPEC.md, "The hostile upstream"). An
+    /// unknown member changes nothing: a client reads the stream as if it had not come. Every
+    /// dialect.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hostile: bool,
 }
 
 impl Quirks {
@@ -192,6 +201,7 @@ impl Quirks {
         anthropic_input_in_start: false,
         anthropic_content_in_start: false,
         gemini_partial_args: false,
+        hostile: false,
     };
     /// The profile that reuses index 0 for every parallel call.
     pub const INDEX_ZERO: Quirks = Quirks { chat_index_zero: true, ..Quirks::PLAIN };
@@ -200,7 +210,7 @@ impl Quirks {
 
     /// Each flag with its name (the field's), in declaration order: what an adapter declares
     /// it reads (`quirks` in docs/PROTOCOL.md) and what a setting's name lists.
-    pub fn flags(self) -> [(&'static str, bool); 17] {
+    pub fn flags(self) -> [(&'static str, bool); 18] {
         [
             ("chat_index_zero", self.chat_index_zero),
             ("chat_repeat_fields", self.chat_repeat_fields),
@@ -219,6 +229,7 @@ impl Quirks {
             ("anthropic_input_in_start", self.anthropic_input_in_start),
             ("anthropic_content_in_start", self.anthropic_content_in_start),
             ("gemini_partial_args", self.gemini_partial_args),
+            ("hostile", self.hostile),
         ]
     }
 
@@ -247,6 +258,7 @@ impl Quirks {
             "anthropic_input_in_start" => &mut self.anthropic_input_in_start,
             "anthropic_content_in_start" => &mut self.anthropic_content_in_start,
             "gemini_partial_args" => &mut self.gemini_partial_args,
+            "hostile" => &mut self.hostile,
             _ => return None,
         };
         *flag = true;
@@ -325,6 +337,14 @@ pub const PROFILES: &[ServerProfile] = &[
         "Anthropic (programmatic tool calling)",
         "complete `tool_use` blocks already in `message_start`'s `content`, with no block events for them",
         "Anthropic programmatic tool calling docs; recorded streams",
+    ),
+    profile(
+        Dialect::Anthropic,
+        "hostile",
+        Quirks { hostile: true, ..P },
+        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        "`__proto__` and `constructor` members beside the fields of every event, `content_block` and `delta`, holding a look-alike `tool_use`; the hostile named cases (`named/hostile/...`): hostile ids, names, argument keys and indices",
+        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
     ),
     profile(
         Dialect::OpenAiChat,
@@ -423,6 +443,14 @@ pub const PROFILES: &[ServerProfile] = &[
         "vercel/ai#14722 (fixed by vercel/ai#14760)",
     ),
     profile(
+        Dialect::OpenAiChat,
+        "hostile",
+        Quirks { hostile: true, ..P },
+        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        "`__proto__` and `constructor` members beside the fields of every chunk and `delta`, holding look-alike `tool_calls`; the hostile named cases (`named/hostile/...`): hostile ids, names, argument keys and indices",
+        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
+    ),
+    profile(
         Dialect::OpenAiResponses,
         "openai",
         P,
@@ -455,6 +483,14 @@ pub const PROFILES: &[ServerProfile] = &[
         "OpenAI Responses streaming docs (hosted tool items); recorded streams",
     ),
     profile(
+        Dialect::OpenAiResponses,
+        "hostile",
+        Quirks { hostile: true, ..P },
+        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        "`__proto__` and `constructor` members beside the fields of every event, holding a look-alike `function_call` item; the hostile named cases (`named/hostile/...`): hostile ids, names, argument keys and indices",
+        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
+    ),
+    profile(
         Dialect::Bedrock,
         "bedrock",
         P,
@@ -477,6 +513,14 @@ pub const PROFILES: &[ServerProfile] = &[
         "Vertex AI with `toolConfig.functionCallingConfig.streamFunctionCallArguments`",
         "a call's name with `willContinue`, then `partialArgs` (`jsonPath` and a `stringValue` piece or a whole `numberValue`, `boolValue` or `nullValue`), keep-alives, and an empty `functionCall`, a piece without `willContinue` or the end of the candidate as its end",
         "Vertex AI reference (`FunctionCall.partialArgs`, `PartialArg`, `FunctionCallingConfig.streamFunctionCallArguments`); google/adk-python, vercel/ai issues on streamed function-call arguments",
+    ),
+    profile(
+        Dialect::Gemini,
+        "hostile",
+        Quirks { hostile: true, ..P },
+        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        "`__proto__` and `constructor` members beside the fields of every chunk, holding a look-alike `functionCall`; the hostile named cases (`named/hostile/...`): hostile ids, names and argument keys",
+        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
     ),
 ];
 
@@ -564,7 +608,8 @@ mod tests {
                     Dialect::Bedrock => "bedrock_",
                     Dialect::Gemini => "gemini_",
                 };
-                assert!(a.quirks.set().all(|f| f.starts_with(prefix)), "{}", a.id());
+                // `hostile` is every dialect's.
+                assert!(a.quirks.set().all(|f| f.starts_with(prefix) || f == "hostile"), "{}", a.id());
             }
         }
     }
@@ -611,6 +656,7 @@ mod tests {
             anthropic_input_in_start: true,
             anthropic_content_in_start: true,
             gemini_partial_args: true,
+            hostile: true,
         };
         let names: Vec<_> = all.set().collect();
         assert_eq!(names.len(), all.flags().len());

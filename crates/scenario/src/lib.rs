@@ -17,7 +17,7 @@ mod dialect;
 mod wire;
 pub use dialect::{Dialect, Quirks, ServerProfile, UnknownDialect, PROFILES};
 pub use foreign::{ForeignBlock, ForeignKind};
-pub use wire::{GeminiEnd, MismatchIn, Unknown, UnknownKind, WireEvents};
+pub use wire::{GeminiEnd, HostileIndex, MismatchIn, Unknown, UnknownKind, WireEvents};
 
 mod foreign;
 

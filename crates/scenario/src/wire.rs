@@ -49,6 +49,23 @@ pub struct WireEvents {
     /// §3), whose calls must not be dispatched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spliced: Option<u32>,
+    /// A hostile upstream's index: once this many neutral events are complete, a copy of the
+    /// next event that carries an argument fragment, its call's index (Chat's `index`,
+    /// Anthropic's `index`, Responses' `output_index`) replaced by a value no index can be:
+    /// `"__proto__"`, `-1`, `0.5`, `null`, `"0"`. A client that indexes a plain object or
+    /// array with it pollutes a prototype. No server means it: a fault, `malformed`
+    /// (docs/SPEC.md §3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostile_index: Option<HostileIndex>,
+}
+
+/// Where a hostile index comes and what it is ([`WireEvents::hostile_index`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostileIndex {
+    /// Sent once this many neutral events are complete.
+    pub after: u32,
+    /// The index as written on the wire: a JSON value, verbatim (`"__proto__"`, `-1`).
+    pub value: String,
 }
 
 /// How a Gemini call streamed in pieces ends (the three forms observed on Vertex).

@@ -135,13 +135,14 @@ impl Run {
 }
 
 /// The front grid's columns: tier 3 twice.
-const COLUMNS: [(Tier, Policy, &str); 7] = [
+const COLUMNS: [(Tier, Policy, &str); 8] = [
     (Tier::Standard, Policy::Alone, "standard"),
     (Tier::Compatible, Policy::Alone, "compatible"),
     (Tier::Endings, Policy::Alone, "endings"),
     (Tier::Endings, Policy::Documented, "endings-documented"),
     (Tier::Strict, Policy::Alone, "strict"),
     (Tier::Faulty, Policy::Alone, "faulty"),
+    (Tier::Hostile, Policy::Alone, "hostile"),
     (Tier::Numbers, Policy::Alone, "numbers"),
 ];
 

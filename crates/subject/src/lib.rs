@@ -531,6 +531,11 @@ pub struct Observation {
     /// How the subject says the turn ended; `None` for a subject that cannot say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ending: Option<Timed<ReportedEnding>>,
+    /// What the subject's runtime gained, lost or changed while this stream was fed
+    /// (`Object.prototype.arguments`): an out-of-process subject's adapter package checks
+    /// after each stream. Empty: checked, nothing found; `None`: not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pollution: Option<Vec<String>>,
 }
 
 /// How a subject says a turn ended: what its caller is told (a `finish_reason`, a

@@ -10,7 +10,7 @@
 //     toolcert certify --subject 'exec:node node/examples/hostile/assign.mjs' --level wire --dialect openai-chat
 import { fileURLToPath } from "node:url";
 
-import { TurnError, malformed, serve } from "toolcert-adapter";
+import { QUIRKS, TurnError, malformed, serve } from "toolcert-adapter";
 
 import { FINISH, chunkOf, ending, judge } from "./common.mjs";
 
@@ -101,5 +101,5 @@ export function assign() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-    await serve({ name: "hostile-assign", wire: assign, dialects: ["openai-chat"] });
+    await serve({ name: "hostile-assign", wire: assign, dialects: ["openai-chat"], quirks: QUIRKS });
 }

@@ -8,7 +8,7 @@
 //     toolcert certify --subject 'exec:node node/examples/hostile/indexed.mjs' --level wire --dialect openai-chat
 import { fileURLToPath } from "node:url";
 
-import { TurnError, malformed, serve } from "toolcert-adapter";
+import { QUIRKS, TurnError, malformed, serve } from "toolcert-adapter";
 
 import { FINISH, chunkOf, ending, judge } from "./common.mjs";
 
@@ -102,5 +102,5 @@ export function indexed() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-    await serve({ name: "hostile-indexed", wire: indexed, dialects: ["openai-chat"] });
+    await serve({ name: "hostile-indexed", wire: indexed, dialects: ["openai-chat"], quirks: QUIRKS });
 }

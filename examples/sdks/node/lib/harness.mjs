@@ -65,6 +65,7 @@ export const QUIRKS = Object.freeze([
   "anthropic_input_in_start",
   "anthropic_content_in_start",
   "gemini_partial_args",
+  "hostile",
 ]);
 
 /** `--policy NAME` on the command line, else TOOLCERT_POLICY, else `as-handed-over`. */

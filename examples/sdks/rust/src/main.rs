@@ -113,7 +113,7 @@ fn start_reply(policy: &str) -> Value {
         "dialects": sdk::Dialect::ALL.iter().map(|d| d.name()).collect::<Vec<_>>(),
         // Every server profile's wire behaviours (docs/SPEC.md, "Server profiles"): an SDK
         // reads whatever bytes come. Kept equal to toolcert's list by tests/profiles.rs.
-        "quirks": ["chat_index_zero", "chat_repeat_fields", "chat_repeat_id", "chat_empty_continuations", "chat_no_index", "chat_whole_calls", "chat_sparse_index", "chat_split_entries", "chat_repeat_on_finish", "chat_content_filters", "chat_late_name", "responses_done_only", "responses_rotating_item_id", "responses_hosted_items", "anthropic_input_in_start", "anthropic_content_in_start", "gemini_partial_args"],
+        "quirks": ["chat_index_zero", "chat_repeat_fields", "chat_repeat_id", "chat_empty_continuations", "chat_no_index", "chat_whole_calls", "chat_sparse_index", "chat_split_entries", "chat_repeat_on_finish", "chat_content_filters", "chat_late_name", "responses_done_only", "responses_rotating_item_id", "responses_hosted_items", "anthropic_input_in_start", "anthropic_content_in_start", "gemini_partial_args", "hostile"],
         "policy": policy,
         "policy_doc": "https://docs.rs/genai/0.7.2/genai/chat/struct.StreamEnd.html",
         // genai does not validate arguments against tool schemas.

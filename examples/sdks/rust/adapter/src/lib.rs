@@ -265,7 +265,7 @@ fn start_reply(about: &About, policy: Policy) -> Value {
         "dialects": about.dialects.iter().map(|d| d.name()).collect::<Vec<_>>(),
         // Every server profile's wire behaviours (docs/SPEC.md, "Server profiles"): an SDK
         // reads whatever bytes come. Kept equal to toolcert's list by tests/profiles.rs.
-        "quirks": ["chat_index_zero", "chat_repeat_fields", "chat_repeat_id", "chat_empty_continuations", "chat_no_index", "chat_whole_calls", "chat_sparse_index", "chat_split_entries", "chat_repeat_on_finish", "chat_content_filters", "chat_late_name", "responses_done_only", "responses_rotating_item_id", "responses_hosted_items", "anthropic_input_in_start", "anthropic_content_in_start", "gemini_partial_args"],
+        "quirks": ["chat_index_zero", "chat_repeat_fields", "chat_repeat_id", "chat_empty_continuations", "chat_no_index", "chat_whole_calls", "chat_sparse_index", "chat_split_entries", "chat_repeat_on_finish", "chat_content_filters", "chat_late_name", "responses_done_only", "responses_rotating_item_id", "responses_hosted_items", "anthropic_input_in_start", "anthropic_content_in_start", "gemini_partial_args", "hostile"],
         "policy": policy.name(),
         "policy_doc": about.policy_doc,
         // No adapter here validates arguments against tool schemas.

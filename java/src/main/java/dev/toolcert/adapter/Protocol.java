@@ -34,7 +34,8 @@ public final class Protocol {
             "responses_hosted_items",
             "anthropic_input_in_start",
             "anthropic_content_in_start",
-            "gemini_partial_args");
+            "gemini_partial_args",
+            "hostile");
     /** The turn error classes: compared by class, never by message. */
     public static final Set<String> ERROR_CLASSES = Set.of(
             "unannounced_index", "duplicate_announcement", "fragment_after_stop", "done_mismatch",
