@@ -19,6 +19,8 @@
 //! tests hold its answers to serde_json's strict parse and to a plain recursive descent
 //! written from RFC 8259 and the definitions below.
 
+use toolcert_schema::document::bytes::next_special;
+
 /// Per-offset flags; offset `s` describes the cut between byte `s - 1` and byte `s`.
 pub(crate) mod flag {
     /// `s` is a UTF-8 character boundary.
@@ -608,28 +610,6 @@ impl Lexer {
         }
     }
 }
-/// The length of the plain string content at the start of `bytes`: up to the first quote,
-/// backslash or control character. Eight bytes at a time, as one word: a byte's top bit in
-/// `mask` says it is one of those (the lowest such bit is exact: the borrows that may set
-/// bits above it start at a byte that matched).
-pub(crate) fn string_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let mut n = 0;
-    while let Some(word) = bytes.get(n..n + 8) {
-        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        let mask = zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
-        if mask != 0 {
-            return n + (mask.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    n + bytes[n..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len() - n)
-}
-
 /// Scans `doc` once; see the module docs. `top_keys` is left empty. (The builder asks
 /// [`first_flagged`] and coverage [`scan_observed_into`]: a flag per byte is for the tests.)
 #[cfg(test)]
@@ -1082,7 +1062,8 @@ impl From<Scan> for Spare {
     }
 }
 
-/// [`string_run`], and whether the run has a non-ASCII byte.
+/// The length of the plain string content at the start of `bytes` (up to the first quote,
+/// backslash or control character: [`next_special`]), and whether it has a non-ASCII byte.
 #[inline(always)]
 fn content_run(bytes: &[u8]) -> (usize, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -1476,7 +1457,7 @@ fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Qu
     while i < end {
         let state = lx.state;
         if state | 1 == st::STR_VAL {
-            let run_end = (i + string_run(&bytes[i..])).min(end);
+            let run_end = next_special(bytes, i).min(end);
             if run_end > i {
                 let base = STATE_FLAGS[state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
                 if sink.wants_run(base) {
@@ -1524,7 +1505,7 @@ fn lex_from_per_offset(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, si
     let mut top_keys = None;
     while i < end {
         if lx.state | 1 == st::STR_VAL {
-            let run_end = (i + string_run(&bytes[i..])).min(end);
+            let run_end = next_special(bytes, i).min(end);
             if run_end > i {
                 let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
                 if sink.wants_run(base) {
@@ -1829,7 +1810,7 @@ fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::o
         if lx.state | 1 == st::STR_VAL {
             // Fast path over plain string content (most of a document's bytes): the flags
             // are the string's, plus the boundary and the spaces around the cut.
-            let end = i + string_run(&bytes[i..]);
+            let end = next_special(bytes, i);
             if end > i {
                 let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
                 if sink.wants_run(base) {
@@ -2348,7 +2329,7 @@ mod tests {
     /// The word-at-a-time run stops where a byte-by-byte search does, whatever the bytes
     /// around the stop (high bytes, borrows from every special byte) and the length.
     #[test]
-    fn string_runs_stop_at_the_first_special_byte() {
+    fn content_runs_stop_at_the_first_special_byte() {
         let mut r = Rng(3);
         let alphabet = [
             b'a', b' ', b'"', b'\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xa0, 0xdf, 0xff, b'!', b'#', b'[',
@@ -2364,7 +2345,6 @@ mod tests {
                 })
                 .collect();
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
-            assert_eq!(string_run(&bytes), want, "{bytes:?}");
             let high = bytes[..want].iter().any(|&b| b >= 0x80);
             assert_eq!(content_run(&bytes), (want, high), "{bytes:?}");
         }
