@@ -610,24 +610,15 @@ impl Lexer {
         }
     }
 }
-/// Scans `doc` once; see the module docs. `top_keys` is left empty. (The builder asks
-/// [`first_flagged`] and coverage [`scan_observed_into`]: a flag per byte is for the tests.)
+/// The flags of every offset of `doc` (`flags[s]` for `s` in `0..=len`), with the status, the
+/// top-level keys and the depth: [`scan_observed_into`] asked about every offset. (The builder
+/// asks [`first_flagged`] and coverage a few offsets: a flag per byte is for the tests.)
 #[cfg(test)]
 pub(crate) fn scan(doc: &str) -> Scan {
-    let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys, deepest) = scan_impl(doc, false, &mut sink);
-    Scan { flags: sink.0, status, top_keys, deepest, top_values: Vec::new() }
+    scan_at(doc, &(0..=doc.len()).collect::<Vec<_>>())
 }
 
-/// [`scan`], also recording the top-level keys.
-#[cfg(test)]
-pub(crate) fn scan_with_keys(doc: &str) -> Scan {
-    let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
-    Scan { flags: sink.0, status, top_keys, deepest, top_values: Vec::new() }
-}
-
-/// [`scan_with_keys`] that keeps the flags of the offsets `at` only (sorted, each in
+/// [`scan`] that keeps the flags of the offsets `at` only (sorted, each in
 /// `0..=len`): `flags[n]` is the flags of offset `at[n]`. What coverage needs of a document,
 /// without a flag per byte (the one pass over the bytes is the same).
 #[cfg(test)]
@@ -1138,46 +1129,12 @@ trait Sink {
     }
 }
 
-/// Every offset's flags.
-#[cfg(test)]
-struct Every(Vec<u16>);
-
 /// `s` is a char boundary unless byte `s` continues a multi-byte character.
 fn boundary(b: u8) -> u16 {
     if (b as i8) >= -0x40 {
         flag::BOUNDARY
     } else {
         0
-    }
-}
-
-#[cfg(test)]
-impl Sink for Every {
-    #[inline(always)]
-    fn wants(&self, _: usize, _: u16) -> bool {
-        true
-    }
-
-    #[inline(always)]
-    fn put(&mut self, _: usize, f: u16) {
-        self.0.push(f);
-    }
-
-    fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
-        // Branch-free per byte (it vectorizes); in a string, byte `j - 1` is the opening
-        // quote or content.
-        let flags = &mut self.0;
-        let at = flags.len();
-        flags.resize(at + (end - i), 0);
-        for ((f, &b), &prev) in flags[at..].iter_mut().zip(&bytes[i..end]).zip(&bytes[i - 1..end - 1]) {
-            *f = base
-                | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
-                | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE);
-        }
-    }
-
-    fn after_error(&mut self, bytes: &[u8], i: usize) {
-        self.0.extend(bytes[i..].iter().map(|&b| boundary(b)));
     }
 }
 
@@ -1443,7 +1400,7 @@ fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume
     before
 }
 
-/// The loop of `scan_impl` (the tests' whole-document scan) over bytes `i..end` from the state
+/// The lexer's loop over bytes `i..end` from the state
 /// `lx` (a [`Resume`] point), for a sink that stops the pass once it is done; what it says of
 /// the document as a whole is not kept. An offset is put to the sink only in a state whose
 /// offsets may carry what an open question wants ([`Questions::wanted_states`]): most bytes
@@ -1696,7 +1653,7 @@ impl Sink for Questions {
     }
 
     fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
-        // As `Every::string_run` flags them: `base`, the boundary, and NEXT_TO_SPACE where
+        // The offsets of a run carry `base`, the boundary, and NEXT_TO_SPACE where
         // byte `s` or byte `s - 1` is a space (such an offset is always a boundary: a space
         // is followed by no continuation byte).
         let end = end.min(self.len);
@@ -1762,65 +1719,6 @@ impl Sink for Questions {
     fn done(&self) -> bool {
         self.open == 0
     }
-}
-
-/// The whole-document scan behind the tests' [`scan`]; coverage and the builder run their own
-/// copies of its loop ([`scan_observed_into`], [`lex_from`]).
-#[cfg(test)]
-fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>, usize) {
-    let bytes = doc.as_bytes();
-    let mut top_keys = keys.then(Vec::new);
-    let mut lx = Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
-    let len = bytes.len();
-    let mut i = 0;
-    while i < len {
-        if lx.state | 1 == st::STR_VAL {
-            // Fast path over plain string content (most of a document's bytes): the flags
-            // are the string's, plus the boundary and the spaces around the cut.
-            let end = next_special(bytes, i);
-            if end > i {
-                let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
-                if sink.wants_run(base) {
-                    sink.string_run(bytes, i, end, base);
-                }
-                i = end;
-                if i == len || sink.done() {
-                    break;
-                }
-            }
-        } else if lx.state == st::ERROR {
-            // Past an error nothing is classified.
-            sink.after_error(bytes, i);
-            break;
-        }
-        if sink.wants(i, lx.may_flags()) {
-            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
-            if sink.done() {
-                break;
-            }
-        }
-        lx.step(bytes, i, &mut top_keys);
-        i += 1;
-    }
-    // A number at the very end is complete once the input is.
-    if st::accepting(lx.state) {
-        lx.value_done();
-    }
-    if sink.wants(len, lx.may_flags()) {
-        sink.put(len, lx.flags_here(bytes, len) | flag::BOUNDARY);
-    }
-    // (Past an error or a second value nothing is empty: an error is a non-space byte or
-    // inside a token, and a value leaves the first state.)
-    let status = if lx.state == st::ERROR || lx.values_done > 1 {
-        Status::Invalid
-    } else if lx.state == st::VALUE && lx.values_done == 0 && lx.stack.is_empty() {
-        Status::Empty
-    } else if lx.state == st::DONE {
-        Status::Valid
-    } else {
-        Status::Incomplete
-    };
-    (status, top_keys.unwrap_or_default(), lx.stack.deepest)
 }
 
 #[cfg(test)]
@@ -2434,7 +2332,7 @@ mod tests {
         let mut r = Rng(7);
         for d in &docs {
             let want = spec::scan(d);
-            let got = scan_with_keys(d);
+            let got = scan(d);
             assert_eq!(got.flags, want.flags, "{d:?}");
             assert_eq!(
                 (got.status, &got.top_keys, got.deepest),
@@ -2698,7 +2596,7 @@ mod tests {
     #[test]
     fn top_keys_are_recorded() {
         let d = r#"{"a": {"x": 1}, "b\"": 2}"#;
-        let sc = scan_with_keys(d);
+        let sc = scan(d);
         let keys: Vec<&str> = sc.top_keys.iter().map(|r| &d[r.clone()]).collect();
         assert_eq!(keys, ["a", "b\\\""]);
     }
@@ -2791,7 +2689,7 @@ mod tests {
         }
         let (mut valid, mut cut, mut broken, mut keyed, mut numbered) = (0, 0, 0, 0, 0);
         for d in &docs {
-            let sc = scan_with_keys(d);
+            let sc = scan(d);
             assert_eq!(spec::scan(d).status, sc.status, "the reference on {d:?}");
             let blank = d.bytes().all(|b| b" \t\n\r".contains(&b));
             match serde_parses(d) {
@@ -2866,7 +2764,7 @@ mod tests {
             docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
         }
         for d in &docs {
-            let full = scan_with_keys(d);
+            let full = scan(d);
             let len = d.len();
             let mut at: Vec<usize> = [0, len / 3, len / 3, len / 2 + 1, len.saturating_sub(1), len]
                 .into_iter()
