@@ -203,8 +203,8 @@ fn every_crate_and_source_file_is_on_the_map() {
             missing.push(format!("no section `### {heading}`"));
             continue;
         };
-        // Named in backticks by its path under `src/`, so `fast.rs` is not taken for
-        // `anthropic/fast.rs`.
+        // Named in backticks by its path under `src/`, so `extra.rs` is not taken for
+        // `chat/extra.rs`.
         for file in sources(&src) {
             if !body.contains(&format!("`{file}`")) {
                 missing.push(format!("{heading}: `{file}`"));

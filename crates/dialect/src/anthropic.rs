@@ -19,7 +19,7 @@ use toolcert_subject::TurnError;
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, whole, Dialect, SseStream as WireStream};
 
-mod fast;
+mod deltas;
 mod unknown;
 
 pub(crate) use unknown::{Open, Units};
@@ -801,7 +801,7 @@ impl crate::SseDecoder for AnthropicDecoder {
         scratch: &'m mut Vec<u8>,
         out: &mut crate::Decoded<'m>,
     ) -> Result<(), TurnError> {
-        if let Some(done) = fast::decode(&mut self.kinds, scratch, event, out) {
+        if let Some(done) = deltas::decode(&mut self.kinds, scratch, event, out) {
             return done;
         }
         let name = event_name(event)?;

@@ -28,8 +28,8 @@ use toolcert_subject::TurnError;
 use crate::json::{own, parse, tokens, Ids, Out, Seen, Str};
 use crate::{malformed, Dialect, Quirks, SseStream as WireStream};
 
+mod deltas;
 mod extra;
-mod fast;
 mod write;
 
 const MODEL: &str = "gpt-4o-2024-08-06";
@@ -823,13 +823,13 @@ impl crate::SseDecoder for ChatDecoder {
         scratch: &'m mut Vec<u8>,
         out: &mut crate::Decoded<'m>,
     ) -> Result<(), TurnError> {
-        match fast::decode(scratch, event) {
-            Some(fast::Fast::Text(text)) => {
+        match deltas::decode(scratch, event) {
+            Some(deltas::Piece::Text(text)) => {
                 out.push(Event::TextDelta { text });
                 return Ok(());
             }
             // An entry of index and arguments alone: as `entry` reads one.
-            Some(fast::Fast::Fragment { index, fragment }) => {
+            Some(deltas::Piece::Fragment { index, fragment }) => {
                 let call = self.held_by(index);
                 self.continuation(call, fragment, false, out);
                 return Ok(());

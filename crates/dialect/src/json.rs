@@ -221,7 +221,7 @@ pub(crate) fn escape(v: &mut Vec<u8>, s: &[u8]) {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let Some(first) = crate::fast::special(s, 0) else {
+    let Some(first) = crate::canonical::special(s, 0) else {
         v.reserve(s.len() + 2);
         v.push(b'"');
         v.extend_from_slice(s);
@@ -243,7 +243,7 @@ pub(crate) fn escape(v: &mut Vec<u8>, s: &[u8]) {
             buf[n..n + 8].copy_from_slice(word);
             let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
             let (quote, backslash) = (w ^ (LO * u64::from(b'"')), w ^ (LO * u64::from(b'\\')));
-            // As `fast::special`: the lowest flag is the first byte to escape.
+            // As `canonical::special`: the lowest flag is the first byte to escape.
             let m = ((quote.wrapping_sub(LO) & !quote)
                 | (backslash.wrapping_sub(LO) & !backslash)
                 | (w.wrapping_sub(LO * 0x20) & !w))
@@ -258,7 +258,7 @@ pub(crate) fn escape(v: &mut Vec<u8>, s: &[u8]) {
             i += j;
         }
         let c = s[i];
-        match crate::fast::ESCAPE[c as usize] {
+        match crate::canonical::ESCAPE[c as usize] {
             0 => {
                 buf[n] = c;
                 n += 1;

@@ -26,7 +26,7 @@ use toolcert_subject::TurnError;
 use crate::json::{check_type, event_name, own, parse, tokens, Ids, Out, Str};
 use crate::{malformed, whole, Dialect, SseStream as WireStream};
 
-mod fast;
+mod deltas;
 mod write;
 
 const MODEL: &str = "gpt-4.1-2025-04-14";
@@ -873,7 +873,7 @@ impl crate::SseDecoder for ResponsesDecoder {
         scratch: &'m mut Vec<u8>,
         out: &mut crate::Decoded<'m>,
     ) -> Result<(), TurnError> {
-        if let Some(done) = fast::decode(&mut self.calls, scratch, event, out) {
+        if let Some(done) = deltas::decode(&mut self.calls, scratch, event, out) {
             return done;
         }
         let name = event_name(event)?;

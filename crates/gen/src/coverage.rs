@@ -738,14 +738,6 @@ fn classify_impl<'c, 'p>(
             };
             let mut lexed = Lexed::default();
             let vectors = std::mem::take(&mut spare);
-            // (The tests' old passes read the flags with the former scan too.)
-            #[cfg(test)]
-            let scan = if lexer_pass {
-                lex::scan_observed_into(args, splits, &mut lexed, vectors)
-            } else {
-                lex::oracle::former::scan_observed_into(args, splits, &mut lexed, Vec::new(), Vec::new())
-            };
-            #[cfg(not(test))]
             let scan = lex::scan_observed_into(args, splits, &mut lexed, vectors);
             classify_splits(args, splits, &scan.flags, lexer_pass, &mut cov);
             if args.len() >= 400 {
@@ -2126,8 +2118,8 @@ mod tests {
         assert!(compared > 3000 && lone > 100 && invalid_numbers > 20, "{compared} {lone} {invalid_numbers}");
     }
 
-    /// The lexer's pass labels every generated case as the passes of their own did (with the
-    /// former scan's flags), over several seeds and configurations (schemas, none, huge
+    /// The lexer's pass labels every generated case as the passes of their own do, over
+    /// several seeds and configurations (schemas, none, huge
     /// documents, the transport's), and the named cases.
     #[test]
     fn the_lexers_pass_labels_generated_cases_as_the_old_passes() {

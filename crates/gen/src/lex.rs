@@ -16,11 +16,10 @@
 //! A step is a lookup: the state (expectation and token in one byte) and the byte's class
 //! index [`NEXT`], whose entries are the next state or one of a few actions (the stack, the
 //! keys, a number's end); the flags of an offset come from its state by table too. The
-//! per-byte `match` this replaced is the tests' oracle (`lex_oracle.rs`).
+//! tests hold its answers to serde_json's strict parse and to a plain recursive descent
+//! written from RFC 8259 and the definitions below.
 
-#[cfg(test)]
-#[path = "lex_oracle.rs"]
-pub(crate) mod oracle;
+use toolcert_schema::document::bytes::next_special;
 
 /// Per-offset flags; offset `s` describes the cut between byte `s - 1` and byte `s`.
 pub(crate) mod flag {
@@ -611,46 +610,15 @@ impl Lexer {
         }
     }
 }
-/// The length of the plain string content at the start of `bytes`: up to the first quote,
-/// backslash or control character. Eight bytes at a time, as one word: a byte's top bit in
-/// `mask` says it is one of those (the lowest such bit is exact: the borrows that may set
-/// bits above it start at a byte that matched).
-pub(crate) fn string_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let mut n = 0;
-    while let Some(word) = bytes.get(n..n + 8) {
-        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        let mask = zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
-        if mask != 0 {
-            return n + (mask.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    n + bytes[n..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len() - n)
-}
-
-/// Scans `doc` once; see the module docs. `top_keys` is left empty. (The builder asks
-/// [`first_flagged`] and coverage [`scan_observed_into`]: a flag per byte is for the tests.)
+/// The flags of every offset of `doc` (`flags[s]` for `s` in `0..=len`), with the status, the
+/// top-level keys and the depth: [`scan_observed_into`] asked about every offset. (The builder
+/// asks [`first_flagged`] and coverage a few offsets: a flag per byte is for the tests.)
 #[cfg(test)]
 pub(crate) fn scan(doc: &str) -> Scan {
-    let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys, deepest) = scan_impl(doc, false, &mut sink);
-    Scan { flags: sink.0, status, top_keys, deepest, top_values: Vec::new() }
+    scan_at(doc, &(0..=doc.len()).collect::<Vec<_>>())
 }
 
-/// [`scan`], also recording the top-level keys.
-#[cfg(test)]
-pub(crate) fn scan_with_keys(doc: &str) -> Scan {
-    let mut sink = Every(Vec::with_capacity(doc.len() + 1));
-    let (status, top_keys, deepest) = scan_impl(doc, true, &mut sink);
-    Scan { flags: sink.0, status, top_keys, deepest, top_values: Vec::new() }
-}
-
-/// [`scan_with_keys`] that keeps the flags of the offsets `at` only (sorted, each in
+/// [`scan`] that keeps the flags of the offsets `at` only (sorted, each in
 /// `0..=len`): `flags[n]` is the flags of offset `at[n]`. What coverage needs of a document,
 /// without a flag per byte (the one pass over the bytes is the same).
 #[cfg(test)]
@@ -1085,7 +1053,8 @@ impl From<Scan> for Spare {
     }
 }
 
-/// [`string_run`], and whether the run has a non-ASCII byte.
+/// The length of the plain string content at the start of `bytes` (up to the first quote,
+/// backslash or control character: [`next_special`]), and whether it has a non-ASCII byte.
 #[inline(always)]
 fn content_run(bytes: &[u8]) -> (usize, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -1160,46 +1129,12 @@ trait Sink {
     }
 }
 
-/// Every offset's flags.
-#[cfg(test)]
-struct Every(Vec<u16>);
-
 /// `s` is a char boundary unless byte `s` continues a multi-byte character.
 fn boundary(b: u8) -> u16 {
     if (b as i8) >= -0x40 {
         flag::BOUNDARY
     } else {
         0
-    }
-}
-
-#[cfg(test)]
-impl Sink for Every {
-    #[inline(always)]
-    fn wants(&self, _: usize, _: u16) -> bool {
-        true
-    }
-
-    #[inline(always)]
-    fn put(&mut self, _: usize, f: u16) {
-        self.0.push(f);
-    }
-
-    fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
-        // Branch-free per byte (it vectorizes); in a string, byte `j - 1` is the opening
-        // quote or content.
-        let flags = &mut self.0;
-        let at = flags.len();
-        flags.resize(at + (end - i), 0);
-        for ((f, &b), &prev) in flags[at..].iter_mut().zip(&bytes[i..end]).zip(&bytes[i - 1..end - 1]) {
-            *f = base
-                | (u16::from((b as i8) >= -0x40) * flag::BOUNDARY)
-                | (u16::from((b == b' ') | (prev == b' ')) * flag::NEXT_TO_SPACE);
-        }
-    }
-
-    fn after_error(&mut self, bytes: &[u8], i: usize) {
-        self.0.extend(bytes[i..].iter().map(|&b| boundary(b)));
     }
 }
 
@@ -1465,12 +1400,11 @@ fn first_flagged_resuming(doc: &str, (f, fraction): (u16, u8), resumes: &[Resume
     before
 }
 
-/// The loop of `scan_impl` (the tests' whole-document scan) over bytes `i..end` from the state
+/// The lexer's loop over bytes `i..end` from the state
 /// `lx` (a [`Resume`] point), for a sink that stops the pass once it is done; what it says of
 /// the document as a whole is not kept. An offset is put to the sink only in a state whose
 /// offsets may carry what an open question wants ([`Questions::wanted_states`]): most bytes
-/// cost a lookup of the next state and a bit test. (The loop that put every offset the sink
-/// wants is the tests' oracle, [`lex_from_per_offset`].)
+/// cost a lookup of the next state and a bit test.
 fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Questions) {
     debug_assert!(end <= sink.len);
     let mut top_keys = None;
@@ -1479,7 +1413,7 @@ fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Qu
     while i < end {
         let state = lx.state;
         if state | 1 == st::STR_VAL {
-            let run_end = (i + string_run(&bytes[i..])).min(end);
+            let run_end = next_special(bytes, i).min(end);
             if run_end > i {
                 let base = STATE_FLAGS[state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
                 if sink.wants_run(base) {
@@ -1517,38 +1451,6 @@ fn lex_from(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Qu
         } else {
             lx.act(t, CLASS[bytes[i] as usize], i, &mut top_keys);
         }
-        i += 1;
-    }
-}
-
-/// [`lex_from`] as it was, putting every offset the sink wants (the tests' oracle).
-#[cfg(test)]
-fn lex_from_per_offset(bytes: &[u8], mut lx: Lexer, mut i: usize, end: usize, sink: &mut Questions) {
-    let mut top_keys = None;
-    while i < end {
-        if lx.state | 1 == st::STR_VAL {
-            let run_end = (i + string_run(&bytes[i..])).min(end);
-            if run_end > i {
-                let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
-                if sink.wants_run(base) {
-                    sink.string_run(bytes, i, run_end, base);
-                }
-                i = run_end;
-                if i == end || sink.done() {
-                    return;
-                }
-            }
-        } else if lx.state == st::ERROR {
-            sink.after_error(bytes, i);
-            return;
-        }
-        if sink.wants(i, lx.may_flags()) {
-            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
-            if sink.done() {
-                return;
-            }
-        }
-        lx.step(bytes, i, &mut top_keys);
         i += 1;
     }
 }
@@ -1751,7 +1653,7 @@ impl Sink for Questions {
     }
 
     fn string_run(&mut self, bytes: &[u8], i: usize, end: usize, base: u16) {
-        // As `Every::string_run` flags them: `base`, the boundary, and NEXT_TO_SPACE where
+        // The offsets of a run carry `base`, the boundary, and NEXT_TO_SPACE where
         // byte `s` or byte `s - 1` is a space (such an offset is always a boundary: a space
         // is followed by no continuation byte).
         let end = end.min(self.len);
@@ -1817,65 +1719,6 @@ impl Sink for Questions {
     fn done(&self) -> bool {
         self.open == 0
     }
-}
-
-/// The whole-document scan behind the tests' [`scan`]; coverage and the builder run their own
-/// copies of its loop ([`scan_observed_into`], [`lex_from`]).
-#[cfg(test)]
-fn scan_impl(doc: &str, keys: bool, sink: &mut impl Sink) -> (Status, Vec<std::ops::Range<usize>>, usize) {
-    let bytes = doc.as_bytes();
-    let mut top_keys = keys.then(Vec::new);
-    let mut lx = Lexer { state: st::VALUE, stack: Stack::default(), nested: 0, values_done: 0, key_start: 0 };
-    let len = bytes.len();
-    let mut i = 0;
-    while i < len {
-        if lx.state | 1 == st::STR_VAL {
-            // Fast path over plain string content (most of a document's bytes): the flags
-            // are the string's, plus the boundary and the spaces around the cut.
-            let end = i + string_run(&bytes[i..]);
-            if end > i {
-                let base = STATE_FLAGS[lx.state as usize] | if lx.nested > 0 { flag::NESTED } else { 0 };
-                if sink.wants_run(base) {
-                    sink.string_run(bytes, i, end, base);
-                }
-                i = end;
-                if i == len || sink.done() {
-                    break;
-                }
-            }
-        } else if lx.state == st::ERROR {
-            // Past an error nothing is classified.
-            sink.after_error(bytes, i);
-            break;
-        }
-        if sink.wants(i, lx.may_flags()) {
-            sink.put(i, lx.flags_here(bytes, i) | boundary(bytes[i]));
-            if sink.done() {
-                break;
-            }
-        }
-        lx.step(bytes, i, &mut top_keys);
-        i += 1;
-    }
-    // A number at the very end is complete once the input is.
-    if st::accepting(lx.state) {
-        lx.value_done();
-    }
-    if sink.wants(len, lx.may_flags()) {
-        sink.put(len, lx.flags_here(bytes, len) | flag::BOUNDARY);
-    }
-    // (Past an error or a second value nothing is empty: an error is a non-space byte or
-    // inside a token, and a value leaves the first state.)
-    let status = if lx.state == st::ERROR || lx.values_done > 1 {
-        Status::Invalid
-    } else if lx.state == st::VALUE && lx.values_done == 0 && lx.stack.is_empty() {
-        Status::Empty
-    } else if lx.state == st::DONE {
-        Status::Valid
-    } else {
-        Status::Incomplete
-    };
-    (status, top_keys.unwrap_or_default(), lx.stack.deepest)
 }
 
 #[cfg(test)]
@@ -1956,6 +1799,324 @@ mod tests {
         out.push('"');
     }
 
+    /// A reference for the lexer written from RFC 8259 and the docs of [`flag`], [`Scan`] and
+    /// [`Observer`], not from the lexer: a recursive descent that writes the context of each
+    /// offset as it passes it. Plain and slow; the tests hold the lexer's every answer to it,
+    /// and it to serde_json wherever serde_json can tell.
+    mod spec {
+        use super::super::{flag, Status};
+        use super::Seen;
+        use std::ops::Range;
+
+        pub(super) struct Answer {
+            pub flags: Vec<u16>,
+            pub status: Status,
+            pub top_keys: Vec<Range<usize>>,
+            pub deepest: usize,
+            pub top_values: Vec<Range<usize>>,
+            /// What an observer is told; meaningful only where no error comes.
+            pub seen: Vec<Seen>,
+        }
+
+        /// Why a value stopped short: the input ended, or a byte broke the grammar.
+        enum Stop {
+            End,
+            Error,
+        }
+
+        type Step = Result<(), Stop>;
+
+        struct Parse<'a> {
+            doc: &'a str,
+            i: usize,
+            flags: Vec<u16>,
+            depth: usize,
+            deepest: usize,
+            /// Objects open inside the top-level container.
+            nested: usize,
+            top_keys: Vec<Range<usize>>,
+            top_values: Vec<Range<usize>>,
+            seen: Vec<Seen>,
+            /// The string's last escape was a high surrogate, not yet paired.
+            high: bool,
+        }
+
+        impl Parse<'_> {
+            fn peek(&self) -> Option<u8> {
+                self.doc.as_bytes().get(self.i).copied()
+            }
+
+            /// Offset `i` is in a context with flags `f` (and the nesting).
+            fn mark(&mut self, f: u16) {
+                self.flags[self.i] = f | if self.nested > 0 { flag::NESTED } else { 0 };
+            }
+
+            /// Whitespace in a context with flags `f`, up to the next byte.
+            fn ws(&mut self, f: u16) -> Result<u8, Stop> {
+                loop {
+                    self.mark(f);
+                    match self.peek() {
+                        None => return Err(Stop::End),
+                        Some(b' ' | b'\t' | b'\n' | b'\r') => self.i += 1,
+                        Some(c) => return Ok(c),
+                    }
+                }
+            }
+
+            /// A half of a surrogate pair that the next thing in its string shows is alone.
+            fn lone_if_high(&mut self) {
+                if std::mem::take(&mut self.high) {
+                    self.seen.push(Seen::Lone);
+                }
+            }
+
+            fn value(&mut self) -> Step {
+                match self.ws(0)? {
+                    b'{' => self.container(true),
+                    b'[' => self.container(false),
+                    b'"' => self.string(false),
+                    b'-' | b'0'..=b'9' => self.number(),
+                    b't' => self.literal("true"),
+                    b'f' => self.literal("false"),
+                    b'n' => self.literal("null"),
+                    _ => Err(Stop::Error),
+                }
+            }
+
+            fn container(&mut self, object: bool) -> Step {
+                let start = self.i;
+                self.i += 1;
+                if object && self.depth > 0 {
+                    self.nested += 1;
+                }
+                self.depth += 1;
+                self.deepest = self.deepest.max(self.depth);
+                let close = if object { b'}' } else { b']' };
+                let mut first = true;
+                loop {
+                    if first && self.ws(0)? == close {
+                        break;
+                    }
+                    if object {
+                        if self.ws(0)? != b'"' {
+                            return Err(Stop::Error);
+                        }
+                        let key = self.i + 1;
+                        self.string(true)?;
+                        if self.depth == 1 {
+                            self.top_keys.push(key..self.i - 1);
+                        }
+                        if self.ws(flag::KEY_COLON)? != b':' {
+                            return Err(Stop::Error);
+                        }
+                        self.i += 1;
+                    }
+                    self.value()?;
+                    match self.ws(0)? {
+                        b',' => self.i += 1,
+                        c if c == close => break,
+                        _ => return Err(Stop::Error),
+                    }
+                    first = false;
+                }
+                self.i += 1;
+                self.depth -= 1;
+                if object && self.depth > 0 {
+                    self.nested -= 1;
+                }
+                if self.depth == 1 {
+                    self.top_values.push(start..self.i);
+                }
+                Ok(())
+            }
+
+            fn string(&mut self, key: bool) -> Step {
+                let inside = flag::IN_STRING | if key { 0 } else { flag::IN_VALUE_STRING };
+                let bytes = self.doc.as_bytes();
+                self.i += 1;
+                loop {
+                    // A space of the string's content on either side of the cut.
+                    let space = bytes[self.i - 1] == b' ' || self.peek() == Some(b' ');
+                    self.mark(inside | if space { flag::NEXT_TO_SPACE } else { 0 });
+                    match self.peek() {
+                        None => return Err(Stop::End),
+                        Some(b'"') => {
+                            self.lone_if_high();
+                            self.i += 1;
+                            return Ok(());
+                        }
+                        Some(b'\\') => {
+                            self.i += 1;
+                            self.escape(inside)?;
+                        }
+                        Some(0..=0x1f) => return Err(Stop::Error),
+                        Some(_) => {
+                            self.lone_if_high();
+                            let c = self.doc[self.i..].chars().next().expect("a character");
+                            if !c.is_ascii() {
+                                self.seen.push(Seen::NonAscii(c));
+                            }
+                            for _ in 1..c.len_utf8() {
+                                self.i += 1;
+                                self.mark(inside);
+                            }
+                            self.i += 1;
+                        }
+                    }
+                }
+            }
+
+            /// After a string's backslash.
+            fn escape(&mut self, inside: u16) -> Step {
+                self.mark(inside | flag::ESCAPE);
+                match self.peek() {
+                    None => Err(Stop::End),
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                        self.lone_if_high();
+                        self.seen.push(Seen::Other);
+                        self.i += 1;
+                        Ok(())
+                    }
+                    Some(b'u') => {
+                        self.i += 1;
+                        let mut v = 0;
+                        for _ in 0..4 {
+                            self.mark(inside | flag::UNICODE);
+                            let c = self.peek().ok_or(Stop::End)?;
+                            v = v << 4 | char::from(c).to_digit(16).ok_or(Stop::Error)?;
+                            self.i += 1;
+                        }
+                        // A lone half is told as soon as it is known to be alone: a high one
+                        // by what follows it, a low one by itself.
+                        match v {
+                            0xD800..=0xDBFF => {
+                                self.lone_if_high();
+                                self.high = true;
+                            }
+                            0xDC00..=0xDFFF if std::mem::take(&mut self.high) => {}
+                            0xDC00..=0xDFFF => self.seen.push(Seen::Lone),
+                            _ => self.lone_if_high(),
+                        }
+                        self.seen.push(Seen::Unicode(v));
+                        Ok(())
+                    }
+                    Some(_) => Err(Stop::Error),
+                }
+            }
+
+            /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+            fn number(&mut self) -> Step {
+                let start = self.i;
+                let r = self.number_grammar();
+                if !matches!(r, Err(Stop::Error)) {
+                    // Whole, or cut by the end of the input.
+                    self.seen.push(Seen::Number(self.doc[start..self.i].into()));
+                }
+                r
+            }
+
+            fn number_grammar(&mut self) -> Step {
+                let take = |p: &mut Self, ok: fn(u8) -> bool| -> Result<bool, Stop> {
+                    match p.peek() {
+                        Some(c) if ok(c) => {
+                            p.i += 1;
+                            p.mark(0);
+                            Ok(true)
+                        }
+                        _ => Ok(false),
+                    }
+                };
+                let digits = |p: &mut Self| -> Step {
+                    let b = p.peek().ok_or(Stop::End)?;
+                    if !b.is_ascii_digit() {
+                        return Err(Stop::Error);
+                    }
+                    while p.peek().is_some_and(|c| c.is_ascii_digit()) {
+                        p.i += 1;
+                        p.mark(0);
+                    }
+                    Ok(())
+                };
+                take(self, |c| c == b'-')?;
+                if !take(self, |c| c == b'0')? {
+                    digits(self)?;
+                }
+                if take(self, |c| c == b'.')? {
+                    digits(self)?;
+                }
+                if take(self, |c| c == b'e' || c == b'E')? {
+                    take(self, |c| c == b'+' || c == b'-')?;
+                    digits(self)?;
+                }
+                Ok(())
+            }
+
+            fn literal(&mut self, word: &str) -> Step {
+                for w in word.bytes() {
+                    self.mark(0);
+                    match self.peek() {
+                        None => return Err(Stop::End),
+                        Some(c) if c == w => self.i += 1,
+                        Some(_) => return Err(Stop::Error),
+                    }
+                }
+                Ok(())
+            }
+        }
+
+        /// The reference's answers for `doc`; values end to end are lexed one after another.
+        pub(super) fn scan(doc: &str) -> Answer {
+            let len = doc.len();
+            let mut p = Parse {
+                doc,
+                i: 0,
+                flags: vec![0; len + 1],
+                depth: 0,
+                deepest: 0,
+                nested: 0,
+                top_keys: Vec::new(),
+                top_values: Vec::new(),
+                seen: Vec::new(),
+                high: false,
+            };
+            let mut values = 0;
+            let mut prefix_parses = None;
+            let status = loop {
+                match p.value() {
+                    Err(Stop::Error) => break Status::Invalid,
+                    Err(Stop::End) if values > 0 => break Status::Invalid,
+                    Err(Stop::End) if doc.bytes().all(|b| b" \t\n\r".contains(&b)) => break Status::Empty,
+                    Err(Stop::End) => break Status::Incomplete,
+                    Ok(()) => values += 1,
+                }
+                if values == 1 && doc.as_bytes()[p.i - 1] == b'}' {
+                    prefix_parses = Some(p.i);
+                }
+                if p.ws(0).is_err() {
+                    break if values == 1 { Status::Valid } else { Status::Invalid };
+                }
+            };
+            p.lone_if_high();
+            let mut flags = p.flags;
+            if let Some(s) = prefix_parses {
+                flags[s] |= flag::PREFIX_PARSES;
+            }
+            for (s, f) in flags.iter_mut().enumerate() {
+                if doc.is_char_boundary(s) {
+                    *f |= flag::BOUNDARY;
+                }
+            }
+            Answer {
+                flags,
+                status,
+                top_keys: p.top_keys,
+                deepest: p.deepest,
+                top_values: p.top_values,
+                seen: p.seen,
+            }
+        }
+    }
+
     /// Generated arguments, hand-made and random documents, and each of them broken: a piece
     /// inserted, a char deleted or replaced, a prefix kept, two written end to end.
     fn documents(n: usize) -> Vec<String> {
@@ -2033,7 +2194,7 @@ mod tests {
     /// The word-at-a-time run stops where a byte-by-byte search does, whatever the bytes
     /// around the stop (high bytes, borrows from every special byte) and the length.
     #[test]
-    fn string_runs_stop_at_the_first_special_byte() {
+    fn content_runs_stop_at_the_first_special_byte() {
         let mut r = Rng(3);
         let alphabet = [
             b'a', b' ', b'"', b'\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xa0, 0xdf, 0xff, b'!', b'#', b'[',
@@ -2049,11 +2210,8 @@ mod tests {
                 })
                 .collect();
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
-            assert_eq!(string_run(&bytes), want, "{bytes:?}");
             let high = bytes[..want].iter().any(|&b| b >= 0x80);
             assert_eq!(content_run(&bytes), (want, high), "{bytes:?}");
-            let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
-            assert_eq!(oracle::former::ascii_string_run(&bytes), want.unwrap_or(bytes.len()), "{bytes:?}");
         }
     }
 
@@ -2095,12 +2253,13 @@ mod tests {
         assert!(exact > 1000, "{exact} exact bounds");
     }
 
-    /// The pass that puts only offsets in a wanted state answers as the one that put every
-    /// offset the sink wants: from the first byte and from every resume point of huge and
-    /// deep documents, up to the end and up to a random offset, with up to eight questions
-    /// of any flags (the boundary alone too).
+    /// The pass that puts only offsets in a wanted state answers as the reference's flags
+    /// of the whole document say (the first offset carrying the flag from the question's
+    /// start, and the first before it, among those the pass lexes): from the first byte and
+    /// from every resume point of huge and deep documents, up to the end and up to a random
+    /// offset, with up to eight questions of any flags (the boundary alone too).
     #[test]
-    fn the_wanted_state_pass_answers_as_the_per_offset_one() {
+    fn the_wanted_state_pass_answers_as_the_reference() {
         let mut docs: Vec<(String, Vec<Resume>)> =
             documents(6000).into_iter().map(|d| (d, Vec::new())).collect();
         for k in 0..200u8 {
@@ -2126,6 +2285,7 @@ mod tests {
             if len < 2 {
                 continue;
             }
+            let flags = spec::scan(d).flags;
             let mut points = vec![Resume::START];
             points.extend(resumes.iter().copied());
             for p in points {
@@ -2140,15 +2300,23 @@ mod tests {
                     };
                     *q = (f, 1 + r.below(len - 1));
                 }
-                let (mut new, mut old) = (Questions::new(end), Questions::new(end));
+                let mut sink = Questions::new(end);
                 for &(f, start) in &questions[..n] {
-                    new.ask(f, start);
-                    old.ask(f, start);
+                    sink.ask(f, start);
                 }
-                lex_from(bytes, p.lexer(), p.at, end, &mut new);
-                lex_from_per_offset(bytes, p.lexer(), p.at, end, &mut old);
-                let got: Vec<_> = new.qs[..n].iter().map(|q| (q.after, q.before)).collect();
-                let want: Vec<_> = old.qs[..n].iter().map(|q| (q.after, q.before)).collect();
+                lex_from(bytes, p.lexer(), p.at, end, &mut sink);
+                let got: Vec<_> = sink.qs[..n].iter().map(|q| (q.after, q.before)).collect();
+                // The pass sees offsets `p.at..end` but 0.
+                let from = p.at.max(1);
+                let want: Vec<_> = questions[..n]
+                    .iter()
+                    .map(|&(f, start)| {
+                        let first = |r: std::ops::Range<usize>| {
+                            r.into_iter().find(|&s| flags[s] & (f | flag::BOUNDARY) == f | flag::BOUNDARY)
+                        };
+                        (first(from.max(start)..end), first(from..start.min(end)))
+                    })
+                    .collect();
                 assert_eq!(got, want, "{d:?} from {p:?} to {end} asking {:?}", &questions[..n]);
                 answered += got.iter().filter(|a| a.0.is_some()).count();
             }
@@ -2156,36 +2324,38 @@ mod tests {
         assert!(answered > 20_000, "{answered} answers");
     }
 
-    /// The table-driven lexer says what the per-byte one said, of every offset of every
-    /// document (flags, status, keys, depth), and so do its two partial passes.
+    /// The lexer says what the reference says of every offset of every document (flags,
+    /// status, keys, depth), and so do its two partial passes.
     #[test]
-    fn every_answer_is_the_per_byte_lexers() {
+    fn every_answer_is_the_references() {
         let docs = documents(6000);
         let mut r = Rng(7);
         for d in &docs {
-            let (new, old) = (scan_with_keys(d), oracle::scan_with_keys(d));
-            assert_eq!(new.flags, old.flags, "{d:?}");
-            assert_eq!(new.status, old.status, "{d:?}");
-            assert_eq!(new.top_keys, old.top_keys, "{d:?}");
-            assert_eq!(new.deepest, old.deepest, "{d:?}");
+            let want = spec::scan(d);
+            let got = scan(d);
+            assert_eq!(got.flags, want.flags, "{d:?}");
+            assert_eq!(
+                (got.status, &got.top_keys, got.deepest),
+                (want.status, &want.top_keys, want.deepest),
+                "{d:?}"
+            );
             let len = d.len();
             let mut at: Vec<usize> = (0..r.below(6)).map(|_| r.below(len + 1)).collect();
             at.sort_unstable();
-            let (new, old) = (scan_at(d, &at), oracle::scan_at(d, &at));
-            assert_eq!(new.flags, old.flags, "{d:?} at {at:?}");
+            let some = scan_at(d, &at);
+            let flags: Vec<u16> = at.iter().map(|&s| want.flags[s]).collect();
+            assert_eq!(some.flags, flags, "{d:?} at {at:?}");
             assert_eq!(
-                (new.status, new.top_keys, new.deepest),
-                (old.status, old.top_keys, old.deepest),
+                (some.status, &some.top_keys, some.deepest),
+                (want.status, &want.top_keys, want.deepest),
                 "{d:?}"
             );
             let questions: Vec<(u16, u8)> = (0..1 + r.below(4))
                 .map(|_| (ALL[r.below(ALL.len())], [0, 1, 128, 255, r.below(256) as u8][r.below(5)]))
                 .collect();
-            assert_eq!(
-                first_flagged(d, &questions, &[]),
-                oracle::first_flagged(d, &questions),
-                "{d:?} {questions:?}"
-            );
+            let answers: Vec<Option<usize>> =
+                questions.iter().map(|&(f, fraction)| first_in_flags(&want.flags, f, fraction)).collect();
+            assert_eq!(first_flagged(d, &questions, &[]), answers, "{d:?} {questions:?}");
         }
     }
 
@@ -2220,26 +2390,30 @@ mod tests {
         }
     }
 
-    /// `scan_observed` of `d` at `at` is the former loop's, observations included.
-    fn observed_as_before(d: &str, at: &[usize]) {
-        let (mut new_log, mut old_log) = (Log::default(), Log::default());
-        let new = scan_observed(d, at, &mut new_log);
-        let old = oracle::former::scan_observed_into(d, at, &mut old_log, Vec::new(), Vec::new());
-        assert_eq!(new.flags, old.flags, "{d:?} at {at:?}");
+    /// `scan_observed` of `d` at `at` says what the reference `want` says: the flags of those
+    /// offsets, the status, keys, depth and top-level containers, and (where no error or
+    /// second value makes them unreliable) every observation in order.
+    fn observed_as_the_reference(d: &str, want: &spec::Answer, at: &[usize]) {
+        let mut log = Log::default();
+        let got = scan_observed(d, at, &mut log);
+        let flags: Vec<u16> = at.iter().map(|&s| want.flags[s]).collect();
+        assert_eq!(got.flags, flags, "{d:?} at {at:?}");
         assert_eq!(
-            (new.status, &new.top_keys, new.deepest),
-            (old.status, &old.top_keys, old.deepest),
+            (got.status, &got.top_keys, got.deepest, &got.top_values),
+            (want.status, &want.top_keys, want.deepest, &want.top_values),
             "{d:?} at {at:?}"
         );
-        assert_eq!(new_log.0, old_log.0, "{d:?} at {at:?}");
+        if want.status != Status::Invalid {
+            assert_eq!(log.0, want.seen, "{d:?} at {at:?}");
+        }
     }
 
-    /// The observing scan answers as the former one did (flags of any offsets, duplicates
+    /// The observing scan answers as the reference (flags of any offsets, duplicates
     /// included; status, keys, depth; every observation in order), on random and broken
     /// documents, generated ones of every configuration (huge ones too), the named cases'
     /// and prefixes of them all.
     #[test]
-    fn the_observing_scan_answers_as_the_former_one() {
+    fn the_observing_scan_answers_as_the_reference() {
         let mut docs = documents(3000);
         let configs = [
             (crate::GenConfig::default(), 1500),
@@ -2281,19 +2455,24 @@ mod tests {
         let mut r = Rng(0x5851_f42d_4c95_7f2d);
         for (k, d) in docs.iter().enumerate() {
             let len = d.len();
-            observed_as_before(d, &[]);
+            let want = spec::scan(d);
+            observed_as_the_reference(d, &want, &[]);
             let mut at: Vec<usize> = (0..r.below(24)).map(|_| r.below(len + 1)).collect();
             at.sort_unstable();
-            observed_as_before(d, &at);
+            observed_as_the_reference(d, &want, &at);
             let step = 1 + len / 400;
-            observed_as_before(d, &(0..=len).step_by(step).collect::<Vec<_>>());
+            observed_as_the_reference(d, &want, &(0..=len).step_by(step).collect::<Vec<_>>());
             if r.below(4) == 0 {
-                observed_as_before(d, &(0..=len).flat_map(|s| [s, s]).take(2 * 600).collect::<Vec<_>>());
+                observed_as_the_reference(
+                    d,
+                    &want,
+                    &(0..=len).flat_map(|s| [s, s]).take(2 * 600).collect::<Vec<_>>(),
+                );
             }
             if let Some((_, s)) = splits.iter().find(|(i, _)| *i == k) {
                 let mut s: Vec<usize> = s.iter().map(|&s| s.min(len)).collect();
                 s.sort_unstable();
-                observed_as_before(d, &s);
+                observed_as_the_reference(d, &want, &s);
             }
         }
     }
@@ -2417,28 +2596,162 @@ mod tests {
     #[test]
     fn top_keys_are_recorded() {
         let d = r#"{"a": {"x": 1}, "b\"": 2}"#;
-        let sc = scan_with_keys(d);
+        let sc = scan(d);
         let keys: Vec<&str> = sc.top_keys.iter().map(|r| &d[r.clone()]).collect();
         assert_eq!(keys, ["a", "b\\\""]);
     }
 
-    /// The lexer's verdict agrees with the strict parser the oracle uses on every generated
-    /// document (so the builder's cuts and the classifier's labels mean what they say).
-    #[test]
-    fn status_agrees_with_serde_on_generated_documents() {
-        for case in crate::cases(&crate::GenConfig::default(), 5).take(3000) {
-            for turn in &case.streams {
-                for call in turn.calls() {
-                    let a = &call.arguments;
-                    if a.is_empty() {
-                        continue;
+    /// serde_json's strict parse, with no depth limit: `d` is one whole value.
+    fn serde_parses(d: &str) -> Result<(), serde_json::Error> {
+        use serde::Deserialize;
+        let mut de = serde_json::Deserializer::from_str(d);
+        de.disable_recursion_limit();
+        serde::de::IgnoredAny::deserialize(&mut de)?;
+        de.end()
+    }
+
+    /// The keys of a top-level object as serde_json reads them: in order, duplicates too.
+    struct TopKeys(Vec<String>);
+
+    impl<'de> serde::Deserialize<'de> for TopKeys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TopKeys, D::Error> {
+            struct Keys;
+            impl<'de> serde::de::Visitor<'de> for Keys {
+                type Value = TopKeys;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<TopKeys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some(k) = m.next_key::<String>()? {
+                        keys.push(k);
+                        m.next_value::<serde::de::IgnoredAny>()?;
                     }
-                    let strict = serde_json::from_str::<serde::de::IgnoredAny>(a).is_ok();
-                    let status = scan(a).status;
-                    assert_eq!(strict, status == Status::Valid, "{status:?} for {a:?}");
+                    Ok(TopKeys(keys))
                 }
             }
+            d.deserialize_map(Keys)
         }
+    }
+
+    /// Collects every number of a value in document order: serde_json (with arbitrary
+    /// precision) hands a number over as a map of one private key to its text.
+    struct Numbers<'a>(&'a mut Vec<String>);
+
+    impl<'de> serde::de::DeserializeSeed<'de> for Numbers<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> serde::de::Visitor<'de> for Numbers<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+            while a.next_element_seed(Numbers(&mut *self.0))?.is_some() {}
+            Ok(())
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            while let Some(k) = m.next_key::<String>()? {
+                if k == "$serde_json::private::Number" {
+                    self.0.push(m.next_value()?);
+                } else {
+                    m.next_value_seed(Numbers(&mut *self.0))?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    /// The lexer's verdict is serde_json's strict parse's, and so is the reference's: one
+    /// whole value exactly where serde_json parses; cut where serde_json ran out of input;
+    /// broken where it did not, but for a number cut before its digits (serde_json calls `-`
+    /// an invalid number); never broken on a prefix of a whole value. The closing brace's
+    /// flag stands exactly where the prefix before it parses. Of the documents that parse,
+    /// the top-level keys and the numbers are the ones serde_json reads.
+    #[test]
+    fn answers_agree_with_serde_json() {
+        let mut docs = documents(3000);
+        for case in crate::cases(&crate::GenConfig::default(), 5).take(3000) {
+            docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
+        }
+        let (mut valid, mut cut, mut broken, mut keyed, mut numbered) = (0, 0, 0, 0, 0);
+        for d in &docs {
+            let sc = scan(d);
+            assert_eq!(spec::scan(d).status, sc.status, "the reference on {d:?}");
+            let blank = d.bytes().all(|b| b" \t\n\r".contains(&b));
+            match serde_parses(d) {
+                Ok(()) => assert_eq!(sc.status, Status::Valid, "{d:?}"),
+                Err(_) if blank => assert_eq!(sc.status, Status::Empty, "{d:?}"),
+                Err(e) if e.is_eof() => assert_eq!(sc.status, Status::Incomplete, "{d:?}"),
+                Err(e) => {
+                    let number_cut =
+                        sc.status == Status::Incomplete && d.ends_with(['-', '+', '.', 'e', 'E']);
+                    assert!(sc.status == Status::Invalid || number_cut, "{:?} for {d:?} ({e})", sc.status);
+                }
+            }
+            for s in (1..=d.len()).filter(|&s| d.as_bytes()[s - 1] == b'}') {
+                let parses = serde_parses(&d[..s]).is_ok();
+                assert_eq!(sc.flags[s] & flag::PREFIX_PARSES != 0, parses, "{d:?} at {s}");
+            }
+            match sc.status {
+                Status::Valid => valid += 1,
+                Status::Incomplete => cut += 1,
+                _ => broken += 1,
+            }
+            if sc.status != Status::Valid {
+                continue;
+            }
+            let step = 1 + d.len() / 64;
+            for s in (0..d.len()).step_by(step).filter(|&s| d.is_char_boundary(s)) {
+                let status = scan(&d[..s]).status;
+                assert_ne!(status, Status::Invalid, "{:?} of {d:?}", &d[..s]);
+                assert_eq!(status == Status::Valid, serde_parses(&d[..s]).is_ok(), "{:?} of {d:?}", &d[..s]);
+            }
+            let mut de = serde_json::Deserializer::from_str(d);
+            de.disable_recursion_limit();
+            if let Ok(TopKeys(keys)) = serde::Deserialize::deserialize(&mut de) {
+                let raw: Vec<String> = sc
+                    .top_keys
+                    .iter()
+                    .map(|r| serde_json::from_str(&format!("\"{}\"", &d[r.clone()])).expect("a key"))
+                    .collect();
+                assert_eq!(raw, keys, "{d:?}");
+                keyed += 1;
+            }
+            let mut de = serde_json::Deserializer::from_str(d);
+            de.disable_recursion_limit();
+            let mut want = Vec::new();
+            if serde::de::DeserializeSeed::deserialize(Numbers(&mut want), &mut de).is_ok() {
+                let mut log = Log::default();
+                scan_observed(d, &[], &mut log);
+                let got: Vec<String> = log
+                    .0
+                    .into_iter()
+                    .filter_map(|s| if let Seen::Number(n) = s { Some(n) } else { None })
+                    // As serde_json writes it (`1e3` as `1e+3`).
+                    .map(|n| serde_json::from_str::<serde_json::Number>(&n).expect("a number").to_string())
+                    .collect();
+                assert_eq!(got, want, "{d:?}");
+                numbered += 1;
+            }
+        }
+        assert!(
+            valid > 5000 && cut > 500 && broken > 2000 && keyed > 3000 && numbered > 3000,
+            "{valid} {cut} {broken} {keyed} {numbered}"
+        );
     }
 
     /// The flags of a few offsets are those the full scan gives them, duplicates included,
@@ -2451,7 +2764,7 @@ mod tests {
             docs.extend(case.streams.iter().flat_map(|t| t.calls().map(|c| c.arguments.clone())));
         }
         for d in &docs {
-            let full = scan_with_keys(d);
+            let full = scan(d);
             let len = d.len();
             let mut at: Vec<usize> = [0, len / 3, len / 3, len / 2 + 1, len.saturating_sub(1), len]
                 .into_iter()

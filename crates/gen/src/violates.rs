@@ -15,6 +15,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize as _;
 use serde_json::Value;
+use toolcert_schema::document::bytes;
 
 use crate::doc;
 
@@ -108,41 +109,16 @@ pub(crate) fn lexed_violates(
 
 /// The text of a string's raw content `raw` (well-formed, no lone surrogate), escapes decoded.
 fn unescape(raw: &[u8]) -> Option<String> {
-    let raw = std::str::from_utf8(raw).ok()?;
+    let text = std::str::from_utf8(raw).ok()?;
     let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(n) = rest.find('\\') {
-        out.push_str(&rest[..n]);
-        let e = rest.as_bytes().get(n + 1).copied()?;
-        rest = &rest[n + 2..];
-        let c = match e {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let hex = |s: &str| s.get(..4).and_then(|h| u32::from_str_radix(h, 16).ok());
-                let v = hex(rest)?;
-                rest = &rest[4..];
-                let v = if (0xD800..0xDC00).contains(&v) {
-                    // The low half follows (no surrogate of the document is lone).
-                    let lo = rest.strip_prefix("\\u").and_then(hex)?;
-                    rest = &rest[6..];
-                    0x10000 + ((v - 0xD800) << 10) + (lo.checked_sub(0xDC00)?)
-                } else {
-                    v
-                };
-                char::from_u32(v)?
-            }
-            _ => return None,
-        };
+    let mut i = 0;
+    while let Some(n) = text[i..].find('\\') {
+        out.push_str(&text[i..i + n]);
+        let (c, next) = bytes::escape_at(raw, i + n)?;
         out.push(c);
+        i = next;
     }
-    out.push_str(rest);
+    out.push_str(&text[i..]);
     Some(out)
 }
 
@@ -161,9 +137,7 @@ impl<'d> Bytes<'d> {
     }
 
     fn ws(&mut self) {
-        while matches!(self.peek(), b' ' | b'\t' | b'\n' | b'\r') {
-            self.i += 1;
-        }
+        self.i = bytes::ws(self.b, self.i);
     }
 
     /// The string at `i` (its opening quote): its raw text, and whether it has an escape.
@@ -174,7 +148,7 @@ impl<'d> Bytes<'d> {
         // (A well-formed string has no control character: the run stops at a quote or a
         // backslash.)
         while j < self.b.len() {
-            j += crate::lex::string_run(&self.b[j..]);
+            j = bytes::next_special(self.b, j);
             if self.b.get(j) != Some(&b'\\') {
                 break;
             }
@@ -221,7 +195,7 @@ impl<'d> Bytes<'d> {
                     match c {
                         b'"' => {
                             loop {
-                                i += crate::lex::string_run(&b[i.min(b.len())..]);
+                                i = bytes::next_special(b, i);
                                 if b.get(i) != Some(&b'\\') {
                                     break;
                                 }

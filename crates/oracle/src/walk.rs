@@ -10,6 +10,8 @@
 
 use serde_json::{Map, Value};
 
+use toolcert_schema::document::bytes::{self, next_special};
+
 use crate::MAX_DEPTH;
 
 /// The key serde_json's `arbitrary_precision` reads a number's text under.
@@ -88,35 +90,15 @@ struct Reader<'d> {
     key: Vec<u8>,
 }
 
-/// Bytes that cannot stand for themselves in a JSON string.
-#[inline]
-fn special(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
-}
-
-/// Whether none of `s`'s bytes is [`special`] (in blocks, so that the loop vectorises).
-fn plain(s: &[u8]) -> bool {
-    let mut blocks = s.chunks_exact(32);
-    for block in &mut blocks {
-        if block.iter().fold(false, |any, &c| any | special(c)) {
-            return false;
-        }
-    }
-    !blocks.remainder().iter().any(|&c| special(c))
-}
-
 impl Reader<'_> {
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.b.get(self.at).copied()
     }
 
-    /// JSON's whitespace (serde_json's: space, tab, line feed, carriage return).
     #[inline]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.at += 1;
-        }
+        self.at = bytes::ws(self.b, self.at);
     }
 
     /// One value at nesting `level` (the document's own container is at 1).
@@ -220,8 +202,8 @@ impl Reader<'_> {
             return None;
         }
         let start = self.at + 1;
-        let end = start + self.b[start..].iter().position(|&c| special(c))?;
-        let key = if self.b[end] == b'"' {
+        let end = next_special(self.b, start);
+        let key = if *self.b.get(end)? == b'"' {
             self.at = end + 1;
             // Cut at ASCII quotes: character boundaries.
             self.doc.get(start..end)?
@@ -250,7 +232,7 @@ impl Reader<'_> {
         let t = t.as_bytes();
         let body = &self.b[self.at + 1..];
         // Most strings have nothing to escape: the literal is the text itself.
-        if body.starts_with(t) && body.get(t.len()) == Some(&b'"') && plain(t) {
+        if body.starts_with(t) && body.get(t.len()) == Some(&b'"') && next_special(t, 0) == t.len() {
             self.at += t.len() + 2;
             return true;
         }
@@ -269,9 +251,7 @@ impl Reader<'_> {
         let mut i = self.at + 1;
         loop {
             let run = i;
-            while self.b.get(i).is_some_and(|&c| !special(c)) {
-                i += 1;
-            }
+            i = next_special(self.b, i);
             if i > run && !sink(&self.b[run..i]) {
                 return false;
             }
@@ -296,53 +276,17 @@ impl Reader<'_> {
 
     /// The character the escape at `i` stands for, and where the literal goes on.
     fn escape(&self, i: usize) -> Option<(char, usize)> {
-        toolcert_schema::document::escape_at(self.b, i)
+        bytes::escape_at(self.b, i)
     }
 
     /// A number whose text, as serde_json keeps it, is `text`.
     fn number(&mut self, text: &str) -> bool {
         let b = self.b;
         let start = self.at;
-        let digits = |mut i: usize| {
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            i
-        };
-        let mut i = start + usize::from(b[start] == b'-');
-        match b.get(i) {
-            // One leading zero at most.
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => i = digits(i),
-            _ => return false,
-        }
-        let int_digits = i - start;
-        if b.get(i) == Some(&b'.') {
-            let frac = digits(i + 1);
-            if frac == i + 1 {
-                return false;
-            }
-            i = frac;
-        }
-        let mantissa = &b[start..i];
-        let exponent = match b.get(i) {
-            Some(b'e' | b'E') => {
-                let sign = b.get(i + 1).copied();
-                let from = i + 1 + usize::from(matches!(sign, Some(b'+' | b'-')));
-                let end = digits(from);
-                if end == from {
-                    return false;
-                }
-                i = end;
-                Some((if sign == Some(b'-') { b'-' } else { b'+' }, &b[from..end]))
-            }
-            _ => None,
-        };
-        if matches!(b.get(i), Some(b'0'..=b'9')) {
-            // A leading zero followed by digits.
-            return false;
-        }
-        self.at = i;
+        let Some(n) = bytes::number_at(b, start) else { return false };
+        self.at = n.end;
+        let mantissa = &b[start..n.mantissa_end];
+        let exponent = n.exponent.map(|(sign, digits)| (sign, &b[digits]));
         // serde_json keeps a number's literal, its exponent written `e` with its sign.
         let t = text.as_bytes();
         let same = match exponent {
@@ -357,8 +301,8 @@ impl Reader<'_> {
         };
         // The strict parse refuses a number no double holds (decided by the parse: a key
         // written twice may replace it).
-        let surely_finite = exponent.is_none() && int_digits <= 308;
-        same && (surely_finite || self.doc[start..i].parse::<f64>().is_ok_and(f64::is_finite))
+        let surely_finite = exponent.is_none() && n.int_end - start <= 308;
+        same && (surely_finite || self.doc[start..n.end].parse::<f64>().is_ok_and(f64::is_finite))
     }
 }
 
@@ -438,9 +382,7 @@ impl Reader<'_> {
             b'"' => {
                 let mut i = self.at + 1;
                 loop {
-                    while self.b.get(i).is_some_and(|&c| !special(c)) {
-                        i += 1;
-                    }
+                    i = next_special(self.b, i);
                     match self.b.get(i) {
                         None => return Skim::Cut,
                         Some(b'"') => {

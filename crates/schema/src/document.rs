@@ -4,9 +4,10 @@
 
 use serde_json::Value;
 
+pub mod bytes;
 mod strict;
 
-pub use strict::{escape_at, parse_finite, parse_finite_containers};
+pub use strict::{parse_finite, parse_finite_containers};
 
 /// The most levels of nesting a document may have and still parse. JSON itself has no limit
 /// and RFC 8259 (section 9) lets a parser set one; the generators nest up to 287 levels, past

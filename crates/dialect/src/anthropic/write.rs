@@ -104,7 +104,7 @@ pub(super) fn block_start(s: &BlockStart<'_>, b: &mut Payload) {
 }
 
 /// The hot deltas (`text_delta`, `input_json_delta`, with their `type`) with their fixed
-/// parts as literals; any other delta as [`super::fast::block_delta`] writes it.
+/// parts as literals; any other delta as [`super::deltas::block_delta`] writes it.
 pub(super) fn block_delta(d: &BlockDelta<'_>, b: &mut Payload) {
     let x = &d.delta;
     let (head, value) = match (&d.kind, x.kind.as_str(), &x.text, &x.partial_json, &x.thinking, x.signature) {
@@ -114,7 +114,7 @@ pub(super) fn block_delta(d: &BlockDelta<'_>, b: &mut Payload) {
         (Some(k), "input_json_delta", None, Some(v), None, None) if k.as_str() == "content_block_delta" => {
             (r#"","partial_json":"#, v)
         }
-        _ => return b.raw(&super::fast::block_delta(d)),
+        _ => return b.raw(&super::deltas::block_delta(d)),
     };
     b.reserve(value.as_str().len() + 96);
     b.raw(r#"{"type":"content_block_delta","index":"#);

@@ -17,6 +17,7 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::bytes::{self, escape_at, next_special};
 use super::MAX_DEPTH;
 
 /// The key serde_json's `arbitrary_precision` reads a number's text under (its private
@@ -70,82 +71,6 @@ fn holds(v: &Value) -> bool {
     }
 }
 
-/// Bytes that cannot stand for themselves in a JSON string.
-#[inline]
-fn special(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
-}
-
-/// The first byte of `b` from `i` on that is [`special`] (`b.len()` if none), eight bytes at
-/// a time: a string's text is most of a document's bytes.
-#[inline]
-fn next_special(b: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        // A byte below 0x20, or equal to a quote or a backslash, sets its high bit here; a
-        // flagged byte's borrow may flag bytes above it, never below, so the lowest is exact.
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v;
-        let below = x.wrapping_sub(ONES * 0x20) & !x;
-        let quote = zero(x ^ (ONES * u64::from(b'"')));
-        let slash = zero(x ^ (ONES * u64::from(b'\\')));
-        let found = (below | quote | slash) & HIGH;
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while b.get(i).is_some_and(|&c| !special(c)) {
-        i += 1;
-    }
-    i
-}
-
-/// The character the JSON escape at `b[i]` (a `\`) stands for, and where the literal goes
-/// on; `None` for a bad escape or a lone or mispaired surrogate. Shared with the oracle's
-/// walk, which reads a document the same way.
-#[inline]
-pub fn escape_at(b: &[u8], i: usize) -> Option<(char, usize)> {
-    let c = match *b.get(i + 1)? {
-        b'"' => '"',
-        b'\\' => '\\',
-        b'/' => '/',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'n' => '\n',
-        b'r' => '\r',
-        b't' => '\t',
-        b'u' => {
-            let n = hex(b, i + 2)?;
-            return match n {
-                0xD800..=0xDBFF => {
-                    // A leading surrogate, paired with the trailing one that must follow.
-                    if b.get(i + 6..i + 8)? != b"\\u" {
-                        return None;
-                    }
-                    let low = hex(b, i + 8)?;
-                    if !(0xDC00..=0xDFFF).contains(&low) {
-                        return None;
-                    }
-                    let c = char::from_u32(0x10000 + ((n - 0xD800) << 10) + (low - 0xDC00))?;
-                    Some((c, i + 12))
-                }
-                // A trailing surrogate alone is refused (`from_u32`).
-                _ => Some((char::from_u32(n)?, i + 6)),
-            };
-        }
-        _ => return None,
-    };
-    Some((c, i + 2))
-}
-
-/// Four hex digits at `i`.
-fn hex(b: &[u8], i: usize) -> Option<u32> {
-    let digits = b.get(i..i + 4)?;
-    digits.iter().try_fold(0u32, |n, &d| Some(n * 16 + (d as char).to_digit(16)?))
-}
-
 struct Parser<'d> {
     doc: &'d str,
     b: &'d [u8],
@@ -162,12 +87,9 @@ impl Parser<'_> {
         self.b.get(self.at).copied()
     }
 
-    /// serde_json's whitespace: space, tab, line feed, carriage return.
     #[inline]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.at += 1;
-        }
+        self.at = bytes::ws(self.b, self.at);
     }
 
     /// One value inside `depth` containers.
@@ -343,51 +265,13 @@ impl Parser<'_> {
 
     /// A number, its text kept as serde_json keeps it.
     fn number(&mut self) -> Option<Number> {
-        let b = self.b;
         let start = self.at;
-        let digits = |mut i: usize| {
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            i
-        };
-        let negative = b[start] == b'-';
-        let mut i = start + usize::from(negative);
-        match b.get(i)? {
-            // One leading zero at most.
-            b'0' => i += 1,
-            b'1'..=b'9' => i = digits(i),
-            _ => return None,
-        }
-        let int_end = i;
-        if b.get(i) == Some(&b'.') {
-            let frac = digits(i + 1);
-            if frac == i + 1 {
-                return None;
-            }
-            i = frac;
-        }
-        let mantissa_end = i;
-        let exponent = match b.get(i) {
-            Some(b'e' | b'E') => {
-                let sign = b.get(i + 1).copied();
-                let from = i + 1 + usize::from(matches!(sign, Some(b'+' | b'-')));
-                let end = digits(from);
-                if end == from {
-                    return None;
-                }
-                i = end;
-                Some((if sign == Some(b'-') { '-' } else { '+' }, from..end))
-            }
-            _ => None,
-        };
-        if matches!(b.get(i), Some(b'0'..=b'9')) {
-            // A leading zero followed by digits.
-            return None;
-        }
-        self.at = i;
+        let n = bytes::number_at(self.b, start)?;
+        self.at = n.end;
+        let (int_end, mantissa_end) = (n.int_end, n.mantissa_end);
+        let negative = self.b[start] == b'-';
         let mantissa = &self.doc[start..mantissa_end];
-        let Some((sign, exp)) = exponent else {
+        let Some((sign, exp)) = n.exponent else {
             if mantissa_end == int_end {
                 // An integer: as a `u64` or `i64` where one holds it (serde_json's text of
                 // it is its literal: no leading zeros, and `-0` is not read as one).
@@ -406,7 +290,7 @@ impl Parser<'_> {
         let mut text = String::with_capacity(mantissa.len() + 2 + exp.len());
         text.push_str(mantissa);
         text.push('e');
-        text.push(sign);
+        text.push(char::from(sign));
         text.push_str(&self.doc[exp]);
         self.text(&text)
     }
@@ -662,34 +546,5 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
-    }
-
-    #[test]
-    fn the_scan_finds_the_first_special_byte() {
-        let mut state = 7u64;
-        for len in 0..40 {
-            for _ in 0..200 {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                        let r = (state >> 33) as u8;
-                        // Mostly plain bytes, some special, some with the high bit.
-                        match r % 16 {
-                            0 => b'"',
-                            1 => b'\\',
-                            2 => r % 0x20,
-                            3 => 0x80 | r,
-                            4 => 0x20 + r % 3,
-                            5 => 0x5B + r % 3,
-                            _ => b'a' + r % 26,
-                        }
-                    })
-                    .collect();
-                for from in 0..=len {
-                    let want = (from..len).find(|&k| special(bytes[k])).unwrap_or(len);
-                    assert_eq!(next_special(&bytes, from), want, "{bytes:?} from {from}");
-                }
-            }
-        }
     }
 }

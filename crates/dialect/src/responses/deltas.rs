@@ -1,6 +1,6 @@
-//! The Responses fast paths ([`crate::fast`]): the decoder reads
-//! `response.function_call_arguments.delta` and `response.output_text.delta` in their
-//! canonical layout without serde (`None` for anything else, which it parses as before); the
+//! The Responses delta events in their canonical layout ([`crate::canonical`]), without
+//! serde: the decoder's first step reads `response.function_call_arguments.delta` and
+//! `response.output_text.delta` (`None` for anything else, which it parses as before); the
 //! renderer writes the same two events by hand, byte for byte as `to_json` would.
 
 use std::borrow::Cow;
@@ -10,7 +10,7 @@ use toolcert_sse::SseEvent;
 use toolcert_subject::TurnError;
 
 use super::{ArgsDelta, Renderer, TextDelta};
-use crate::fast::Cursor;
+use crate::canonical::Cursor;
 use crate::json::Payload;
 
 /// `{"type":NAME,"sequence_number":N,"item_id":ID,"output_index":I,`: the start both deltas
@@ -89,7 +89,7 @@ pub(super) fn decode<'m>(
     event: &'m SseEvent,
     out: &mut crate::Decoded<'m>,
 ) -> Option<Result<(), TurnError>> {
-    if !crate::fast::enabled() {
+    if !crate::canonical::enabled() {
         return None;
     }
     let mut c = Cursor::new(&event.data);
@@ -105,14 +105,14 @@ pub(super) fn decode<'m>(
             let fragment = c.string_in(scratch)?;
             c.lit("}")?;
             c.end()?;
-            crate::fast::taken();
+            crate::canonical::taken();
             calls.delta(index);
             // Borrowed from the data, or from the scratch buffer it was unescaped into.
             out.push(Event::ArgsDelta {
                 index,
                 fragment: Cow::Borrowed(match fragment {
                     Some(t) => t,
-                    None => crate::fast::unescaped(scratch)?,
+                    None => crate::canonical::unescaped(scratch)?,
                 }),
             });
         }
@@ -129,11 +129,11 @@ pub(super) fn decode<'m>(
             let text = c.string_in(scratch)?;
             c.lit(r#","logprobs":[]}"#)?;
             c.end()?;
-            crate::fast::taken();
+            crate::canonical::taken();
             out.push(Event::TextDelta {
                 text: Cow::Borrowed(match text {
                     Some(t) => t,
-                    None => crate::fast::unescaped(scratch)?,
+                    None => crate::canonical::unescaped(scratch)?,
                 }),
             });
         }

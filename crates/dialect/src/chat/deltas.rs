@@ -1,18 +1,18 @@
-//! Chat's fast paths ([`crate::fast`]): the decoder reads a chunk whose only choice carries
-//! one argument fragment (`delta.tool_calls` with one entry of just `index`, or no index, and
-//! `function.arguments`) or one piece of text (`delta.content`), in the canonical layout,
-//! without serde (`None` for anything else, which it parses as before). Only the reading is
-//! here: the decoder routes the fragment by the one rule it routes every entry by. The
-//! renderer's hand-written chunks are [`super::write`]'s.
+//! Chat's delta chunks in their canonical layout ([`crate::canonical`]), without serde: the
+//! decoder's first step reads a chunk whose only choice carries one argument fragment
+//! (`delta.tool_calls` with one entry of just `index`, or no index, and `function.arguments`)
+//! or one piece of text (`delta.content`) (`None` for anything else, which it parses as
+//! before). Only the reading is here: the decoder routes the fragment by the one rule it
+//! routes every entry by. The renderer's hand-written chunks are [`super::write`]'s.
 
 use std::borrow::Cow;
 
 use toolcert_sse::SseEvent;
 
-use crate::fast::Cursor;
+use crate::canonical::Cursor;
 
 /// What a fast-path chunk carries.
-pub(super) enum Fast<'m> {
+pub(super) enum Piece<'m> {
     Text(Cow<'m, str>),
     /// An entry of `index` (if any) and `arguments` alone: no id, no name, no finish reason.
     Fragment {
@@ -22,8 +22,8 @@ pub(super) enum Fast<'m> {
 }
 
 /// Reads `event` if it has one of the shapes read here, exactly as serde would.
-pub(super) fn decode<'m>(scratch: &'m mut Vec<u8>, event: &'m SseEvent) -> Option<Fast<'m>> {
-    if !crate::fast::enabled() {
+pub(super) fn decode<'m>(scratch: &'m mut Vec<u8>, event: &'m SseEvent) -> Option<Piece<'m>> {
+    if !crate::canonical::enabled() {
         return None;
     }
     let mut c = Cursor::new(&event.data);
@@ -52,19 +52,19 @@ pub(super) fn decode<'m>(scratch: &'m mut Vec<u8>, event: &'m SseEvent) -> Optio
         c.lit("}}]")?;
         let fragment = match fragment {
             Some(t) => t,
-            None => crate::fast::unescaped(scratch)?,
+            None => crate::canonical::unescaped(scratch)?,
         };
-        Fast::Fragment { index, fragment: Cow::Borrowed(fragment) }
+        Piece::Fragment { index, fragment: Cow::Borrowed(fragment) }
     } else {
         c.lit(r#""content":"#)?;
         let text = match c.string_in(scratch)? {
             Some(t) => t,
-            None => crate::fast::unescaped(scratch)?,
+            None => crate::canonical::unescaped(scratch)?,
         };
-        Fast::Text(Cow::Borrowed(text))
+        Piece::Text(Cow::Borrowed(text))
     };
     c.lit(r#"},"logprobs":null,"finish_reason":null}]}"#)?;
     c.end()?;
-    crate::fast::taken();
+    crate::canonical::taken();
     Some(fast)
 }

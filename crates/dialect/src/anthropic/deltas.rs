@@ -1,7 +1,8 @@
-//! Anthropic's fast paths ([`crate::fast`]): the decoder reads a `content_block_delta`
-//! carrying an `input_json_delta` or a `text_delta`, and a `content_block_stop`, in their
-//! canonical layout without serde (`None` for anything else, which it parses as before); the
-//! renderer writes every `content_block_delta` by hand, byte for byte as `to_json` would.
+//! Anthropic's delta events in their canonical layout ([`crate::canonical`]), without serde:
+//! the decoder's first step reads a `content_block_delta` carrying an `input_json_delta` or a
+//! `text_delta`, and a `content_block_stop` (`None` for anything else, which it parses as
+//! before); the renderer writes every `content_block_delta` by hand, byte for byte as
+//! `to_json` would.
 
 use toolcert_render::Event;
 use toolcert_sse::SseEvent;
@@ -11,7 +12,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::{BlockDelta, Kind};
-use crate::fast::Cursor;
+use crate::canonical::Cursor;
 use crate::json::Payload;
 use crate::json::Str;
 
@@ -59,7 +60,7 @@ pub(super) fn decode<'m>(
     event: &'m SseEvent,
     out: &mut crate::Decoded<'m>,
 ) -> Option<Result<(), TurnError>> {
-    if !crate::fast::enabled() {
+    if !crate::canonical::enabled() {
         return None;
     }
     let mut c = Cursor::new(&event.data);
@@ -77,11 +78,11 @@ pub(super) fn decode<'m>(
             let value = c.string_in(scratch)?;
             c.lit("}}")?;
             c.end()?;
-            crate::fast::taken();
+            crate::canonical::taken();
             // Borrowed from the data, or from the scratch buffer it was unescaped into.
             let value = Cow::Borrowed(match value {
                 Some(t) => t,
-                None => crate::fast::unescaped(scratch)?,
+                None => crate::canonical::unescaped(scratch)?,
             });
             // As the decoder's `content_block_delta` arm: text is text whatever the index;
             // a foreign block's input is foreign; an `Other` block's input is dropped.
@@ -103,7 +104,7 @@ pub(super) fn decode<'m>(
             let index = c.u32()?;
             c.lit("}")?;
             c.end()?;
-            crate::fast::taken();
+            crate::canonical::taken();
             match kinds.get(&index) {
                 Some(Kind::Text | Kind::Other) => {}
                 Some(Kind::Foreign(_)) => out.push(Event::ForeignStop { index }),
@@ -126,7 +127,7 @@ pub(super) fn decode<'m>(
                 let name = c.string()?;
                 c.lit(r#","input":{}}}"#)?;
                 c.end()?;
-                crate::fast::taken();
+                crate::canonical::taken();
                 out.push(Event::CallStart { index, call_id: id.0, name: name.0 });
                 kinds.insert(index, Kind::ToolUse);
             } else {
@@ -134,7 +135,7 @@ pub(super) fn decode<'m>(
                 let text = c.string()?;
                 c.lit("}}")?;
                 c.end()?;
-                crate::fast::taken();
+                crate::canonical::taken();
                 if !text.as_str().is_empty() {
                     out.push(Event::TextDelta { text: text.0 });
                 }
@@ -154,7 +155,7 @@ pub(super) fn decode<'m>(
             c.u32()?;
             c.lit("}}")?;
             c.end()?;
-            crate::fast::taken();
+            crate::canonical::taken();
             if let Some(r) = reason {
                 out.push(Event::Stop {
                     reason: match super::stop_reason("message_delta", r.as_str()) {
@@ -167,12 +168,12 @@ pub(super) fn decode<'m>(
         "message_stop" => {
             c.lit(r#"{"type":"message_stop"}"#)?;
             c.end()?;
-            crate::fast::taken();
+            crate::canonical::taken();
         }
         "ping" => {
             c.lit(r#"{"type":"ping"}"#)?;
             c.end()?;
-            crate::fast::taken();
+            crate::canonical::taken();
             out.push(Event::Ping);
         }
         _ => return None,
@@ -255,7 +256,7 @@ mod tests {
             ("message_stop", r#"{"type":"ping"}"#),
         ];
         let run = |slow: bool| {
-            crate::fast::tests::SLOW.with(|s| s.set(slow));
+            crate::canonical::tests::SLOW.with(|s| s.set(slow));
             let mut d = super::super::AnthropicDecoder::new();
             let mut scratch = Vec::new();
             let got: Vec<_> = events
@@ -269,12 +270,12 @@ mod tests {
                     )
                 })
                 .collect();
-            crate::fast::tests::SLOW.with(|s| s.set(false));
+            crate::canonical::tests::SLOW.with(|s| s.set(false));
             got
         };
-        let before = crate::fast::tests::TAKEN.with(std::cell::Cell::get);
+        let before = crate::canonical::tests::TAKEN.with(std::cell::Cell::get);
         let fast = run(false);
-        let taken = crate::fast::tests::TAKEN.with(std::cell::Cell::get) - before;
+        let taken = crate::canonical::tests::TAKEN.with(std::cell::Cell::get) - before;
         assert_eq!(fast, run(true));
         assert!(taken >= 12, "{taken} events on the fast path");
     }
