@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The certification site in a real browser (issue 34): builds the site from the committed
+# The certification site in a real browser: builds the site from the committed
 # reports, checks that the committed copy (docs/site) is what they give, renders the front
 # page and every SDK page in headless Chromium (Debian's package, installed if missing), checks
 # that every relative link of every rendered page resolves to a file (and every #anchor to an

@@ -10,7 +10,7 @@
 //! target/dist/examples/workload table
 //! # wall-clock medians, the impls interleaved round by round (ratios paired per round):
 //! target/dist/examples/workload time-table 13 64
-//! # the reference against the floor and the raw parses (issue 17 point 5):
+//! # the reference against the floor and the raw parses:
 //! target/dist/examples/workload parse-table 13
 //! ```
 //!
@@ -158,7 +158,7 @@ fn count(args: &[&str], toggle: &str, iters: usize) -> u64 {
     total / iters as u64
 }
 
-/// Issue 17 point 5: the reference (fed directly, and behind the driver) against the floor
+/// The reference (fed directly, and behind the driver) against the floor
 /// and the raw parse of the document; its wire and bytes levels against the parse of every
 /// SSE event's JSON. Instructions per iteration, under callgrind.
 fn parse_table(frag: usize) {

@@ -127,7 +127,7 @@ fn unknown_units(t: &toolcert::scenario::Turn) -> (usize, usize) {
     (members, events)
 }
 
-/// WIRE-UNKNOWN in Bedrock (issue 15): unknown delta members and unknown event types are
+/// WIRE-UNKNOWN in Bedrock: unknown delta members and unknown event types are
 /// generated on purpose, each in at least 1% of a certification's cases at both levels, and
 /// the reference skips them (the conformance test above runs the same cases).
 #[test]

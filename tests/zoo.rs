@@ -42,7 +42,7 @@ fn every_mutant_dies_on_every_seed_with_an_expected_invariant() {
 }
 
 /// The most cases a mutant's median detection may take. The mutants of the widened space
-/// (issue 13) each show on one class of input that the default mix holds in a few percent
+/// each show on one class of input that the default mix holds in a few percent
 /// of cases (more would crowd out the rest); the wider mix also makes the classes some older
 /// mutants need rarer (two documents end to end, no argument bytes) or moved the cases'
 /// random stream under them (the replayed announcement: median 28 over seeds 1-5; each case

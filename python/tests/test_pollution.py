@@ -11,9 +11,11 @@ from toolcert_adapter import Config, PollutionWatch, dispatchable, run_case, ser
 from toolcert_adapter.reference import reference_levels
 
 
-def case(*streams):
+def case(*streams, names=("lookup",)):
+    """A case of these streams; `names`: the tool names its streams offer (what they carry)."""
     order = [[s, k] for s, units in enumerate(streams) for k in range(len(units) + 1)]
-    return {"streams": [{"tools": [{"name": "lookup"}], "units": list(u), "end": "eof"} for u in streams], "order": order}
+    tools = [{"name": n} for n in names]
+    return {"streams": [{"tools": tools, "units": list(u), "end": "eof"} for u in streams], "order": order}
 
 
 class Quiet:
@@ -42,7 +44,9 @@ def test_a_changed_module_is_reported_once_at_its_stream():
         results = run_case(case([], []), EVENTS, {"events": factory(None)}, watch)
         assert [r["pollution"] for r in results] == [[], []]
         hits = iter([None, lambda: setattr(json, "polluted", 1)])
-        results = run_case(case([], []), EVENTS, {"events": lambda t, c: Quiet(t, c, next(hits))}, watch)
+        results = run_case(
+            case([], [], names=("polluted",)), EVENTS, {"events": lambda t, c: Quiet(t, c, next(hits))}, watch
+        )
         assert [r["pollution"] for r in results] == [[], ["module json.polluted"]]
         assert run_case(case([]), EVENTS, {"events": factory(None)}, watch)[0]["pollution"] == []
     finally:
@@ -62,8 +66,8 @@ def test_rebinding_and_removal_and_class_attributes():
             Sdk.polluted = True
             json.dumps = lambda *a, **k: "{}"
 
-        found = run_case(case([]), EVENTS, {"events": factory(hook)}, watch)[0]["pollution"]
-        assert sorted(found) == ["Sdk.polluted", "Sdk.run", "module json.dumps"]
+        found = run_case(case([], names=("run", "polluted", "dumps")), EVENTS, {"events": factory(hook)}, watch)
+        assert sorted(found[0]["pollution"]) == ["Sdk.polluted", "Sdk.run", "module json.dumps"]
         del Sdk.polluted
         assert watch.check() == ["Sdk.polluted"]
     finally:
@@ -117,7 +121,7 @@ def test_a_crash_and_a_turn_error_are_checked_too():
 
     watch = PollutionWatch()
     try:
-        r, = run_case(case([{"type": "ping"}]), EVENTS, {"events": Crashing}, watch)
+        r, = run_case(case([{"type": "ping"}], names=("crashed",)), EVENTS, {"events": Crashing}, watch)
         assert "boom" in r["crash"] and r["pollution"] == ["module json.crashed"]
     finally:
         del json.crashed
@@ -173,3 +177,20 @@ def test_serve_reports_pollution_for_every_stream():
 def test_watch_refuses_what_has_no_attributes():
     with pytest.raises(TypeError):
         PollutionWatch({"n": 1})
+
+
+def test_a_change_the_stream_could_not_have_named_is_the_runtime_s_own():
+    """A module caching what its `__getattr__` imported lazily, or `warnings` writing a
+    `__warningregistry__`, changes the runtime under any stream: only a name the stream
+    carries (or a swapped class) is a pollution."""
+    watch = PollutionWatch()
+    try:
+        def hook():
+            json.cached_by_getattr = 1
+            json.polluted = 1
+
+        found = run_case(case([], names=("polluted",)), EVENTS, {"events": factory(hook)}, watch)
+        assert found[0]["pollution"] == ["module json.polluted"]
+    finally:
+        del json.cached_by_getattr
+        del json.polluted

@@ -171,7 +171,12 @@ class PollutionWatch:
                     self._add(f"{name}.{value.__qualname__}", value, "class", hot)
         self._module_count = len(sys.modules)
 
-    def check(self) -> list[str]:
+    def check(self, stream_text: str | None = None) -> list[str]:
+        """What changed since the last check. With `stream_text` (the case as sent), only the
+        attributes whose name the stream wrote, and any class or bases swapped: a Python
+        runtime changes by itself too (a module's `__getattr__` caching what it imported
+        lazily, `__warningregistry__`), and a stream can only pollute it through a name it
+        carries (`setattr(obj, key, ...)` with a key from the wire)."""
         started = time.process_time_ns()
         found: list[str] = []
         targets = self._targets
@@ -195,8 +200,16 @@ class PollutionWatch:
                 self._lens[i] = len(target.keys)
                 self._types[i] = target.meta
         self._scan()  # lazily imported modules join the baseline, after the comparison
+        if stream_text is not None:
+            found = [f for f in found if _swapped(f) or f.rsplit(".", 1)[-1] in stream_text]
         self.cpu_ns += time.process_time_ns() - started
         return found
+
+
+def _swapped(found: str) -> bool:
+    """A class or bases swapped (`NAME __class__`, `NAME __bases__`): reported whatever the
+    stream wrote."""
+    return found.endswith((" __class__", " __bases__"))
 
 
 _shared: PollutionWatch | None = None

@@ -242,6 +242,8 @@ def run_case(
     level = config.level
     make = factories[level]
     streams = case["streams"]
+    # What the streams carry, as sent: only a name in it can be a pollution (PollutionWatch.check).
+    case_text = json.dumps(case, ensure_ascii=False)
     accs: list = []
     emits: list[Emit] = []
     results: list[dict] = []
@@ -255,7 +257,7 @@ def run_case(
             raise
         except Exception:
             result["crash"] = traceback.format_exc(limit=8)
-            result["pollution"] = watch.check()
+            result["pollution"] = watch.check(case_text)
             accs.append(None)
     for s, k in case["order"]:
         acc = accs[s]
@@ -272,7 +274,7 @@ def run_case(
                 out.at_finish = True
                 accs[s] = None
                 acc.finish(streams[s].get("end", "eof"), out)
-                results[s]["pollution"] = watch.check()
+                results[s]["pollution"] = watch.check(case_text)
         except TurnError as e:
             accs[s] = None
             results[s]["error"] = {
@@ -281,16 +283,16 @@ def run_case(
                 "units": out.units,
                 "at_finish": out.at_finish,
             }
-            results[s]["pollution"] = watch.check()
+            results[s]["pollution"] = watch.check(case_text)
         except Skip:
             raise
         except Exception:
             accs[s] = None
             results[s]["crash"] = traceback.format_exc(limit=8)
-            results[s]["pollution"] = watch.check()
+            results[s]["pollution"] = watch.check(case_text)
     for result, out in zip(results, emits):
         if "pollution" not in result:  # a stream the order never ended (a malformed case)
-            result["pollution"] = watch.check()
+            result["pollution"] = watch.check(case_text)
         result["outcomes"] = out.outcomes
         result["text"] = "".join(out.text_pieces)
         if out.slots is not None:

@@ -273,8 +273,9 @@ pub fn tier_of(sig: &Signature, class: CaseClass, compatible: bool) -> Tier {
 
 /// The version of the rules that count violations against tiers, written in a JSONL footer:
 /// a report whose tiers were counted by other rules has them counted again from its records
-/// when read. 2: a changed number counts in tier 6 whatever its kind's prefix.
-pub const TIER_RULES: u32 = 2;
+/// when read. 2: a changed number counts in tier 6 whatever its kind's prefix. 3: tier 5 in
+/// two parts, the hostile upstream's (5b) apart.
+pub const TIER_RULES: u32 = 3;
 
 /// How the oracle's kind for a number whose value changed ends (`dispatched arguments: a
 /// number changed`; crates/oracle: the arguments' diff).
