@@ -201,7 +201,7 @@ class PollutionWatch:
                 self._types[i] = target.meta
         self._scan()  # lazily imported modules join the baseline, after the comparison
         if stream_text is not None:
-            found = [f for f in found if _swapped(f) or f.rsplit(".", 1)[-1] in stream_text]
+            found = [f for f in found if _swapped(f) or (_kept(f) and f.rsplit(".", 1)[-1] in stream_text)]
         self.cpu_ns += time.process_time_ns() - started
         return found
 
@@ -210,6 +210,15 @@ def _swapped(found: str) -> bool:
     """A class or bases swapped (`NAME __class__`, `NAME __bases__`): reported whatever the
     stream wrote."""
     return found.endswith((" __class__", " __bases__"))
+
+
+def _kept(found: str) -> bool:
+    """A class's attribute, or one of `builtins` or `json`: an SDK's own modules rebind their
+    globals as they run (litellm sets `litellm.completion` on first use), which no stream
+    writes; a class a stream's key reached, or a built-in, is what a hostile stream pollutes."""
+    if not found.startswith("module "):
+        return True
+    return found[len("module ") :].split(".", 1)[0] in ("builtins", "json")
 
 
 _shared: PollutionWatch | None = None
