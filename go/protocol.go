@@ -69,8 +69,12 @@ var Quirks = []string{
 // ErrorClasses are the protocol's turn error classes: compared by class, never by message.
 var ErrorClasses = []string{
 	"unannounced_index", "duplicate_announcement", "fragment_after_stop", "done_mismatch",
-	"malformed", "upstream", "truncated", "incomplete", "other",
+	"malformed", "upstream", "truncated", "incomplete", "limit", "other",
 }
+
+// Caps lists the caps Implementation.Caps may declare (docs/PROTOCOL.md, "Caps."): a stream
+// past one may be refused with a turn error of class "limit".
+var Caps = []string{"calls", "argument_bytes", "fragments", "depth"}
 
 // Truncating holds the stop reasons that say the output was cut: nothing of such a turn may
 // be dispatched.
@@ -343,6 +347,9 @@ type Implementation struct {
 	Quirks []string
 	// Schema: the accumulator validates arguments against the tool's schema.
 	Schema bool
+	// Caps: the limits the SDK documents, by name (from Caps), each a non-negative count
+	// (e.g. {"calls": 128, "depth": 128}). Left out of the handshake when empty.
+	Caps map[string]int
 	// Extra: more free fields of the handshake's implementation object (e.g.
 	// {"policy": "documented"}).
 	Extra map[string]any
@@ -381,6 +388,14 @@ func (s *Server) check() error {
 	for _, q := range s.Quirks {
 		if !slices.Contains(Quirks, q) {
 			return fmt.Errorf("unknown quirk %q (one of %s)", q, strings.Join(Quirks, ", "))
+		}
+	}
+	for c, n := range s.Caps {
+		if !slices.Contains(Caps, c) {
+			return fmt.Errorf("unknown cap %q (one of %s)", c, strings.Join(Caps, ", "))
+		}
+		if n < 0 {
+			return fmt.Errorf("cap %q must be a non-negative integer, not %d", c, n)
 		}
 	}
 	for _, d := range s.dialects() {
@@ -424,6 +439,9 @@ func (s *Server) implementation() map[string]any {
 	}
 	if s.Homepage != "" {
 		m["homepage"] = s.Homepage
+	}
+	if len(s.Caps) > 0 {
+		m["caps"] = s.Caps
 	}
 	return m
 }

@@ -160,13 +160,39 @@ func (b bytesRecorder) Feed(chunk []byte, out *Emit) error {
 
 func TestServerRefusesAMisdeclaration(t *testing.T) {
 	for name, s := range map[string]Server{
-		"no level":    {Implementation: Implementation{Name: "x"}},
-		"no name":     {Events: NewCore},
-		"bad quirk":   {Implementation: Implementation{Name: "x", Quirks: []string{"chat_whatever"}}, Events: NewCore},
-		"bad dialect": {Implementation: Implementation{Name: "x", Dialects: []string{"gemini"}}, Events: NewCore},
+		"no level":     {Implementation: Implementation{Name: "x"}},
+		"no name":      {Events: NewCore},
+		"bad quirk":    {Implementation: Implementation{Name: "x", Quirks: []string{"chat_whatever"}}, Events: NewCore},
+		"bad dialect":  {Implementation: Implementation{Name: "x", Dialects: []string{"gemini"}}, Events: NewCore},
+		"bad cap":      {Implementation: Implementation{Name: "x", Caps: map[string]int{"tools": 1}}, Events: NewCore},
+		"negative cap": {Implementation: Implementation{Name: "x", Caps: map[string]int{"depth": -1}}, Events: NewCore},
 	} {
 		if err := s.Serve(strings.NewReader(""), &strings.Builder{}); err == nil {
 			t.Errorf("%s: served", name)
 		}
+	}
+}
+
+func TestCapsAreDeclaredOnlyWhenGivenAndLimitIsATurnError(t *testing.T) {
+	plain := converse(t, Server{Implementation: Implementation{Name: "x"}, Events: NewCore}, `{"cmd":"start","version":1}`)
+	if _, ok := plain[0]["implementation"].(map[string]any)["caps"]; ok {
+		t.Errorf("caps declared without Caps: %v", j(plain[0]))
+	}
+	s := Server{Implementation: Implementation{Name: "x", Dialects: []string{"openai-chat"},
+		Caps: map[string]int{"calls": 128, "argument_bytes": 16777216, "fragments": 65536, "depth": 128}}}
+	s.Bytes = func([]Tool, Config) (Accumulator[[]byte], error) {
+		return scripted{func(*Emit) error { return Turn("limit", "past the cap") }, func(*Emit) error { return nil }}, nil
+	}
+	replies := converse(t, s,
+		`{"cmd":"start","version":1}`,
+		`{"cmd":"configure","level":"bytes","dialect":"openai-chat"}`,
+		`{"cmd":"run","seq":1,"case":{"streams":[{"units":[{"text":"x"}],"end":"eof"}],"order":[[0,0],[0,1]]}}`,
+	)
+	if got := j(replies[0]["implementation"].(map[string]any)["caps"]); got != `{"argument_bytes":16777216,"calls":128,"depth":128,"fragments":65536}` {
+		t.Errorf("caps: %s", got)
+	}
+	want := `[{"error":{"at_finish":false,"class":"limit","detail":"past the cap","units":1},"outcomes":[],"text":""}]`
+	if got := j(replies[2]["results"]); got != want {
+		t.Errorf("a limit turn error:\n got %s\nwant %s", got, want)
 	}
 }

@@ -6,5 +6,8 @@ pub use toolcert_cost::workload::*;
 /// The cost certification (`toolcert bench`).
 pub mod cost {
     pub use toolcert_cost::measure::*;
-    pub use toolcert_cost::{default_floor, render_text, suite, CostWorkload, SUITE_VERSION};
+    pub use toolcert_cost::memory;
+    pub use toolcert_cost::{
+        bounded_suite, default_floor, render_text, suite, CostWorkload, BOUNDED_SUITE_VERSION, SUITE_VERSION,
+    };
 }

@@ -16,7 +16,7 @@
 //!     fn finish(&mut self, end: StreamEnd, out: &mut Emit) -> Result<(), TurnError> { self.0.finish(end, out) }
 //! }
 //!
-//! let report = toolcert::Certification { profile: toolcert::Profile { schema: false }, ..Default::default() }
+//! let report = toolcert::Certification { profile: toolcert::Profile { schema: false, ..Default::default() }, ..Default::default() }
 //!     .run(&subject_fn("mine", |_: &StreamSpec<'_>| Mine(toolcert::reference::Reference::new())));
 //! assert!(report.conforms, "{}", report.to_text(3));
 //! ```
@@ -63,6 +63,7 @@ pub fn builtin_subjects() -> Vec<String> {
         toolcert_mutants::zoo()
             .iter()
             .chain(&toolcert_mutants::cost_zoo())
+            .chain(&toolcert_mutants::bounded_zoo())
             .map(|m| format!("builtin:mutant/{}", m.name)),
     );
     names

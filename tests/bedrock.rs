@@ -13,7 +13,7 @@ fn setting(level: Level) -> Setting {
     Setting {
         level,
         speech: Speech { dialect: Dialect::Bedrock, quirks: Default::default() },
-        ..Setting::events(Profile { schema: true })
+        ..Setting::events(Profile { schema: true, ..Default::default() })
     }
 }
 

@@ -160,3 +160,43 @@ fn bad_cost_options_are_usage_errors() {
         assert!(err.starts_with("toolcert: "), "{args:?}: {err}");
     }
 }
+
+/// `bench --bounded`: the large streams of a hostile upstream. The reference holds the rule;
+/// a mutant that keeps every fragment holds tens of times the floor's heap (counted by the
+/// binary's allocator, not timed), and one that re-parses per fragment grows quadratically.
+#[test]
+fn the_bounded_rule_holds_for_the_reference_and_breaks_for_the_bounded_mutants() {
+    let bounded = |subject: &str| {
+        let (code, out, err) =
+            toolcert(&["bench", "--bounded", "--subject", subject, "--budget", "0.5", "--format", "json"]);
+        let report: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+        (code, report)
+    };
+    let (code, report) = bounded("builtin:reference");
+    assert_eq!((code, &report["bounded"]["holds"]), (0, &serde_json::json!(true)), "{report}");
+    let top = |report: &serde_json::Value, name: &str| -> serde_json::Value {
+        report["workloads"].as_array().unwrap().iter().find(|w| w["name"] == name).cloned().unwrap()
+    };
+    // The sizes the rule names ran, each with both heaps measured.
+    for name in
+        ["bounded/calls/10000", "bounded/fragments/1MiB", "bounded/line/200MB", "bounded/depth/100000"]
+    {
+        let w = top(&report, name);
+        assert!(w["peak_bytes"].as_u64().is_some() && w["floor_peak_bytes"].as_u64().is_some(), "{w}");
+    }
+    let (code, report) = bounded("builtin:mutant/kept-fragments");
+    assert_eq!(code, 1, "{report}");
+    let broken: Vec<&str> =
+        report["bounded"]["broken"].as_array().unwrap().iter().filter_map(|b| b.as_str()).collect();
+    assert!(
+        broken
+            .iter()
+            .any(|b| b.starts_with("bounded/fragments/1MiB: held") && b.contains("times the floor's")),
+        "{broken:?}"
+    );
+    let (code, report) = bounded("builtin:mutant/reparse-every-fragment");
+    assert_eq!(code, 1, "{report}");
+    let broken = report["bounded"]["broken"].to_string();
+    assert!(broken.contains("bounded/fragments"), "{broken}");
+}

@@ -28,10 +28,10 @@ fn agree(profile: Profile, seed: u64) {
 
 #[test]
 fn with_schemas() {
-    agree(Profile { schema: true }, 3);
+    agree(Profile { schema: true, ..Default::default() }, 3);
 }
 
 #[test]
 fn without_schemas() {
-    agree(Profile { schema: false }, 4);
+    agree(Profile { schema: false, ..Default::default() }, 4);
 }

@@ -14,7 +14,7 @@ fn expectation(id: &str) -> Vec<String> {
     let case = named::by_id(id).unwrap_or_else(|| panic!("no named case {id}")).case;
     let mut labels = Vec::new();
     for turn in &case.streams {
-        let e = expect(turn, &render(turn), Profile { schema: true });
+        let e = expect(turn, &render(turn), Profile { schema: true, ..Default::default() });
         if let Some(f) = e.fault {
             labels.push(format!("protocol:{}", f.class));
         }
@@ -124,7 +124,8 @@ const OPEN: &str = r#"dispatch {"from":"2025-03-01","status":"open","to":"2025-0
 fn named_case(#[case] id: &str, #[case] seed_says: &[&str]) {
     assert_eq!(expectation(id), seed_says, "the oracle's expectation for {id}");
     let case = named::by_id(id).unwrap().case;
-    let checked = toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true });
+    let checked =
+        toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true, ..Default::default() });
     assert!(
         checked.violations.is_empty(),
         "the reference breaks {id}:\n{}",
@@ -200,7 +201,7 @@ fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: 
         let setting = Setting {
             level,
             speech: Speech { dialect, quirks: Default::default() },
-            ..Setting::events(Profile { schema: true })
+            ..Setting::events(Profile { schema: true, ..Default::default() })
         };
         let checked = check(&ReferenceSubject, &case, setting);
         assert!(
@@ -305,7 +306,8 @@ fn named_case_dispatches_exactly(#[case] id: &str, #[case] holds: &[&str]) {
         assert!(labels[0].contains(piece), "{id}: the arguments keep {piece:?}");
     }
     let case = named::by_id(id).unwrap().case;
-    let checked = toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true });
+    let checked =
+        toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true, ..Default::default() });
     assert!(checked.violations.is_empty(), "the reference breaks {id}");
 }
 
@@ -342,10 +344,11 @@ fn named_turn_without_calls(
     let case = named::by_id(id).unwrap().case;
     let turn = &case.streams[0];
     assert_eq!(turn.calls().count(), 0, "{id}: no call");
-    let e = expect(turn, &render(turn), Profile { schema: true });
+    let e = expect(turn, &render(turn), Profile { schema: true, ..Default::default() });
     assert_eq!(serde_json::to_value(e.ending).unwrap(), ending, "{id}: the oracle's ending");
     assert_eq!(e.text(), text, "{id}: the oracle's text");
-    let checked = toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true });
+    let checked =
+        toolcert::check_case(&ReferenceSubject, &case, Profile { schema: true, ..Default::default() });
     assert!(checked.violations.is_empty(), "the reference breaks {id}: {:?}", checked.violations);
     assert!(checked.exercised.contains(toolcert::oracle::Invariant::AccEnding), "{id}: ACC-ENDING exercised");
     let said = checked.observations[0].ending.as_ref().expect("the reference says how the turn ended");
@@ -511,7 +514,7 @@ fn meaning(
     moved: bool,
     rewritten: bool,
 ) -> (String, Vec<String>, String, Vec<String>) {
-    let e = expect(turn, &render(turn), Profile { schema: true });
+    let e = expect(turn, &render(turn), Profile { schema: true, ..Default::default() });
     let mut calls: Vec<String> = e.fault.iter().map(|f| format!("protocol:{}", f.class)).collect();
     calls.extend(e.calls.iter().map(|c| {
         let outcome = match &c.expect {

@@ -40,7 +40,10 @@ fn agree(subject: &dyn Subject, seed: u64, cases: usize, profile: Profile) -> us
 
 #[test]
 fn the_reference_is_judged_as_by_parsing_every_document() {
-    for (seed, profile) in [(11, Profile { schema: true }), (12, Profile { schema: false })] {
+    for (seed, profile) in [
+        (11, Profile { schema: true, ..Default::default() }),
+        (12, Profile { schema: false, ..Default::default() }),
+    ] {
         let read = agree(&ReferenceSubject, seed, 1500, profile);
         assert!(read > 500, "only {read} parses handed on");
     }
@@ -49,6 +52,6 @@ fn the_reference_is_judged_as_by_parsing_every_document() {
 #[test]
 fn every_mutant_is_judged_as_by_parsing_every_document() {
     for m in toolcert::mutants::zoo().iter().filter(|m| m.level == Level::Events) {
-        agree(&*m.subject(), 21, 150, Profile { schema: true });
+        agree(&*m.subject(), 21, 150, Profile { schema: true, ..Default::default() });
     }
 }

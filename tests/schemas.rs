@@ -61,7 +61,7 @@ fn make_reports() -> Vec<(String, Report)> {
                 Certification {
                     cases: 20,
                     shard: "2/3".parse::<Shard>().unwrap(),
-                    profile: toolcert::Profile { schema: false },
+                    profile: toolcert::Profile { schema: false, ..Default::default() },
                     ..Default::default()
                 },
             ),

@@ -124,7 +124,7 @@ fn the_reference_and_the_base_are_never_flagged() {
                 cases: 200,
                 seed,
                 named: false,
-                profile: Profile { schema: true },
+                profile: Profile { schema: true, ..Default::default() },
                 ..Default::default()
             };
             if let Some(found) = run.hunt(&*subject, &[]) {
@@ -181,7 +181,7 @@ fn dialect_event_mutants_live_without_their_class() {
         let setting = Setting {
             level: Level::Wire,
             speech: Speech { dialect: m.dialect, quirks: m.quirks },
-            ..Setting::events(Profile { schema: true })
+            ..Setting::events(Profile { schema: true, ..Default::default() })
         };
         let (mut with, mut without) = (0, 0);
         for mut case in toolcert::gen::cases(&cfg, 1).take(300) {
@@ -212,7 +212,7 @@ fn server_profile_mutants_live_in_the_plain_profile() {
         let at = |quirks| Setting {
             level: Level::Wire,
             speech: Speech { dialect: m.dialect, quirks },
-            ..Setting::events(Profile { schema: true })
+            ..Setting::events(Profile { schema: true, ..Default::default() })
         };
         let (mut own, mut plain) = (0, 0);
         for case in toolcert::gen::cases(&cfg, 1).take(300) {

@@ -31,6 +31,7 @@ export type ErrorClass =
     | "upstream"
     | "truncated"
     | "incomplete"
+    | "limit"
     | "other";
 export declare const LEVELS: readonly Level[];
 export declare const DIALECTS: readonly Dialect[];
@@ -138,6 +139,18 @@ export type Quirk =
     | "hostile";
 /** Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"). */
 export declare const QUIRKS: readonly Quirk[];
+/** The caps a subject may document: a stream past one may fail with a `limit` turn error. */
+export interface Caps {
+    /** Calls in one stream. */
+    calls?: number;
+    /** Bytes of one call's arguments. */
+    argument_bytes?: number;
+    /** Argument fragments in one stream, over all its calls. */
+    fragments?: number;
+    /** Nesting depth of one call's arguments (`{}` is 1). */
+    depth?: number;
+}
+export declare const CAPS: readonly (keyof Caps)[];
 export interface ServeOptions {
     name: string;
     version?: string;
@@ -153,6 +166,8 @@ export interface ServeOptions {
     quirks?: readonly Quirk[];
     /** Declare the `schema` capability: only if the accumulator validates arguments. */
     schema?: boolean;
+    /** The caps the SDK documents (non-negative integers), sent as `implementation.caps`. */
+    caps?: Caps;
     /**
      * More objects the pollution check watches besides the built-in prototypes, by the name
      * reported (`{"OpenAI.prototype": OpenAI.prototype}`, a Map, or [name, object] pairs), or a

@@ -5,6 +5,7 @@
 // The `node:test` integration is `toolcert-adapter/test`.
 
 export {
+    CAPS,
     DIALECTS,
     ENDINGS,
     ERROR_CLASSES,

@@ -33,6 +33,25 @@ function declaredQuirks(quirks) {
     }
     return [...quirks];
 }
+/** The caps an adapter declares, each checked against `CAPS`; undefined when none. */
+function declaredCaps(caps) {
+    if (caps === undefined || caps === null) return undefined;
+    if (typeof caps !== "object" || Array.isArray(caps)) {
+        throw new TypeError(`caps must be an object {name: count}, not ${JSON.stringify(caps)}`);
+    }
+    const declared = {};
+    for (const [c, n] of Object.entries(caps)) {
+        if (!CAPS.includes(c)) {
+            throw new TypeError(`unknown cap ${JSON.stringify(c)} (one of ${CAPS.join(", ")})`);
+        }
+        // Safe integers only: a larger number would not be written as a JSON integer.
+        if (!Number.isSafeInteger(n) || n < 0) {
+            throw new TypeError(`cap ${JSON.stringify(c)} must be a non-negative integer, not ${String(n)}`);
+        }
+        declared[c] = n;
+    }
+    return Object.keys(declared).length > 0 ? declared : undefined;
+}
 
 // Every wire behaviour of the server profiles (docs/SPEC.md, "Server profiles"): what
 // `serve({quirks})` may declare. toolcert runs a profile only when the adapter declares all
@@ -68,8 +87,12 @@ export const ERROR_CLASSES = Object.freeze([
     "upstream",
     "truncated",
     "incomplete",
+    "limit",
     "other",
 ]);
+/** The caps `serve({caps})` may declare (docs/PROTOCOL.md, "Caps."): a stream past one may be
+ * refused with a turn error of class `limit`. */
+export const CAPS = Object.freeze(["calls", "argument_bytes", "fragments", "depth"]);
 /** Stop reasons that say the output was cut: nothing of such a turn may be dispatched. */
 export const TRUNCATING = new Set(["max_tokens", "refusal", "length", "content_filter", "incomplete"]);
 /** How a turn can end, as an accumulator says it (`Emit.ending`). */
@@ -241,7 +264,8 @@ export function runCase(c, config, factories, options = {}) {
  * each level your library can be fed at (at least one); `dialects` are those your wire and
  * bytes levels speak, `quirks` the server profiles' wire behaviours they read (`QUIRKS`:
  * all of them, for an SDK that reads whatever comes), `schema: true` only if your
- * accumulator validates arguments against the tool's schema. Resolves when the loop ends.
+ * accumulator validates arguments against the tool's schema, `caps` the limits your SDK
+ * documents (`{calls: 128}`, names from `CAPS`). Resolves when the loop ends.
  */
 export function serve(options) {
     const { name, events, wire, bytes } = options;
@@ -274,6 +298,8 @@ export function serve(options) {
     };
     if (options.version !== undefined) implementation.version = options.version;
     if (options.homepage !== undefined) implementation.homepage = options.homepage;
+    const caps = declaredCaps(options.caps);
+    if (caps !== undefined) implementation.caps = caps;
     const input = options.input ?? process.stdin;
     const output = options.output ?? process.stdout;
     let config = { level: "events", dialect: "anthropic", quirks: {}, schema };

@@ -13,6 +13,7 @@ const echo = (tools) => {
         feed(unit, out) {
             const s = unit instanceof Uint8Array ? Buffer.from(unit).toString("utf8") : unit.type;
             if (s === "boom") throw new TurnError("malformed", "boom");
+            if (s === "too_many") throw new TurnError("limit", "past the cap");
             parts.push(s);
         },
         finish(end, out) {
@@ -22,11 +23,15 @@ const echo = (tools) => {
 };
 
 async function converse(...requests) {
+    return converseWith({}, ...requests);
+}
+
+async function converseWith(options, ...requests) {
     const input = new PassThrough();
     const output = new PassThrough();
     let text = "";
     output.on("data", (d) => (text += d));
-    const done = serve({ name: "echo", events: echo, bytes: echo, dialects: ["anthropic"], input, output });
+    const done = serve({ name: "echo", events: echo, bytes: echo, dialects: ["anthropic"], input, output, ...options });
     input.end(requests.map((r) => JSON.stringify(r) + "\n").join(""));
     await done;
     return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -43,6 +48,23 @@ test("the handshake declares the levels given", async () => {
     assert.equal(start.version, 1);
     assert.deepEqual(start.implementation.levels, ["events", "bytes"]);
     assert.deepEqual(start.implementation.capabilities, []);
+});
+
+test("caps are declared only when given, and limit is a turn error", async () => {
+    const [plain] = await converse({ cmd: "start", version: 1 });
+    assert.equal("caps" in plain.implementation, false);
+    const caps = { calls: 128, argument_bytes: 16777216, fragments: 65536, depth: 128 };
+    const [start, , reply] = await converseWith(
+        { caps },
+        { cmd: "start", version: 1 },
+        { cmd: "configure", level: "events" },
+        run(1, [{ type: "too_many" }]),
+    );
+    assert.deepEqual(start.implementation.caps, caps);
+    assert.deepEqual(reply.results[0].error, { class: "limit", detail: "past the cap", units: 1, at_finish: false });
+    for (const bad of [{ tools: 1 }, { calls: -1 }, { depth: 1.5 }, { calls: "8" }, [["calls", 1]]]) {
+        assert.throws(() => serve({ name: "echo", events: echo, caps: bad, input: new PassThrough() }), TypeError);
+    }
 });
 
 test("configure refuses an undeclared level or dialect", async () => {

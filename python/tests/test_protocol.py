@@ -3,6 +3,8 @@ import base64
 import io
 import json
 
+import pytest
+
 from toolcert_adapter import Skip, TurnError, dispatchable, serve
 
 
@@ -17,16 +19,18 @@ class Echo:
     def feed(self, unit, out):
         if unit == b"boom" or unit == {"type": "boom"}:
             raise TurnError("malformed", "boom")
+        if unit == {"type": "too_many"}:
+            raise TurnError("limit", "past the cap")
         self.parts.append(unit.decode() if isinstance(unit, bytes) else unit["type"])
 
     def finish(self, end, out):
         out.outcome(dispatchable("c", "f", {"fed": "".join(self.parts), "end": end}))
 
 
-def converse(*requests):
+def converse(*requests, **options):
     stdin = io.BytesIO(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
     stdout = io.BytesIO()
-    assert serve(name="echo", events=Echo, bytes=Echo, dialects=["anthropic"], stdin=stdin, stdout=stdout) == 0
+    assert serve(name="echo", events=Echo, bytes=Echo, dialects=["anthropic"], stdin=stdin, stdout=stdout, **options) == 0
     return [json.loads(line) for line in stdout.getvalue().splitlines()]
 
 
@@ -40,6 +44,23 @@ def test_handshake_declares_the_levels_given():
     assert start["version"] == 1
     assert start["implementation"]["levels"] == ["events", "bytes"]
     assert start["implementation"]["capabilities"] == []
+
+
+def test_caps_are_declared_only_when_given_and_limit_is_a_turn_error():
+    start, = converse({"cmd": "start", "version": 1})
+    assert "caps" not in start["implementation"]
+    caps = {"calls": 128, "argument_bytes": 16777216, "fragments": 65536, "depth": 128}
+    start, _, reply = converse(
+        {"cmd": "start", "version": 1},
+        {"cmd": "configure", "level": "events"},
+        run(1, [{"type": "too_many"}]),
+        caps=caps,
+    )
+    assert start["implementation"]["caps"] == caps
+    assert reply["results"][0]["error"] == {"class": "limit", "detail": "past the cap", "units": 1, "at_finish": False}
+    for bad in ({"tools": 1}, {"calls": -1}, {"depth": 1.5}, {"calls": True}, [("calls", 1)]):
+        with pytest.raises(ValueError):
+            serve(name="echo", events=Echo, caps=bad, stdin=io.BytesIO(), stdout=io.BytesIO())
 
 
 def test_configure_refuses_an_undeclared_level_or_dialect():

@@ -15,6 +15,7 @@ protocol (docs/PROTOCOL.md); this package is that protocol's adapter side:
 """
 
 from .protocol import (
+    CAPS,
     DIALECTS,
     ENDINGS,
     ERROR_CLASSES,
@@ -39,6 +40,7 @@ from .strict_json import JsonNumber, NotJson, dumps, json_equal, loads, schema_e
 __version__ = "0.1.0"
 
 __all__ = [
+    "CAPS",
     "DIALECTS",
     "ENDINGS",
     "ERROR_CLASSES",

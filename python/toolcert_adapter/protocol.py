@@ -39,6 +39,7 @@ __all__ = [
     "LEVELS",
     "DIALECTS",
     "ERROR_CLASSES",
+    "CAPS",
     "TRUNCATING",
     "ENDINGS",
     "Config",
@@ -95,9 +96,13 @@ ERROR_CLASSES = frozenset(
         "upstream",
         "truncated",
         "incomplete",
+        "limit",
         "other",
     }
 )
+# The caps `serve(caps=...)` may declare (docs/PROTOCOL.md, "Caps."): a stream past one may
+# be refused with a turn error of class `limit`.
+CAPS = ("calls", "argument_bytes", "fragments", "depth")
 # Stop reasons that say the output was cut: nothing of such a turn may be dispatched.
 TRUNCATING = frozenset({"max_tokens", "refusal", "length", "content_filter", "incomplete"})
 # How a turn can end, as an accumulator says it (`Emit.ending`).
@@ -314,6 +319,7 @@ def serve(
     dialects: Iterable[str] = DIALECTS,
     quirks: Iterable[str] = (),
     schema: bool = False,
+    caps: dict | None = None,
     extra: dict | None = None,
     watch: dict | PollutionWatch | None = None,
     stdin=None,
@@ -325,7 +331,9 @@ def serve(
     are those your wire and bytes levels speak, `quirks` the server profiles' wire behaviours
     they read (names from `QUIRKS`; `QUIRKS` itself for an SDK that reads whatever comes),
     `schema=True` only if your accumulator
-    validates arguments against the tool's schema. `extra`: more free fields of the
+    validates arguments against the tool's schema. `caps`: the limits your SDK documents,
+    `{name: count}` with names from `CAPS` (a stream past one may fail with `TurnError("limit",
+    ...)`). `extra`: more free fields of the
     handshake's `implementation` object (e.g. `{"policy": "documented"}`, docs/PROTOCOL.md).
     `watch`: more objects for the pollution check to compare in full after every stream,
     `{name: object}` (an SDK's classes or modules), or a `PollutionWatch` to use as it is."""
@@ -341,6 +349,15 @@ def serve(
         if d not in DIALECTS and d not in BYTES_ONLY_DIALECTS:
             known = ", ".join(DIALECTS + BYTES_ONLY_DIALECTS)
             raise ValueError(f"unknown dialect {d!r} (one of {known})")
+    if caps is not None and not isinstance(caps, dict):
+        raise ValueError(f"caps must be a dict {{name: count}}, not {caps!r}")
+    caps = dict(caps or {})
+    for c, n in caps.items():
+        if c not in CAPS:
+            raise ValueError(f"unknown cap {c!r} (one of {', '.join(CAPS)})")
+        # bool is an int in Python, but not in JSON.
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"cap {c!r} must be a non-negative integer, not {n!r}")
     implementation = {
         "name": name,
         "language": language,
@@ -350,6 +367,8 @@ def serve(
         "quirks": list(quirks),
         "capabilities": ["schema"] if schema else [],
     }
+    if caps:
+        implementation["caps"] = caps
     if extra:
         implementation.update({k: v for k, v in extra.items() if k not in implementation})
     if version is not None:

@@ -13,14 +13,26 @@
 
 pub mod floor;
 pub mod measure;
+pub mod memory;
 pub mod suite;
 pub mod workload;
 
 pub use floor::default_floor;
 pub use measure::{
-    price, CostOptions, CostReport, Floor, Growth, SeriesCost, WorkloadCost, STOP_AFTER_BUDGETS,
+    price, Bounded, CostOptions, CostReport, Floor, Growth, SeriesCost, WorkloadCost, MEMORY_FACTOR,
+    MEMORY_SLACK, STOP_AFTER_BUDGETS,
 };
-pub use suite::{suite, CostWorkload, SUITE_VERSION};
+pub use suite::{bounded_suite, suite, CostWorkload, BOUNDED_SUITE_VERSION, SUITE_VERSION};
+
+/// `640 B`, `3.2 MiB`: a heap size.
+pub(crate) fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
 
 /// `1.2 µs`, `35 ms`: three significant digits.
 fn duration(ns: f64) -> String {
@@ -80,6 +92,10 @@ pub fn render_text(r: &CostReport) -> String {
             w.growth,
             w.wrong.as_ref().map_or(String::new(), |e| format!("  (wrong result: {e})"))
         );
+        if let Some(peak) = w.peak_bytes {
+            let floor = w.floor_peak_bytes.map_or(String::new(), |f| format!(" (floor {})", bytes(f)));
+            let _ = writeln!(out, "{:<20} heap at its peak {}{floor}", "", bytes(peak));
+        }
     }
     out.push('\n');
     for s in &r.series {
@@ -107,5 +123,21 @@ pub fn render_text(r: &CostReport) -> String {
         },
         measure::SUPERLINEAR_ABOVE
     );
+    if let Some(b) = &r.bounded {
+        if b.holds {
+            let _ = writeln!(
+                out,
+                "bounded: HOLDS on every large stream (time no steeper than the floor's, heap within {} times \
+                 the floor's plus {})",
+                b.memory_factor,
+                bytes(b.memory_slack_bytes)
+            );
+        } else {
+            let _ = writeln!(out, "bounded: BROKEN on {} of the large streams:", b.broken.len());
+            for why in &b.broken {
+                let _ = writeln!(out, "  - {why}");
+            }
+        }
+    }
     out
 }

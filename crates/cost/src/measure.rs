@@ -17,9 +17,20 @@ use std::time::Duration;
 use toolcert_subject::driver::{drive, Input, Speech};
 use toolcert_subject::{Factory, Level, Observation, Outcome, Subject};
 
-use crate::suite::{suite, CostWorkload, SUITE_VERSION};
+use crate::memory::Peak;
+use crate::suite::{bounded_suite, suite, CostWorkload, BOUNDED_SUITE_VERSION, SUITE_VERSION};
 use crate::workload::OwnedUnits;
-pub use toolcert_runner::cost::{CostReport, Growth, SeriesCost, Timing, WorkloadCost};
+pub use toolcert_runner::cost::{Bounded, CostReport, Growth, SeriesCost, Timing, WorkloadCost};
+
+/// The bounded rule's memory factor: a subject's peak heap on a large stream may be this many
+/// times the floor's on the same stream, plus [`MEMORY_SLACK`]. An accumulator keeps each
+/// call's buffer and parses it once, as the floor does; a list of every fragment (a million
+/// strings for a megabyte) or a copy per fragment is far past it.
+pub const MEMORY_FACTOR: f64 = 8.0;
+
+/// What a subject may hold beyond [`MEMORY_FACTOR`] times the floor's peak: its own tables
+/// and output, whatever the stream's size.
+pub const MEMORY_SLACK: u64 = 1 << 20;
 
 /// A growth exponent above this is superlinear. Linear accumulators fit 0.9–1.1 over the
 /// suite's tiers (per-turn constants pull small tiers up, caches large ones); one that
@@ -47,6 +58,9 @@ pub struct CostOptions {
     pub sampling: Duration,
     /// Add the 4 MiB tier.
     pub large: bool,
+    /// Run the bounded suite (the large streams of a hostile upstream) instead of the cost
+    /// suite, and judge the bounded rule.
+    pub bounded: bool,
     /// How long the harness lets one run of a subprocess take before it kills it (`None`:
     /// no limit known). A tier whose run failed after at least this long passed the budget
     /// by more than the prediction saw coming: its series stops there, and says so, instead
@@ -62,6 +76,7 @@ impl Default for CostOptions {
             budget: Duration::from_secs(10),
             sampling: Duration::from_millis(400),
             large: false,
+            bounded: false,
             timeout: None,
         }
     }
@@ -81,7 +96,7 @@ pub enum Floor<'a> {
 /// Prices `subject` on the suite. `Err` when the subject cannot be timed (a subprocess that
 /// sends no `elapsed_ns`), or crashed.
 pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Result<CostReport, String> {
-    let workloads = suite(opts.large);
+    let workloads = if opts.bounded { bounded_suite() } else { suite(opts.large) };
     let factory = subject.factory();
     let rust_floor = RustFloorFactory;
     // One untimed run of the smallest turn each: a subprocess's first run pays its lazy
@@ -127,6 +142,8 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
                 ratio: None,
                 wrong: None,
                 growth: Growth::Inconclusive,
+                peak_bytes: None,
+                floor_peak_bytes: None,
             };
             if stopped.is_none() {
                 if let Some(predicted) = predict(&points, w.size) {
@@ -166,6 +183,12 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
             let floor_pair = floor_timer.as_ref().map(|(t, i)| (t, *i));
             let (timing, obs, floor_timing) = match sample(&timer, input, floor_pair, w, opts) {
                 Ok(sampled) => sampled,
+                // On the bounded suite a crash is the verdict, not a failure to price.
+                Err(e) if opts.bounded => {
+                    stopped = Some(format!("stopped at {}: {e}", w.name));
+                    rows.push(row);
+                    continue;
+                }
                 Err(e) if opts.timeout.is_some_and(|t| started.elapsed() >= t) => {
                     stopped = Some(format!(
                         "stopped at {}: a run took longer than the {} s a run may take ({e})",
@@ -177,7 +200,9 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
                 }
                 Err(e) => return Err(e),
             };
-            row.wrong = check(w, &obs);
+            row.wrong = check(w, &obs.observation);
+            row.peak_bytes = obs.peak;
+            row.floor_peak_bytes = obs.floor_peak;
             points.push((w.size as f64, timing.min_ns as f64));
             row.ns_per_byte = Some(timing.min_ns as f64 / w.bytes as f64);
             row.subject = Some(timing);
@@ -229,6 +254,7 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
     } else {
         Growth::Inconclusive
     };
+    let bounded = opts.bounded.then(|| bounded_verdict(&out, &series_out));
     let floor = match floor {
         Floor::Rust => {
             "Rust, in process: each call's fragments appended to a String, one strict serde_json parse \
@@ -239,7 +265,7 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
         Floor::None(why) => format!("none: {why}"),
     };
     Ok(CostReport {
-        suite_version: SUITE_VERSION,
+        suite_version: if opts.bounded { BOUNDED_SUITE_VERSION } else { SUITE_VERSION },
         subject: subject.name(),
         level: opts.level,
         dialect: (opts.level != Level::Events).then(|| opts.speech.dialect.to_string()),
@@ -248,7 +274,54 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
         workloads: out,
         series: series_out,
         growth,
+        bounded,
     })
+}
+
+/// The bounded rule over a priced bounded suite: every stream dispatched right or refused
+/// cleanly, every series run to its top with a time that grows no faster than the floor's,
+/// and each peak heap within [`MEMORY_FACTOR`] of the floor's plus [`MEMORY_SLACK`].
+fn bounded_verdict(rows: &[WorkloadCost], series: &[SeriesCost]) -> Bounded {
+    let mut broken = Vec::new();
+    for s in series {
+        if let Some(why) = &s.stopped {
+            broken.push(format!("{}: {why}", s.series));
+        }
+        if s.growth == Growth::Superlinear {
+            let e = s.top_exponent.or(s.exponent).unwrap_or(f64::NAN);
+            broken.push(format!(
+                "{}: time grows as size^{e:.2}{}",
+                s.series,
+                s.floor_top_exponent
+                    .or(s.floor_exponent)
+                    .map_or(String::new(), |f| format!(", the floor's as size^{f:.2}"))
+            ));
+        }
+    }
+    for r in rows {
+        if let Some(wrong) = &r.wrong {
+            broken.push(format!("{}: {wrong}", r.name));
+        }
+        if let (Some(peak), Some(floor)) = (r.peak_bytes, r.floor_peak_bytes) {
+            let allowed = (floor as f64 * MEMORY_FACTOR) as u64 + MEMORY_SLACK;
+            if peak > allowed {
+                broken.push(format!(
+                    "{}: held {} at its peak, {:.0} times the floor's {} (at most {MEMORY_FACTOR} times, plus {})",
+                    r.name,
+                    crate::bytes(peak),
+                    peak as f64 / floor.max(1) as f64,
+                    crate::bytes(floor),
+                    crate::bytes(MEMORY_SLACK)
+                ));
+            }
+        }
+    }
+    Bounded {
+        holds: broken.is_empty(),
+        broken,
+        memory_factor: MEMORY_FACTOR,
+        memory_slack_bytes: MEMORY_SLACK,
+    }
 }
 
 /// `w` as the dialect below the events level can send it: OpenAI Chat has no per-call
@@ -283,14 +356,15 @@ impl Timer<'_> {
         w: &CostWorkload,
         input: Input<'_>,
         speech: Speech,
-    ) -> Result<(Duration, Observation), String> {
+    ) -> Result<(Duration, Observation, Option<u64>), String> {
         let case = &w.case;
         let timed = |factory: &dyn Factory| {
+            let peak = Peak::start();
             let started = thread_cpu();
             let obs = drive(factory, case, &[input], speech).pop().expect("one stream, one observation");
-            (thread_cpu().saturating_sub(started), obs)
+            (thread_cpu().saturating_sub(started), obs, peak.bytes())
         };
-        let (elapsed, obs) = match self {
+        let (elapsed, obs, peak) = match self {
             Timer::Factory(f) => timed(*f),
             Timer::Subject { subject, factory } => match subject.observe(case, &[input], speech) {
                 Some(mut obs) => {
@@ -306,7 +380,8 @@ impl Timer<'_> {
                             subject.name()
                         ));
                     };
-                    (elapsed, obs)
+                    // A subprocess's heap is its adapter's to report; none does yet.
+                    (elapsed, obs, None)
                 }
                 None => timed(*factory),
             },
@@ -314,7 +389,7 @@ impl Timer<'_> {
         if let Some(crash) = &obs.crash {
             return Err(format!("{}: crashed: {crash}", w.name));
         }
-        Ok((elapsed, obs))
+        Ok((elapsed, obs, peak))
     }
 
     fn in_process(&self) -> bool {
@@ -355,11 +430,14 @@ fn sample(
     floor: Option<(&Timer<'_>, Input<'_>)>,
     w: &CostWorkload,
     opts: &CostOptions,
-) -> Result<(Timing, Observation, Option<Timing>), String> {
-    let (first, obs) = timer.once(w, input, opts.speech)?;
-    let floor_first = match floor {
-        Some((t, i)) => Some(t.once(w, i, opts.speech).map_err(|e| format!("the floor: {e}"))?.0),
-        None => None,
+) -> Result<(Timing, Sampled, Option<Timing>), String> {
+    let (first, observation, peak) = timer.once(w, input, opts.speech)?;
+    let (floor_first, floor_peak) = match floor {
+        Some((t, i)) => {
+            let (time, _, peak) = t.once(w, i, opts.speech).map_err(|e| format!("the floor: {e}"))?;
+            (Some(time), peak)
+        }
+        None => (None, None),
     };
     let batch_of = |t: &Timer<'_>, first: Duration| {
         if t.in_process() {
@@ -415,19 +493,38 @@ fn sample(
         }
     };
     let floor_timing = floor.is_some().then(|| timing(floor_samples));
-    Ok((timing(samples), obs, floor_timing))
+    Ok((timing(samples), Sampled { observation, peak, floor_peak }, floor_timing))
+}
+
+/// What the first run of a tier showed besides its time: the observation (checked) and
+/// the peak heap of the subject and the floor (the same on every run of the same input).
+struct Sampled {
+    observation: Observation,
+    peak: Option<u64>,
+    floor_peak: Option<u64>,
 }
 
 /// What the subject got wrong on `w`, if anything: every call dispatched with its exact
 /// arguments, in order, and the whole text.
 fn check(w: &CostWorkload, obs: &Observation) -> Option<String> {
     if let Some(e) = &obs.error {
+        // A clean refusal: a turn error with nothing dispatched before it.
+        let dispatched = obs.outcomes.iter().any(|o| !matches!(o.value, Outcome::Failed { .. }));
+        if w.refusable && !dispatched {
+            return None;
+        }
         return Some(format!("turn error {}", e.value));
     }
     if obs.outcomes.len() != w.calls.len() {
         return Some(format!("{} outcomes for {} calls", obs.outcomes.len(), w.calls.len()));
     }
     for (o, (id, args)) in obs.outcomes.iter().zip(&w.calls) {
+        let Some(args) = args else {
+            match &o.value {
+                Outcome::Failed { reason: toolcert_subject::FailReason::Unparseable, .. } => continue,
+                other => return Some(format!("{id}: {} instead of failed (unparseable)", other.label())),
+            }
+        };
         match &o.value {
             Outcome::Dispatchable { call_id, args: got, .. } if call_id == id && got == args => {}
             Outcome::Dispatchable { call_id, .. } if call_id == id => {

@@ -35,9 +35,14 @@ pub struct CostWorkload {
     pub bytes: usize,
     pub fragment: usize,
     pub case: Case,
-    /// What a correct subject reports: each call's id and the strict parse of its arguments.
-    pub calls: Vec<(String, Value)>,
+    /// What a correct subject reports: each call's id and the strict parse of its arguments
+    /// (`None`: the document is not one a strict parser reads, deeper than
+    /// [`toolcert_oracle::MAX_DEPTH`]: the call fails as `unparseable`).
+    pub calls: Vec<(String, Option<Value>)>,
     pub text: String,
+    /// A clean refusal (a turn error, nothing dispatched) is right too: the bounded suite's
+    /// streams are a hostile upstream's, and a client may cap them.
+    pub refusable: bool,
 }
 
 const TOOL: &str = "create_ticket";
@@ -96,7 +101,7 @@ fn workload(series: &'static str, size: usize, fragment: usize, blocks: Vec<Bloc
         match b {
             Block::Call(c) => {
                 bytes += c.arguments.len();
-                let v = serde_json::from_str(&c.arguments).expect("cost documents are JSON");
+                let v = toolcert_oracle::parse_document(&c.arguments);
                 calls.push((c.call_id.clone(), v));
             }
             Block::Text(t) => {
@@ -109,7 +114,7 @@ fn workload(series: &'static str, size: usize, fragment: usize, blocks: Vec<Bloc
     }
     let name = format!("{series}/{}", label(size));
     let case = Case::single(format!("cost/{name}"), turn(blocks));
-    CostWorkload { name, series, size, bytes, fragment, case, calls, text }
+    CostWorkload { name, series, size, bytes, fragment, case, calls, text, refusable: false }
 }
 
 /// The suite, series by series, each series' tiers from the smallest; `large` adds the
@@ -138,6 +143,107 @@ pub fn suite(large: bool) -> Vec<CostWorkload> {
     out
 }
 
+/// The version of [`bounded_suite`]; reports carry it.
+pub const BOUNDED_SUITE_VERSION: u32 = 1;
+
+/// A document of exactly `len` bytes that is one long string: `{"data":"xxxx…"}`. Its parse
+/// weighs what its bytes do, so a subject's memory over the floor's is its own overhead.
+fn blob(len: usize) -> String {
+    const OPEN: &str = r#"{"data":""#;
+    const CLOSE: &str = r#""}"#;
+    let fill = len.saturating_sub(OPEN.len() + CLOSE.len());
+    let mut d = String::with_capacity(len);
+    d.push_str(OPEN);
+    // Base64's alphabet: what a large binary argument looks like on the wire.
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    d.extend((0..fill).map(|k| ALPHABET[(k * 7 + k / 64) % 64] as char));
+    d.push_str(CLOSE);
+    d
+}
+
+/// Arrays nested `depth` deep: `[[[…]]]`.
+fn nested(depth: usize) -> String {
+    let mut d = String::with_capacity(2 * depth + 2);
+    d.push('{');
+    d.push_str(r#""a":"#);
+    d.extend(std::iter::repeat_n('[', depth));
+    d.extend(std::iter::repeat_n(']', depth));
+    d.push('}');
+    d
+}
+
+/// Fragment boundaries every `fragment` bytes of an ASCII document.
+fn ascii_splits(len: usize, fragment: usize) -> Vec<usize> {
+    (1..len.div_ceil(fragment)).map(|k| k * fragment).collect()
+}
+
+/// The bounded suite (`toolcert bench --bounded`; docs/SPEC.md "The bounded rule"): the large
+/// streams of a hostile upstream, each series growing to the size the rule names, so a
+/// subject's time and heap can be set beside the floor's on the same input:
+///
+/// - `bounded/calls`: 10 to 10,000 calls of a few bytes each;
+/// - `bounded/fragments`: one call of 1 KiB to 1 MiB in one-byte fragments (1,048,576 at the
+///   top);
+/// - `bounded/arguments`: one call of 1 MiB to 100 MiB in 64 KiB fragments;
+/// - `bounded/line`: one call of 2 MB to 200 MB in a single fragment (at the bytes level one
+///   SSE `data:` line of that length);
+/// - `bounded/depth`: arrays nested 100 to 100,000 deep: past 512 no strict parser reads it,
+///   so the call fails as `unparseable` (or the turn is refused), and a recursive reader
+///   must not overflow its stack.
+///
+/// Every turn ends `tool_use`; a clean refusal is right as well as a dispatch.
+pub fn bounded_suite() -> Vec<CostWorkload> {
+    let mut out = Vec::new();
+    let one = |series: &'static str, size: usize, fragment: usize, document: String| {
+        let splits = ascii_splits(document.len(), fragment);
+        let call = Call {
+            index: 0,
+            call_id: "toolu_bounded".into(),
+            name: TOOL.into(),
+            arguments: document,
+            splits,
+        };
+        workload(series, size, fragment, vec![Block::Call(call)])
+    };
+    for n in [10u32, 100, 1_000, 10_000] {
+        let blocks = (0..n)
+            .map(|i| {
+                let arguments = format!(r#"{{"n":{i}}}"#);
+                Block::Call(Call {
+                    index: i,
+                    call_id: format!("toolu_b{i:05}"),
+                    name: TOOL.into(),
+                    arguments,
+                    splits: vec![],
+                })
+            })
+            .collect();
+        let mut w = workload("bounded/calls", n as usize, 0, blocks);
+        w.name = format!("bounded/calls/{n}");
+        out.push(w);
+    }
+    for len in [1 << 10, 16 << 10, 128 << 10, 1 << 20] {
+        out.push(one("bounded/fragments", len, 1, blob(len)));
+    }
+    for len in [1 << 20, 10 << 20, 100 << 20] {
+        out.push(one("bounded/arguments", len, 64 << 10, blob(len)));
+    }
+    for len in [2_000_000, 20_000_000, 200_000_000] {
+        let mut w = one("bounded/line", len, len, blob(len));
+        w.name = format!("bounded/line/{}MB", len / 1_000_000);
+        out.push(w);
+    }
+    for depth in [100usize, 1_000, 10_000, 100_000] {
+        let mut w = one("bounded/depth", depth, 13, nested(depth));
+        w.name = format!("bounded/depth/{depth}");
+        out.push(w);
+    }
+    for w in &mut out {
+        w.refusable = true;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +262,34 @@ mod tests {
         assert_eq!(s.iter().find(|w| w.name == "calls/13/256KiB").map(|w| w.calls.len()), Some(256));
         assert_eq!(s.iter().find(|w| w.name == "text/13/64KiB").map(|w| w.text.len()), Some(64 << 10));
         assert_eq!(suite(true).len(), 16);
+    }
+
+    #[test]
+    fn the_bounded_suite_reaches_the_sizes_the_rule_names() {
+        let s = bounded_suite();
+        let top = |series: &str| s.iter().rfind(|w| w.series == series).expect("a series");
+        assert_eq!(top("bounded/calls").calls.len(), 10_000);
+        let fragments = &top("bounded/fragments").case.streams[0];
+        assert_eq!(fragments.calls().map(|c| c.splits.len() + 1).sum::<usize>(), 1 << 20);
+        assert_eq!(top("bounded/arguments").bytes, 100 << 20);
+        let line = &top("bounded/line").case.streams[0];
+        assert!(line.calls().all(|c| c.splits.is_empty() && c.arguments.len() == 200_000_000));
+        let deep = top("bounded/depth");
+        assert_eq!(
+            toolcert_oracle::nesting_depth(&deep.case.streams[0].calls().next().unwrap().arguments),
+            100_001
+        );
+        // Past the deepest document a strict parser reads, the call must fail as unparseable.
+        assert_eq!(deep.calls[0].1, None);
+        assert!(s.iter().find(|w| w.name == "bounded/depth/100").unwrap().calls[0].1.is_some());
+        for w in &s {
+            assert!(w.refusable && w.name.starts_with(w.series), "{}", w.name);
+            for c in w.case.streams[0].calls() {
+                assert!(
+                    c.splits.windows(2).all(|p| p[0] < p[1])
+                        && c.splits.iter().all(|&k| k < c.arguments.len())
+                );
+            }
+        }
     }
 }

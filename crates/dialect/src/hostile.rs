@@ -46,12 +46,14 @@ fn keys(dialect: Dialect) -> &'static [&'static str] {
     match dialect {
         Dialect::OpenAiChat => &[r#""delta":{"#],
         Dialect::Anthropic => &[r#""delta":{"#, r#""content_block":{"#],
-        Dialect::OpenAiResponses | Dialect::Gemini | Dialect::Bedrock => &[],
+        Dialect::Bedrock => &[r#""delta":{"#, r#""start":{"#],
+        Dialect::OpenAiResponses | Dialect::Gemini => &[],
     }
 }
 
 /// Adds the hostile members to every SSE event of `wire` whose data is a JSON object (a
-/// `[DONE]` sentinel is left alone; binary frames carry none).
+/// `[DONE]` sentinel is left alone), and to every binary frame's JSON payload (Bedrock: the
+/// bytes level computes each message's lengths and checksums from the edited payload).
 pub(crate) fn members(wire: &mut WireStream, dialect: Dialect) {
     let members = format!(r#""__proto__":{},"constructor":{CONSTRUCTOR}"#, lookalike(dialect));
     let edit = |data: &str| -> Option<String> {
@@ -78,17 +80,23 @@ pub(crate) fn members(wire: &mut WireStream, dialect: Dialect) {
         out.push_str(&data[from..]);
         Some(out)
     };
-    for event in &mut wire.events {
-        if let WireMessage::Sse(e) = event {
+    let edit_message = |m: &mut WireMessage| match m {
+        WireMessage::Sse(e) => {
             if let Some(edited) = edit(&e.data) {
                 e.data = edited;
             }
         }
-    }
-    if let Some(WireMessage::Sse(e)) = &mut wire.next {
-        if let Some(edited) = edit(&e.data) {
-            e.data = edited;
+        WireMessage::Frame(f) => {
+            if let Some(edited) = std::str::from_utf8(&f.payload).ok().and_then(&edit) {
+                f.payload = edited.into_bytes();
+            }
         }
+    };
+    for event in &mut wire.events {
+        edit_message(event);
+    }
+    if let Some(m) = &mut wire.next {
+        edit_message(m);
     }
 }
 
@@ -176,6 +184,30 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(data(&w, 0)).unwrap();
         assert_eq!(v["choices"][0]["delta"]["content"], "\"delta\":{ hi");
         assert_eq!(data(&w, 2), "[DONE]");
+    }
+
+    #[test]
+    fn a_binary_frames_payload_carries_the_members_too() {
+        let frame = |payload: &str| {
+            WireMessage::Frame(toolcert_subject::Frame {
+                headers: vec![(":event-type".into(), "contentBlockDelta".into())],
+                payload: payload.as_bytes().to_vec(),
+            })
+        };
+        let mut w = WireStream {
+            events: vec![frame(
+                r#"{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"a\""}},"p":"abc"}"#,
+            )],
+            upto: vec![1],
+            next: None,
+        };
+        members(&mut w, Dialect::Bedrock);
+        let f = w.events[0].as_frame().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&f.payload).expect("still JSON");
+        assert_eq!(v["__proto__"]["toolUse"]["toolUseId"], "tooluse_forged");
+        assert_eq!(v["delta"]["constructor"]["prototype"]["forged"], true);
+        assert_eq!(v["delta"]["toolUse"]["input"], "{\"a\"");
+        assert_eq!(f.headers[0].1, "contentBlockDelta");
     }
 
     #[test]

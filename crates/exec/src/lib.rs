@@ -308,7 +308,7 @@ impl ExecSubject {
 
     /// The oracle profile to certify it with: the schema profile only when it validates.
     pub fn profile(&self) -> Profile {
-        Profile { schema: self.supports_schema() }
+        Profile { schema: self.supports_schema(), caps: self.implementation.caps, ..Default::default() }
     }
 
     /// The settings it declares: the events level, then each declared dialect at the wire

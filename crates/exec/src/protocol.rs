@@ -319,6 +319,10 @@ pub struct Implementation {
     /// The SDK documentation the `documented` policy follows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_doc: Option<String>,
+    /// The caps it documents (`{"calls": 128, "argument_bytes": 16777216, "fragments": 65536,
+    /// "depth": 128}`): a stream past one may be refused with a turn error of class `limit`.
+    #[serde(default, skip_serializing_if = "toolcert_oracle::Caps::is_empty")]
+    pub caps: toolcert_oracle::Caps,
 }
 
 impl Implementation {
@@ -486,7 +490,7 @@ impl<T> Emitted<T> {
 }
 
 /// The error classes a reply may name, for documents and schemas.
-pub const ERROR_CLASSES: [ErrorClass; 9] = ErrorClass::ALL;
+pub const ERROR_CLASSES: [ErrorClass; 10] = ErrorClass::ALL;
 
 #[cfg(test)]
 mod tests {

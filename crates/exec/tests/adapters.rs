@@ -320,7 +320,7 @@ fn the_smoke_test_passes_both_templates_and_fails_a_broken_one() {
             (Level::Events, Speech::default()),
             (Level::Bytes, Speech { dialect: Dialect::OpenAiChat, ..Speech::default() }),
         ],
-        toolcert_oracle::Profile { schema: true },
+        toolcert_oracle::Profile { schema: true, ..Default::default() },
     );
     assert!(reference.ok, "{reference}");
     let broken = python_mutant("abandon", r#"return failed("abandoned")"#, r#"pass"#);

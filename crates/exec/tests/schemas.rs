@@ -124,6 +124,7 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
         capabilities: vec!["schema".into()],
         policy: Some("documented".into()),
         policy_doc: Some("https://example.invalid/docs".into()),
+        caps: toolcert_oracle::Caps { calls: Some(128), fragments: Some(65_536), ..Default::default() },
     };
     let result = StreamResult {
         outcomes: vec![

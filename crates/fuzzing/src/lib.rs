@@ -155,7 +155,7 @@ impl FuzzSetting {
     /// The runner's setting.
     pub fn setting(self) -> Setting {
         Setting {
-            profile: Profile { schema: self.schema },
+            profile: Profile { schema: self.schema, ..Default::default() },
             level: self.level,
             speech: Speech { dialect: self.dialect, quirks: self.quirks },
             ..Setting::default()
@@ -165,7 +165,7 @@ impl FuzzSetting {
     /// The generator configuration `toolcert certify` uses at this setting.
     pub fn gen_config(self) -> GenConfig {
         Certification {
-            profile: Profile { schema: self.schema },
+            profile: Profile { schema: self.schema, ..Default::default() },
             level: self.level,
             speech: Speech { dialect: self.dialect, quirks: self.quirks },
             ..Certification::default()
@@ -597,6 +597,28 @@ mod tests {
             assert_eq!(FuzzSetting::from_byte(s.to_byte()), s);
         }
         assert_eq!(FuzzSetting::all().len(), 2 * (1 + 2 * toolcert_dialect::registry::speeches().count()));
+    }
+
+    /// The hostile upstream's output is fuzzed: a plan's first byte reaches every hostile
+    /// profile at both levels (its members on every event), and the hostile named cases there
+    /// run as seeds.
+    #[test]
+    fn the_fuzzers_reach_every_hostile_profile() {
+        for dialect in [Dialect::Anthropic, Dialect::OpenAiChat, Dialect::OpenAiResponses, Dialect::Gemini] {
+            for level in [Level::Wire, Level::Bytes] {
+                assert!(
+                    FuzzSetting::all()
+                        .iter()
+                        .any(|s| s.level == level && s.dialect == dialect && s.quirks.hostile),
+                    "{level} {dialect}"
+                );
+            }
+            assert!(dialect_selectors().iter().any(|&(_, d, q)| d == dialect && q.hostile), "{dialect}");
+        }
+        let seeds = Target::Reference.seeds();
+        let hostile = |name: &str| name == "hostile--index-proto@bytes-anthropic-hostile";
+        let (_, input) = seeds.iter().find(|(n, _)| hostile(n)).expect("a hostile seed");
+        Target::Reference.run(input);
     }
 
     #[test]

@@ -334,6 +334,9 @@ pub(crate) fn build_turn(
             (_, false) => [StopReason::Length, StopReason::ContentFilter][r % 2],
         }
     };
+    if cfg.hostile {
+        hostile_values(&mut blocks, &mut tools, id_seed, stream);
+    }
     let base = body_len(&blocks, interleaved);
     let mut turn = Turn {
         tools,
@@ -662,6 +665,68 @@ fn foreign_id(kind: ForeignKind, seed: u16, stream: usize, pos: u32) -> String {
         ForeignKind::ServerToolUse => format!("srvtoolu_01{tail}"),
         ForeignKind::WebSearchCall => format!("ws_{tail}"),
         _ => format!("call_ct{tail}"),
+    }
+}
+
+/// The names a JavaScript or Python client finds on every object, or that reach a prototype.
+const HOSTILE_WORDS: [&str; 4] = ["__proto__", "constructor", "toString", "prototype"];
+
+/// A hostile upstream's values in a generated turn (`GenConfig::hostile`; docs/SPEC.md "The
+/// hostile upstream"): some call ids become `__proto__`, `constructor`, `toString` or
+/// `prototype`, or carry a control character; some documents open with a `__proto__` or a
+/// `constructor` member; some turns name a tool with one of those words. Chosen from the ids'
+/// seed, not from the plan, so that the other settings' cases stay what they were. They are
+/// the model's values: a correct client hands them over exactly.
+fn hostile_values(blocks: &mut [Block], tools: &mut [Tool], seed: u16, stream: usize) {
+    let mut x = (u64::from(seed) << 32 ^ (stream as u64) << 20) ^ 0x5EED_0B57_11E5;
+    let turn_choice = splitmix64(&mut x);
+    // A tool renamed in one turn of four: in the offer and in every call of it.
+    if turn_choice.is_multiple_of(4) {
+        let word = HOSTILE_WORDS[(turn_choice >> 8) as usize % HOSTILE_WORDS.len()];
+        if let Some(old) = tools.first().map(|t| t.name.clone()) {
+            if !tools.iter().any(|t| t.name == word) {
+                tools[0].name = word.to_owned();
+                for b in blocks.iter_mut() {
+                    if let Block::Call(c) = b {
+                        if c.name == old {
+                            c.name = word.to_owned();
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut taken: Vec<String> = blocks
+        .iter()
+        .filter_map(|b| if let Block::Call(c) = b { Some(c.call_id.clone()) } else { None })
+        .collect();
+    for b in blocks.iter_mut() {
+        let Block::Call(c) = b else { continue };
+        let choice = splitmix64(&mut x);
+        let word = HOSTILE_WORDS[(choice >> 8) as usize % HOSTILE_WORDS.len()];
+        match choice % 8 {
+            0 if !taken.iter().any(|t| t == word) => {
+                c.call_id = word.to_owned();
+                taken.push(word.to_owned());
+            }
+            1 => c
+                .call_id
+                .insert(c.call_id.len() / 2, ['\u{7}', '\u{1b}', '\u{0}'][(choice >> 16) as usize % 3]),
+            2 | 3 if c.arguments.starts_with("{\"") => {
+                let member = if choice % 8 == 2 {
+                    r#""__proto__":{"forged":true},"#
+                } else {
+                    r#""constructor":{"prototype":{"forged":true}},"#
+                };
+                c.arguments.insert_str(1, member);
+                for split in &mut c.splits {
+                    if *split > 1 {
+                        *split += member.len();
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -1002,6 +1067,33 @@ mod tests {
             word >>= 6;
         }
         format!("{prefix}{}", std::str::from_utf8(&tail[..n]).unwrap())
+    }
+
+    /// A hostile setting's generated turns carry each kind of hostile value, as the model's
+    /// own, and another setting's carry none.
+    #[test]
+    fn hostile_values_come_in_a_hostile_setting_only() {
+        let hostile = GenConfig { hostile: true, ..GenConfig::default() };
+        let calls = |cfg: &GenConfig| -> Vec<(String, String, String)> {
+            crate::cases(cfg, 7)
+                .take(400)
+                .flat_map(|c| c.streams)
+                .flat_map(|t| {
+                    t.calls()
+                        .map(|c| (c.call_id.clone(), c.name.clone(), c.arguments.clone()))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let seen = calls(&hostile);
+        let has = |f: &dyn Fn(&(String, String, String)) -> bool| seen.iter().filter(|c| f(c)).count();
+        assert!(has(&|c| HOSTILE_WORDS.contains(&c.0.as_str())) > 5);
+        assert!(has(&|c| c.0.contains(['\u{7}', '\u{1b}', '\u{0}'])) > 5);
+        assert!(has(&|c| HOSTILE_WORDS.contains(&c.1.as_str())) > 5);
+        assert!(has(&|c| c.2.starts_with(r#"{"__proto__":{"forged":true},"#)) > 5);
+        assert!(has(&|c| c.2.starts_with(r#"{"constructor":{"prototype""#)) > 5);
+        let plain = calls(&GenConfig::default());
+        assert!(plain.iter().all(|c| !HOSTILE_WORDS.contains(&c.0.as_str()) && !c.2.contains("forged")));
     }
 
     #[test]

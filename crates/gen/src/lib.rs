@@ -87,6 +87,10 @@ pub struct GenConfig {
     /// generation spliced in (`WireEvents::spliced`, a `malformed` fault).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub spliced: bool,
+    /// In a hostile profile's setting: hostile values in generated calls (prototype words as
+    /// ids, tool names and argument keys; control characters in ids).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hostile: bool,
 }
 
 /// The default [`GenConfig::max_args_size`]: 64 KiB.
@@ -108,6 +112,7 @@ impl Default for GenConfig {
             max_args_size: HUGE_DEFAULT_MAX,
             corrupt: false,
             spliced: false,
+            hostile: false,
         }
     }
 }

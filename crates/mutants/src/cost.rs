@@ -29,3 +29,19 @@ impl Hooks for ReparseEveryFragment {
         let _complete = serde_json::from_str::<serde::de::IgnoredAny>(args).is_ok();
     }
 }
+
+/// `kept-fragments`: every fragment is also kept as a string of its own until the call ends
+/// (a list joined at the finish, with no cap): the outcomes are right and the time linear,
+/// and a million one-byte fragments hold tens of megabytes for a megabyte of arguments. A
+/// bounded mutant: `toolcert bench --bounded` must call the rule broken.
+#[derive(Default)]
+pub struct KeptFragments {
+    kept: std::cell::RefCell<Vec<String>>,
+}
+
+impl Hooks for KeptFragments {
+    fn append(&self, args: &mut String, fragment: &str, out: &mut Emit) {
+        Correct.append(args, fragment, out);
+        self.kept.borrow_mut().push(fragment.to_owned());
+    }
+}

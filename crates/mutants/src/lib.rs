@@ -925,7 +925,24 @@ const DELTAS_UTF8: &str = "002 Argument deltas and text deltas / Concatenate, an
 
 /// The mutant with this name.
 pub fn by_name(name: &str) -> Option<Mutant> {
-    zoo().into_iter().chain(cost_zoo()).find(|m| m.name == name)
+    zoo().into_iter().chain(cost_zoo()).chain(bounded_zoo()).find(|m| m.name == name)
+}
+
+/// The bounded mutants: right outcomes and a linear time, and a heap far past the floor's on
+/// the bounded suite's large streams (`toolcert bench --bounded` must call the rule broken;
+/// so must it for `reparse-every-fragment`, whose million-fragment run never ends in time).
+pub fn bounded_zoo() -> Vec<Mutant> {
+    vec![Mutant {
+        name: "kept-fragments",
+        seed: "hostile upstream (no seed chapter: the chapters judge outcomes, not what they hold)",
+        bug: "every fragment is kept as a string of its own until the call ends, with no cap: right \
+              outcomes, linear time, a heap of tens of bytes per fragment",
+        expected: &[],
+        factory: per_stream::<cost::KeptFragments>,
+        level: Level::Events,
+        dialect: Dialect::Anthropic,
+        quirks: Quirks::default(),
+    }]
 }
 
 /// The cost mutants: right outcomes, superlinear cost (`expected` is empty: no invariant

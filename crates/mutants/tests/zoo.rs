@@ -13,7 +13,7 @@ use toolcert_oracle::{Invariant, Profile};
 use toolcert_runner::check_case;
 use toolcert_scenario::{Case, Ending, StopReason};
 
-const PROFILE: Profile = Profile { schema: true };
+const PROFILE: Profile = Profile { schema: true, hostile: false, caps: toolcert_oracle::Caps::NONE };
 
 /// The invariants a case reports against a subject.
 fn violated(subject: &dyn toolcert_subject::Subject, case: &Case) -> BTreeSet<Invariant> {

@@ -207,6 +207,7 @@ impl ExpectationFile {
             // The file lists calls, not foreign blocks: an outcome for one is an unannounced
             // call's (ACC-ACCOUNT), text from one differs from the text (ACC-TEXT).
             foreign: Vec::new(),
+            refusal: Default::default(),
         })
     }
 

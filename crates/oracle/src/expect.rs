@@ -109,6 +109,9 @@ pub struct Expected<'a> {
     /// them may be dispatched or leak into a call or the text (ACC-FOREIGN).
     #[serde(skip)]
     pub foreign: Vec<ExpectedForeign<'a>>,
+    /// Whether a clean refusal of this stream passes though it is well formed.
+    #[serde(skip)]
+    pub refusal: Refusal,
 }
 
 /// One foreign block as delivered.
@@ -156,6 +159,69 @@ impl<'a> Expected<'a> {
 pub struct Profile {
     /// Judge calls against their tool's JSON Schema (ACC-SCHEMA). Off: schemas are ignored.
     pub schema: bool,
+    /// The setting is a hostile upstream's (docs/SPEC.md, "The hostile upstream"): a client
+    /// may refuse any of its streams. A turn error with no wrong dispatch passes.
+    pub hostile: bool,
+    /// The caps the subject documents: past one, a turn error of class `limit` passes.
+    pub caps: Caps,
+}
+
+/// The caps a subject documents (`caps` in its start reply, docs/PROTOCOL.md). A stream that
+/// passes one may be refused with a turn error of class `limit`: a cap is a choice, not a
+/// fault (docs/SPEC.md, "Caps"). `None`: no cap of that kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Caps {
+    /// Calls in one stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<u64>,
+    /// Bytes of one call's arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_bytes: Option<u64>,
+    /// Argument fragments in one stream, over all its calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragments: Option<u64>,
+    /// Nesting depth of one call's arguments (`{}` is 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u64>,
+}
+
+impl Caps {
+    pub const NONE: Caps = Caps { calls: None, argument_bytes: None, fragments: None, depth: None };
+
+    pub fn is_empty(&self) -> bool {
+        *self == Caps::default()
+    }
+
+    /// The first cap the delivered calls pass, said as `12000 calls, past the cap of 128`.
+    pub fn passed_by(&self, calls: &[ExpectedCall<'_>]) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let past = |what: &str, n: u64, cap: Option<u64>| {
+            cap.filter(|c| n > *c).map(|c| format!("{n} {what}, past the cap of {c}"))
+        };
+        let fragments: u64 = calls.iter().map(|c| c.fragments.len() as u64).sum();
+        let bytes = calls.iter().map(|c| c.raw.len() as u64).max().unwrap_or(0);
+        past("calls", calls.len() as u64, self.calls)
+            .or_else(|| past("argument bytes in one call", bytes, self.argument_bytes))
+            .or_else(|| past("fragments", fragments, self.fragments))
+            .or_else(|| match self.depth {
+                Some(cap) => {
+                    let deepest = calls.iter().map(|c| depth(&c.raw) as u64).max().unwrap_or(0);
+                    past("levels of nesting", deepest, Some(cap))
+                }
+                None => None,
+            })
+    }
+}
+
+/// Whether a well-formed stream may be refused, and why (see [`Profile`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refusal {
+    /// A hostile upstream's stream: any clean refusal passes.
+    pub hostile: bool,
+    /// The cap the stream passes, as [`Caps::passed_by`] says it: a `limit` refusal passes.
+    pub cap: Option<String>,
 }
 
 /// Derives the expectation for one stream of a case.
@@ -428,6 +494,7 @@ fn expect_with<'a>(
             (None, None) => Expect::Failed { reason: FailReason::Abandoned },
         };
     }
+    let refusal = Refusal { hostile: profile.hostile, cap: profile.caps.passed_by(&calls) };
     Expected {
         ending,
         stop: stop.map(|(r, _)| r),
@@ -438,6 +505,7 @@ fn expect_with<'a>(
         layout: per_call.then_some(layout),
         events: rendered.events.len() as u32,
         foreign,
+        refusal,
     }
 }
 

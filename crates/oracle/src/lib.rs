@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolcert_render::Rendered;
 use toolcert_scenario::{Case, EndingKind};
-use toolcert_subject::{FailReason, Observation, Outcome, Stamp, Timed};
+use toolcert_subject::{ErrorClass, FailReason, Observation, Outcome, Stamp, Timed};
 
 pub mod corpus;
 mod ending;
@@ -28,8 +28,8 @@ pub use exercise::{exercised, Exercised};
 pub use expect::depth as nesting_depth;
 
 pub use expect::{
-    expect, expect_defect, judge, parse_document, parse_document_serde, Expect, Expected, ExpectedCall,
-    ExpectedForeign, FaultExpect, Judged, Place, Profile, MAX_DEPTH,
+    expect, expect_defect, judge, parse_document, parse_document_serde, Caps, Expect, Expected, ExpectedCall,
+    ExpectedForeign, FaultExpect, Judged, Place, Profile, Refusal, MAX_DEPTH,
 };
 pub use invariant::{Grade, Invariant};
 use number::Agreement;
@@ -448,7 +448,8 @@ impl Judge<'_> {
                 None
             }
             (Some(f), Some(e)) => {
-                if !f.accepts(e.class) {
+                let capped = e.class == ErrorClass::Limit && self.exp.refusal.cap.is_some();
+                if !f.accepts(e.class) && !capped {
                     let also = f.also.map(|a| format!(" or {a}")).unwrap_or_default();
                     self.flag(
                         Invariant::AccProtocol,
@@ -465,6 +466,26 @@ impl Judge<'_> {
             (None, Some(e)) if self.exp.ending != EndingKind::Complete && !e.class.is_protocol() => {
                 Some(true)
             }
+            // A hostile upstream's stream refused: the client chose safety. What it dispatched
+            // before is judged call by call below.
+            (None, Some(_)) if self.exp.refusal.hostile => Some(true),
+            (None, Some(e)) if e.class == ErrorClass::Limit => match &self.exp.refusal.cap {
+                Some(_) => Some(true),
+                None => {
+                    self.flag(
+                        Invariant::AccProtocol,
+                        Grade::Must,
+                        None,
+                        "a turn refused as past a cap it does not pass",
+                        format!(
+                            "no error: the stream is well formed and {}, and passes no cap the subject declares",
+                            ending_name(self.exp.ending)
+                        ),
+                        format!("the turn failed with {}: {}", e.class, e.detail),
+                    );
+                    Some(false)
+                }
+            },
             (None, Some(e)) if self.failed_on_foreign().is_some() => {
                 let kind = self.failed_on_foreign().map_or("foreign", |f| f.kind.name());
                 self.flag(
@@ -790,7 +811,19 @@ impl Judge<'_> {
     }
 
     /// A call with no outcome.
+    /// The turn failed by the client's choice, which the stream allows: a hostile upstream's
+    /// stream refused, or one past a declared cap refused as `limit`. Nothing is owed after it.
+    fn refused_by_choice(&self) -> bool {
+        let Some(e) = &self.obs.error else { return false };
+        self.exp.fault.is_none()
+            && (self.exp.refusal.hostile
+                || (e.value.class == ErrorClass::Limit && self.exp.refusal.cap.is_some()))
+    }
+
     fn missing(&mut self, call: &ExpectedCall<'_>, turn_failed: bool) {
+        if turn_failed && self.refused_by_choice() {
+            return;
+        }
         let id = Some(call.call_id);
         let (inv, grade) = match &call.expect {
             Expect::Faulted { .. } => return,

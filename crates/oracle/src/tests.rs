@@ -62,7 +62,7 @@ fn obs(t: &Turn, outcomes: Vec<Outcome>, text: &str) -> Observation {
 
 fn judge_one(t: &Turn, o: &Observation) -> Vec<Violation> {
     let case = Case::single("t", t.clone());
-    judge_case(&case, &[render(t)], std::slice::from_ref(o), Profile { schema: true })
+    judge_case(&case, &[render(t)], std::slice::from_ref(o), Profile { schema: true, ..Default::default() })
 }
 
 fn invariants(v: &[Violation]) -> Vec<(Invariant, Grade)> {
@@ -289,6 +289,65 @@ fn protocol_flags_an_error_on_a_well_formed_turn() {
     o.error =
         Some(Timed { at: at_finish(9), value: TurnError::new(ErrorClass::DuplicateAnnouncement, "index 1") });
     assert_eq!(invariants(&judge_one(&t, &o)), [(Invariant::AccProtocol, Grade::Must)]);
+}
+
+fn judge_in(t: &Turn, o: &Observation, profile: Profile) -> Vec<(Invariant, Grade)> {
+    let case = Case::single("t", t.clone());
+    invariants(&judge_case(&case, &[render(t)], std::slice::from_ref(o), profile))
+}
+
+#[test]
+fn a_hostile_upstreams_stream_may_be_refused_but_not_forged() {
+    let t = pair();
+    let hostile = Profile { schema: true, hostile: true, ..Default::default() };
+    let mut refused = obs(&t, vec![], "Searching both.");
+    refused.error =
+        Some(Timed { at: at_finish(9), value: TurnError::new(ErrorClass::Other, "__proto__ key") });
+    assert_eq!(judge_in(&t, &refused, hostile), []);
+    // The same refusal of an honest server's stream is a well-formed turn failed.
+    assert_eq!(
+        judge_in(&t, &refused, Profile { schema: true, ..Default::default() }),
+        [(Invariant::AccProtocol, Grade::Must)]
+    );
+    // A refusal does not excuse what was dispatched before it.
+    refused.outcomes.push(Timed {
+        at: at_finish(9),
+        value: dispatch("toolu_A", "search_orders", json!({"status": "forged"})),
+    });
+    assert!(judge_in(&t, &refused, hostile).contains(&(Invariant::AccFidelity, Grade::Must)));
+}
+
+#[test]
+fn a_limit_refusal_passes_only_past_a_declared_cap() {
+    let t = pair();
+    let mut refused = obs(&t, vec![], "Searching both.");
+    refused.error =
+        Some(Timed { at: at_finish(9), value: TurnError::new(ErrorClass::Limit, "too many calls") });
+    let capped = |caps: Caps| Profile { schema: true, caps, ..Default::default() };
+    // The pair has two calls: a cap of one call is passed, a cap of two is not.
+    assert_eq!(judge_in(&t, &refused, capped(Caps { calls: Some(1), ..Caps::NONE })), []);
+    assert_eq!(
+        judge_in(&t, &refused, capped(Caps { calls: Some(2), ..Caps::NONE })),
+        [(Invariant::AccProtocol, Grade::Must)]
+    );
+    assert_eq!(judge_in(&t, &refused, capped(Caps::NONE)), [(Invariant::AccProtocol, Grade::Must)]);
+    // Argument bytes, fragments and depth are each measured on what the stream delivered.
+    let longest = (REFUNDED.len().max(OPEN.len())) as u64;
+    let bytes = |cap: u64| capped(Caps { argument_bytes: Some(cap), ..Caps::NONE });
+    assert_eq!(judge_in(&t, &refused, bytes(longest - 1)), []);
+    assert_eq!(judge_in(&t, &refused, bytes(longest)), [(Invariant::AccProtocol, Grade::Must)]);
+    assert_eq!(judge_in(&t, &refused, capped(Caps { depth: Some(0), ..Caps::NONE })), []);
+    assert_eq!(
+        judge_in(&t, &refused, capped(Caps { depth: Some(64), ..Caps::NONE })),
+        [(Invariant::AccProtocol, Grade::Must)]
+    );
+    assert_eq!(judge_in(&t, &refused, capped(Caps { fragments: Some(1), ..Caps::NONE })), []);
+    // Another class past a cap is still a well-formed turn failed: the class says why.
+    refused.error.as_mut().unwrap().value.class = ErrorClass::Other;
+    assert_eq!(
+        judge_in(&t, &refused, capped(Caps { calls: Some(1), ..Caps::NONE })),
+        [(Invariant::AccProtocol, Grade::Must)]
+    );
 }
 
 #[test]

@@ -211,13 +211,22 @@ pub fn materialise(c: &CorpusCase) -> Result<(Vec<u8>, ExpectationFile), String>
         Transport { tail: c.turn.transport.tail, corrupt: turn.transport.corrupt, ..Transport::default() };
     let (wire, exp) = match c.defect {
         None => {
-            let exp = expect(&turn, &neutral, Profile { schema: true });
+            let exp = expect(&turn, &neutral, Profile { schema: true, ..Default::default() });
             (wire, exp)
         }
         Some(d) => {
             let sse = wire.to_sse().ok_or_else(|| format!("{}: a wire defect needs an SSE dialect", c.id))?;
             let (wire, before) = defect(&sse, c.dialect, d).map_err(|e| format!("{}: {e}", c.id))?;
-            (wire.into(), expect_defect(&c.turn, &neutral, Profile { schema: true }, before, defect_class(d)))
+            (
+                wire.into(),
+                expect_defect(
+                    &c.turn,
+                    &neutral,
+                    Profile { schema: true, ..Default::default() },
+                    before,
+                    defect_class(d),
+                ),
+            )
         }
     };
     let bytes = render_bytes(c.dialect, &wire, &transport).chunks.concat();

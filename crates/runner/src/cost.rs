@@ -69,6 +69,13 @@ pub struct WorkloadCost {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrong: Option<String>,
     pub growth: Growth,
+    /// The most heap the subject held at once during one run, over what it held before
+    /// (in process: a counting allocator; `None`: not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_bytes: Option<u64>,
+    /// The same for the floor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_peak_bytes: Option<u64>,
 }
 
 /// One series' growth.
@@ -111,6 +118,24 @@ pub struct CostReport {
     pub series: Vec<SeriesCost>,
     /// Superlinear if any series is; linear if every series is; inconclusive otherwise.
     pub growth: Growth,
+    /// On the bounded suite (`bench --bounded`, docs/SPEC.md "The bounded rule"): whether the
+    /// subject stayed within the stated factors of the floor on every large stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounded: Option<Bounded>,
+}
+
+/// The bounded rule's verdict: the subject fails each large stream cleanly or dispatches it
+/// right, with a time that grows no faster than the floor's and a peak heap within
+/// `memory_factor` of the floor's (plus `memory_slack_bytes`), and never crashes or runs on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bounded {
+    pub holds: bool,
+    /// Why it does not: one line per broken stream.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken: Vec<String>,
+    #[serde(deserialize_with = "number::f64")]
+    pub memory_factor: f64,
+    pub memory_slack_bytes: u64,
 }
 
 impl CostReport {

@@ -97,6 +97,13 @@ impl Default for Setting {
 
 impl Setting {
     /// The events level with this profile.
+    /// The oracle's profile here: the subject's, and whether the server is a hostile
+    /// upstream (docs/SPEC.md, "The hostile upstream": a clean refusal of its streams passes).
+    pub fn oracle_profile(&self) -> Profile {
+        let hostile = self.level != Level::Events && self.speech.quirks.hostile;
+        Profile { hostile: self.profile.hostile || hostile, ..self.profile }
+    }
+
     pub fn events(profile: Profile) -> Setting {
         Setting { profile, ..Setting::default() }
     }
@@ -246,7 +253,7 @@ fn check_inner(
     };
     let observations = observe(subject, case, &lowered, setting);
     let (mut violations, mut exercised, parsed) =
-        judge_case_parsed(case, &neutral, &observations, setting.profile);
+        judge_case_parsed(case, &neutral, &observations, setting.oracle_profile());
     exercised = exercised.union(levels::exercised(case, &lowered, setting));
     if case.streams.len() > 1 && !violations.is_empty() {
         isolate(subject, case, setting, &mut violations);
@@ -509,7 +516,7 @@ fn isolate(subject: &dyn Subject, case: &Case, setting: Setting, violations: &mu
             violations.push(crash);
             continue;
         }
-        if judge_case(&alone, std::slice::from_ref(&neutral), &obs, setting.profile).is_empty() {
+        if judge_case(&alone, std::slice::from_ref(&neutral), &obs, setting.oracle_profile()).is_empty() {
             // A crash stays a crash: a fresh process passing alone says nothing of sharing.
             for v in violations.iter_mut().filter(|v| v.stream == s && v.invariant != Invariant::SubjectCrash)
             {
@@ -557,7 +564,7 @@ impl Default for Certification {
             seed: 1,
             named: true,
             filter: None,
-            profile: Profile { schema: true },
+            profile: Profile { schema: true, ..Default::default() },
             level: Level::Events,
             speech: Speech::default(),
             grade: Grade::Should,
@@ -619,6 +626,7 @@ impl Certification {
             // Only a dialect with a start event says a second generation began.
             spliced: self.level != Level::Events
                 && def.reads(&toolcert_scenario::WireEvents { spliced: Some(0), ..Default::default() }),
+            hostile: self.level != Level::Events && self.speech.quirks.hostile,
             ..GenConfig::default()
         }
     }

@@ -100,8 +100,11 @@ pub fn write_reproducers(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, St
         let expectation = |s: usize, id: &str| {
             let turn = &placed.streams[s];
             let neutral = render(turn);
-            let exp =
-                toolcert_oracle::expect(turn, &neutral, toolcert_oracle::Profile { schema: report.schema });
+            let exp = toolcert_oracle::expect(
+                turn,
+                &neutral,
+                toolcert_oracle::Profile { schema: report.schema, ..Default::default() },
+            );
             let dialect = report.dialect.map(|d| d.name()).unwrap_or_default();
             let mut file =
                 toolcert_oracle::corpus::ExpectationFile::from_expected(id, dialect, turn, neutral.end, &exp);

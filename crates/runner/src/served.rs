@@ -68,7 +68,7 @@ pub fn streams(serving: &Serving) -> Result<Vec<(Dialect, Vec<Stream>)>, String>
         let run = Certification {
             level: Level::Bytes,
             speech: Speech { dialect, quirks: Quirks::default() },
-            profile: Profile { schema: false },
+            profile: Profile { schema: false, ..Default::default() },
             ..Default::default()
         };
         for case in toolcert_gen::cases(&run.gen_config(), serving.seed).take(serving.cases) {

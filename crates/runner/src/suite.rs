@@ -111,7 +111,7 @@ mod tests {
         let at = |level, dialect| Certification {
             level,
             speech: Speech { dialect, ..Speech::default() },
-            profile: Profile { schema: false },
+            profile: Profile { schema: false, ..Default::default() },
             ..Certification::default()
         };
         let c = at(Level::Bytes, Dialect::Anthropic);
@@ -150,7 +150,7 @@ mod tests {
         let at = |level, dialect| Certification {
             level,
             speech: Speech { dialect, ..Speech::default() },
-            profile: Profile { schema: false },
+            profile: Profile { schema: false, ..Default::default() },
             ..Certification::default()
         };
         let ids = |c: &Certification| c.suite_named().iter().map(|n| n.id).collect::<Vec<_>>();

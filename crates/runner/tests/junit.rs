@@ -41,7 +41,7 @@ fn documents() -> Vec<(&'static str, String)> {
     let must_no_schema = Certification {
         cases: 10,
         grade: Grade::Must,
-        profile: toolcert_oracle::Profile { schema: false },
+        profile: toolcert_oracle::Profile { schema: false, ..Default::default() },
         ..Default::default()
     }
     .run(&silent);

@@ -311,6 +311,13 @@ const fn profile(
 
 const P: Quirks = Quirks::PLAIN;
 
+/// Who a hostile profile stands for: the same in every dialect.
+const HOSTILE_SERVERS: &str =
+    "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server";
+
+/// What a hostile profile is drawn from: the same in every dialect.
+const HOSTILE_SOURCES: &str = "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution";
+
 /// Every server profile, each dialect's provider's own first (the plain profile). The table
 /// in docs/SPEC.md ("Server profiles") lists the same, in the same order (a test checks it).
 pub const PROFILES: &[ServerProfile] = &[
@@ -342,9 +349,9 @@ pub const PROFILES: &[ServerProfile] = &[
         Dialect::Anthropic,
         "hostile",
         Quirks { hostile: true, ..P },
-        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        HOSTILE_SERVERS,
         "`__proto__` and `constructor` members beside the fields of every event, `content_block` and `delta`, holding a look-alike `tool_use`; the hostile named cases (`named/hostile/...`): hostile ids, names, argument keys and indices",
-        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
+        HOSTILE_SOURCES,
     ),
     profile(
         Dialect::OpenAiChat,
@@ -446,9 +453,9 @@ pub const PROFILES: &[ServerProfile] = &[
         Dialect::OpenAiChat,
         "hostile",
         Quirks { hostile: true, ..P },
-        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        HOSTILE_SERVERS,
         "`__proto__` and `constructor` members beside the fields of every chunk and `delta`, holding look-alike `tool_calls`; the hostile named cases (`named/hostile/...`): hostile ids, names, argument keys and indices",
-        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
+        HOSTILE_SOURCES,
     ),
     profile(
         Dialect::OpenAiResponses,
@@ -486,9 +493,9 @@ pub const PROFILES: &[ServerProfile] = &[
         Dialect::OpenAiResponses,
         "hostile",
         Quirks { hostile: true, ..P },
-        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        HOSTILE_SERVERS,
         "`__proto__` and `constructor` members beside the fields of every event, holding a look-alike `function_call` item; the hostile named cases (`named/hostile/...`): hostile ids, names, argument keys and indices",
-        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
+        HOSTILE_SOURCES,
     ),
     profile(
         Dialect::Bedrock,
@@ -497,6 +504,14 @@ pub const PROFILES: &[ServerProfile] = &[
         "AWS Bedrock ConverseStream",
         "binary event-stream messages: `contentBlockStart`, `contentBlockDelta`s with `toolUse.input` text, `contentBlockStop`, `messageStop`",
         "AWS Bedrock ConverseStream API reference",
+    ),
+    profile(
+        Dialect::Bedrock,
+        "hostile",
+        Quirks { hostile: true, ..P },
+        HOSTILE_SERVERS,
+        "`__proto__` and `constructor` members beside the fields of every message's payload, its `delta` and its `start`, holding a look-alike `toolUse`; the hostile named cases (`named/hostile/...`): hostile ids, names and argument keys",
+        HOSTILE_SOURCES,
     ),
     profile(
         Dialect::Gemini,
@@ -518,9 +533,9 @@ pub const PROFILES: &[ServerProfile] = &[
         Dialect::Gemini,
         "hostile",
         Quirks { hostile: true, ..P },
-        "a hostile upstream: a compromised gateway or proxy, a man-in-the-middle on a plain-HTTP local server, someone else's compatible server",
+        HOSTILE_SERVERS,
         "`__proto__` and `constructor` members beside the fields of every chunk, holding a look-alike `functionCall`; the hostile named cases (`named/hostile/...`): hostile ids, names and argument keys",
-        "openai/openai-node prototype-pollution fixes (a `__proto__` index or delta key forged a `tool_calls` entry); OWASP prototype pollution",
+        HOSTILE_SOURCES,
     ),
 ];
 

@@ -124,13 +124,16 @@ pub enum ErrorClass {
     Truncated,
     /// The subject failed the turn because the stream ended early (disconnect, cancel).
     Incomplete,
+    /// The stream passed a cap the subject documents (its `caps`: calls, argument bytes,
+    /// fragments, nesting depth): a choice, not a fault, when the stream truly passed it.
+    Limit,
     /// Anything else the subject raised.
     Other,
 }
 
 impl ErrorClass {
     /// Every class, in declaration order.
-    pub const ALL: [ErrorClass; 9] = [
+    pub const ALL: [ErrorClass; 10] = [
         ErrorClass::UnannouncedIndex,
         ErrorClass::DuplicateAnnouncement,
         ErrorClass::FragmentAfterStop,
@@ -139,6 +142,7 @@ impl ErrorClass {
         ErrorClass::Upstream,
         ErrorClass::Truncated,
         ErrorClass::Incomplete,
+        ErrorClass::Limit,
         ErrorClass::Other,
     ];
 
@@ -152,6 +156,7 @@ impl ErrorClass {
             ErrorClass::Upstream => "upstream",
             ErrorClass::Truncated => "truncated",
             ErrorClass::Incomplete => "incomplete",
+            ErrorClass::Limit => "limit",
             ErrorClass::Other => "other",
         }
     }

@@ -115,7 +115,7 @@ impl Zoo {
                     cases: self.max_cases,
                     seed,
                     named: false,
-                    profile: Profile { schema: true },
+                    profile: Profile { schema: true, ..Default::default() },
                     level: m.level,
                     speech: toolcert_subject::driver::Speech { dialect: m.dialect, quirks: *quirks },
                     ..Certification::default()
@@ -158,7 +158,7 @@ impl Zoo {
         let report = Certification {
             cases: self.max_cases,
             seed: self.seeds.first().copied().unwrap_or(1),
-            profile: Profile { schema: true },
+            profile: Profile { schema: true, ..Default::default() },
             level: m.level,
             speech: toolcert_subject::driver::Speech { dialect: m.dialect, quirks: m.quirks },
             ..Certification::default()

@@ -3,7 +3,7 @@ package dev.toolcert.adapter;
 import java.util.List;
 import java.util.Set;
 
-/** The names docs/PROTOCOL.md (version 1) fixes: levels, dialects, wire behaviours, error classes. */
+/** The names docs/PROTOCOL.md (version 1) fixes: levels, dialects, wire behaviours, error classes, caps. */
 public final class Protocol {
     private Protocol() {}
 
@@ -39,7 +39,12 @@ public final class Protocol {
     /** The turn error classes: compared by class, never by message. */
     public static final Set<String> ERROR_CLASSES = Set.of(
             "unannounced_index", "duplicate_announcement", "fragment_after_stop", "done_mismatch",
-            "malformed", "upstream", "truncated", "incomplete", "other");
+            "malformed", "upstream", "truncated", "incomplete", "limit", "other");
+    /**
+     * The caps an adapter may declare (docs/PROTOCOL.md, "Caps."): a stream past one may be refused
+     * with a turn error of class {@code limit}.
+     */
+    public static final List<String> CAPS = List.of("calls", "argument_bytes", "fragments", "depth");
     /** Stop reasons that say the output was cut: nothing of such a turn may be dispatched. */
     public static final Set<String> TRUNCATING = Set.of("max_tokens", "refusal", "length", "content_filter", "incomplete");
     /** How a turn can end, as an accumulator says it ({@link Emit#ending}). */

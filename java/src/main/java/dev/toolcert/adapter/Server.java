@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -42,6 +43,7 @@ public final class Server {
     private List<String> dialects = Protocol.DIALECTS;
     private List<String> quirks = List.of();
     private boolean schema;
+    private Map<String, Number> caps = Map.of();
     private final Map<String, Object> extra = new LinkedHashMap<>();
 
     private Server(String name) {
@@ -109,6 +111,35 @@ public final class Server {
         return this;
     }
 
+    /**
+     * The limits the SDK documents, by name from {@link Protocol#CAPS}, each a non-negative integer
+     * (e.g. {@code Map.of("calls", 128, "depth", 128)}): a stream past one may fail with a {@code limit}
+     * turn error. Left out of the handshake when empty.
+     */
+    public Server caps(Map<String, ? extends Number> caps) {
+        for (Map.Entry<String, ? extends Number> c : caps.entrySet()) {
+            if (!Protocol.CAPS.contains(c.getKey())) {
+                throw new IllegalArgumentException("unknown cap " + c.getKey() + " (one of " + Protocol.CAPS + ")");
+            }
+            Number n = c.getValue();
+            // Integral types only: a Double's text would not be a JSON integer.
+            boolean integral = n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte
+                    || n instanceof BigInteger;
+            if (!integral || Json.toDecimal(n).signum() < 0) {
+                throw new IllegalArgumentException("cap " + c.getKey() + " must be a non-negative integer, not " + n);
+            }
+        }
+        // In the protocol's order, whatever the map's.
+        Map<String, Number> declared = new LinkedHashMap<>();
+        for (String c : Protocol.CAPS) {
+            if (caps.containsKey(c)) {
+                declared.put(c, caps.get(c));
+            }
+        }
+        this.caps = declared;
+        return this;
+    }
+
     /** A free field of the handshake's {@code implementation} (e.g. {@code policy}, {@code policy_doc}). */
     public Server extra(String key, Object value) {
         extra.put(key, value);
@@ -154,6 +185,9 @@ public final class Server {
         }
         if (homepage != null) {
             implementation.put("homepage", homepage);
+        }
+        if (!caps.isEmpty()) {
+            implementation.put("caps", caps);
         }
         extra.forEach(implementation::putIfAbsent);
 

@@ -1,6 +1,8 @@
 package dev.toolcert.adapter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
@@ -36,6 +38,7 @@ class ServerTest {
                 }
                 case "ping" -> throw new IllegalStateException("boom");
                 case "error" -> throw new Skip("no errors here");
+                case "too_many" -> throw new TurnError("limit", "past the cap");
                 default -> { }
             }
         }
@@ -49,11 +52,18 @@ class ServerTest {
         }
     }
 
+    private static Server joiner() {
+        return Server.named("joiner").events((tools, config) -> new Joiner()).quirks(Protocol.QUIRKS).extra("policy", "documented");
+    }
+
     private static List<Map<String, Object>> exchange(String... requests) throws IOException, NotJson {
+        return exchange(joiner(), requests);
+    }
+
+    private static List<Map<String, Object>> exchange(Server server, String... requests) throws IOException, NotJson {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         String in = String.join("\n", requests) + "\n";
-        int code = Server.named("joiner").events((tools, config) -> new Joiner()).quirks(Protocol.QUIRKS).extra("policy", "documented")
-                .serve(new ByteArrayInputStream(in.getBytes(StandardCharsets.UTF_8)), out);
+        int code = server.serve(new ByteArrayInputStream(in.getBytes(StandardCharsets.UTF_8)), out);
         assertEquals(0, code);
         List<Map<String, Object>> replies = new ArrayList<>();
         for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
@@ -109,6 +119,23 @@ class ServerTest {
         assertEquals(Boolean.TRUE, replies.get(3).get("skipped"));
         assertEquals("no errors here", replies.get(3).get("reason"));
         assertEquals(Boolean.FALSE, replies.get(4).get("ok"));
+    }
+
+    @Test
+    void capsAreDeclaredOnlyWhenGivenAndLimitIsATurnError() throws Exception {
+        assertFalse(Server.asMap(exchange(START).get(0).get("implementation")).containsKey("caps"));
+        String run = "{\"cmd\":\"run\",\"seq\":1,\"case\":{\"streams\":[{\"units\":[{\"type\":\"too_many\"}],\"end\":\"eof\"}],"
+                + "\"order\":[[0,0],[0,1]]}}";
+        Server capped = joiner().caps(Map.of("calls", 128, "argument_bytes", 16777216L, "fragments", 65536, "depth", 128));
+        List<Map<String, Object>> replies = exchange(capped, START, CONFIGURE, run);
+        Object caps = Server.asMap(replies.get(0).get("implementation")).get("caps");
+        assertEquals("{\"calls\":128,\"argument_bytes\":16777216,\"fragments\":65536,\"depth\":128}", Json.write(caps));
+        Map<String, Object> error = Server.asMap(Server.asMap(Server.asList(replies.get(2).get("results")).get(0)).get("error"));
+        assertEquals("limit", error.get("class"));
+        assertEquals("past the cap", error.get("detail"));
+        for (Map<String, ? extends Number> bad : List.<Map<String, ? extends Number>>of(Map.of("tools", 1), Map.of("calls", -1), Map.of("depth", 1.5))) {
+            assertThrows(IllegalArgumentException.class, () -> joiner().caps(bad));
+        }
     }
 
     @Test
