@@ -1679,6 +1679,10 @@ fn corpus_check(dir: &Path) -> ExitCode {
 
 /// How a priced subprocess is started: a run may take a budget's worth of accumulation, plus
 /// shipping a 512 KiB turn in 1-byte events through a pipe.
+/// The longest reply `bench --bounded` takes from a subprocess: the 200 MB line's call
+/// dispatched, its escapes and the envelope.
+const BOUNDED_MAX_LINE: usize = 512 << 20;
+
 fn cost_exec_options(budget: std::time::Duration) -> toolcert::exec::ExecOptions {
     toolcert::exec::ExecOptions {
         timeout: budget * 3 + std::time::Duration::from_secs(30),
@@ -1745,7 +1749,13 @@ fn bench(args: BenchArgs) -> ExitCode {
         return ExitCode::from(exit::USAGE);
     }
     let budget = std::time::Duration::from_secs_f64(args.budget);
-    let exec_options = || cost_exec_options(budget);
+    // The bounded suite asks a subprocess (and its floor) for each run's peak heap too, and
+    // takes the reply that dispatches a 200 MB call (a longer line is still refused).
+    let exec_options = || {
+        let base = cost_exec_options(budget);
+        let max_line = if args.bounded { BOUNDED_MAX_LINE } else { base.max_line };
+        toolcert::exec::ExecOptions { memory: args.bounded, max_line, ..base }
+    };
     let (subject, exec) = match open_subject(&args.subject, exec_options()) {
         Ok(s) => s,
         Err(code) => return code,

@@ -50,6 +50,7 @@ anthropic-sdk-typescript|node examples/sdks/node/anthropic.mjs|anthropic|yes
 openai-node|node examples/sdks/node/openai-chat.mjs|openai-chat|yes
 openai-node|node examples/sdks/node/openai-responses.mjs|openai-responses|yes
 openai-node-6.30.1|env TOOLCERT_NODE_OPENAI=openai-6.30.1 node examples/sdks/node/openai-responses.mjs|openai-responses|no
+openai-node-6.30.1|env TOOLCERT_NODE_OPENAI=openai-6.30.1 node examples/sdks/node/openai-chat.mjs|openai-chat|yes
 vercel-ai|node examples/sdks/node/vercel-ai.mjs|anthropic openai-chat openai-responses|yes
 openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-chat.mjs|openai-chat|yes
 openai-node-7|$N22/bin/node --preserve-symlinks --preserve-symlinks-main $N22/openai-responses.mjs|openai-responses|yes

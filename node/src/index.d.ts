@@ -198,5 +198,6 @@ export declare function runCase(
     c: { streams: { tools?: Tool[]; units: unknown[]; end?: string }[]; order: [number, number][] },
     config: Config,
     factories: Partial<Record<Level, Factory<any>>>,
-    options?: { watch?: PollutionWatch },
+    /** `memory`: the heap is sampled during the run, its most kept in `peak` (bench --bounded). */
+    options?: { watch?: PollutionWatch; memory?: { peak: number } },
 ): unknown[];

@@ -203,6 +203,14 @@ function describe(e) {
  */
 export function runCase(c, config, factories, options = {}) {
     const watch = options.watch ?? defaultWatch();
+    // `options.memory` ({peak}): the heap sampled every 1,024 steps and at the end, its most
+    // kept in `peak` (toolcert bench --bounded asks; V8 has no per-run peak to read).
+    const memory = options.memory;
+    const sample = () => {
+        const m = process.memoryUsage();
+        memory.peak = Math.max(memory.peak, m.heapUsed + m.external + m.arrayBuffers);
+    };
+    let step = 0;
     const make = Object.hasOwn(factories, config.level) ? factories[config.level] : undefined;
     if (typeof make !== "function") throw new TypeError(`no factory for the level ${JSON.stringify(config.level)}`);
     const accs = [];
@@ -222,6 +230,7 @@ export function runCase(c, config, factories, options = {}) {
         }
     }
     for (const [s, k] of c.order) {
+        if (memory !== undefined && (++step & 1023) === 0) sample();
         const acc = accs[s];
         if (acc === null) continue;
         const out = emits[s];
@@ -234,6 +243,8 @@ export function runCase(c, config, factories, options = {}) {
                 out.atFinish = true;
                 accs[s] = null;
                 acc.finish(c.streams[s].end ?? "eof", out);
+                // A finish parses whole buffers: what it holds is seen before it is let go.
+                if (memory !== undefined) sample();
                 results[s].pollution = watch.check();
             }
         } catch (e) {
@@ -247,6 +258,7 @@ export function runCase(c, config, factories, options = {}) {
             results[s].pollution = watch.check();
         }
     }
+    if (memory !== undefined) sample();
     results.forEach((r, s) => {
         const out = emits[s];
         // A stream the order never ended (a malformed case): checked now.
@@ -332,6 +344,8 @@ export function serve(options) {
                         dialect,
                         quirks: request.quirks ?? {},
                         schema: schema && (request.profile?.schema ?? true),
+                        // Peak heap per run: toolcert bench --bounded asks.
+                        memory: request.profile?.memory === true,
                     };
                     send({ ok: true });
                     return;
@@ -343,11 +357,20 @@ export function serve(options) {
                         // the wall clock, so that other work preempting it is not priced.
                         // The pollution check is the package's work, not the subject's: left out.
                         const checking = watch.cpuNs;
+                        let memory;
+                        if (config.memory) {
+                            const m = process.memoryUsage();
+                            const held = m.heapUsed + m.external + m.arrayBuffers;
+                            memory = { held, peak: held };
+                        }
                         const started = process.cpuUsage();
-                        const results = runCase(request.case, config, factories, { watch });
+                        const results = runCase(request.case, config, factories, { watch, memory });
                         const used = process.cpuUsage(started);
                         const elapsed = Math.max(1, (used.user + used.system) * 1000 - (watch.cpuNs - checking));
-                        send({ seq: request.seq, results, elapsed_ns: elapsed });
+                        const reply = { seq: request.seq, results, elapsed_ns: elapsed };
+                        // The most the run held at once over what was held before it (sampled).
+                        if (memory !== undefined) reply.peak_bytes = Math.max(0, memory.peak - memory.held);
+                        send(reply);
                     } catch (e) {
                         if (e instanceof Skip) {
                             send({ seq: request.seq, skipped: true, reason: e.reason });

@@ -28,6 +28,7 @@ import platform
 import sys
 import time
 import traceback
+import tracemalloc
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 
@@ -377,6 +378,7 @@ def serve(
         implementation["homepage"] = homepage
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
+    memory = False
     config = Config(schema=schema)
     # The pollution check's baseline: the runtime as the adapter left it, SDK imported, before
     # the first request.
@@ -412,6 +414,11 @@ def serve(
                 send({"ok": False, "reason": f"dialect {dialect!r} is not supported"})
                 continue
             profile = request.get("profile") or {}
+            # Peak heap per run, asked for by `toolcert bench --bounded` only: tracemalloc
+            # slows every allocation down, so it is on only then.
+            memory = bool(profile.get("memory", False))
+            if memory and not tracemalloc.is_tracing():
+                tracemalloc.start()
             config = Config(
                 level=level,
                 dialect=dialect,
@@ -428,10 +435,18 @@ def serve(
                 # preempted by other work would otherwise be priced by that work.
                 # The pollution check is the package's work, not the subject's: left out.
                 checking = watch.cpu_ns
+                if memory:
+                    tracemalloc.reset_peak()
+                    held = tracemalloc.get_traced_memory()[0]
                 started = time.process_time_ns()
                 results = run_case(request["case"], config, factories, watch)
                 elapsed = max(1, time.process_time_ns() - started - (watch.cpu_ns - checking))
-                send({"seq": seq, "results": results, "elapsed_ns": elapsed})
+                reply = {"seq": seq, "results": results, "elapsed_ns": elapsed}
+                if memory:
+                    # The most the run held at once over what was held before it (the
+                    # results it returns included: a subject's output is its own).
+                    reply["peak_bytes"] = max(0, tracemalloc.get_traced_memory()[1] - held)
+                send(reply)
             except Skip as e:
                 send({"seq": seq, "skipped": True, "reason": e.reason})
             except Exception as e:

@@ -380,8 +380,8 @@ impl Timer<'_> {
                             subject.name()
                         ));
                     };
-                    // A subprocess's heap is its adapter's to report; none does yet.
-                    (elapsed, obs, None)
+                    // A subprocess's heap is its adapter's to report (`peak_bytes`).
+                    (elapsed, obs, subject.last_peak_bytes())
                 }
                 None => timed(*factory),
             },

@@ -36,8 +36,12 @@ impl ProfileDetector {
 
     /// Reads one message of `dialect`'s stream (a message that is not JSON shows nothing).
     pub fn feed(&mut self, dialect: Dialect, message: &WireMessage) {
-        let Some(event) = message.as_sse() else { return };
-        let Ok(data) = serde_json::from_str::<Value>(&event.data) else { return };
+        // A binary frame's payload is the JSON an SSE event's data would be.
+        let parsed = match message {
+            WireMessage::Sse(event) => serde_json::from_str::<Value>(&event.data),
+            WireMessage::Frame(frame) => serde_json::from_slice::<Value>(&frame.payload),
+        };
+        let Ok(data) = parsed else { return };
         // A hostile upstream's members, or an index no index can be.
         if data.get("__proto__").is_some()
             || data.get("constructor").is_some()

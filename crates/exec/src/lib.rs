@@ -75,6 +75,8 @@ pub struct ExecOptions {
     /// Whether runs are configured with the schema profile: `None` (the default) turns it on
     /// exactly when the subject declares the `schema` capability.
     pub schema: Option<bool>,
+    /// Ask the subject for each run's peak heap (`profile.memory`; `toolcert bench --bounded`).
+    pub memory: bool,
 }
 
 impl Default for ExecOptions {
@@ -91,6 +93,7 @@ impl Default for ExecOptions {
             stderr_tail: 4096,
             dir: None,
             schema: None,
+            memory: false,
         }
     }
 }
@@ -236,6 +239,8 @@ struct State {
     last_failure: Option<String>,
     /// The `elapsed_ns` of the last run reply (None when the subject sent none).
     last_elapsed: Option<u64>,
+    /// The `peak_bytes` of the last run reply.
+    last_peak: Option<u64>,
 }
 
 impl fmt::Debug for ExecSubject {
@@ -276,6 +281,7 @@ impl ExecSubject {
                 stats: ExecStats::default(),
                 last_failure: None,
                 last_elapsed: None,
+                last_peak: None,
             }),
         })
     }
@@ -465,7 +471,7 @@ impl ExecSubject {
             level,
             dialect: speech.dialect,
             quirks: speech.quirks,
-            profile: ProfileMsg { schema: self.supports_schema() },
+            profile: ProfileMsg { schema: self.supports_schema(), memory: self.options.memory },
         };
         self.configure(st, configure)?;
         st.seq += 1;
@@ -473,8 +479,10 @@ impl ExecSubject {
         let during = format!("run (seq {seq})");
         let line = to_line(&Request::Run(Run::for_case(seq, case, inputs)));
         st.last_elapsed = None;
+        st.last_peak = None;
         let reply: RunReply = self.request(st, &during, line)?;
         st.last_elapsed = reply.elapsed_ns;
+        st.last_peak = reply.peak_bytes;
         let problem =
             |problem: String| Failure::Protocol { during: during.clone(), problem, stderr: String::new() };
         if reply.seq != seq {
@@ -538,6 +546,10 @@ impl Subject for ExecSubject {
             m.insert("implementation".into(), imp);
         }
         m
+    }
+
+    fn last_peak_bytes(&self) -> Option<u64> {
+        self.lock().last_peak
     }
 
     fn last_elapsed(&self) -> Option<Duration> {

@@ -65,6 +65,10 @@ pub struct ProfileMsg {
     /// violate it). Only sent true to a subject with the `schema` capability.
     #[serde(default)]
     pub schema: bool,
+    /// Report each run's peak heap (`peak_bytes` in the run reply): sent by `toolcert bench
+    /// --bounded` only, since measuring it may slow a runtime down (Python's tracemalloc).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub memory: bool,
 }
 
 /// `{"cmd": "run", "seq": 7, "case": {...}}`
@@ -366,6 +370,9 @@ pub struct RunReply {
     /// last finish), so process start, decoding the request and the pipes are excluded.
     /// `toolcert bench` needs it from an out-of-process subject; `certify` ignores it.
     pub elapsed_ns: Option<u64>,
+    /// `"peak_bytes"`, optional: the most heap the accumulation held at once over what was
+    /// held before it, as the adapter measures it (asked for by `profile.memory`).
+    pub peak_bytes: Option<u64>,
 }
 
 /// What a run gave.
@@ -406,6 +413,8 @@ struct RawRunReply {
     context: Option<ErrorContext>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     elapsed_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    peak_bytes: Option<u64>,
 }
 
 impl TryFrom<RawRunReply> for RunReply {
@@ -421,13 +430,18 @@ impl TryFrom<RawRunReply> for RunReply {
             }
             _ => return Err("a run reply has more than one of `results`, `skipped` and `errored`".into()),
         };
-        Ok(RunReply { seq: raw.seq, body, elapsed_ns: raw.elapsed_ns })
+        Ok(RunReply { seq: raw.seq, body, elapsed_ns: raw.elapsed_ns, peak_bytes: raw.peak_bytes })
     }
 }
 
 impl From<RunReply> for RawRunReply {
     fn from(r: RunReply) -> RawRunReply {
-        let mut raw = RawRunReply { seq: r.seq, elapsed_ns: r.elapsed_ns, ..RawRunReply::default() };
+        let mut raw = RawRunReply {
+            seq: r.seq,
+            elapsed_ns: r.elapsed_ns,
+            peak_bytes: r.peak_bytes,
+            ..RawRunReply::default()
+        };
         match r.body {
             RunBody::Results(results) => raw.results = Some(results),
             RunBody::Skipped { reason } => {

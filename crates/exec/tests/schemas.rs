@@ -94,7 +94,7 @@ fn samples_of_requests() -> Vec<(&'static str, Value)> {
                 level: Level::Bytes,
                 dialect: Dialect::OpenAiChat,
                 quirks: Quirks { chat_index_zero: true, ..Default::default() },
-                profile: ProfileMsg { schema: true },
+                profile: ProfileMsg { schema: true, memory: false },
             })),
         ),
         ("stop", to_value(&Request::<'static>::Stop)),
@@ -186,6 +186,7 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
                 seq: 7,
                 body: RunBody::Results(vec![result, StreamResult::default()]),
                 elapsed_ns: Some(123_456),
+                peak_bytes: Some(65_536),
             }),
         ),
         (
@@ -194,6 +195,7 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
                 seq: 7,
                 body: RunBody::Skipped { reason: "not today".into() },
                 elapsed_ns: None,
+                peak_bytes: None,
             }),
         ),
         (
@@ -207,6 +209,7 @@ fn samples_of_replies() -> Vec<(&'static str, Value)> {
                     },
                 },
                 elapsed_ns: None,
+                peak_bytes: None,
             }),
         ),
     ]
@@ -305,8 +308,12 @@ fn converse(cmd: &str, dir: &Path) {
     let mut runs = 0;
     for level in hello.implementation.known_levels() {
         for dialect in hello.implementation.known_dialects() {
-            let configure =
-                Configure { level, dialect, quirks: Quirks::default(), profile: ProfileMsg { schema: true } };
+            let configure = Configure {
+                level,
+                dialect,
+                quirks: Quirks::default(),
+                profile: ProfileMsg { schema: true, memory: false },
+            };
             let ok = ask("configure", &to_value(&Request::Configure(configure)), "configure-reply");
             assert_eq!(ok["ok"], true, "{cmd}: {ok}");
             for named in toolcert_gen::named::all() {

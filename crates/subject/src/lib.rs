@@ -351,6 +351,13 @@ pub trait Subject {
     fn last_elapsed(&self) -> Option<std::time::Duration> {
         None
     }
+
+    /// The most heap its last [`Subject::observe`] held at once, over what it held before, as
+    /// the subject measures it (a subprocess's `peak_bytes`), for `toolcert bench --bounded`.
+    /// `None`, the default: not measured there (an in-process subject is measured directly).
+    fn last_peak_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A boxed subject (`toolcert::subject_by_name` gives one) is a subject.
@@ -380,6 +387,9 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn last_elapsed(&self) -> Option<std::time::Duration> {
         (**self).last_elapsed()
+    }
+    fn last_peak_bytes(&self) -> Option<u64> {
+        (**self).last_peak_bytes()
     }
 }
 
