@@ -224,6 +224,19 @@ pub struct Refusal {
     pub cap: Option<String>,
 }
 
+impl Refusal {
+    /// A turn error of `class` is a `limit` refusal of a stream past a declared cap.
+    pub fn capped(&self, class: ErrorClass) -> bool {
+        class == ErrorClass::Limit && self.cap.is_some()
+    }
+
+    /// A turn error of `class` on this well-formed stream is the client's choice, which the
+    /// stream allows: any refusal of a hostile upstream's stream, or a capped one.
+    pub fn allows(&self, class: ErrorClass) -> bool {
+        self.hostile || self.capped(class)
+    }
+}
+
 /// Derives the expectation for one stream of a case.
 ///
 /// A turn whose transport carries a [`toolcert_scenario::Corrupt`] message is judged as a

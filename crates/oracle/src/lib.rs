@@ -448,8 +448,7 @@ impl Judge<'_> {
                 None
             }
             (Some(f), Some(e)) => {
-                let capped = e.class == ErrorClass::Limit && self.exp.refusal.cap.is_some();
-                if !f.accepts(e.class) && !capped {
+                if !f.accepts(e.class) && !self.exp.refusal.capped(e.class) {
                     let also = f.also.map(|a| format!(" or {a}")).unwrap_or_default();
                     self.flag(
                         Invariant::AccProtocol,
@@ -466,26 +465,23 @@ impl Judge<'_> {
             (None, Some(e)) if self.exp.ending != EndingKind::Complete && !e.class.is_protocol() => {
                 Some(true)
             }
-            // A hostile upstream's stream refused: the client chose safety. What it dispatched
-            // before is judged call by call below.
-            (None, Some(_)) if self.exp.refusal.hostile => Some(true),
-            (None, Some(e)) if e.class == ErrorClass::Limit => match &self.exp.refusal.cap {
-                Some(_) => Some(true),
-                None => {
-                    self.flag(
-                        Invariant::AccProtocol,
-                        Grade::Must,
-                        None,
-                        "a turn refused as past a cap it does not pass",
-                        format!(
-                            "no error: the stream is well formed and {}, and passes no cap the subject declares",
-                            ending_name(self.exp.ending)
-                        ),
-                        format!("the turn failed with {}: {}", e.class, e.detail),
-                    );
-                    Some(false)
-                }
-            },
+            // The client's choice, which the stream allows (a hostile upstream's stream, or one
+            // past a declared cap). What it dispatched before is judged call by call below.
+            (None, Some(e)) if self.exp.refusal.allows(e.class) => Some(true),
+            (None, Some(e)) if e.class == ErrorClass::Limit => {
+                self.flag(
+                    Invariant::AccProtocol,
+                    Grade::Must,
+                    None,
+                    "a turn refused as past a cap it does not pass",
+                    format!(
+                        "no error: the stream is well formed and {}, and passes no cap the subject declares",
+                        ending_name(self.exp.ending)
+                    ),
+                    format!("the turn failed with {}: {}", e.class, e.detail),
+                );
+                Some(false)
+            }
             (None, Some(e)) if self.failed_on_foreign().is_some() => {
                 let kind = self.failed_on_foreign().map_or("foreign", |f| f.kind.name());
                 self.flag(
@@ -810,16 +806,14 @@ impl Judge<'_> {
         self.exp.foreign.iter().find(|f| f.at.iter().any(|&n| n > at.before && n <= at.delivered))
     }
 
-    /// A call with no outcome.
-    /// The turn failed by the client's choice, which the stream allows: a hostile upstream's
-    /// stream refused, or one past a declared cap refused as `limit`. Nothing is owed after it.
+    /// The turn failed by the client's choice, which the stream allows ([`Refusal::allows`]):
+    /// nothing is owed after it.
     fn refused_by_choice(&self) -> bool {
-        let Some(e) = &self.obs.error else { return false };
         self.exp.fault.is_none()
-            && (self.exp.refusal.hostile
-                || (e.value.class == ErrorClass::Limit && self.exp.refusal.cap.is_some()))
+            && self.obs.error.as_ref().is_some_and(|e| self.exp.refusal.allows(e.value.class))
     }
 
+    /// A call with no outcome.
     fn missing(&mut self, call: &ExpectedCall<'_>, turn_failed: bool) {
         if turn_failed && self.refused_by_choice() {
             return;

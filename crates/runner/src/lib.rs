@@ -96,7 +96,6 @@ impl Default for Setting {
 }
 
 impl Setting {
-    /// The events level with this profile.
     /// The oracle's profile here: the subject's, and whether the server is a hostile
     /// upstream (docs/SPEC.md, "The hostile upstream": a clean refusal of its streams passes).
     pub fn oracle_profile(&self) -> Profile {
@@ -104,6 +103,7 @@ impl Setting {
         Profile { hostile: self.profile.hostile || hostile, ..self.profile }
     }
 
+    /// The events level with this profile.
     pub fn events(profile: Profile) -> Setting {
         Setting { profile, ..Setting::default() }
     }
