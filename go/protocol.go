@@ -134,6 +134,9 @@ type Config struct {
 	Quirks map[string]bool
 	// Schema: validate arguments against the tool's schema (only with Implementation.Schema).
 	Schema bool
+	// Memory: each run reply carries `peak_bytes`, the run's peak heap (profile.memory;
+	// toolcert bench --bounded asks).
+	Memory bool
 }
 
 // Tool is one of the request's tools: its name and, when the case has one, the JSON Schema
@@ -316,6 +319,7 @@ type request struct {
 	Quirks  map[string]bool `json:"quirks"`
 	Profile struct {
 		Schema *bool `json:"schema"`
+		Memory bool  `json:"memory"`
 	} `json:"profile"`
 	Case *Case `json:"case"`
 }
@@ -531,7 +535,7 @@ func (s *Server) handle(line []byte, config *Config, send func(any) error) (stop
 			quirks = map[string]bool{}
 		}
 		*config = Config{Level: req.Level, Dialect: req.Dialect, Quirks: quirks,
-			Schema: s.Schema && (req.Profile.Schema == nil || *req.Profile.Schema)}
+			Schema: s.Schema && (req.Profile.Schema == nil || *req.Profile.Schema), Memory: req.Profile.Memory}
 		return false, send(map[string]any{"ok": true})
 	case "run":
 		seq := req.Seq
@@ -541,9 +545,14 @@ func (s *Server) handle(line []byte, config *Config, send func(any) error) (stop
 		if req.Case == nil {
 			return false, send(map[string]any{"seq": seq, "errored": true, "context": map[string]any{"message": "a run request without a case"}})
 		}
+		var mem *heapPeak
+		if config.Memory {
+			mem = newHeapPeak() // before the clock starts: its collection is not the subject's time
+		}
 		started := cpuTime()
-		results, err := s.RunCase(req.Case, *config)
-		elapsed := cpuTime() - started
+		results, err := s.runCase(req.Case, *config, mem)
+		// At least 1 ns, as the Node package sends: a run too short for the clock still ran.
+		elapsed := max(1, cpuTime()-started)
 		var skip *SkipError
 		switch {
 		case errors.As(err, &skip):
@@ -551,7 +560,11 @@ func (s *Server) handle(line []byte, config *Config, send func(any) error) (stop
 		case err != nil:
 			return false, send(map[string]any{"seq": seq, "errored": true, "context": map[string]any{"message": err.Error()}})
 		}
-		return false, send(map[string]any{"seq": seq, "results": results, "elapsed_ns": elapsed})
+		reply := map[string]any{"seq": seq, "results": results, "elapsed_ns": elapsed}
+		if mem != nil {
+			reply["peak_bytes"] = mem.bytes()
+		}
+		return false, send(reply)
 	case "stop":
 		return true, nil
 	default:
@@ -657,6 +670,11 @@ func guard(f func() error) (err error) {
 // ends a stream (nothing more is fed, Finish is not called); any other error or a panic is
 // the stream's crash. It returns one result per stream, or a *SkipError.
 func (s *Server) RunCase(c *Case, config Config) ([]map[string]any, error) {
+	return s.runCase(c, config, nil)
+}
+
+// runCase is RunCase, sampling the heap into mem when it is not nil.
+func (s *Server) runCase(c *Case, config Config, mem *heapPeak) ([]map[string]any, error) {
 	n := len(c.Streams)
 	accs := make([]stepper, n)
 	emits := make([]*Emit, n)
@@ -681,6 +699,7 @@ func (s *Server) RunCase(c *Case, config Config) ([]map[string]any, error) {
 		accs[i] = acc
 	}
 	for _, step := range c.Order {
+		mem.step()
 		si, k := step[0], step[1]
 		if si < 0 || si >= n {
 			return nil, fmt.Errorf("the order names stream %d of %d", si, n)
@@ -703,6 +722,7 @@ func (s *Server) RunCase(c *Case, config Config) ([]map[string]any, error) {
 				end = EndEOF
 			}
 			err = guard(func() error { return acc.finish(end, out) })
+			mem.now()
 		}
 		if err == nil && out.err != nil {
 			err = out.err
@@ -735,5 +755,7 @@ func (s *Server) RunCase(c *Case, config Config) ([]map[string]any, error) {
 			results[i]["ending"] = out.ending
 		}
 	}
+	// The results included: a subject's output is its own (as the Python package counts it).
+	mem.now()
 	return results, nil
 }

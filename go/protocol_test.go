@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -194,5 +195,32 @@ func TestCapsAreDeclaredOnlyWhenGivenAndLimitIsATurnError(t *testing.T) {
 	want := `[{"error":{"at_finish":false,"class":"limit","detail":"past the cap","units":1},"outcomes":[],"text":""}]`
 	if got := j(replies[2]["results"]); got != want {
 		t.Errorf("a limit turn error:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestPeakBytesOnlyWhenMemoryIsAskedFor(t *testing.T) {
+	// Each stream's finish emits 8 MiB of text, which its result keeps: the peak covers it.
+	s := Server{Implementation: Implementation{Name: "x", Dialects: []string{"openai-chat"}}}
+	s.Bytes = func([]Tool, Config) (Accumulator[[]byte], error) {
+		return scripted{func(*Emit) error { return nil }, func(out *Emit) error {
+			out.Text(strings.Repeat("x", 8<<20))
+			return nil
+		}}, nil
+	}
+	run := `{"cmd":"run","seq":1,"case":{"streams":[{"units":[{"text":"x"}],"end":"eof"}],"order":[[0,0],[0,1]]}}`
+	replies := converse(t, s,
+		`{"cmd":"configure","level":"bytes","dialect":"openai-chat","profile":{"memory":true}}`, run,
+		`{"cmd":"configure","level":"bytes","dialect":"openai-chat","profile":{"schema":true}}`, run,
+	)
+	peak, ok := replies[1]["peak_bytes"].(json.Number)
+	if !ok {
+		t.Fatalf("no peak_bytes with memory asked for: %.200s", j(replies[1]))
+	}
+	// A non-negative integer; the 8 MiB kept with some slack for what the run freed.
+	if n, err := strconv.ParseUint(string(peak), 10, 64); err != nil || n < 4<<20 {
+		t.Errorf("peak_bytes %s: want an integer of at least 4 MiB (%v)", peak, err)
+	}
+	if _, ok := replies[3]["peak_bytes"]; ok || replies[3]["results"] == nil {
+		t.Errorf("peak_bytes without memory asked for: %.200s", j(replies[3]))
 	}
 }

@@ -18,7 +18,6 @@ import (
 )
 
 type coreCall struct {
-	index   uint32
 	id      string
 	name    string
 	parts   strings.Builder
@@ -34,6 +33,7 @@ type coreSlot struct {
 type Core struct {
 	schemas map[string]any
 	calls   []*coreCall
+	byIndex map[uint32]*coreCall // a second announcement is a turn error: one call per index
 	stop    string
 	stopped bool
 	errored bool
@@ -42,7 +42,7 @@ type Core struct {
 
 // NewCore is the events-level Factory of Core.
 func NewCore(tools []Tool, config Config) (Accumulator[Event], error) {
-	c := &Core{schemas: map[string]any{}}
+	c := &Core{schemas: map[string]any{}, byIndex: map[uint32]*coreCall{}}
 	if config.Schema {
 		for _, t := range tools {
 			if _, seen := c.schemas[t.Name]; !seen && t.Schema != nil {
@@ -53,14 +53,10 @@ func NewCore(tools []Tool, config Config) (Accumulator[Event], error) {
 	return c, nil
 }
 
-func (c *Core) call(index uint32) *coreCall {
-	for i := len(c.calls) - 1; i >= 0; i-- {
-		if c.calls[i].index == index {
-			return c.calls[i]
-		}
-	}
-	return nil
-}
+// call is the call announced at index, or nil. A map, not a scan of the calls: a scan on
+// every announcement (the duplicate check) is quadratic in the calls of a turn (10,000 under
+// toolcert bench --bounded), and the floor must be linear.
+func (c *Core) call(index uint32) *coreCall { return c.byIndex[index] }
 
 func idx(i uint32) string { return strconv.FormatUint(uint64(i), 10) }
 
@@ -81,7 +77,9 @@ func (c *Core) Feed(e Event, out *Emit) error {
 			return Turn("duplicate_announcement", "index "+idx(e.Index)+" announced twice (as "+e.CallID+")")
 		}
 		c.slots = append(c.slots, &coreSlot{call: e.CallID})
-		c.calls = append(c.calls, &coreCall{index: e.Index, id: e.CallID, name: e.Name})
+		call := &coreCall{id: e.CallID, name: e.Name}
+		c.calls = append(c.calls, call)
+		c.byIndex[e.Index] = call
 	case "args_delta":
 		call := c.call(e.Index)
 		if call == nil {

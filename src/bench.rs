@@ -8,6 +8,7 @@ pub mod cost {
     pub use toolcert_cost::measure::*;
     pub use toolcert_cost::memory;
     pub use toolcert_cost::{
-        bounded_suite, default_floor, render_text, suite, CostWorkload, BOUNDED_SUITE_VERSION, SUITE_VERSION,
+        bounded_plan, bounded_suite, default_floor, render_text, suite, CostWorkload, Planned,
+        BOUNDED_SUITE_VERSION, SUITE_VERSION,
     };
 }

@@ -469,11 +469,20 @@ struct CertifyArgs {
     /// against the verdict (exit 1).
     #[arg(long)]
     cost: bool,
-    /// With --cost: seconds a cost tier's repetitions may take (a run longer than half of it
-    /// runs once; a series stops before a tier predicted over 20 budgets).
+    /// Also run the bounded suite, as `toolcert bench --bounded` does (docs/SPEC.md, "The
+    /// bounded rule": 10,000 calls, a million fragments, 100 MiB of arguments, a 200 MB line,
+    /// depth 100,000, each beside the floor's time and heap), at one setting: the first
+    /// hostile profile's among those run (`--profile hostile`), else the one --cost prices.
+    /// The verdict goes into that setting's report, in the hostile upstream's tier; a broken
+    /// rule counts against the verdict (exit 1).
+    #[arg(long)]
+    bounded: bool,
+    /// With --cost or --bounded: seconds a tier's repetitions may take (a run longer than half
+    /// of it runs once; a series stops before a tier predicted over 20 budgets).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     cost_budget: f64,
-    /// With --cost: the floor, exec:COMMAND or `none` (default: as `toolcert bench`).
+    /// With --cost or --bounded: the floor, exec:COMMAND or `none` (default: as `toolcert
+    /// bench`).
     #[arg(long, value_name = "FLOOR")]
     cost_floor: Option<String>,
     /// How long a subprocess subject may take to start, and to answer one request, in
@@ -799,8 +808,10 @@ fn certify(args: CertifyArgs) -> ExitCode {
         args_size: args.args_size as usize,
         reproducers: None,
     };
-    if args.scenario.is_some() && args.cost {
-        eprintln!("toolcert: --cost prices the subject on the cost suite; it does not go with --scenario");
+    if args.scenario.is_some() && (args.cost || args.bounded) {
+        eprintln!(
+            "toolcert: --cost and --bounded price the subject on a suite of their own; they do not go with --scenario"
+        );
         return ExitCode::from(exit::USAGE);
     }
     if let Some(path) = &args.scenario {
@@ -854,11 +865,24 @@ fn certify(args: CertifyArgs) -> ExitCode {
     // as it ends.
     let priced =
         settings.chosen.iter().position(|(l, _)| *l == toolcert::subject::Level::Events).unwrap_or(0);
-    let cost =
-        match args.cost.then(|| certify_cost(&args, settings.chosen[priced], exec.as_ref())).transpose() {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
+    let cost = match args
+        .cost
+        .then(|| certify_cost(&args, settings.chosen[priced], exec.as_ref(), false))
+        .transpose()
+    {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // The bounded suite is the hostile upstream's: priced at the first hostile setting run.
+    let bounded_at = settings.chosen.iter().position(|(_, speech)| speech.quirks.hostile).unwrap_or(priced);
+    let bounded = match args
+        .bounded
+        .then(|| certify_cost(&args, settings.chosen[bounded_at], exec.as_ref(), true))
+        .transpose()
+    {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let jobs = args.jobs.map_or_else(default_jobs, usize::from);
     let make = || -> Result<Box<dyn toolcert::subject::Subject>, String> {
         match toolcert::exec::parse_subject(&args.subject) {
@@ -875,6 +899,8 @@ fn certify(args: CertifyArgs) -> ExitCode {
         count,
         priced,
         cost,
+        bounded_at,
+        bounded,
         // The progress bar is for people at a terminal: never with machine-readable output.
         quiet: args.output.format != Format::Text,
         started: std::time::Instant::now(),
@@ -922,6 +948,9 @@ struct CliWatch {
     /// The setting `--cost` priced, and its price.
     priced: usize,
     cost: Option<toolcert::runner::cost::CostReport>,
+    /// The setting `--bounded` priced, and its price on the bounded suite.
+    bounded_at: usize,
+    bounded: Option<toolcert::runner::cost::CostReport>,
     quiet: bool,
     started: std::time::Instant,
     setting_started: std::time::Instant,
@@ -934,16 +963,16 @@ impl toolcert::runner::settings::Watch for CliWatch {
 
     fn open(&mut self, k: usize, _run: &Certification) -> Option<StreamOut> {
         self.setting_started = std::time::Instant::now();
-        let this_cost = self.cost.as_ref().filter(|_| k == self.priced).cloned();
+        let priced = self.priced_at(k);
         Some(StreamOut {
             dir: self.out.as_ref().map(|d| (d.clone(), self.count > 1)),
             file: None,
             stdout: self.stdout.then(|| {
                 toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(std::io::stdout()))
-                    .with_cost(this_cost.clone())
+                    .with_cost(priced.clone())
             }),
             error: None,
-            cost: this_cost,
+            priced,
         })
     }
 
@@ -976,17 +1005,31 @@ impl toolcert::runner::settings::Watch for CliWatch {
         if let Some(sink) = sink {
             sink.finish()?;
         }
-        report.cost = self.cost.as_ref().filter(|_| k == self.priced).cloned();
+        let priced = self.priced_at(k);
+        report.cost = priced.cost;
+        report.bounded = priced.bounded;
         Ok(())
     }
 }
 
-/// `certify --cost`: prices a fresh copy of the subject at `setting` (the floor and timeouts
-/// of `toolcert bench`); the exit code when it cannot be priced.
+impl CliWatch {
+    /// The prices setting `k`'s report carries.
+    fn priced_at(&self, k: usize) -> toolcert::runner::jsonl::Priced {
+        toolcert::runner::jsonl::Priced {
+            cost: self.cost.as_ref().filter(|_| k == self.priced).cloned(),
+            bounded: self.bounded.as_ref().filter(|_| k == self.bounded_at).cloned(),
+        }
+    }
+}
+
+/// `certify --cost` (and, `bounded`, `--bounded`): prices a fresh copy of the subject at
+/// `setting` on the cost suite (the bounded suite), with the floor and timeouts of `toolcert
+/// bench`; the exit code when it cannot be priced.
 fn certify_cost(
     args: &CertifyArgs,
     (level, speech): (toolcert::subject::Level, toolcert::subject::driver::Speech),
     exec: Option<&ExecFacts>,
+    bounded: bool,
 ) -> Result<toolcert::runner::cost::CostReport, ExitCode> {
     use toolcert::bench::cost;
     if !(args.cost_budget > 0.0 && args.cost_budget.is_finite()) {
@@ -994,20 +1037,26 @@ fn certify_cost(
         return Err(ExitCode::from(exit::USAGE));
     }
     let budget = std::time::Duration::from_secs_f64(args.cost_budget);
-    let (subject, _) = open_subject(&args.subject, cost_exec_options(budget))?;
+    let options = || bounded_exec_options(budget, bounded);
+    let (subject, _) = open_subject(&args.subject, options())?;
     let exec_language = exec.map(|e| (e.cmd.clone(), e.language.clone()));
-    let floor = Floor::open(args.cost_floor.as_deref(), exec_language.as_ref(), cost_exec_options(budget))?;
+    let floor = Floor::open(args.cost_floor.as_deref(), exec_language.as_ref(), options())?;
     let opts = cost::CostOptions {
         level,
         speech,
         budget,
+        bounded,
         timeout: Some(cost_exec_options(budget).timeout),
         ..Default::default()
     };
+    let (suite, version) = if bounded {
+        ("bounded suite", cost::BOUNDED_SUITE_VERSION)
+    } else {
+        ("cost suite", cost::SUITE_VERSION)
+    };
     eprintln!(
-        "toolcert: pricing {} on cost suite v{} at the {} level (a tier predicted over {} s is skipped)",
+        "toolcert: pricing {} on {suite} v{version} at the {} level (a tier predicted over {} s is skipped)",
         subject.name(),
-        cost::SUITE_VERSION,
         setting_name(level, speech),
         args.cost_budget * cost::STOP_AFTER_BUDGETS
     );
@@ -1026,8 +1075,8 @@ struct StreamOut {
     stdout: Option<toolcert::runner::jsonl::JsonlWriter<std::io::BufWriter<std::io::Stdout>>>,
     /// The --out file could not be opened.
     error: Option<String>,
-    /// The price its footer carries (`--cost`, at this setting).
-    cost: Option<toolcert::runner::cost::CostReport>,
+    /// The prices its footer carries (`--cost` and `--bounded`, at this setting).
+    priced: toolcert::runner::jsonl::Priced,
 }
 
 impl toolcert::runner::RecordSink for StreamOut {
@@ -1042,7 +1091,7 @@ impl toolcert::runner::RecordSink for StreamOut {
                 Ok(f) => {
                     self.file = Some(
                         toolcert::runner::jsonl::JsonlWriter::new(std::io::BufWriter::new(f))
-                            .with_cost(self.cost.clone()),
+                            .with_cost(self.priced.clone()),
                     )
                 }
                 Err(e) => self.error = Some(format!("cannot write {}: {e}", path.display())),
@@ -1507,11 +1556,14 @@ fn zoo(args: ZooArgs) -> ExitCode {
                     // the bytes as the mutant received them too.
                     let mutant = args.mutant.as_deref().and_then(toolcert::mutants::by_name);
                     if let Some(m) = mutant.filter(|m| m.level != toolcert::subject::Level::Events) {
-                        if let Ok(streams) = toolcert::runner::out::sse_bytes(case, m.dialect, m.quirks) {
-                            outln!("as sent ({} SSE):", m.dialect.name());
-                            for bytes in streams {
-                                out!("{}", String::from_utf8_lossy(&bytes));
-                            }
+                        if let Ok(text) = toolcert::runner::out::as_sent(case, m.dialect, m.quirks) {
+                            let framing = if m.dialect == toolcert::scenario::Dialect::Bedrock {
+                                "event stream, a message a line"
+                            } else {
+                                "SSE"
+                            };
+                            outln!("as sent ({} {framing}):", m.dialect.name());
+                            out!("{text}");
                         }
                     }
                     for v in violations {
@@ -1690,6 +1742,15 @@ fn cost_exec_options(budget: std::time::Duration) -> toolcert::exec::ExecOptions
     }
 }
 
+/// [`cost_exec_options`]; on the bounded suite (`bounded`) a subprocess (and its floor) is
+/// also asked for each run's peak heap, and its reply that dispatches the 200 MB call is taken
+/// (a longer line is still refused).
+fn bounded_exec_options(budget: std::time::Duration, bounded: bool) -> toolcert::exec::ExecOptions {
+    let base = cost_exec_options(budget);
+    let max_line = if bounded { BOUNDED_MAX_LINE } else { base.max_line };
+    toolcert::exec::ExecOptions { memory: bounded, max_line, ..base }
+}
+
 /// The floor a subject is priced against, opened (`--floor exec:CMD|none`, else the default:
 /// Rust in process, the adapter package's reference for an `exec:` subject's language).
 enum Floor {
@@ -1751,11 +1812,7 @@ fn bench(args: BenchArgs) -> ExitCode {
     let budget = std::time::Duration::from_secs_f64(args.budget);
     // The bounded suite asks a subprocess (and its floor) for each run's peak heap too, and
     // takes the reply that dispatches a 200 MB call (a longer line is still refused).
-    let exec_options = || {
-        let base = cost_exec_options(budget);
-        let max_line = if args.bounded { BOUNDED_MAX_LINE } else { base.max_line };
-        toolcert::exec::ExecOptions { memory: args.bounded, max_line, ..base }
-    };
+    let exec_options = || bounded_exec_options(budget, args.bounded);
     let (subject, exec) = match open_subject(&args.subject, exec_options()) {
         Ok(s) => s,
         Err(code) => return code,
@@ -1802,7 +1859,7 @@ fn bench(args: BenchArgs) -> ExitCode {
         ..Default::default()
     };
     let (suite, version, workloads) = if args.bounded {
-        ("bounded suite", cost::BOUNDED_SUITE_VERSION, cost::bounded_suite().len())
+        ("bounded suite", cost::BOUNDED_SUITE_VERSION, cost::bounded_plan().len())
     } else {
         ("cost suite", cost::SUITE_VERSION, cost::suite(args.large).len())
     };

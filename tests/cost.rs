@@ -131,6 +131,45 @@ fn certify_cost_puts_the_price_in_every_format_and_a_superlinear_cost_fails_the_
 }
 
 #[test]
+fn certify_bounded_puts_the_bounded_rule_in_the_report_and_a_broken_rule_fails_the_verdict() {
+    let run = |subject: &str, format: &str| {
+        toolcert(&[
+            "certify",
+            "--subject",
+            subject,
+            "--level",
+            "events",
+            "--cases",
+            "3",
+            "--bounded",
+            "--cost-budget",
+            "0.5",
+            "--format",
+            format,
+        ])
+    };
+    // The mutant that keeps every fragment conforms on the cases and breaks the rule: exit 1.
+    let (code, jsonl, err) = run("builtin:mutant/kept-fragments", "jsonl");
+    assert_eq!(code, 1, "{err}");
+    let footer: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    assert_eq!(footer["conforms"], true);
+    assert_eq!(footer["bounded"]["bounded"]["holds"], false, "{footer}");
+    let broken = footer["bounded"]["bounded"]["broken"].as_array().unwrap();
+    assert!(
+        broken.iter().any(|b| b.as_str().unwrap().starts_with("bounded/fragments/1MiB: held")),
+        "{broken:?}"
+    );
+    assert!(footer.get("cost").is_none(), "--bounded alone prices no cost suite");
+    let (_, junit, _) = run("builtin:mutant/kept-fragments", "junit");
+    assert!(junit.contains("type=\"bounded-broken\""), "{junit}");
+    // The reference holds it, and says so in its text.
+    let (code, text, err) = run("builtin:reference", "text");
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("bounded rule (bounded suite v1, events level"), "{text}");
+    assert!(text.contains("; bounded rule HOLDS on every large stream (events)"), "{text}");
+}
+
+#[test]
 fn without_cost_a_report_carries_none() {
     let (code, out, err) = toolcert(&[
         "certify",

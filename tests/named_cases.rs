@@ -183,6 +183,12 @@ const OSLO: &str = r#"dispatch {"city":"Oslo"}"#;
 // no start event), and read on as one turn by the mutant.
 #[case::spliced_anthropic("dialect/spliced-generation", "anthropic", "_retry\"", "second-start-ignored")]
 #[case::spliced_responses("dialect/spliced-generation", "openai-responses", "_retry\"", "")]
+#[case::spliced_bedrock(
+    "dialect/spliced-generation",
+    "bedrock",
+    "messageStart",
+    "bedrock-second-start-ignored"
+)]
 fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: &str, #[case] mutant: &str) {
     use toolcert::runner::{check, Setting};
     use toolcert::subject::driver::Speech;
@@ -191,9 +197,25 @@ fn dialect_event_case(#[case] id: &str, #[case] dialect: &str, #[case] carries: 
     let dialect: toolcert::scenario::Dialect = dialect.parse().unwrap();
     let turn = &case.streams[0];
     let wire = toolcert_dialect::render_wire(turn, &render(turn), dialect, Default::default()).unwrap();
-    let sse: String =
-        wire.events.iter().filter_map(|m| m.as_sse()).map(|e| format!("{}\n", e.data)).collect();
+    // Each message as a line: an event's data, a frame's event type and payload.
+    let sse: String = wire
+        .events
+        .iter()
+        .map(|m| match (m.as_sse(), m.as_frame()) {
+            (Some(e), _) => format!("{}\n", e.data),
+            (_, Some(f)) => {
+                format!("{} {}\n", f.header(":event-type").unwrap_or(""), String::from_utf8_lossy(&f.payload))
+            }
+            _ => String::new(),
+        })
+        .collect();
     assert!(sse.contains(carries), "{id}: the {dialect} stream carries {carries}:\n{sse}");
+    if id == "dialect/spliced-generation" {
+        let starts = sse
+            .lines()
+            .filter(|l| ["message_start", "response.created", "messageStart"].iter().any(|s| l.contains(s)));
+        assert_eq!(starts.count(), 2, "{id}: the {dialect} stream starts two generations:\n{sse}");
+    }
     if id == "dialect/done-alone" {
         assert_eq!(sse, "[DONE]\n", "{id}: [DONE] is the whole stream");
     }

@@ -59,8 +59,8 @@ genai|examples/sdks/rust/target/release/toolcert-genai|anthropic openai-chat ope
 rig-core|examples/sdks/rust/target/release/toolcert-rig|anthropic openai-chat openai-responses|yes
 async-openai-tool-call-stream|examples/sdks/rust/target/release/toolcert-async-openai|openai-chat|yes
 vercel-ai-openai-3.0.81|env TOOLCERT_NODE_AI_OPENAI=ai-sdk-openai-3.0.81 node examples/sdks/node/vercel-ai.mjs|openai-chat|no
-python-boto3|$PY examples/sdks/python/bedrock_boto3.py|bedrock|no
-aws-sdk-js-v3|node examples/sdks/node/bedrock.mjs|bedrock|no
+python-boto3|$PY examples/sdks/python/bedrock_boto3.py|bedrock|yes
+aws-sdk-js-v3|node examples/sdks/node/bedrock.mjs|bedrock|yes
 python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect anthropic|anthropic|yes
 python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-chat|openai-chat|yes
 python-pydantic-ai|$PY examples/sdks/python/pydantic_ai_sdk.py --dialect openai-responses|openai-responses|yes

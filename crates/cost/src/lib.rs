@@ -22,7 +22,9 @@ pub use measure::{
     price, Bounded, CostOptions, CostReport, Floor, Growth, SeriesCost, WorkloadCost, MEMORY_FACTOR,
     MEMORY_SLACK, STOP_AFTER_BUDGETS,
 };
-pub use suite::{bounded_suite, suite, CostWorkload, BOUNDED_SUITE_VERSION, SUITE_VERSION};
+pub use suite::{
+    bounded_plan, bounded_suite, suite, CostWorkload, Planned, BOUNDED_SUITE_VERSION, SUITE_VERSION,
+};
 
 /// `640 B`, `3.2 MiB`: a heap size.
 pub(crate) fn bytes(n: u64) -> String {

@@ -18,7 +18,7 @@ use toolcert_subject::driver::{drive, Input, Speech};
 use toolcert_subject::{Factory, Level, Observation, Outcome, Subject};
 
 use crate::memory::Peak;
-use crate::suite::{bounded_suite, suite, CostWorkload, BOUNDED_SUITE_VERSION, SUITE_VERSION};
+use crate::suite::{bounded_plan, suite, CostWorkload, Planned, BOUNDED_SUITE_VERSION, SUITE_VERSION};
 use crate::workload::OwnedUnits;
 pub use toolcert_runner::cost::{Bounded, CostReport, Growth, SeriesCost, Timing, WorkloadCost};
 
@@ -96,13 +96,18 @@ pub enum Floor<'a> {
 /// Prices `subject` on the suite. `Err` when the subject cannot be timed (a subprocess that
 /// sends no `elapsed_ns`), or crashed.
 pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Result<CostReport, String> {
-    let workloads = if opts.bounded { bounded_suite() } else { suite(opts.large) };
+    // Built one at a time as they run: the harness holds one large stream, not all of them.
+    let workloads: Vec<Planned> = if opts.bounded {
+        bounded_plan()
+    } else {
+        suite(opts.large).into_iter().map(Planned::built).collect()
+    };
     let factory = subject.factory();
     let rust_floor = RustFloorFactory;
     // One untimed run of the smallest turn each: a subprocess's first run pays its lazy
     // imports and set-up (an SDK building its models: seconds), which would price the first
     // tier and, through the prediction, stop its series.
-    if let Some(first) = workloads.first().map(|w| spoken(w, opts).unwrap_or_else(|| w.clone())) {
+    if let Some(first) = workloads.first().map(|p| spoken(p.build(), opts)) {
         let (units, end) = OwnedUnits::render(&first.case.streams[0], opts.level, opts.speech);
         let input = Input { units: units.units(), end };
         Timer::Subject { subject, factory: &*factory }.once(&first, input, opts.speech)?;
@@ -118,15 +123,14 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
     let mut i = 0;
     while i < workloads.len() {
         let series = workloads[i].series;
-        let tiers: Vec<&CostWorkload> = workloads[i..].iter().take_while(|w| w.series == series).collect();
+        let tiers: Vec<&Planned> = workloads[i..].iter().take_while(|w| w.series == series).collect();
         i += tiers.len();
         let mut stopped = None;
         let mut points: Vec<(f64, f64)> = Vec::new();
         let mut floor_points: Vec<(f64, f64)> = Vec::new();
         let mut rows = Vec::new();
-        for w in tiers {
-            let spoken = spoken(w, opts);
-            let w = spoken.as_ref().unwrap_or(w);
+        for planned in tiers {
+            let mut w = spoken(planned.build(), opts);
             let (units, end) = OwnedUnits::render(&w.case.streams[0], opts.level, opts.speech);
             let input = Input { units: units.units(), end };
             let mut row = WorkloadCost {
@@ -179,9 +183,18 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
                 }
                 Floor::None(_) => None,
             };
+            // The stream is in the units now and its expectation in `w.calls`; a subject is
+            // handed the units and the offered tools, never the case's arguments again, so
+            // the harness drops its copy of them (a large stream is held once less).
+            for b in &mut w.case.streams[0].blocks {
+                if let toolcert_scenario::Block::Call(c) = b {
+                    c.arguments = String::new();
+                    c.splits = Vec::new();
+                }
+            }
             let started = std::time::Instant::now();
             let floor_pair = floor_timer.as_ref().map(|(t, i)| (t, *i));
-            let (timing, obs, floor_timing) = match sample(&timer, input, floor_pair, w, opts) {
+            let (timing, obs, floor_timing) = match sample(&timer, input, floor_pair, &w, opts) {
                 Ok(sampled) => sampled,
                 // On the bounded suite a crash is the verdict, not a failure to price.
                 Err(e) if opts.bounded => {
@@ -200,7 +213,7 @@ pub fn price(subject: &dyn Subject, floor: Floor<'_>, opts: &CostOptions) -> Res
                 }
                 Err(e) => return Err(e),
             };
-            row.wrong = check(w, &obs.observation);
+            row.wrong = check(&w, &obs.observation);
             row.peak_bytes = obs.peak;
             row.floor_peak_bytes = obs.floor_peak;
             points.push((w.size as f64, timing.min_ns as f64));
@@ -325,20 +338,17 @@ fn bounded_verdict(rows: &[WorkloadCost], series: &[SeriesCost]) -> Bounded {
 }
 
 /// `w` as the dialect below the events level can send it: OpenAI Chat has no per-call
-/// terminal, so its turns go interleaved (in block order: the same bytes, one terminal);
-/// `None` when the suite's own shape is spoken.
-fn spoken(w: &CostWorkload, opts: &CostOptions) -> Option<CostWorkload> {
+/// terminal, so its turns go interleaved (in block order: the same bytes, one terminal).
+fn spoken(mut w: CostWorkload, opts: &CostOptions) -> CostWorkload {
     if opts.level == Level::Events {
-        return None;
+        return w;
     }
     let turn = &w.case.streams[0];
     let neutral = toolcert_render::render(turn);
-    if toolcert_dialect::render_wire(turn, &neutral, opts.speech.dialect, opts.speech.quirks).is_ok() {
-        return None;
+    if toolcert_dialect::render_wire(turn, &neutral, opts.speech.dialect, opts.speech.quirks).is_err() {
+        w.case.streams[0].shape = toolcert_scenario::Shape::Interleaved(Default::default());
     }
-    let mut w = w.clone();
-    w.case.streams[0].shape = toolcert_scenario::Shape::Interleaved(Default::default());
-    Some(w)
+    w
 }
 
 enum Timer<'a> {

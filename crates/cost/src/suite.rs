@@ -193,8 +193,38 @@ fn ascii_splits(len: usize, fragment: usize) -> Vec<usize> {
 ///
 /// Every turn ends `tool_use`; a clean refusal is right as well as a dispatch.
 pub fn bounded_suite() -> Vec<CostWorkload> {
-    let mut out = Vec::new();
-    let one = |series: &'static str, size: usize, fragment: usize, document: String| {
+    bounded_plan().iter().map(Planned::build).collect()
+}
+
+/// A workload of a suite, built only when it runs ([`Planned::build`]): the bounded suite's
+/// large streams are hundreds of megabytes each (its document and its parse), so a run
+/// holds one at a time, and the harness's own memory follows the largest stream, not the
+/// sum of them.
+pub struct Planned {
+    /// The series it belongs to (`bounded/line`).
+    pub series: &'static str,
+    make: Box<dyn Fn() -> CostWorkload + Send + Sync>,
+}
+
+impl Planned {
+    /// The workload.
+    pub fn build(&self) -> CostWorkload {
+        (self.make)()
+    }
+
+    /// A workload already built (the cost suite's are small).
+    pub fn built(w: CostWorkload) -> Planned {
+        Planned { series: w.series, make: Box::new(move || w.clone()) }
+    }
+
+    fn new(series: &'static str, make: impl Fn() -> CostWorkload + Send + Sync + 'static) -> Planned {
+        Planned { series, make: Box::new(move || CostWorkload { refusable: true, ..make() }) }
+    }
+}
+
+/// [`bounded_suite`], each workload built when it runs.
+pub fn bounded_plan() -> Vec<Planned> {
+    fn one(series: &'static str, size: usize, fragment: usize, document: String) -> CostWorkload {
         let splits = ascii_splits(document.len(), fragment);
         let call = Call {
             index: 0,
@@ -204,42 +234,46 @@ pub fn bounded_suite() -> Vec<CostWorkload> {
             splits,
         };
         workload(series, size, fragment, vec![Block::Call(call)])
-    };
+    }
+    let mut out = Vec::new();
     for n in [10u32, 100, 1_000, 10_000] {
-        let blocks = (0..n)
-            .map(|i| {
-                let arguments = format!(r#"{{"n":{i}}}"#);
-                Block::Call(Call {
-                    index: i,
-                    call_id: format!("toolu_b{i:05}"),
-                    name: TOOL.into(),
-                    arguments,
-                    splits: vec![],
+        out.push(Planned::new("bounded/calls", move || {
+            let blocks = (0..n)
+                .map(|i| {
+                    Block::Call(Call {
+                        index: i,
+                        call_id: format!("toolu_b{i:05}"),
+                        name: TOOL.into(),
+                        arguments: format!(r#"{{"n":{i}}}"#),
+                        splits: vec![],
+                    })
                 })
-            })
-            .collect();
-        let mut w = workload("bounded/calls", n as usize, 0, blocks);
-        w.name = format!("bounded/calls/{n}");
-        out.push(w);
+                .collect();
+            CostWorkload {
+                name: format!("bounded/calls/{n}"),
+                ..workload("bounded/calls", n as usize, 0, blocks)
+            }
+        }));
     }
     for len in [1 << 10, 16 << 10, 128 << 10, 1 << 20] {
-        out.push(one("bounded/fragments", len, 1, blob(len)));
+        out.push(Planned::new("bounded/fragments", move || one("bounded/fragments", len, 1, blob(len))));
     }
     for len in [1 << 20, 10 << 20, 100 << 20] {
-        out.push(one("bounded/arguments", len, 64 << 10, blob(len)));
+        out.push(Planned::new("bounded/arguments", move || {
+            one("bounded/arguments", len, 64 << 10, blob(len))
+        }));
     }
     for len in [2_000_000, 20_000_000, 200_000_000] {
-        let mut w = one("bounded/line", len, len, blob(len));
-        w.name = format!("bounded/line/{}MB", len / 1_000_000);
-        out.push(w);
+        out.push(Planned::new("bounded/line", move || CostWorkload {
+            name: format!("bounded/line/{}MB", len / 1_000_000),
+            ..one("bounded/line", len, len, blob(len))
+        }));
     }
     for depth in [100usize, 1_000, 10_000, 100_000] {
-        let mut w = one("bounded/depth", depth, 13, nested(depth));
-        w.name = format!("bounded/depth/{depth}");
-        out.push(w);
-    }
-    for w in &mut out {
-        w.refusable = true;
+        out.push(Planned::new("bounded/depth", move || CostWorkload {
+            name: format!("bounded/depth/{depth}"),
+            ..one("bounded/depth", depth, 13, nested(depth))
+        }));
     }
     out
 }

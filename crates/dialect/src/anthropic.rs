@@ -1065,13 +1065,17 @@ impl crate::DialectDef for Anthropic {
     }
 
     /// `message_start` for another message: its id marked as a retry's, no content yet.
-    fn second_generation(&self, first: &SseEvent) -> Option<SseEvent> {
+    fn second_generation(
+        &self,
+        first: &toolcert_subject::WireMessage,
+    ) -> Option<toolcert_subject::WireMessage> {
+        let first = first.as_sse()?;
         (event_name(first).ok()?.as_ref() == "message_start").then_some(())?;
         let mut v: serde_json::Value = serde_json::from_str(&first.data).ok()?;
         let message = v.get_mut("message")?;
         let id = message.get_mut("id")?;
         *id = format!("{}_retry", id.as_str()?).into();
         message["content"] = serde_json::json!([]);
-        Some(SseEvent { data: v.to_string(), ..first.clone() })
+        Some(SseEvent { data: v.to_string(), ..first.clone() }.into())
     }
 }

@@ -639,6 +639,8 @@ enum Kind {
 #[derive(Debug, Default)]
 pub struct BedrockDecoder {
     kinds: HashMap<u32, Kind>,
+    /// `messageStart` came: a second one is another generation spliced in.
+    started: bool,
 }
 
 impl BedrockDecoder {
@@ -768,6 +770,12 @@ impl crate::WireDecoder for BedrockDecoder {
             }
             "messageStart" => {
                 let _: MessageStart<'_> = parse(name, data)?;
+                if std::mem::replace(&mut self.started, true) {
+                    return Err(malformed(format!(
+                        "{name}: a second message in one stream (another generation spliced in): none \
+                         of its calls can be trusted"
+                    )));
+                }
             }
             "metadata" => {
                 let _: Metadata<'_> = parse(name, data)?;
@@ -1139,9 +1147,15 @@ impl crate::DialectDef for Bedrock {
         RULES
     }
 
-    /// Units of unknown types.
+    /// A second `messageStart`: ConverseStream's start event, sent again as another
+    /// generation spliced in would send it.
+    fn second_generation(&self, first: &WireMessage) -> Option<WireMessage> {
+        (first.as_frame()?.header(":event-type")? == "messageStart").then(|| first.clone())
+    }
+
+    /// Units of unknown types, a spliced generation.
     fn reads(&self, wire: &toolcert_scenario::WireEvents) -> bool {
-        !wire.unknown.is_empty()
+        !wire.unknown.is_empty() || wire.spliced.is_some()
     }
 }
 

@@ -174,11 +174,10 @@ fn splice(wire: &mut WireStream, def: &dyn DialectDef, after: u32) -> Result<(),
     let again = wire
         .events
         .first()
-        .and_then(WireMessage::as_sse)
         .and_then(|first| def.second_generation(first))
         .ok_or_else(|| format!("{} has no start event to send again", def.name()))?;
     let k = wire.upto.iter().rposition(|&n| n <= after).unwrap_or(0);
-    wire.events.insert(k + 1, WireMessage::Sse(again));
+    wire.events.insert(k + 1, again);
     wire.upto.insert(k + 1, wire.upto[k]);
     Ok(())
 }

@@ -243,9 +243,10 @@ pub trait DialectDef: Sync {
     }
 
     /// For a spliced second generation ([`WireEvents::spliced`]): the copy of the stream's
-    /// first event that starts another message, when that event is the dialect's start event
-    /// (`message_start`, `response.created`); `None` for a dialect without one.
-    fn second_generation(&self, _first: &toolcert_sse::SseEvent) -> Option<toolcert_sse::SseEvent> {
+    /// first message that starts another message, when that message is the dialect's start
+    /// event (`message_start`, `response.created`, Bedrock's `messageStart`); `None` for a
+    /// dialect without one.
+    fn second_generation(&self, _first: &WireMessage) -> Option<WireMessage> {
         None
     }
 

@@ -1371,11 +1371,15 @@ impl crate::DialectDef for OpenAiResponses {
     }
 
     /// `response.created` for another response: its id marked as a retry's.
-    fn second_generation(&self, first: &SseEvent) -> Option<SseEvent> {
+    fn second_generation(
+        &self,
+        first: &toolcert_subject::WireMessage,
+    ) -> Option<toolcert_subject::WireMessage> {
+        let first = first.as_sse()?;
         (event_name(first).ok()?.as_ref() == "response.created").then_some(())?;
         let mut v: serde_json::Value = serde_json::from_str(&first.data).ok()?;
         let id = v.pointer_mut("/response/id")?;
         *id = format!("{}_retry", id.as_str()?).into();
-        Some(SseEvent { data: v.to_string(), ..first.clone() })
+        Some(SseEvent { data: v.to_string(), ..first.clone() }.into())
     }
 }

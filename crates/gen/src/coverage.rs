@@ -150,7 +150,7 @@ pub enum Label {
     UnknownDelta,
     /// Anthropic: an event type the client does not know.
     UnknownEvent,
-    /// Anthropic, Responses: a second generation's start event spliced into the stream.
+    /// Anthropic, Responses, Bedrock: a second generation's start event spliced into the stream.
     SplicedGeneration,
     /// Chat: the prelude chunk (`choices: []`, `prompt_filter_results`).
     ChatPrelude,

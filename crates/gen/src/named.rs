@@ -583,7 +583,7 @@ fn dialect_event_cases() -> Vec<NamedCase> {
         named(
             "dialect/spliced-generation",
             DELTAS,
-            "Anthropic and OpenAI Responses: after the first call's arguments and the second call's start, a second message_start or response.created (a proxy that retried upstream splices another generation in): the turn fails as malformed, nothing of the second call is dispatched",
+            "Anthropic, OpenAI Responses and Bedrock: after the first call's arguments and the second call's start, a second message_start, response.created or messageStart (a proxy that retried upstream splices another generation in): the turn fails as malformed, nothing of the second call is dispatched",
             false,
             with(per_call(two_calls(), stop(StopReason::ToolUse)), &|t| t.wire.spliced = Some(6)),
         ),

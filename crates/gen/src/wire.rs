@@ -24,7 +24,7 @@ pub(crate) struct WirePlan {
     /// Chat: 1 `[DONE]` after a stream without a finish reason; 2 the same with nothing
     /// delivered before it (the turn abandoned before its first event).
     pub done: u8,
-    /// Anthropic, Responses (`GenConfig::spliced`): 0 none, else 1 + the position (/256 of
+    /// Anthropic, Responses, Bedrock (`GenConfig::spliced`): 0 none, else 1 + the position (/256 of
     /// the body) of a second generation's start event.
     pub spliced: u8,
 }

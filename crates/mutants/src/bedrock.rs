@@ -2,7 +2,8 @@
 //! Bedrock decoder, with exactly one defect in the framing or the message mapping that only
 //! this dialect can have (`docs/ZOO.md`): checksums not checked, each transport chunk
 //! decoded on its own, an exception taken for a clean end, `contentBlockIndex` ignored, a
-//! delta member or an event type it does not know taken for a defect.
+//! delta member or an event type it does not know taken for a defect, a second
+//! `messageStart` skipped.
 
 use toolcert_dialect::eventstream::{self, Message};
 use toolcert_dialect::WireDecoder;
@@ -28,6 +29,9 @@ pub(crate) enum Defect {
     /// A `contentBlockDelta` whose `delta` has a member the client does not know, or an event
     /// message of a type it does not know, fails the turn (it should be skipped).
     UnknownFails,
+    /// A second `messageStart` (another generation spliced in) is skipped, and the turn read
+    /// on as one.
+    SecondStartIgnored,
 }
 
 /// What `UnknownFails` refuses in `event`: an event type or a delta member the decoder
@@ -71,6 +75,8 @@ struct Stack {
     core: Base<Correct>,
     /// `IndexIgnored`: the index of the tool use started last.
     last_call: Option<u32>,
+    /// `SecondStartIgnored`: `messageStart` came.
+    started: bool,
 }
 
 impl Stack {
@@ -83,6 +89,7 @@ impl Stack {
             events: Vec::new(),
             core: Base::new(spec),
             last_call: None,
+            started: false,
         }
     }
 
@@ -90,6 +97,12 @@ impl Stack {
         let exception = event.as_frame().and_then(|f| f.header(":exception-type")).is_some();
         if self.defect == Defect::ExceptionAsEnd && exception {
             return self.core.on_event(&Event::Stop { reason: toolcert_scenario::StopReason::EndTurn }, out);
+        }
+        if self.defect == Defect::SecondStartIgnored
+            && event.as_frame().and_then(|f| f.header(":event-type")) == Some("messageStart")
+            && std::mem::replace(&mut self.started, true)
+        {
+            return Ok(());
         }
         if self.defect == Defect::UnknownFails {
             if let Some(why) = unknown(event) {

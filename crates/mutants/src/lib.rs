@@ -830,6 +830,14 @@ pub fn zoo() -> Vec<Mutant> {
             (Level::Wire, Dialect::Bedrock),
             || Box::new(BedrockFactory(BedrockDefect::UnknownFails)),
         ),
+        below(
+            "bedrock-second-start-ignored",
+            DELTAS_CALL,
+            "Bedrock: a second messageStart in one stream (a proxy that retried upstream splices another generation in) is skipped and the turn read on as one: calls of two generations are dispatched as one turn's",
+            &[AccProtocol],
+            (Level::Wire, Dialect::Bedrock),
+            || Box::new(BedrockFactory(BedrockDefect::SecondStartIgnored)),
+        ),
         // Gemini: the bugs its clients have shipped (docs/ZOO.md), hunted in Vertex's pieces.
         vertex(
             "gemini-needs-explicit-end",

@@ -144,6 +144,26 @@ impl CostReport {
         self.growth == Growth::Superlinear
     }
 
+    /// A price on the bounded suite whose rule is broken.
+    pub fn broken(&self) -> bool {
+        self.bounded.as_ref().is_some_and(|b| !b.holds)
+    }
+
+    /// The bounded rule's verdict: `HOLDS on every large stream`, `BROKEN on 2 large streams`;
+    /// `None` on the cost suite.
+    pub fn bounded_line(&self) -> Option<String> {
+        let b = self.bounded.as_ref()?;
+        let within = format!(
+            "time no steeper than the floor's, heap within {} times the floor's plus {} KiB",
+            b.memory_factor,
+            b.memory_slack_bytes >> 10
+        );
+        Some(match b.holds {
+            true => format!("HOLDS on every large stream ({within})"),
+            false => format!("BROKEN on {} large streams ({within})", b.broken.len()),
+        })
+    }
+
     /// `events`, `bytes (anthropic)`.
     pub fn setting(&self) -> String {
         match &self.dialect {
@@ -184,14 +204,27 @@ impl CostReport {
     /// The cost section of a text report: the verdict, then a line per series with its
     /// exponent, the floor's, and the price of its largest tier that ran.
     pub fn to_text(&self) -> String {
-        let mut out = format!(
-            "cost (suite v{}, {} level, budget {} s): {}\nfloor: {}\n",
-            self.suite_version,
-            self.setting(),
-            self.budget_s,
-            self.verdict_line(),
-            self.floor
-        );
+        let mut out = match self.bounded_line() {
+            Some(rule) => format!(
+                "bounded rule (bounded suite v{}, {} level, budget {} s): {rule}; growth {}\nfloor: {}\n",
+                self.suite_version,
+                self.setting(),
+                self.budget_s,
+                self.verdict_line(),
+                self.floor
+            ),
+            None => format!(
+                "cost (suite v{}, {} level, budget {} s): {}\nfloor: {}\n",
+                self.suite_version,
+                self.setting(),
+                self.budget_s,
+                self.verdict_line(),
+                self.floor
+            ),
+        };
+        for why in self.bounded.iter().flat_map(|b| &b.broken) {
+            let _ = writeln!(out, "  broken: {why}");
+        }
         for s in &self.series {
             let _ = write!(
                 out,
@@ -219,14 +252,25 @@ impl CostReport {
 
     /// The cost section of a Markdown report: the verdict, then a row per workload.
     pub fn to_markdown(&self) -> String {
+        let (title, suite) = match self.bounded_line() {
+            Some(rule) => (format!("Bounded rule: {rule}"), "Bounded suite"),
+            None => (format!("Cost: {}", self.verdict_line()), "Cost suite"),
+        };
         let mut out = format!(
-            "## Cost: {}\n\nCost suite v{} at the {} level, budget {} s; floor: {}.\n\n\
-             | workload | ns/byte | ratio to the floor | series growth (exponent) |\n|---|---:|---:|---|\n",
-            self.verdict_line(),
+            "## {title}\n\n{suite} v{} at the {} level, budget {} s; floor: {}.\n\n",
             self.suite_version,
             self.setting(),
             self.budget_s,
             crate::formats::md_cell(&self.floor)
+        );
+        for why in self.bounded.iter().flat_map(|b| &b.broken) {
+            let _ = writeln!(out, "- broken: {}", crate::formats::md_cell(why));
+        }
+        if self.bounded.as_ref().is_some_and(|b| !b.broken.is_empty()) {
+            out.push('\n');
+        }
+        out.push_str(
+            "| workload | ns/byte | ratio to the floor | series growth (exponent) |\n|---|---:|---:|---|\n",
         );
         for w in &self.workloads {
             let series = self.series.iter().find(|s| s.series == w.series);
@@ -275,6 +319,12 @@ fn price(w: &WorkloadCost) -> String {
     if let Some(r) = w.ratio {
         let _ = write!(s, ", {r:.1}× the floor");
     }
+    if let Some(peak) = w.peak_bytes {
+        let _ = write!(s, ", heap {:.1} MiB", peak as f64 / f64::from(1 << 20));
+        if let Some(f) = w.floor_peak_bytes {
+            let _ = write!(s, " (floor {:.1} MiB)", f as f64 / f64::from(1 << 20));
+        }
+    }
     s
 }
 
@@ -285,6 +335,10 @@ pub fn verdict_suffix(reports: &[crate::Report]) -> String {
         .iter()
         .filter_map(|r| r.cost.as_ref())
         .map(|c| format!("; cost {} ({})", c.verdict_line(), c.setting()))
+        .chain(reports.iter().filter_map(|r| r.bounded.as_ref()).filter_map(|c| {
+            let rule = c.bounded_line()?;
+            Some(format!("; bounded rule {} ({})", rule.split(" (").next().unwrap_or(&rule), c.setting()))
+        }))
         .collect();
     costs.concat()
 }

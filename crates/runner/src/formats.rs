@@ -338,6 +338,41 @@ fn junit_suites(r: &Report, prefix: &str, suites: &mut String, totals: &mut (usi
             props(&[("cost suite", cost.suite_version.to_string()), ("floor", cost.floor.clone())]),
         );
     }
+    if let Some(b) = r.bounded.as_ref().and_then(|c| c.bounded.as_ref().map(|b| (c, b))) {
+        // One test per bounded series: one with a broken stream fails, as the verdict counts it.
+        let (cost, bounded) = b;
+        let mut cases = String::new();
+        let mut f = 0;
+        for s in &cost.series {
+            let _ = write!(
+                cases,
+                "    <testcase classname=\"toolcert.bounded\" name=\"{}\"",
+                escape_xml(&s.series)
+            );
+            let broken: Vec<&str> =
+                bounded.broken.iter().filter(|b| b.starts_with(&s.series)).map(String::as_str).collect();
+            if broken.is_empty() {
+                cases += "/>\n";
+            } else {
+                f += 1;
+                let _ = write!(
+                    cases,
+                    ">\n      <failure message=\"{}\" type=\"bounded-broken\">{}</failure>\n    </testcase>\n",
+                    escape_xml(broken[0]),
+                    xml_text(&cost.to_text())
+                );
+            }
+        }
+        tests += cost.series.len();
+        failures += f;
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"{}bounded\" package=\"toolcert\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"0\">\n{}{cases}  </testsuite>\n",
+            escape_xml(prefix),
+            cost.series.len(),
+            props(&[("bounded suite", cost.suite_version.to_string()), ("floor", cost.floor.clone())]),
+        );
+    }
     if !r.skipped.is_empty() {
         let mut cases = String::new();
         for s in &r.skipped {
@@ -477,6 +512,9 @@ pub fn to_markdown(r: &Report, max_failures: usize) -> String {
     }
     if let Some(cost) = &r.cost {
         let _ = write!(out, "\n{}", cost.to_markdown());
+    }
+    if let Some(bounded) = &r.bounded {
+        let _ = write!(out, "\n{}", bounded.to_markdown());
     }
     for f in findings.iter().take(max_failures) {
         let _ = writeln!(out, "\n### {} {}\n", md_inline(&f.id), md_cell(&f.title));

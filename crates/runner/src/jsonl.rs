@@ -138,6 +138,10 @@ struct Footer {
     /// The price on the cost suite (`certify --cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cost: Option<crate::cost::CostReport>,
+    /// The price on the bounded suite (`certify --bounded`); boxed, as the footer is the
+    /// largest line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bounded: Option<Box<crate::cost::CostReport>>,
 }
 
 fn is_zero_u32(n: &u32) -> bool {
@@ -171,6 +175,7 @@ fn footer(r: &Report) -> Footer {
         bugs: r.bugs.clone(),
         bug_rules: if r.bugs.is_empty() { 0 } else { crate::findings::BUG_RULES },
         cost: r.cost.clone(),
+        bounded: r.bounded.clone().map(Box::new),
     }
 }
 
@@ -247,14 +252,25 @@ pub fn footer_line(r: &Report) -> String {
     line(&Line::Footer(footer(r)))
 }
 
-/// [`footer_line`] with `cost` in place of the report's own: a streamed run writes its footer
-/// before the report it returns can be given the price made beside it.
-pub fn footer_line_with_cost(r: &Report, cost: Option<&crate::cost::CostReport>) -> String {
+/// [`footer_line`] with the prices `priced` in place of the report's own: a streamed run
+/// writes its footer before the report it returns can be given the prices made beside it.
+pub fn footer_line_with_cost(r: &Report, priced: &Priced) -> String {
     let mut f = footer(r);
-    if cost.is_some() {
-        f.cost = cost.cloned();
+    if priced.cost.is_some() {
+        f.cost.clone_from(&priced.cost);
+    }
+    if priced.bounded.is_some() {
+        f.bounded = priced.bounded.clone().map(Box::new);
     }
     line(&Line::Footer(f))
+}
+
+/// What a setting was priced at beside its cases: the cost suite (`certify --cost`) and the
+/// bounded suite (`certify --bounded`).
+#[derive(Clone, Debug, Default)]
+pub struct Priced {
+    pub cost: Option<crate::cost::CostReport>,
+    pub bounded: Option<crate::cost::CostReport>,
 }
 
 /// A [`RecordSink`] writing the JSONL stream to `out` as the run goes (`--out DIR`'s
@@ -263,18 +279,18 @@ pub fn footer_line_with_cost(r: &Report, cost: Option<&crate::cost::CostReport>)
 pub struct JsonlWriter<W: std::io::Write> {
     out: W,
     error: Option<std::io::Error>,
-    /// Written into the footer (`certify --cost` prices before it runs the cases).
-    cost: Option<crate::cost::CostReport>,
+    /// Written into the footer (`certify --cost` and `--bounded` price before the cases run).
+    priced: Priced,
 }
 
 impl<W: std::io::Write> JsonlWriter<W> {
     pub fn new(out: W) -> Self {
-        JsonlWriter { out, error: None, cost: None }
+        JsonlWriter { out, error: None, priced: Priced::default() }
     }
 
-    /// The cost the footer carries.
-    pub fn with_cost(mut self, cost: Option<crate::cost::CostReport>) -> Self {
-        self.cost = cost;
+    /// The prices the footer carries.
+    pub fn with_cost(mut self, priced: Priced) -> Self {
+        self.priced = priced;
         self
     }
 
@@ -305,7 +321,7 @@ impl<W: std::io::Write> RecordSink for JsonlWriter<W> {
     }
 
     fn footer(&mut self, report: &Report) {
-        let line = footer_line_with_cost(report, self.cost.as_ref());
+        let line = footer_line_with_cost(report, &self.priced);
         self.write(&line);
     }
 
@@ -397,6 +413,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
                     tally: Default::default(),
                     streamed: None,
                     cost: None,
+                    bounded: None,
                 });
             }
             (Line::Header(_), Some(_)) => return Err(format!("line {at}: a second header")),
@@ -430,6 +447,16 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     }
     let mut report = report.ok_or("an empty report: no header")?;
     let end = end.ok_or("no footer: the report is truncated (did the run finish?)")?;
+    if end.tier_rules < 4 {
+        // Before rules 4 a spliced generation or a hostile index did not make a case faulty:
+        // a record that keeps its case is classed again from it (the tiers are counted again
+        // below).
+        for rec in &mut report.records {
+            if let Some(f) = &rec.failure {
+                rec.class = rec.class.union(crate::tiers::CaseClass::of(&f.scenario));
+            }
+        }
+    }
     report.finish();
     if end.tiers.is_empty() {
         // Written before the tiers: its records carry no class, so no tier is judged.
@@ -450,6 +477,7 @@ fn from_lines(lines: impl Iterator<Item = std::io::Result<String>>) -> Result<Re
     report.coverage = end.coverage.clone();
     report.coverage_text = end.coverage_text.clone();
     report.cost = end.cost.clone();
+    report.bounded = end.bounded.as_deref().cloned();
     let mut counted = footer(&report);
     if end.bugs.is_empty() {
         // Written before the bugs: they are derived from its records as read, and the

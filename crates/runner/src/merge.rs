@@ -93,6 +93,9 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
     if first.cost.is_none() {
         first.cost = rest.iter().find_map(|r| r.cost.clone());
     }
+    if first.bounded.is_none() {
+        first.bounded = rest.iter().find_map(|r| r.bounded.clone());
+    }
     Ok(first)
 }
 

@@ -38,6 +38,29 @@ pub fn sse_bytes(case: &Case, dialect: Dialect, quirks: Quirks) -> Result<Vec<Ve
         .collect()
 }
 
+/// Each stream of `case` as a person reads what was sent: SSE as its bytes, a binary framing
+/// (Bedrock's event stream, whose lengths and checksums are not text) as one line per message,
+/// its type header and its payload; or why the dialect cannot speak it.
+pub fn as_sent(case: &Case, dialect: Dialect, quirks: Quirks) -> Result<String, String> {
+    let mut text = String::new();
+    for turn in &case.streams {
+        let neutral = render(turn);
+        let wire = render_wire(turn, &neutral, dialect, quirks).map_err(|e| e.to_string())?;
+        if wire.events.iter().all(|m| m.as_sse().is_some()) {
+            text.push_str(&String::from_utf8_lossy(
+                &render_bytes(dialect, &wire, &turn.transport).chunks.concat(),
+            ));
+            continue;
+        }
+        for f in wire.events.iter().filter_map(|m| m.as_frame()) {
+            let kind = f.header(":event-type").or_else(|| f.header(":exception-type")).unwrap_or("?");
+            let payload = String::from_utf8_lossy(&f.payload);
+            text.push_str(&format!("{} {kind} {payload}\n", f.header(":message-type").unwrap_or("?")));
+        }
+    }
+    Ok(text)
+}
+
 /// Writes the JSONL report and the reproducers into `dir` (created if needed); returns the
 /// files written.
 pub fn write_out(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {

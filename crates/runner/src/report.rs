@@ -254,6 +254,11 @@ pub struct Report {
     /// superlinear cost counts against the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<crate::cost::CostReport>,
+    /// The subject's price on the bounded suite (`certify --bounded`: the large streams of a
+    /// hostile upstream, docs/SPEC.md "The bounded rule"), at this setting; a broken rule
+    /// counts against the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounded: Option<crate::cost::CostReport>,
 }
 
 /// How far a streamed run has handed its records on.
@@ -358,6 +363,7 @@ impl Report {
             tally: Tally::default(),
             streamed: None,
             cost: None,
+            bounded: None,
         }
     }
 
@@ -798,7 +804,9 @@ impl Report {
     /// SUBJECT-CRASH; then a stale baseline entry; otherwise the subject conforms.
     pub fn verdict(&self) -> Verdict {
         // A superlinear cost (`certify --cost`) is a violation, whatever the cases say.
-        if self.cost.as_ref().is_some_and(crate::cost::CostReport::superlinear) {
+        if self.cost.as_ref().is_some_and(crate::cost::CostReport::superlinear)
+            || self.bounded.as_ref().is_some_and(crate::cost::CostReport::broken)
+        {
             return Verdict::Violations;
         }
         let crash = |i: Invariant| i == Invariant::SubjectCrash;
@@ -995,6 +1003,9 @@ impl Report {
         let _ = write!(out, "\n{}", self.table_text());
         if let Some(cost) = &self.cost {
             let _ = write!(out, "\n{}", cost.to_text());
+        }
+        if let Some(bounded) = &self.bounded {
+            let _ = write!(out, "\n{}", bounded.to_text());
         }
         if !self.skipped.is_empty() {
             let _ = writeln!(

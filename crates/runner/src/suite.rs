@@ -163,7 +163,7 @@ mod tests {
             ("dialect/chat-prelude", vec![&chat]),
             ("dialect/item-done-only", vec![&responses]),
             ("dialect/unknown-delta-and-event", vec![&anthropic, &bedrock]),
-            ("dialect/spliced-generation", vec![&anthropic, &responses]),
+            ("dialect/spliced-generation", vec![&anthropic, &responses, &bedrock]),
         ] {
             for suite in [&anthropic, &chat, &responses, &bedrock] {
                 assert_eq!(suite.contains(&id), homes.iter().any(|h| std::ptr::eq(suite, *h)), "{id}");

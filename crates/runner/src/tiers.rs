@@ -115,7 +115,13 @@ impl CaseClass {
     pub fn of(case: &Case) -> CaseClass {
         let mut c = 0;
         for s in &case.streams {
-            if !s.faults.is_empty() || s.transport.corrupt.is_some() {
+            // A spliced generation and a hostile index are faults the wire carries beside
+            // the case's own (docs/SPEC.md §3, `malformed`).
+            if !s.faults.is_empty()
+                || s.transport.corrupt.is_some()
+                || s.wire.spliced.is_some()
+                || s.wire.hostile_index.is_some()
+            {
                 c |= FAULTY;
             }
             if c & NUMBERS == 0
@@ -127,6 +133,11 @@ impl CaseClass {
             }
         }
         CaseClass(c)
+    }
+
+    /// Both classes at once.
+    pub fn union(self, other: CaseClass) -> CaseClass {
+        CaseClass(self.0 | other.0)
     }
 
     /// The class's words, as a record carries them.
@@ -274,8 +285,9 @@ pub fn tier_of(sig: &Signature, class: CaseClass, compatible: bool) -> Tier {
 /// The version of the rules that count violations against tiers, written in a JSONL footer:
 /// a report whose tiers were counted by other rules has them counted again from its records
 /// when read. 2: a changed number counts in tier 6 whatever its kind's prefix. 3: tier 5 in
-/// two parts, the hostile upstream's (5b) apart.
-pub const TIER_RULES: u32 = 3;
+/// two parts, the hostile upstream's (5b) apart. 4: a spliced generation and a hostile index
+/// are faults (tier 5) like the case's own.
+pub const TIER_RULES: u32 = 4;
 
 /// How the oracle's kind for a number whose value changed ends (`dispatched arguments: a
 /// number changed`; crates/oracle: the arguments' diff).
@@ -524,6 +536,22 @@ mod tests {
         assert_eq!(tier_of(&sig(Invariant::AccFidelity, NUMBER_CHANGED), numbers, false), Tier::Numbers);
         assert_eq!(tier_of(&sig(Invariant::AccFidelity, NUMBER_CHANGED), plain, true), Tier::Compatible);
         assert_eq!(tier_of(&sig(Invariant::AccIdentity, "x"), numbers, true), Tier::Compatible);
+    }
+
+    #[test]
+    fn a_spliced_generation_and_a_hostile_index_make_a_case_faulty() {
+        let spliced = toolcert_gen::named::by_id("dialect/spliced-generation").unwrap().case;
+        assert!(spliced.streams[0].faults.is_empty() && CaseClass::of(&spliced).faulty());
+        let mut plain = spliced.clone();
+        plain.streams[0].wire.spliced = None;
+        assert!(!CaseClass::of(&plain).faulty());
+        plain.streams[0].wire.hostile_index =
+            Some(toolcert_scenario::HostileIndex { after: 1, value: "\"__proto__\"".into() });
+        assert!(CaseClass::of(&plain).faulty());
+        assert_eq!(
+            CaseClass::of(&plain).union(CaseClass::from_words(["numbers"])).words(),
+            ["faulty", "numbers"]
+        );
     }
 
     #[test]

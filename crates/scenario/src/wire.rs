@@ -42,9 +42,9 @@ pub struct WireEvents {
     /// Empty: the renderer varies the form from turn to turn.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gemini_ends: Vec<GeminiEnd>,
-    /// Anthropic and Responses: a second generation spliced into the stream (a proxy that
-    /// retried upstream and kept the first attempt's bytes): the stream's start event
-    /// (`message_start`, `response.created`) again, for another message, once this many
+    /// Anthropic, Responses and Bedrock: a second generation spliced into the stream (a proxy
+    /// that retried upstream and kept the first attempt's bytes): the stream's start event
+    /// (`message_start`, `response.created`, `messageStart`) again, for another message, once this many
     /// neutral events are complete. No server means it: a fault, `malformed` (docs/SPEC.md
     /// §3), whose calls must not be dispatched.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,9 +11,11 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -193,6 +195,8 @@ public final class Server {
 
         BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
         Config config = new Config("events", "anthropic", Map.of(), schema);
+        // profile.memory: each run reply carries peak_bytes (toolcert bench --bounded asks).
+        boolean memory = false;
         String line;
         while ((line = reader.readLine()) != null) {
             if (line.isBlank()) {
@@ -229,18 +233,25 @@ public final class Server {
                 Map<String, Object> q = request.get("quirks") instanceof Map<?, ?> ? asMap(request.get("quirks")) : Map.of();
                 boolean validate = schema && !Boolean.FALSE.equals(profile.getOrDefault("schema", Boolean.TRUE));
                 config = new Config(l, dialect instanceof String d ? d : "anthropic", q, validate);
+                memory = Boolean.TRUE.equals(profile.get("memory"));
                 send(out, Map.of("ok", true));
             } else if ("run".equals(cmd)) {
                 Object seq = request.get("seq");
                 Map<String, Object> reply = new LinkedHashMap<>();
                 reply.put("seq", seq);
                 try {
-                    // The accumulation alone, in the process's CPU time (toolcert bench prices it).
-                    long started = cpuTime();
-                    List<Map<String, Object>> results = runCase(asMap(request.get("case")), config, factories);
-                    long elapsed = cpuTime() - started;
+                    Map<String, Object> kase = asMap(request.get("case"));
+                    // Before the clock starts: its collection is not the subject's time.
+                    HeapPeak peak = memory ? new HeapPeak() : null;
+                    // The accumulation alone, in CPU time (toolcert bench prices it): see CpuWatch.
+                    CpuWatch watch = new CpuWatch();
+                    List<Map<String, Object>> results = runCase(kase, config, factories, peak);
+                    long elapsed = watch.elapsed();
                     reply.put("results", results);
                     reply.put("elapsed_ns", elapsed);
+                    if (peak != null) {
+                        reply.put("peak_bytes", peak.bytes());
+                    }
                 } catch (Skip e) {
                     reply.put("skipped", true);
                     reply.put("reason", e.reason());
@@ -263,20 +274,132 @@ public final class Server {
         return 0;
     }
 
-    private static final com.sun.management.OperatingSystemMXBean OS = operatingSystem();
+    /**
+     * A run's CPU time ({@code elapsed_ns}), in nanoseconds: what the JVM's threads spent between
+     * the watch's making and {@link #elapsed()}. Not the process's CPU time: the JVM reads that
+     * from times(2), in 10 ms ticks on Linux, coarser than most runs. The thread that runs the
+     * case (it feeds the accumulator) is read with its own CPU clock, last before the run and
+     * first after it, so reading the others is not counted; every other live thread (an SDK run
+     * on a pool, its HTTP client's) is read before and after too, one started during the run
+     * counted from zero. Not counted: the JVM's own threads (garbage collection, the JIT
+     * compilers, which the JVM does not list) and a thread that ended during the run. Where
+     * threads' CPU time cannot be read, the process's CPU time, then the wall clock. At least 1 ns,
+     * as the Node package sends: a run too short for the clock still ran.
+     */
+    static final class CpuWatch {
+        private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+        private static final boolean BY_THREAD = byThread();
+        private static final com.sun.management.OperatingSystemMXBean OS =
+                ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os ? os : null;
 
-    private static com.sun.management.OperatingSystemMXBean operatingSystem() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os ? os : null;
-    }
+        private final long[] ids;
+        private final long[] before;
+        private final long self;
 
-    private static long cpuTime() {
-        if (OS != null) {
-            long t = OS.getProcessCpuTime();
-            if (t >= 0) {
-                return t;
+        CpuWatch() {
+            if (BY_THREAD) {
+                ids = THREADS.getAllThreadIds();
+                Arrays.sort(ids);
+                before = new long[ids.length];
+                for (int i = 0; i < ids.length; i++) {
+                    before[i] = THREADS.getThreadCpuTime(ids[i]);
+                }
+                self = THREADS.getCurrentThreadCpuTime();
+            } else {
+                ids = null;
+                before = null;
+                self = processTime();
             }
         }
-        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+
+        private static boolean byThread() {
+            if (!THREADS.isThreadCpuTimeSupported() || !THREADS.isCurrentThreadCpuTimeSupported()) {
+                return false;
+            }
+            try {
+                if (!THREADS.isThreadCpuTimeEnabled()) {
+                    THREADS.setThreadCpuTimeEnabled(true);
+                }
+                return THREADS.getCurrentThreadCpuTime() >= 0;
+            } catch (UnsupportedOperationException | SecurityException e) {
+                return false;
+            }
+        }
+
+        private static long processTime() {
+            long t = OS != null ? OS.getProcessCpuTime() : -1;
+            return t >= 0 ? t : System.nanoTime();
+        }
+
+        /** The CPU time since the watch was made, at least 1 ns. */
+        long elapsed() {
+            if (!BY_THREAD) {
+                return Math.max(1, processTime() - self);
+            }
+            long total = THREADS.getCurrentThreadCpuTime() - self;
+            long me = Thread.currentThread().getId();
+            for (long id : THREADS.getAllThreadIds()) {
+                if (id == me) {
+                    continue;
+                }
+                long now = THREADS.getThreadCpuTime(id);
+                int at = Arrays.binarySearch(ids, id);
+                long was = at >= 0 ? before[at] : 0;
+                if (now > 0 && was >= 0 && now > was) {
+                    total += now - was;
+                }
+            }
+            return Math.max(1, total);
+        }
+    }
+
+    /**
+     * A run's peak heap ({@code peak_bytes}). The JVM keeps no per-run peak to read, so the heap's
+     * used bytes are sampled every 1,024 steps and after each finish (a finish parses whole
+     * buffers: what it holds is seen before it is let go), as the Node package does. Used bytes
+     * count garbage not yet collected, so this overstates what the run needed (by up to the young
+     * generation); the floor, the package's reference, is measured the same way.
+     */
+    static final class HeapPeak {
+        private static final Runtime RUNTIME = Runtime.getRuntime();
+        private final long held;
+        private long peak;
+        private int steps;
+
+        /**
+         * Records what is held before the run, after a collection: otherwise earlier garbage (the
+         * last run's, the request's parse) would be counted as held, and a collection during the
+         * run, freeing it, would hide the run's peak under it. (A no-op under
+         * -XX:+DisableExplicitGC, where the baseline keeps that garbage.)
+         */
+        HeapPeak() {
+            System.gc();
+            held = used();
+            peak = held;
+        }
+
+        // Runtime's figure, not MemoryMXBean's: under G1 the latter counts eden in whole regions
+        // (MiBs), coarser than the bounded rule's 1 MiB of slack; this one is as fine as a TLAB.
+        private static long used() {
+            return RUNTIME.totalMemory() - RUNTIME.freeMemory();
+        }
+
+        /** Samples the heap. */
+        void now() {
+            peak = Math.max(peak, used());
+        }
+
+        /** Counts a step of the case's order, sampling every 1,024th. */
+        void step() {
+            if ((++steps & 1023) == 0) {
+                now();
+            }
+        }
+
+        /** The most held at once over what was held before the run. */
+        long bytes() {
+            return Math.max(0, peak - held);
+        }
     }
 
     private static void send(OutputStream out, Map<String, Object> message) throws IOException {
@@ -325,8 +448,13 @@ public final class Server {
      * order: {@code [s, k]} delivers unit k of stream s; {@code [s, len(units)]} ends stream s. A turn
      * error ends a stream (nothing more is fed, finish is not called). Throws {@link Skip}.
      */
-    @SuppressWarnings("unchecked")
     public static List<Map<String, Object>> runCase(Map<String, Object> kase, Config config, Map<String, Object> factories) {
+        return runCase(kase, config, factories, null);
+    }
+
+    /** {@link #runCase(Map, Config, Map)}, sampling the heap into {@code peak} when it is not null. */
+    @SuppressWarnings("unchecked")
+    static List<Map<String, Object>> runCase(Map<String, Object> kase, Config config, Map<String, Object> factories, HeapPeak peak) {
         String level = config.level();
         Factory<Object> make = (Factory<Object>) factories.get(level);
         boolean isBytes = "bytes".equals(level);
@@ -356,6 +484,9 @@ public final class Server {
             }
         }
         for (Object step : asList(kase.get("order"))) {
+            if (peak != null) {
+                peak.step();
+            }
             List<Object> sk = asList(step);
             int s = ((Number) sk.get(0)).intValue();
             int k = ((Number) sk.get(1)).intValue();
@@ -379,6 +510,9 @@ public final class Server {
                     accs.set(s, null);
                     Object end = stream.get("end");
                     acc.finish(end instanceof String e ? e : "eof", out);
+                    if (peak != null) {
+                        peak.now();
+                    }
                 }
             } catch (TurnError e) {
                 accs.set(s, null);
@@ -406,6 +540,10 @@ public final class Server {
             if (out.ending != null) {
                 result.put("ending", out.ending);
             }
+        }
+        // The results included: a subject's output is its own (as the Python package counts it).
+        if (peak != null) {
+            peak.now();
         }
         return results;
     }

@@ -139,6 +139,64 @@ class ServerTest {
     }
 
     @Test
+    void elapsedNsCountsTheThreadsTheAccumulationRunsOn() throws Exception {
+        // The finish hands its work to another thread (as the SDK harness runs an SDK on a pool)
+        // and waits: that thread's CPU time is the run's too. Before, the process's CPU time
+        // (times(2): 10 ms ticks) reported 0 ns for most runs.
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        long[] spent = new long[1];
+        try {
+            Server offThread = Server.named("off-thread").events((tools, config) -> new Accumulator<Map<String, Object>>() {
+                @Override
+                public void feed(Map<String, Object> e, Emit out) { }
+
+                @Override
+                public void finish(String end, Emit out) throws Exception {
+                    spent[0] = pool.submit(() -> {
+                        java.lang.management.ThreadMXBean t = java.lang.management.ManagementFactory.getThreadMXBean();
+                        long started = t.getCurrentThreadCpuTime();
+                        long x = 0;
+                        for (int i = 0; i < 2_000_000; i++) {
+                            x = x * 31 + i;
+                        }
+                        out.text(Long.toString(x & 1));
+                        return t.getCurrentThreadCpuTime() - started;
+                    }).get();
+                }
+            });
+            String run = "{\"cmd\":\"run\",\"seq\":1,\"case\":{\"streams\":[{\"units\":[],\"end\":\"eof\"}],\"order\":[[0,0]]}}";
+            List<Map<String, Object>> replies = exchange(offThread, CONFIGURE, run);
+            long elapsed = ((JsonNumber) replies.get(1).get("elapsed_ns")).longValue();
+            assertTrue(spent[0] > 0 && elapsed >= spent[0], "elapsed_ns " + elapsed + " < the pool thread's " + spent[0] + " ns");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void peakBytesOnlyWhenMemoryIsAskedFor() throws Exception {
+        // The finish emits 8 MiB of text, which the result keeps: the peak covers it.
+        Server big = Server.named("big").events((tools, config) -> new Accumulator<Map<String, Object>>() {
+            @Override
+            public void feed(Map<String, Object> e, Emit out) { }
+
+            @Override
+            public void finish(String end, Emit out) {
+                out.text("x".repeat(8 << 20));
+            }
+        });
+        String memory = "{\"cmd\":\"configure\",\"level\":\"events\",\"dialect\":\"anthropic\",\"profile\":{\"memory\":true}}";
+        String run = "{\"cmd\":\"run\",\"seq\":1,\"case\":{\"streams\":[{\"units\":[{\"type\":\"text_delta\",\"text\":\"x\"}],"
+                + "\"end\":\"eof\"}],\"order\":[[0,0],[0,1]]}}";
+        List<Map<String, Object>> replies = exchange(big, memory, run, CONFIGURE, run);
+        // A non-negative integer; the 8 MiB kept with some slack for what the run freed.
+        assertTrue(replies.get(1).get("peak_bytes") instanceof JsonNumber n && n.isIntegerKind() && n.longValue() >= 4 << 20,
+                "peak_bytes: " + replies.get(1).get("peak_bytes"));
+        assertTrue(replies.get(3).containsKey("results"));
+        assertFalse(replies.get(3).containsKey("peak_bytes"));
+    }
+
+    @Test
     void bytesArriveDecodedFromTextAndBase64() {
         assertEquals("é", new String(Server.bytesOf(Map.of("text", "é")), StandardCharsets.UTF_8));
         byte[] b = Server.bytesOf(Map.of("bytes", "w6k="));
