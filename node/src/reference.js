@@ -23,6 +23,10 @@ import { SseDecoder } from "./sse.js";
 export class Core {
     schemas = new Map();
     calls = [];
+    // By index, so that finding a call is not a scan (quadratic in the calls: the floor
+    // `toolcert bench` prices against must not be); a Map, never a plain object keyed by the
+    // wire's index. An index is announced once.
+    byIndex = new Map();
     stop = null;
     errored = false;
     slots = [];
@@ -35,10 +39,7 @@ export class Core {
         }
     }
     call(index) {
-        for (let k = this.calls.length - 1; k >= 0; k--)
-            if (this.calls[k].index === index)
-                return this.calls[k];
-        return undefined;
+        return this.byIndex.get(index);
     }
     feed(e, out) {
         switch (e.type) {
@@ -58,7 +59,9 @@ export class Core {
                     throw new TurnError("duplicate_announcement", `index ${e.index} announced twice (as ${e.call_id})`);
                 }
                 this.slots.push({ slot: "call", call_id: e.call_id });
-                this.calls.push({ index: e.index, callId: e.call_id, name: e.name, parts: [], stopped: false });
+                const call = { index: e.index, callId: e.call_id, name: e.name, parts: [], stopped: false };
+                this.calls.push(call);
+                this.byIndex.set(e.index, call);
                 return;
             }
             case "args_delta": {

@@ -44,15 +44,15 @@ class Core:
                 if tool.get("schema") is not None:
                     self.schemas.setdefault(tool["name"], tool["schema"])
         self.calls: list[CallBuffer] = []
+        # By index, so that finding a call is not a scan (quadratic in the calls: the floor
+        # `toolcert bench` prices against must not be); an index is announced once.
+        self._by_index: dict[int, CallBuffer] = {}
         self.stop = None
         self.errored = False
         self.slots: list[dict] = []
 
     def _call(self, index: int):
-        for call in reversed(self.calls):
-            if call.index == index:
-                return call
-        return None
+        return self._by_index.get(index)
 
     def feed(self, e: dict, out: Emit) -> None:
         kind = e["type"]
@@ -75,7 +75,9 @@ class Core:
                     "duplicate_announcement", f"index {index} announced twice (as {e['call_id']})"
                 )
             self.slots.append({"slot": "call", "call_id": e["call_id"]})
-            self.calls.append(CallBuffer(index, e["call_id"], e["name"]))
+            call = CallBuffer(index, e["call_id"], e["name"])
+            self.calls.append(call)
+            self._by_index[index] = call
         elif kind == "args_delta":
             index = e["index"]
             call = self._call(index)
