@@ -151,17 +151,23 @@ impl CostReport {
 
     /// The bounded rule's verdict: `HOLDS on every large stream`, `BROKEN on 2 large streams`;
     /// `None` on the cost suite.
+    pub fn bounded_verdict(&self) -> Option<String> {
+        let b = self.bounded.as_ref()?;
+        Some(match b.holds {
+            true => "HOLDS on every large stream".into(),
+            false => format!("BROKEN on {} large streams", b.broken.len()),
+        })
+    }
+
+    /// [`CostReport::bounded_verdict`] with the factors it was judged by.
     pub fn bounded_line(&self) -> Option<String> {
         let b = self.bounded.as_ref()?;
-        let within = format!(
-            "time no steeper than the floor's, heap within {} times the floor's plus {} KiB",
+        Some(format!(
+            "{} (time no steeper than the floor's, heap within {} times the floor's plus {} KiB)",
+            self.bounded_verdict()?,
             b.memory_factor,
             b.memory_slack_bytes >> 10
-        );
-        Some(match b.holds {
-            true => format!("HOLDS on every large stream ({within})"),
-            false => format!("BROKEN on {} large streams ({within})", b.broken.len()),
-        })
+        ))
     }
 
     /// `events`, `bytes (anthropic)`.
@@ -204,24 +210,17 @@ impl CostReport {
     /// The cost section of a text report: the verdict, then a line per series with its
     /// exponent, the floor's, and the price of its largest tier that ran.
     pub fn to_text(&self) -> String {
-        let mut out = match self.bounded_line() {
-            Some(rule) => format!(
-                "bounded rule (bounded suite v{}, {} level, budget {} s): {rule}; growth {}\nfloor: {}\n",
-                self.suite_version,
-                self.setting(),
-                self.budget_s,
-                self.verdict_line(),
-                self.floor
-            ),
-            None => format!(
-                "cost (suite v{}, {} level, budget {} s): {}\nfloor: {}\n",
-                self.suite_version,
-                self.setting(),
-                self.budget_s,
-                self.verdict_line(),
-                self.floor
-            ),
+        let (title, verdict) = match self.bounded_line() {
+            Some(rule) => ("bounded rule (bounded suite", format!("{rule}; growth {}", self.verdict_line())),
+            None => ("cost (suite", self.verdict_line()),
         };
+        let mut out = format!(
+            "{title} v{}, {} level, budget {} s): {verdict}\nfloor: {}\n",
+            self.suite_version,
+            self.setting(),
+            self.budget_s,
+            self.floor
+        );
         for why in self.bounded.iter().flat_map(|b| &b.broken) {
             let _ = writeln!(out, "  broken: {why}");
         }
@@ -335,10 +334,12 @@ pub fn verdict_suffix(reports: &[crate::Report]) -> String {
         .iter()
         .filter_map(|r| r.cost.as_ref())
         .map(|c| format!("; cost {} ({})", c.verdict_line(), c.setting()))
-        .chain(reports.iter().filter_map(|r| r.bounded.as_ref()).filter_map(|c| {
-            let rule = c.bounded_line()?;
-            Some(format!("; bounded rule {} ({})", rule.split(" (").next().unwrap_or(&rule), c.setting()))
-        }))
+        .chain(
+            reports
+                .iter()
+                .filter_map(|r| r.bounded.as_ref())
+                .filter_map(|c| Some(format!("; bounded rule {} ({})", c.bounded_verdict()?, c.setting()))),
+        )
         .collect();
     costs.concat()
 }

@@ -338,9 +338,8 @@ fn junit_suites(r: &Report, prefix: &str, suites: &mut String, totals: &mut (usi
             props(&[("cost suite", cost.suite_version.to_string()), ("floor", cost.floor.clone())]),
         );
     }
-    if let Some(b) = r.bounded.as_ref().and_then(|c| c.bounded.as_ref().map(|b| (c, b))) {
+    if let Some((cost, bounded)) = r.bounded.as_ref().and_then(|c| Some((c, c.bounded.as_ref()?))) {
         // One test per bounded series: one with a broken stream fails, as the verdict counts it.
-        let (cost, bounded) = b;
         let mut cases = String::new();
         let mut f = 0;
         for s in &cost.series {
@@ -349,18 +348,16 @@ fn junit_suites(r: &Report, prefix: &str, suites: &mut String, totals: &mut (usi
                 "    <testcase classname=\"toolcert.bounded\" name=\"{}\"",
                 escape_xml(&s.series)
             );
-            let broken: Vec<&str> =
-                bounded.broken.iter().filter(|b| b.starts_with(&s.series)).map(String::as_str).collect();
-            if broken.is_empty() {
-                cases += "/>\n";
-            } else {
+            if let Some(broken) = bounded.broken.iter().find(|b| b.starts_with(&s.series)) {
                 f += 1;
                 let _ = write!(
                     cases,
                     ">\n      <failure message=\"{}\" type=\"bounded-broken\">{}</failure>\n    </testcase>\n",
-                    escape_xml(broken[0]),
+                    escape_xml(broken),
                     xml_text(&cost.to_text())
                 );
+            } else {
+                cases += "/>\n";
             }
         }
         tests += cost.series.len();
